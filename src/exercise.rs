@@ -1,0 +1,183 @@
+//! Exercise folders: what a teacher writes under `exercises/<slug>/` (see `exercises/README.md`).
+//!
+//! This module reads the part every exercise shares (`exercise.toml`'s common keys, the statement in
+//! German and English, the limits) and hands the grader's own section (`[consumer]`, `[prediction]`)
+//! to that grader's loader. A loaded [`Exercise`] is immutable and shared between threads; graders
+//! cache their compiled artefacts (reference module, scenario script) inside it.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::limits::Limits;
+use crate::text::Text;
+
+/// File name of an exercise's description.
+pub const EXERCISE_FILE: &str = "exercise.toml";
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GraderKind {
+    /// A WebAssembly consumer run under the crash-injection harness.
+    Consumer,
+    /// A prediction about the queue simulation.
+    Prediction,
+}
+
+impl GraderKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GraderKind::Consumer => "consumer",
+            GraderKind::Prediction => "prediction",
+        }
+    }
+}
+
+#[derive(Debug)]
+pub struct Exercise {
+    pub dir: PathBuf,
+    pub slug: String,
+    pub title: Text,
+    /// Points for a full solution.
+    pub points: u32,
+    pub limits: Limits,
+    /// The statement as written (a template for exercises with learner variants).
+    pub statement: Text,
+    pub kind: ExerciseKind,
+}
+
+#[derive(Debug)]
+pub enum ExerciseKind {
+    Consumer(crate::consumer::ConsumerExercise),
+    Prediction(crate::prediction::PredictionExercise),
+}
+
+impl Exercise {
+    pub fn grader(&self) -> GraderKind {
+        match self.kind {
+            ExerciseKind::Consumer(_) => GraderKind::Consumer,
+            ExerciseKind::Prediction(_) => GraderKind::Prediction,
+        }
+    }
+
+    /// Loads and validates the exercise in `dir`.
+    pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
+        let toml_path = dir.join(EXERCISE_FILE);
+        let source = read_file(&toml_path)?;
+        let file: ExerciseFile = toml::from_str(&source)
+            .map_err(|e| ExerciseError::Syntax { path: toml_path.clone(), message: e.to_string() })?;
+        let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
+        if !is_slug(&file.slug) {
+            return Err(invalid(format!(
+                "slug {:?} must be lowercase letters, digits and '-' (1 to 64 characters)",
+                file.slug
+            )));
+        }
+        file.limits.validate().map_err(invalid)?;
+        let statement = Text {
+            de: read_file(&dir.join("statement.de.md"))?,
+            en: read_file(&dir.join("statement.en.md"))?,
+        };
+        let kind = match file.grader {
+            GraderKind::Consumer => {
+                let section = file
+                    .consumer
+                    .ok_or_else(|| invalid("grader = \"consumer\" needs a [consumer] section".into()))?;
+                ExerciseKind::Consumer(crate::consumer::ConsumerExercise::load(dir, section, &file.limits)?)
+            }
+            GraderKind::Prediction => {
+                let section = file
+                    .prediction
+                    .ok_or_else(|| invalid("grader = \"prediction\" needs a [prediction] section".into()))?;
+                ExerciseKind::Prediction(crate::prediction::PredictionExercise::load(
+                    dir,
+                    section,
+                    &file.limits,
+                )?)
+            }
+        };
+        Ok(Exercise {
+            dir: dir.to_path_buf(),
+            slug: file.slug,
+            title: file.title,
+            points: file.points,
+            limits: file.limits,
+            statement,
+            kind,
+        })
+    }
+
+    /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
+    /// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
+    /// does not hide the others.
+    pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Result<Exercise, ExerciseError>)>, ExerciseError> {
+        let entries = std::fs::read_dir(root)
+            .map_err(|source| ExerciseError::Io { path: root.to_path_buf(), source })?;
+        let mut dirs: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.join(EXERCISE_FILE).is_file())
+            .collect();
+        dirs.sort();
+        Ok(dirs
+            .into_iter()
+            .map(|d| {
+                let loaded = Exercise::load(&d);
+                (d, loaded)
+            })
+            .collect())
+    }
+}
+
+/// The common keys of `exercise.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExerciseFile {
+    slug: String,
+    grader: GraderKind,
+    title: Text,
+    #[serde(default = "default_points")]
+    points: u32,
+    #[serde(default)]
+    limits: Limits,
+    consumer: Option<toml::Table>,
+    prediction: Option<toml::Table>,
+}
+
+fn default_points() -> u32 {
+    10
+}
+
+fn is_slug(s: &str) -> bool {
+    !s.is_empty()
+        && s.len() <= 64
+        && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+/// Reads a UTF-8 file of an exercise folder.
+pub fn read_file(path: &Path) -> Result<String, ExerciseError> {
+    std::fs::read_to_string(path).map_err(|source| ExerciseError::Io { path: path.to_path_buf(), source })
+}
+
+/// Parses a grader's section of `exercise.toml` into its own type.
+pub fn parse_section<T: serde::de::DeserializeOwned>(
+    dir: &Path,
+    section: toml::Table,
+    name: &str,
+) -> Result<T, ExerciseError> {
+    section.try_into().map_err(|e: toml::de::Error| ExerciseError::Syntax {
+        path: dir.join(EXERCISE_FILE),
+        message: format!("[{name}]: {e}"),
+    })
+}
+
+/// What is wrong with an exercise folder; always names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum ExerciseError {
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path}: {message}")]
+    Syntax { path: PathBuf, message: String },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}

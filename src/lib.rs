@@ -1,0 +1,19 @@
+//! Prüfstein grades exercises of a course on distributed systems: predictions about a simulated
+//! queue, and consumers compiled to WebAssembly that must stay correct under crashes and duplicate
+//! deliveries. See `ARCHITECTURE.md` for a map of the code.
+
+pub mod check;
+pub mod cli;
+pub mod consumer;
+pub mod exercise;
+pub mod grade;
+pub mod limits;
+pub mod prediction;
+pub mod report;
+pub mod sim;
+pub mod submission;
+pub mod text;
+
+pub use exercise::Exercise;
+pub use report::Report;
+pub use text::{Lang, Text};

@@ -1,0 +1,99 @@
+//! Every limit Prüfstein enforces, as a named constant with its default, and [`Limits`], the set in
+//! force for one exercise (an exercise may override any of them in `exercise.toml` under `[limits]`).
+//!
+//! Untrusted input (a student's module, a teacher's script, an HTTP body) meets one of these limits
+//! before it can hang, crash or slow down the service. Each limit has a name that reports quote.
+
+use serde::{Deserialize, Serialize};
+
+/// Largest accepted submission module (binary wasm or WAT text), in bytes.
+pub const MODULE_BYTES_MAX: usize = 2 * 1024 * 1024;
+/// Largest linear memory a guest may have, in bytes.
+pub const MEMORY_BYTES_MAX: u64 = 64 * 1024 * 1024;
+/// Largest wasm table a guest may have, in elements.
+pub const TABLE_ELEMENTS_MAX: usize = 10_000;
+/// The guest's wasm stack, in bytes.
+pub const WASM_STACK_BYTES_MAX: usize = 512 * 1024;
+/// Fuel (wasm operations, plus host-call charges) for one delivery, including instantiation.
+/// A correct solution of the bundled exercises uses well under 1 % of it (see BENCHMARKS.md).
+pub const FUEL_PER_DELIVERY: u64 = 10_000_000;
+/// Fuel charged for every host call, on top of the wasm operations that lead to it.
+pub const FUEL_PER_HOST_CALL: u64 = 1_000;
+/// Fuel charged per byte a host call copies in or out of guest memory.
+pub const FUEL_PER_HOST_BYTE: u64 = 1;
+/// SQLite virtual-machine steps one statement may take before it is stopped. Counted, not timed,
+/// so the verdict is the same on every machine (roughly 10 ms of work on a 2 GHz core).
+pub const SQL_STEPS_PER_STATEMENT: u64 = 2_000_000;
+/// Statements one delivery may run.
+pub const SQL_STATEMENTS_PER_DELIVERY: u32 = 1_000;
+/// Longest SQL text of one statement, in bytes.
+pub const SQL_TEXT_BYTES_MAX: usize = 16 * 1024;
+/// Longest string or blob value SQLite will build for the guest, in bytes.
+pub const SQL_VALUE_BYTES_MAX: usize = 1024 * 1024;
+/// Log output kept per delivery, in bytes; the rest is cut and the cut is reported.
+pub const LOG_BYTES_PER_RUN: usize = 16 * 1024;
+/// Wall-clock backstop for one delivery, in milliseconds (fuel is the real budget).
+pub const WALL_MS_PER_DELIVERY: u64 = 1_000;
+/// Wall-clock budget for grading one whole submission, in milliseconds.
+pub const WALL_MS_PER_SUBMISSION: u64 = 5_000;
+/// Largest HTTP request body, in bytes.
+pub const REQUEST_BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
+/// Largest serialized report, in bytes; traces are trimmed to stay below it.
+pub const REPORT_BYTES_MAX: usize = 256 * 1024;
+/// Longest prediction answer, in bytes.
+pub const ANSWER_BYTES_MAX: usize = 4 * 1024;
+
+/// The limits in force for one exercise. Defaults are the constants above; `exercise.toml` may
+/// override each under `[limits]` (for example a larger fuel budget for a heavier exercise).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Limits {
+    pub module_bytes: usize,
+    pub memory_bytes: u64,
+    pub table_elements: usize,
+    pub wasm_stack_bytes: usize,
+    pub fuel_per_delivery: u64,
+    pub sql_steps_per_statement: u64,
+    pub sql_statements_per_delivery: u32,
+    pub log_bytes_per_run: usize,
+    pub wall_ms_per_delivery: u64,
+    pub wall_ms_per_submission: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            module_bytes: MODULE_BYTES_MAX,
+            memory_bytes: MEMORY_BYTES_MAX,
+            table_elements: TABLE_ELEMENTS_MAX,
+            wasm_stack_bytes: WASM_STACK_BYTES_MAX,
+            fuel_per_delivery: FUEL_PER_DELIVERY,
+            sql_steps_per_statement: SQL_STEPS_PER_STATEMENT,
+            sql_statements_per_delivery: SQL_STATEMENTS_PER_DELIVERY,
+            log_bytes_per_run: LOG_BYTES_PER_RUN,
+            wall_ms_per_delivery: WALL_MS_PER_DELIVERY,
+            wall_ms_per_submission: WALL_MS_PER_SUBMISSION,
+        }
+    }
+}
+
+impl Limits {
+    /// Checks that overrides stay within what the service can afford; a teacher cannot lift a
+    /// limit to a value that would let one submission starve the others.
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(&str, u64, u64); 6] = [
+            ("module_bytes", self.module_bytes as u64, 16 * 1024 * 1024),
+            ("memory_bytes", self.memory_bytes, 512 * 1024 * 1024),
+            ("wasm_stack_bytes", self.wasm_stack_bytes as u64, 8 * 1024 * 1024),
+            ("fuel_per_delivery", self.fuel_per_delivery, 1_000_000_000),
+            ("sql_steps_per_statement", self.sql_steps_per_statement, 100_000_000),
+            ("wall_ms_per_submission", self.wall_ms_per_submission, 60_000),
+        ];
+        for (name, value, max) in checks {
+            if value == 0 || value > max {
+                return Err(format!("limits.{name} = {value} is outside 1..={max}"));
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,14 @@
+//! The `pruefstein` binary: see `pruefstein --help`.
+
+use clap::Parser;
+
+fn main() {
+    let cli = pruefstein::cli::Cli::parse();
+    match pruefstein::cli::run(cli) {
+        Ok(code) => std::process::exit(code),
+        Err(error) => {
+            eprintln!("pruefstein: {error:#}");
+            std::process::exit(pruefstein::cli::EXIT_USAGE);
+        }
+    }
+}

@@ -1,0 +1,130 @@
+//! The report: one model for every grader, serialized as stable JSON (field order is declaration
+//! order, maps are ordered, nothing depends on time or on the machine), and rendered for the terminal
+//! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
+
+mod render_text;
+
+pub use render_text::render_text;
+
+use serde::{Deserialize, Serialize};
+
+use crate::exercise::GraderKind;
+use crate::text::Text;
+
+/// Version of the report's JSON shape; bumped on any incompatible change.
+pub const REPORT_FORMAT: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub format: u32,
+    /// The exercise's slug.
+    pub exercise: String,
+    pub grader: GraderKind,
+    /// SHA-256 of the submitted bytes (the module as uploaded, or the answer text), hex.
+    pub submission_sha256: String,
+    /// The learner whose variant was graded, if the exercise has variants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub learner: Option<String>,
+    pub verdict: Verdict,
+    pub score: Score,
+    /// One sentence on the outcome, for the top of the report.
+    pub summary: Text,
+    /// Why the submission could not be graded at all (`verdict = rejected`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rejection: Option<Rejection>,
+    pub checks: Vec<CheckReport>,
+    /// What the checks exercised ("crash points 2/2"), so nothing passes vacuously.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coverage: Vec<Coverage>,
+    /// A command that reproduces this grading locally.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// Every check passed.
+    Passed,
+    /// The submission was graded and at least one check failed.
+    Failed,
+    /// The submission could not be graded (not wasm, a forbidden import, a malformed answer...).
+    Rejected,
+}
+
+impl Verdict {
+    /// The CLI's exit code for this verdict: 0 passed, 1 failed, 2 rejected.
+    pub fn exit_code(self) -> i32 {
+        match self {
+            Verdict::Passed => 0,
+            Verdict::Failed => 1,
+            Verdict::Rejected => 2,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Score {
+    pub points: u32,
+    pub max: u32,
+}
+
+/// Why a submission was not gradable, with the limit or rule that was hit.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rejection {
+    /// A stable machine-readable code, e.g. `module-too-large`, `unknown-import`, `answer-shape`.
+    pub code: String,
+    pub message: Text,
+}
+
+/// How much of a check's space was exercised.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Coverage {
+    /// e.g. `crash-points`, `interleavings`, `schedules`.
+    pub name: String,
+    pub label: Text,
+    pub exercised: u64,
+    /// The size of the space, when it is finite and known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckReport {
+    /// The check's stable name from the grader's catalogue, e.g. `duplicate-after-restart`.
+    pub name: String,
+    pub title: Text,
+    pub passed: bool,
+    /// What the check asserts and why it matters (from the catalogue).
+    pub explanation: Text,
+    /// What went wrong, when the check failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<Text>,
+    /// The teacher's hint for this check or part, when it failed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<Text>,
+    /// Points for this check when the exercise grades per part.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub points: Option<Score>,
+    pub detail: CheckDetail,
+}
+
+/// The grader-specific evidence of a check.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum CheckDetail {
+    Consumer(crate::consumer::ConsumerDetail),
+    Prediction(crate::prediction::PredictionDetail),
+}
+
+impl Report {
+    /// Serializes the report as pretty, stable JSON.
+    pub fn to_json(&self) -> String {
+        // A report is plain data (strings, numbers, vectors): serialization cannot fail.
+        serde_json::to_string_pretty(self).expect("report serializes")
+    }
+
+    pub fn failed_checks(&self) -> impl Iterator<Item = &CheckReport> {
+        self.checks.iter().filter(|c| !c.passed)
+    }
+}

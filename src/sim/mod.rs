@@ -1,0 +1,1 @@
+//! The queue simulation (placeholder: to be implemented).
