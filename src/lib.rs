@@ -10,6 +10,7 @@ pub mod grade;
 pub mod limits;
 pub mod prediction;
 pub mod report;
+pub mod sandbox;
 pub mod sim;
 pub mod submission;
 pub mod text;

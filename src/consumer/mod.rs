@@ -1,51 +1,337 @@
-//! The consumer grader (placeholder: to be implemented).
+//! The consumer grader: a student's WebAssembly consumer under the crash-injection harness.
+//!
+//! - `abi`: ABI v1, the host functions a module may import;
+//! - `guestdb`: the hardened SQLite connection behind `db.*`;
+//! - `process`: one consumer instance (a store, a connection), delivery and crash;
+//! - `checks`: the harness and its named checks, `catalogue`: their texts;
+//! - `state`: observable state and diffs, `detail`: the evidence in the report;
+//! - `exercise`: the `[consumer]` exercise format.
+
+pub mod abi;
+pub mod catalogue;
+pub mod checks;
+pub mod detail;
+pub mod exercise;
+pub mod guestdb;
+pub mod process;
+pub mod state;
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+pub use detail::{ConsumerDetail, render_detail_text};
+pub use exercise::ConsumerExercise;
 
-use crate::check::Soundness;
-use crate::exercise::{Exercise, ExerciseError};
+use self::checks::{CHECKS, CheckResult, Harness};
+use self::process::CompiledConsumer;
+use self::state::State;
+use crate::check::{Soundness, SoundnessRow};
+use crate::exercise::{Exercise, GraderKind};
 use crate::grade::{GradeError, GradeOptions};
-use crate::limits::Limits;
-use crate::report::Report;
+use crate::report::{CheckDetail, CheckReport, Coverage, REPORT_FORMAT, Rejection, Report, Score, Verdict};
 use crate::submission::Submission;
-use crate::text::Lang;
+use crate::text;
+use crate::text::Text;
 
-#[derive(Debug)]
-pub struct ConsumerExercise {}
+/// The reference solution's states without faults: what every check compares against.
+#[derive(Debug, Clone)]
+pub struct Oracle {
+    /// After the fresh message.
+    pub after_fresh: State,
+    /// After the fresh message and then the same body under a new id.
+    pub after_fresh_same_body: State,
+    /// After the message whose effect violates a constraint (equal to the initial state).
+    pub after_violation: State,
+}
 
-impl ConsumerExercise {
-    pub fn load(_dir: &Path, _section: toml::Table, _limits: &Limits) -> Result<Self, ExerciseError> {
-        todo!()
+/// The oracle of `consumer`, computed once per loaded exercise.
+pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result<&'a Oracle, GradeError> {
+    consumer
+        .oracle
+        .get_or_init(|| compute_oracle(exercise, consumer))
+        .as_ref()
+        .map_err(|message| GradeError::Exercise { slug: exercise.slug.clone(), message: message.clone() })
+}
+
+fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
+    let engine = crate::sandbox::engine(crate::grade::Compiler::default())?;
+    let compiled = CompiledConsumer::compile(engine, &consumer.reference, &exercise.limits, &consumer.entry)
+        .map_err(|r| {
+            format!(
+                "the reference solution {} is rejected: {}",
+                consumer.reference_path.display(),
+                r.message.en
+            )
+        })?;
+    let mut harness = Harness::new(consumer, &exercise.limits, &compiled).map_err(|e| e.to_string())?;
+    harness.oracle_run(&consumer.initial_state)
+}
+
+fn report_base(exercise: &Exercise, submission: &Submission) -> Report {
+    Report {
+        format: REPORT_FORMAT,
+        exercise: exercise.slug.clone(),
+        grader: GraderKind::Consumer,
+        submission_sha256: submission.sha256(),
+        learner: None,
+        verdict: Verdict::Rejected,
+        score: Score { points: 0, max: exercise.points },
+        summary: Text::default(),
+        rejection: None,
+        checks: Vec::new(),
+        coverage: Vec::new(),
+        replay: None,
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ConsumerDetail {}
-
-pub fn render_detail_text(_detail: &ConsumerDetail, _lang: Lang, _out: &mut String) {
-    todo!()
+fn rejected(exercise: &Exercise, submission: &Submission, rejection: Rejection) -> Report {
+    Report {
+        summary: text!(
+            "Die Einreichung konnte nicht bewertet werden.",
+            "The submission could not be graded."
+        ),
+        rejection: Some(rejection),
+        ..report_base(exercise, submission)
+    }
 }
 
+/// Grades a consumer module against `consumer`.
 pub fn grade(
-    _exercise: &Exercise,
-    _consumer: &ConsumerExercise,
-    _submission: &Submission,
-    _options: &GradeOptions,
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    submission: &Submission,
+    options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    todo!()
+    let Submission::Module(bytes) = submission else {
+        return Ok(rejected(
+            exercise,
+            submission,
+            Rejection {
+                code: "wrong-submission-kind".into(),
+                message: text!(
+                    "Diese Aufgabe erwartet ein WebAssembly-Modul (.wasm oder .wat), keine Antwort als Text.",
+                    "This exercise expects a WebAssembly module (.wasm or .wat), not a text answer."
+                ),
+            },
+        ));
+    };
+    let engine = crate::sandbox::engine(options.compiler).map_err(GradeError::Internal)?;
+    let compiled = match CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry) {
+        Ok(compiled) => compiled,
+        Err(rejection) => return Ok(rejected(exercise, submission, rejection)),
+    };
+    let oracle = oracle(exercise, consumer)?;
+    let mut harness = Harness::new(consumer, &exercise.limits, &compiled)?;
+    let deadline = Instant::now() + Duration::from_millis(exercise.limits.wall_ms_per_submission);
+    let mut results = Vec::with_capacity(CHECKS.len());
+    for &name in CHECKS {
+        if Instant::now() > deadline {
+            results.push(CheckResult {
+                name,
+                failure: Some(text!(
+                    "Nicht ausgeführt: die Zeit für die ganze Einreichung ({ms} ms, Grenze „Zeit pro Einreichung“) war aufgebraucht.",
+                    "Not run: the time for the whole submission ({ms} ms, limit \"time per submission\") was used up.",
+                    ms = exercise.limits.wall_ms_per_submission
+                )),
+                detail: ConsumerDetail { trace: Vec::new(), trace_omitted: 0, state: None, fuel_used: 0, crash_points: None },
+            });
+            continue;
+        }
+        results.push(harness.run_check(name, oracle)?);
+    }
+    Ok(build_report(exercise, submission, results))
 }
 
-pub fn check(_exercise: &Exercise, _consumer: &ConsumerExercise) -> Soundness {
-    todo!()
+fn build_report(exercise: &Exercise, submission: &Submission, results: Vec<CheckResult>) -> Report {
+    let mut coverage = Vec::new();
+    if let Some(points) = results.iter().find_map(|r| r.detail.crash_points.as_ref()) {
+        coverage.push(Coverage {
+            name: "crash-points".into(),
+            label: text!("Absturzpunkte", "crash points"),
+            exercised: points.tested as u64,
+            total: Some(points.writes as u64),
+        });
+    }
+    let checks: Vec<CheckReport> = results
+        .into_iter()
+        .map(|result| {
+            let info = catalogue::info(result.name);
+            CheckReport {
+                name: result.name.to_string(),
+                title: info.title,
+                passed: result.failure.is_none(),
+                explanation: info.explanation,
+                failure: result.failure,
+                hint: None,
+                points: None,
+                detail: CheckDetail::Consumer(result.detail),
+            }
+        })
+        .collect();
+    let passed = checks.iter().filter(|c| c.passed).count();
+    let total = checks.len();
+    let all = passed == total;
+    let summary = if all {
+        text!(
+            "Alle {total} Prüfungen bestanden: der Konsument ist idempotent und übersteht Abstürze.",
+            "All {total} checks passed: the consumer is idempotent and survives crashes."
+        )
+    } else {
+        let first = checks.iter().find(|c| !c.passed).map(|c| c.title.clone()).unwrap_or_default();
+        Text {
+            de: format!("{passed} von {total} Prüfungen bestanden; zuerst gescheitert: {}.", first.de),
+            en: format!("{passed} of {total} checks passed; first failure: {}.", first.en),
+        }
+    };
+    let dir = Path::new("exercises").join(&exercise.slug);
+    Report {
+        verdict: if all { Verdict::Passed } else { Verdict::Failed },
+        score: Score { points: if all { exercise.points } else { 0 }, max: exercise.points },
+        summary,
+        checks,
+        coverage,
+        replay: Some(format!(
+            "pruefstein grade {} <module.wasm>   # sha256 {}",
+            dir.display(),
+            submission.sha256()
+        )),
+        ..report_base(exercise, submission)
+    }
 }
 
-pub fn render_statement(
-    _exercise: &Exercise,
-    _learner: Option<&str>,
-    _course_secret: &str,
-    _lang: Lang,
-) -> anyhow::Result<String> {
-    todo!()
+/// The line in a mutant that declares the check it must fail: `;; expect-fail: <check>`
+/// (or `// expect-fail: <check>` in C and AssemblyScript sources).
+pub const EXPECT_FAIL_MARK: &str = "expect-fail:";
+
+/// The check a mutant declares, with the line it is on.
+fn declared_check(path: &Path) -> Result<(String, usize), String> {
+    let sidecar = path
+        .with_extension(format!("{}.expect", path.extension().and_then(|e| e.to_str()).unwrap_or_default()));
+    let (source, file) = if path.extension().is_some_and(|e| e == "wasm") {
+        (std::fs::read_to_string(&sidecar).map_err(|e| format!("{}: {e}", sidecar.display()))?, sidecar)
+    } else {
+        (std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?, path.to_path_buf())
+    };
+    for (index, line) in source.lines().enumerate().take(40) {
+        if let Some((_, rest)) = line.split_once(EXPECT_FAIL_MARK) {
+            let name = rest.trim().to_string();
+            if !catalogue::contains(&name) {
+                return Err(format!(
+                    "{}:{}: unknown check \"{name}\" (known: {})",
+                    file.display(),
+                    index + 1,
+                    catalogue::names().join(", ")
+                ));
+            }
+            return Ok((name, index + 1));
+        }
+    }
+    Err(format!(
+        "{}: a mutant must declare the check it fails with a line \"{EXPECT_FAIL_MARK} <check>\" near the top",
+        file.display()
+    ))
+}
+
+/// Module files (`.wat`, `.wasm`) in `dir`, sorted.
+fn module_files(dir: &Path) -> Vec<std::path::PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let mut files: Vec<_> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "wasm"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Proves a consumer exercise sound: the reference and every solution pass; every mutant fails the
+/// check it declares.
+pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
+    let mut soundness = Soundness::default();
+    if let Err(error) = oracle(exercise, consumer) {
+        soundness.problems.push(error.to_string());
+        return soundness;
+    }
+    let relative = |p: &Path| p.strip_prefix(&exercise.dir).unwrap_or(p).display().to_string();
+    let options = GradeOptions::default();
+    let mut solutions = vec![consumer.reference_path.clone()];
+    for file in module_files(&consumer.solutions_dir) {
+        if !solutions.contains(&file) {
+            solutions.push(file);
+        }
+    }
+    for file in solutions {
+        let row = match grade_file(exercise, consumer, &file, &options) {
+            Ok(report) => {
+                let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                let note = report.rejection.as_ref().map(|r| r.message.en.clone()).unwrap_or_default();
+                SoundnessRow {
+                    file: relative(&file),
+                    expect: "pass".into(),
+                    ok: report.verdict == Verdict::Passed,
+                    failed_checks: failed,
+                    note,
+                }
+            }
+            Err(error) => SoundnessRow {
+                file: relative(&file),
+                expect: "pass".into(),
+                failed_checks: vec![],
+                ok: false,
+                note: error,
+            },
+        };
+        soundness.rows.push(row);
+    }
+    let mutants = module_files(&consumer.mutants_dir);
+    if mutants.is_empty() {
+        soundness.problems.push(format!(
+            "{}: no mutants; add wrong solutions that prove the checks catch mistakes",
+            relative(&consumer.mutants_dir)
+        ));
+    }
+    for file in mutants {
+        let (declared, _line) = match declared_check(&file) {
+            Ok(found) => found,
+            Err(problem) => {
+                soundness.problems.push(problem);
+                continue;
+            }
+        };
+        let row = match grade_file(exercise, consumer, &file, &options) {
+            Ok(report) => {
+                let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                let note = report
+                    .rejection
+                    .as_ref()
+                    .map(|r| format!("rejected: {}", r.message.en))
+                    .unwrap_or_default();
+                SoundnessRow {
+                    file: relative(&file),
+                    ok: failed.contains(&declared),
+                    expect: declared,
+                    failed_checks: failed,
+                    note,
+                }
+            }
+            Err(error) => SoundnessRow {
+                file: relative(&file),
+                expect: declared,
+                failed_checks: vec![],
+                ok: false,
+                note: error,
+            },
+        };
+        soundness.rows.push(row);
+    }
+    soundness
+}
+
+fn grade_file(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    file: &Path,
+    options: &GradeOptions,
+) -> Result<Report, String> {
+    let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    grade(exercise, consumer, &Submission::Module(bytes), options).map_err(|e| e.to_string())
 }

@@ -1,0 +1,452 @@
+//! Consumer ABI v1: the host functions a student's module may import (`msg.*`, `db.*`, `env.log`,
+//! `env.abort`) and the state behind them. The contract itself is documented for students in
+//! `graders/consumer/ABI.md`; this file is its implementation, and [`IMPORTS`] is the one list of what
+//! exists (the sandbox rejects every other import by name).
+//!
+//! Every host call charges fuel ([`crate::limits::FUEL_PER_HOST_CALL`] plus a charge per byte
+//! copied), checks every pointer and length against the guest's memory, and records what it did in
+//! the trace. The crash harness injects its crash here: right after the k-th successful write, the
+//! call returns a [`HostFault::InjectedCrash`] that kills the instance.
+
+use std::sync::{Arc, OnceLock};
+
+use wasmtime::{Caller, Engine, Extern, Linker, Trap};
+
+use super::detail::TraceEvent;
+use super::guestdb::{GuestDb, status};
+use super::state::SqlValue;
+use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL};
+use crate::sandbox::limiter::GuestLimiter;
+use crate::sandbox::{ImportSpec, ValKind::*};
+use crate::text;
+use crate::text::Text;
+
+/// Every import ABI v1 provides.
+pub const IMPORTS: &[ImportSpec] = &[
+    ImportSpec { module: "msg", name: "int", params: &[I32, I32], results: &[I64] },
+    ImportSpec { module: "msg", name: "text", params: &[I32, I32, I32, I32], results: &[I32] },
+    ImportSpec { module: "db", name: "bind_int", params: &[I32, I64], results: &[] },
+    ImportSpec { module: "db", name: "bind_text", params: &[I32, I32, I32], results: &[] },
+    ImportSpec { module: "db", name: "exec", params: &[I32, I32], results: &[I32] },
+    ImportSpec { module: "db", name: "query_int", params: &[I32, I32, I32], results: &[I32] },
+    ImportSpec { module: "db", name: "changes", params: &[], results: &[I64] },
+    ImportSpec { module: "db", name: "last_error", params: &[I32, I32], results: &[I32] },
+    ImportSpec { module: "env", name: "log", params: &[I32, I32], results: &[] },
+    ImportSpec { module: "env", name: "abort", params: &[I32, I32, I32, I32], results: &[] },
+];
+
+/// The store data of one consumer instance.
+pub struct GuestState {
+    pub limiter: GuestLimiter,
+    pub db: GuestDb,
+    pub instance: u32,
+    /// The message being delivered.
+    pub message: Option<Arc<serde_json::Value>>,
+    /// Trace events of the current delivery.
+    pub events: Vec<TraceEvent>,
+    /// Successful write statements in the current delivery.
+    pub writes: u32,
+    /// Kill the instance right after this write (crash injection).
+    pub crash_after: Option<u32>,
+    pub statements: u32,
+    pub statement_limit: u32,
+    pub log_bytes: usize,
+    pub log_limit: usize,
+    /// Notes on limits met without a trap (a statement stopped by the SQL step limit, log cut).
+    pub notes: Vec<Text>,
+}
+
+/// A fault the host detects in a guest's call; ends the instance like a trap.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostFault {
+    #[error("crash injected after write {0}")]
+    InjectedCrash(u32),
+    #[error("{call}: the range {ptr}..{ptr}+{len} lies outside the module's memory ({memory} bytes)")]
+    OutOfBounds { call: &'static str, ptr: u32, len: u32, memory: usize },
+    #[error("{call}: the message has no {problem}")]
+    MessagePath { call: &'static str, path: String, problem: String },
+    #[error("{call}: the {what} is not valid UTF-8")]
+    NotUtf8 { call: &'static str, what: &'static str },
+    #[error("abort called: {message} at {file}:{line}:{column}")]
+    Abort { message: String, file: String, line: u32, column: u32 },
+    #[error("more than {limit} statements in one delivery")]
+    StatementLimit { limit: u32 },
+    #[error("the module has no memory export")]
+    NoMemory,
+}
+
+impl HostFault {
+    /// A stable code and a message a student understands.
+    pub fn explain(&self) -> (&'static str, Text) {
+        match self {
+            HostFault::InjectedCrash(k) => (
+                "crash",
+                text!(
+                    "Absturz nach Schreibzugriff {k} (vom Prüfstand ausgelöst)",
+                    "crash after write {k} (injected by the harness)"
+                ),
+            ),
+            HostFault::OutOfBounds { call, ptr, len, memory } => (
+                "pointer-out-of-bounds",
+                text!(
+                    "{call}: Zeiger {ptr} mit Länge {len} liegt außerhalb des Speichers ({memory} Bytes). \
+                     Übergib Zeiger und Länge eines Puffers, der wirklich im Modulspeicher liegt.",
+                    "{call}: pointer {ptr} with length {len} lies outside the memory ({memory} bytes). \
+                     Pass the pointer and length of a buffer that really is in the module's memory."
+                ),
+            ),
+            HostFault::MessagePath { call, path, problem } => (
+                "message-path",
+                text!(
+                    "{call}(\"{path}\"): {problem}. Pfade sind z. B. \"id\" oder \"body.kunde\".",
+                    "{call}(\"{path}\"): {problem}. Paths look like \"id\" or \"body.kunde\"."
+                ),
+            ),
+            HostFault::NotUtf8 { call, what } => (
+                "not-utf8",
+                text!("{call}: {what} ist kein gültiges UTF-8.", "{call}: the {what} is not valid UTF-8."),
+            ),
+            HostFault::Abort { message, file, line, column } => (
+                "abort",
+                text!(
+                    "Das Modul hat abort aufgerufen: „{message}“ ({file}:{line}:{column}).",
+                    "The module called abort: \"{message}\" ({file}:{line}:{column})."
+                ),
+            ),
+            HostFault::StatementLimit { limit } => (
+                "statement-limit",
+                text!(
+                    "Mehr als {limit} SQL-Anweisungen in einer Zustellung (Grenze „Anweisungen pro Zustellung“).",
+                    "More than {limit} SQL statements in one delivery (limit \"statements per delivery\")."
+                ),
+            ),
+            HostFault::NoMemory => (
+                "missing-memory",
+                text!(
+                    "Das Modul exportiert keinen Speicher „memory“.",
+                    "The module exports no memory \"memory\"."
+                ),
+            ),
+        }
+    }
+}
+
+/// The linker with every ABI v1 function, built once per engine.
+pub fn linker(engine: &Engine) -> &'static Linker<GuestState> {
+    static LINKERS: OnceLock<std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>> = OnceLock::new();
+    let linkers = LINKERS.get_or_init(Default::default);
+    let mut linkers = linkers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, linker)) = linkers.iter().find(|(e, _)| Engine::same(e, engine)) {
+        return linker;
+    }
+    let linker: &'static Linker<GuestState> = Box::leak(Box::new(build_linker(engine)));
+    linkers.push((engine.clone(), linker));
+    linker
+}
+
+type HostResult<T> = wasmtime::Result<T>;
+
+fn build_linker(engine: &Engine) -> Linker<GuestState> {
+    let mut linker = Linker::new(engine);
+    // Defining functions on a fresh linker only fails on duplicate names, which IMPORTS rules out.
+    let defined: wasmtime::Result<()> = (|| {
+        linker.func_wrap("msg", "int", msg_int)?;
+        linker.func_wrap("msg", "text", msg_text)?;
+        linker.func_wrap("db", "bind_int", db_bind_int)?;
+        linker.func_wrap("db", "bind_text", db_bind_text)?;
+        linker.func_wrap("db", "exec", |caller: Caller<'_, GuestState>, ptr: i32, len: i32| {
+            db_statement(caller, "exec", ptr, len, None)
+        })?;
+        linker.func_wrap(
+            "db",
+            "query_int",
+            |caller: Caller<'_, GuestState>, ptr: i32, len: i32, out: i32| {
+                db_statement(caller, "query_int", ptr, len, Some(out))
+            },
+        )?;
+        linker.func_wrap("db", "changes", db_changes)?;
+        linker.func_wrap("db", "last_error", db_last_error)?;
+        linker.func_wrap("env", "log", env_log)?;
+        linker.func_wrap("env", "abort", env_abort)?;
+        Ok(())
+    })();
+    if let Err(error) = defined {
+        panic!("the ABI v1 linker could not be built: {error}");
+    }
+    linker
+}
+
+/// Charges a host call's fuel: a fixed cost plus a cost per byte copied.
+fn charge(caller: &mut Caller<'_, GuestState>, bytes: usize) -> HostResult<()> {
+    let cost = FUEL_PER_HOST_CALL + bytes as u64 * FUEL_PER_HOST_BYTE;
+    let fuel = caller.get_fuel()?;
+    if fuel < cost {
+        caller.set_fuel(0)?;
+        return Err(wasmtime::Error::new(Trap::OutOfFuel));
+    }
+    caller.set_fuel(fuel - cost)
+}
+
+fn memory(caller: &mut Caller<'_, GuestState>) -> HostResult<wasmtime::Memory> {
+    match caller.get_export("memory") {
+        Some(Extern::Memory(memory)) => Ok(memory),
+        _ => Err(wasmtime::Error::new(HostFault::NoMemory)),
+    }
+}
+
+/// The byte range `ptr..ptr+len` of guest memory, checked.
+fn range(call: &'static str, ptr: i32, len: i32, memory_len: usize) -> HostResult<std::ops::Range<usize>> {
+    let (start, count) = (ptr as u32, len as u32);
+    let end = start as u64 + count as u64;
+    if end > memory_len as u64 {
+        return Err(wasmtime::Error::new(HostFault::OutOfBounds {
+            call,
+            ptr: start,
+            len: count,
+            memory: memory_len,
+        }));
+    }
+    Ok(start as usize..end as usize)
+}
+
+fn read_bytes(
+    caller: &mut Caller<'_, GuestState>,
+    call: &'static str,
+    ptr: i32,
+    len: i32,
+) -> HostResult<Vec<u8>> {
+    let memory = memory(caller)?;
+    let data = memory.data(&*caller);
+    let range = range(call, ptr, len, data.len())?;
+    Ok(data[range].to_vec())
+}
+
+fn read_string(
+    caller: &mut Caller<'_, GuestState>,
+    call: &'static str,
+    what: &'static str,
+    ptr: i32,
+    len: i32,
+) -> HostResult<String> {
+    let bytes = read_bytes(caller, call, ptr, len)?;
+    String::from_utf8(bytes).map_err(|_| wasmtime::Error::new(HostFault::NotUtf8 { call, what }))
+}
+
+/// Writes `bytes` to `buf_ptr` if they fit in `buf_cap`; returns the full length either way.
+fn write_if_fits(
+    caller: &mut Caller<'_, GuestState>,
+    call: &'static str,
+    bytes: &[u8],
+    buf_ptr: i32,
+    buf_cap: i32,
+) -> HostResult<i32> {
+    let memory = memory(caller)?;
+    let data = memory.data_mut(&mut *caller);
+    let range = range(call, buf_ptr, buf_cap, data.len())?;
+    if bytes.len() <= range.len() {
+        data[range.start..range.start + bytes.len()].copy_from_slice(bytes);
+    }
+    Ok(i32::try_from(bytes.len()).unwrap_or(i32::MAX))
+}
+
+/// Looks up a dotted path ("body.kunde", "items.0.sku") in the current message.
+fn lookup(caller: &Caller<'_, GuestState>, call: &'static str, path: &str) -> HostResult<serde_json::Value> {
+    let fault =
+        |problem: String| wasmtime::Error::new(HostFault::MessagePath { call, path: path.into(), problem });
+    let Some(message) = caller.data().message.clone() else {
+        return Err(fault("message (no delivery is in progress)".into()));
+    };
+    let mut value: &serde_json::Value = &message;
+    for segment in path.split('.') {
+        let next = match value {
+            serde_json::Value::Object(map) => map.get(segment),
+            serde_json::Value::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+            _ => None,
+        };
+        value = next.ok_or_else(|| {
+            let fields = match &*message {
+                serde_json::Value::Object(map) => map.keys().cloned().collect::<Vec<_>>().join(", "),
+                _ => String::new(),
+            };
+            fault(format!("field \"{segment}\" in this message (its top-level fields: {fields})"))
+        })?;
+    }
+    Ok(value.clone())
+}
+
+fn msg_int(mut caller: Caller<'_, GuestState>, path_ptr: i32, path_len: i32) -> HostResult<i64> {
+    charge(&mut caller, path_len.max(0) as usize)?;
+    let path = read_string(&mut caller, "msg.int", "path", path_ptr, path_len)?;
+    let value = lookup(&caller, "msg.int", &path)?;
+    value.as_i64().ok_or_else(|| {
+        wasmtime::Error::new(HostFault::MessagePath {
+            call: "msg.int",
+            path: path.clone(),
+            problem: format!("integer there; the field holds {value} (use msg.text for text)"),
+        })
+    })
+}
+
+fn msg_text(
+    mut caller: Caller<'_, GuestState>,
+    path_ptr: i32,
+    path_len: i32,
+    buf_ptr: i32,
+    buf_cap: i32,
+) -> HostResult<i32> {
+    let path = read_string(&mut caller, "msg.text", "path", path_ptr, path_len)?;
+    let value = lookup(&caller, "msg.text", &path)?;
+    let text = match value {
+        serde_json::Value::String(s) => s,
+        serde_json::Value::Number(n) => n.to_string(),
+        serde_json::Value::Bool(b) => b.to_string(),
+        other => other.to_string(),
+    };
+    charge(&mut caller, path.len() + text.len())?;
+    write_if_fits(&mut caller, "msg.text", text.as_bytes(), buf_ptr, buf_cap)
+}
+
+fn db_bind_int(mut caller: Caller<'_, GuestState>, index: i32, value: i64) -> HostResult<()> {
+    charge(&mut caller, 0)?;
+    caller.data_mut().db.bind(index, SqlValue::Integer(value));
+    Ok(())
+}
+
+fn db_bind_text(mut caller: Caller<'_, GuestState>, index: i32, ptr: i32, len: i32) -> HostResult<()> {
+    charge(&mut caller, len.max(0) as usize)?;
+    let bytes = read_bytes(&mut caller, "db.bind_text", ptr, len)?;
+    match String::from_utf8(bytes) {
+        Ok(text) => caller.data_mut().db.bind(index, SqlValue::Text(text)),
+        Err(_) => {
+            caller.data_mut().db.bind_error(format!("db.bind_text({index}): the text is not valid UTF-8"))
+        }
+    }
+    Ok(())
+}
+
+fn db_statement(
+    mut caller: Caller<'_, GuestState>,
+    call: &'static str,
+    ptr: i32,
+    len: i32,
+    out_ptr: Option<i32>,
+) -> HostResult<i32> {
+    charge(&mut caller, len.max(0) as usize)?;
+    let sql = read_string(&mut caller, call, "SQL text", ptr, len)?;
+    if let Some(out) = out_ptr {
+        // Check the output slot before running anything, so a bad pointer cannot leave a write done.
+        let memory = memory(&mut caller)?;
+        range(call, out, 8, memory.data(&caller).len())?;
+    }
+    let state = caller.data_mut();
+    state.statements += 1;
+    if state.statements > state.statement_limit {
+        return Err(wasmtime::Error::new(HostFault::StatementLimit { limit: state.statement_limit }));
+    }
+    let params = state.db.pending_params();
+    let result = state.db.run(&sql, out_ptr.is_some());
+    let write = if result.is_write && result.status == status::OK {
+        state.writes += 1;
+        Some(state.writes)
+    } else {
+        None
+    };
+    if result.step_limit_hit {
+        state.notes.push(text!(
+            "Eine Anweisung wurde nach zu vielen SQL-Schritten gestoppt (Grenze „SQL-Schritte pro Anweisung“).",
+            "A statement was stopped after too many SQL steps (limit \"SQL steps per statement\")."
+        ));
+    }
+    let instance = state.instance;
+    state.events.push(TraceEvent::Statement {
+        instance,
+        call: call.to_string(),
+        sql: sql.clone(),
+        params,
+        status: result.status,
+        changes: (result.is_write && result.status == status::OK).then_some(result.changes),
+        row: result.row,
+        write,
+        error: result.error.clone(),
+    });
+    if let (Some(out), Some(row)) = (out_ptr, result.row) {
+        let memory = memory(&mut caller)?;
+        let data = memory.data_mut(&mut caller);
+        let slot = range(call, out, 8, data.len())?;
+        data[slot].copy_from_slice(&row.to_le_bytes());
+    }
+    let state = caller.data_mut();
+    if let (Some(k), Some(crash_after)) = (write, state.crash_after)
+        && k == crash_after
+    {
+        state.events.push(TraceEvent::Crash { instance, after_write: k });
+        return Err(wasmtime::Error::new(HostFault::InjectedCrash(k)));
+    }
+    Ok(result.status)
+}
+
+fn db_changes(mut caller: Caller<'_, GuestState>) -> HostResult<i64> {
+    charge(&mut caller, 0)?;
+    Ok(caller.data().db.changes() as i64)
+}
+
+fn db_last_error(mut caller: Caller<'_, GuestState>, buf_ptr: i32, buf_cap: i32) -> HostResult<i32> {
+    let message = caller.data().db.last_error().to_string();
+    charge(&mut caller, message.len())?;
+    write_if_fits(&mut caller, "db.last_error", message.as_bytes(), buf_ptr, buf_cap)
+}
+
+fn env_log(mut caller: Caller<'_, GuestState>, ptr: i32, len: i32) -> HostResult<()> {
+    charge(&mut caller, len.max(0) as usize)?;
+    let bytes = read_bytes(&mut caller, "env.log", ptr, len)?;
+    let state = caller.data_mut();
+    let room = state.log_limit.saturating_sub(state.log_bytes);
+    if room == 0 {
+        return Ok(());
+    }
+    let mut text = String::from_utf8_lossy(&bytes).into_owned();
+    if text.len() > room {
+        let mut cut = room;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        state.notes.push(text!(
+            "Die Log-Ausgabe wurde nach {limit} Bytes abgeschnitten (Grenze „Log pro Lauf“).",
+            "Log output was cut after {limit} bytes (limit \"log per run\").",
+            limit = state.log_limit
+        ));
+    }
+    state.log_bytes += text.len().max(1);
+    let instance = state.instance;
+    state.events.push(TraceEvent::Log { instance, text });
+    Ok(())
+}
+
+/// AssemblyScript's `abort(message, file, line, column)`: message and file are pointers to
+/// AssemblyScript strings (UTF-16, byte length stored in the 4 bytes before the pointer).
+fn env_abort(
+    mut caller: Caller<'_, GuestState>,
+    message: i32,
+    file: i32,
+    line: i32,
+    column: i32,
+) -> HostResult<()> {
+    let message = read_assemblyscript_string(&mut caller, message);
+    let file = read_assemblyscript_string(&mut caller, file);
+    Err(wasmtime::Error::new(HostFault::Abort { message, file, line: line as u32, column: column as u32 }))
+}
+
+fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> String {
+    const MAX_CHARS: usize = 512;
+    let Ok(memory) = memory(caller) else { return String::new() };
+    let data = memory.data(&*caller);
+    let ptr = ptr as u32 as usize;
+    if ptr < 4 || ptr > data.len() {
+        return String::new();
+    }
+    let byte_len = u32::from_le_bytes([data[ptr - 4], data[ptr - 3], data[ptr - 2], data[ptr - 1]]) as usize;
+    let end = ptr.saturating_add(byte_len.min(MAX_CHARS * 2)).min(data.len());
+    let units: Vec<u16> = data[ptr..end].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    String::from_utf16_lossy(&units)
+}

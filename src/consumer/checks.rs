@@ -1,0 +1,628 @@
+//! The crash harness and its checks. Each check runs on fresh databases and fresh instances of the
+//! submission, compares the observable state with the oracle (the reference solution run without
+//! faults) and explains a failure with the trace that shows it.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use super::Oracle;
+use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, TraceEvent};
+use super::exercise::ConsumerExercise;
+use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
+use super::state::{State, diff, read_state};
+use crate::grade::GradeError;
+use crate::limits::Limits;
+use crate::text;
+use crate::text::Text;
+
+/// The checks, in the order they run.
+pub const CHECKS: &[&str] = &[
+    "fresh-message",
+    "duplicate-same-instance",
+    "duplicate-after-restart",
+    "same-body-new-id",
+    "constraint-violation",
+    "crash-after-write",
+    "lost-ack",
+];
+
+/// The most trace events one check keeps in the report.
+pub const TRACE_EVENTS_PER_CHECK_MAX: usize = 400;
+
+/// The outcome of one check before it becomes part of the report.
+pub struct CheckResult {
+    pub name: &'static str,
+    pub failure: Option<Text>,
+    pub detail: ConsumerDetail,
+}
+
+/// The world one grading runs in: a temporary directory for its databases and the compiled module.
+pub struct Harness<'a> {
+    pub exercise: &'a ConsumerExercise,
+    pub limits: &'a Limits,
+    pub compiled: &'a CompiledConsumer,
+    dir: tempfile::TempDir,
+    databases: u32,
+}
+
+/// What one check records while it runs.
+#[derive(Default)]
+struct Run {
+    trace: Vec<TraceEvent>,
+    fuel_used: u64,
+    instances: u32,
+}
+
+impl Run {
+    fn queue(&mut self, text: Text) {
+        self.trace.push(TraceEvent::Queue { text });
+    }
+
+    fn into_detail(self, state: Option<StateEvidence>, crash_points: Option<CrashPoints>) -> ConsumerDetail {
+        let mut trace = self.trace;
+        let omitted = trace.len().saturating_sub(TRACE_EVENTS_PER_CHECK_MAX);
+        trace.truncate(TRACE_EVENTS_PER_CHECK_MAX);
+        ConsumerDetail {
+            trace,
+            trace_omitted: omitted as u32,
+            state,
+            fuel_used: self.fuel_used,
+            crash_points,
+        }
+    }
+}
+
+/// A check failed for this reason; `?` ends the check.
+type Step<T> = Result<T, Failure>;
+
+enum Failure {
+    /// The submission did something wrong.
+    Student(Text),
+    /// The harness or the exercise broke.
+    Internal(GradeError),
+}
+
+impl From<GradeError> for Failure {
+    fn from(error: GradeError) -> Self {
+        Failure::Internal(error)
+    }
+}
+
+impl<'a> Harness<'a> {
+    pub fn new(
+        exercise: &'a ConsumerExercise,
+        limits: &'a Limits,
+        compiled: &'a CompiledConsumer,
+    ) -> Result<Self, GradeError> {
+        let dir = tempfile::Builder::new()
+            .prefix("pruefstein-")
+            .tempdir()
+            .map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))?;
+        Ok(Harness { exercise, limits, compiled, dir, databases: 0 })
+    }
+
+    /// A new database file holding the exercise's schema and seed rows.
+    fn fresh_db(&mut self) -> Result<PathBuf, GradeError> {
+        self.databases += 1;
+        let path = self.dir.path().join(format!("run-{}.db", self.databases));
+        std::fs::write(&path, &self.exercise.template)
+            .map_err(|e| GradeError::Internal(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    fn state(&self, db: &std::path::Path) -> Result<State, GradeError> {
+        read_state(db, &self.exercise.state_queries)
+            .map_err(|e| GradeError::Internal(format!("cannot read the database state: {e}")))
+    }
+
+    /// Starts a new instance; a start that fails is the student's failure.
+    fn start(&self, run: &mut Run, db: &std::path::Path) -> Step<ConsumerProcess> {
+        run.instances += 1;
+        let instance = run.instances;
+        run.trace.push(TraceEvent::Start { instance });
+        let started = ConsumerProcess::start(
+            self.compiled,
+            db,
+            Arc::clone(&self.exercise.tables),
+            self.limits,
+            instance,
+        );
+        match started {
+            Ok(process) => Ok(process),
+            Err(StartError::Internal(message)) => Err(Failure::Internal(GradeError::Internal(message))),
+            Err(StartError::Fault { code, message, events, fuel_used }) => {
+                run.trace.extend(events);
+                run.fuel_used += fuel_used;
+                run.trace.push(TraceEvent::Fault { instance, code, message: message.clone() });
+                Err(Failure::Student(Text {
+                    de: format!("Der Konsument konnte nicht starten: {}", message.de),
+                    en: format!("The consumer could not start: {}", message.en),
+                }))
+            }
+        }
+    }
+
+    fn deliver(
+        &self,
+        run: &mut Run,
+        process: &mut ConsumerProcess,
+        message: &Arc<serde_json::Value>,
+        crash_after: Option<u32>,
+        note: Option<Text>,
+    ) -> DeliveryOutcome {
+        run.trace.push(TraceEvent::Deliver {
+            instance: process.instance,
+            message: (**message).clone(),
+            note,
+        });
+        let outcome = process.deliver(message, crash_after);
+        run.trace.extend(process.take_events());
+        run.fuel_used += outcome.fuel_used;
+        outcome
+    }
+
+    /// Runs the reference solution without faults and records the states every check compares
+    /// against. Fails when the reference does not behave as a reference must.
+    pub fn oracle_run(&mut self, initial: &State) -> Result<Oracle, String> {
+        let messages = &self.exercise.messages;
+        let mut run = Run::default();
+        let db = self.fresh_db().map_err(|e| e.to_string())?;
+        let mut process =
+            self.start(&mut run, &db).map_err(|_| "the reference solution does not start".to_string())?;
+        let first = self.deliver(&mut run, &mut process, &messages.fresh, None, None);
+        if first.returned() != Some(1) || first.transaction_left_open {
+            return Err(format!(
+                "the reference solution must return 1 for the fresh message; it ended with {:?}",
+                first.end
+            ));
+        }
+        let after_fresh = self.state(&db).map_err(|e| e.to_string())?;
+        let second = self.deliver(&mut run, &mut process, &messages.same_body, None, None);
+        if second.returned() != Some(1) || second.transaction_left_open {
+            return Err(format!(
+                "the reference solution must return 1 for same_body; it ended with {:?}",
+                second.end
+            ));
+        }
+        let after_fresh_same_body = self.state(&db).map_err(|e| e.to_string())?;
+        drop(process);
+        let db = self.fresh_db().map_err(|e| e.to_string())?;
+        let mut process =
+            self.start(&mut run, &db).map_err(|_| "the reference solution does not start".to_string())?;
+        let violation = self.deliver(&mut run, &mut process, &messages.violation, None, None);
+        if delivery_problem(&violation, Expect::Error).is_some() {
+            return Err(format!(
+                "the reference solution must report an error for the violation message; it ended with {:?}",
+                violation.end
+            ));
+        }
+        let after_violation = self.state(&db).map_err(|e| e.to_string())?;
+        if &after_violation != initial {
+            return Err(
+                "the violation message must leave the database unchanged under the reference solution".into(),
+            );
+        }
+        if after_fresh == *initial || after_fresh_same_body == after_fresh {
+            return Err("the fresh and the same_body message must each change the observable state under the reference solution".into());
+        }
+        Ok(Oracle { after_fresh, after_fresh_same_body, after_violation })
+    }
+
+    /// Runs every check.
+    pub fn run_all(&mut self, oracle: &Oracle) -> Result<Vec<CheckResult>, GradeError> {
+        let mut results = Vec::new();
+        for &name in CHECKS {
+            results.push(self.run_check(name, oracle)?);
+        }
+        Ok(results)
+    }
+
+    pub fn run_check(&mut self, name: &'static str, oracle: &Oracle) -> Result<CheckResult, GradeError> {
+        let mut run = Run::default();
+        let mut evidence = None;
+        let mut crash_points = None;
+        let outcome = match name {
+            "fresh-message" => self.fresh_message(&mut run, oracle, &mut evidence),
+            "duplicate-same-instance" => self.duplicate_same_instance(&mut run, oracle, &mut evidence),
+            "duplicate-after-restart" => self.duplicate_after_restart(&mut run, oracle, &mut evidence),
+            "same-body-new-id" => self.same_body_new_id(&mut run, oracle, &mut evidence),
+            "constraint-violation" => self.constraint_violation(&mut run, oracle, &mut evidence),
+            "crash-after-write" => self.crash_after_write(&mut run, oracle, &mut evidence, &mut crash_points),
+            "lost-ack" => self.lost_ack(&mut run, oracle, &mut evidence),
+            other => return Err(GradeError::Internal(format!("unknown consumer check {other}"))),
+        };
+        let failure = match outcome {
+            Ok(()) => None,
+            Err(Failure::Student(text)) => Some(text),
+            Err(Failure::Internal(error)) => return Err(error),
+        };
+        Ok(CheckResult { name, failure, detail: run.into_detail(evidence, crash_points) })
+    }
+
+    /// Delivers `message` to a fresh instance and requires a clean "processed" (1), the first step of
+    /// most checks.
+    fn process_first(
+        &self,
+        run: &mut Run,
+        process: &mut ConsumerProcess,
+        message: &Arc<serde_json::Value>,
+    ) -> Step<()> {
+        let outcome = self.deliver(run, process, message, None, None);
+        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+            return Err(Failure::Student(prefix_first_delivery(problem)));
+        }
+        Ok(())
+    }
+
+    fn fresh_message(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let db = self.fresh_db()?;
+        let before = self.state(&db)?;
+        let mut process = self.start(run, &db)?;
+        let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
+        drop(process);
+        let after = self.state(&db)?;
+        let problem = delivery_problem(&outcome, Expect::Processed);
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
+        if let Some(problem) = problem {
+            return Err(Failure::Student(problem));
+        }
+        require_state(&after, &oracle.after_fresh, &outcome)
+    }
+
+    fn duplicate_same_instance(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let db = self.fresh_db()?;
+        let mut process = self.start(run, &db)?;
+        self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
+        run.queue(text!(
+            "bestätigt (Ack); der Produzent sendet dieselbe Nachricht noch einmal",
+            "acked; the producer sends the same message again"
+        ));
+        let before = self.state(&db)?;
+        let note = text!("Duplikat", "duplicate");
+        let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, Some(note));
+        drop(process);
+        let after = self.state(&db)?;
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
+            return Err(Failure::Student(problem));
+        }
+        require_state(&after, &oracle.after_fresh, &outcome)
+    }
+
+    fn duplicate_after_restart(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let db = self.fresh_db()?;
+        let mut first = self.start(run, &db)?;
+        self.process_first(run, &mut first, &self.exercise.messages.fresh)?;
+        run.queue(text!(
+            "bestätigt (Ack); der Konsument wird neu gestartet, dann kommt dieselbe Nachricht noch einmal",
+            "acked; the consumer restarts, then the same message arrives again"
+        ));
+        drop(first);
+        let before = self.state(&db)?;
+        let mut second = self.start(run, &db)?;
+        let note = text!("Duplikat nach Neustart", "duplicate after a restart");
+        let outcome = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
+        drop(second);
+        let after = self.state(&db)?;
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
+            return Err(Failure::Student(problem));
+        }
+        require_state(&after, &oracle.after_fresh, &outcome)
+    }
+
+    fn same_body_new_id(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let db = self.fresh_db()?;
+        let mut process = self.start(run, &db)?;
+        self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
+        run.queue(text!("bestätigt (Ack)", "acked"));
+        let before = self.state(&db)?;
+        let note = text!("neue ID, gleicher Inhalt", "new id, same body");
+        let outcome = self.deliver(run, &mut process, &self.exercise.messages.same_body, None, Some(note));
+        drop(process);
+        let after = self.state(&db)?;
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh_same_body.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+            return Err(Failure::Student(problem));
+        }
+        require_state(&after, &oracle.after_fresh_same_body, &outcome)
+    }
+
+    fn constraint_violation(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let db = self.fresh_db()?;
+        let before = self.state(&db)?;
+        let mut process = self.start(run, &db)?;
+        let note = text!("die Wirkung verletzt eine Bedingung", "the effect violates a constraint");
+        let outcome = self.deliver(run, &mut process, &self.exercise.messages.violation, None, Some(note));
+        drop(process);
+        let after = self.state(&db)?;
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_violation.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, Expect::Error) {
+            return Err(Failure::Student(problem));
+        }
+        run.queue(text!(
+            "nicht bestätigt: die Nachricht kommt später erneut",
+            "not acked: the message will come again"
+        ));
+        if after != oracle.after_violation {
+            return Err(Failure::Student(with_notes(
+                text!(
+                    "Der Fehler kam zwar an, aber die Datenbank hat sich trotzdem geändert (siehe Unterschied): \
+                     ist die ID gemerkt, obwohl die Gutschrift scheiterte? Dann wäre die Nachricht für immer \
+                     „erledigt“, aber nie ausgeführt. Merken und Wirkung gehören in eine Transaktion, die bei \
+                     einem Fehler zurückgerollt wird.",
+                    "The error did surface, but the database changed anyway (see the difference): is the id \
+                     remembered although the credit failed? Then the message is \"done\" forever but never \
+                     carried out. Remembering and effect belong in one transaction that is rolled back on error."
+                ),
+                &outcome,
+            )));
+        }
+        Ok(())
+    }
+
+    fn crash_after_write(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+        crash_points: &mut Option<CrashPoints>,
+    ) -> Step<()> {
+        // A fault-free run finds the crash points: one after each write the consumer performs.
+        run.queue(text!(
+            "Probelauf ohne Fehler: wie viele Schreibzugriffe macht der Konsument?",
+            "fault-free run: how many writes does the consumer make?"
+        ));
+        let probe_db = self.fresh_db()?;
+        let mut probe = self.start(run, &probe_db)?;
+        let outcome = self.deliver(run, &mut probe, &self.exercise.messages.fresh, None, None);
+        drop(probe);
+        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+            return Err(Failure::Student(prefix_first_delivery(problem)));
+        }
+        let writes = outcome.writes;
+        *crash_points = Some(CrashPoints { writes, tested: 0, failed_at: None });
+        if writes == 0 {
+            return Err(Failure::Student(text!(
+                "Der Konsument hat bei einer neuen Nachricht nichts in die Datenbank geschrieben; es gibt \
+                 keinen Absturzpunkt zu prüfen. Eine Wirkung, die nicht in der Datenbank steht, überlebt keinen \
+                 Neustart.",
+                "The consumer wrote nothing to the database for a fresh message; there is no crash point to \
+                 test. An effect that is not in the database does not survive a restart."
+            )));
+        }
+        for k in 1..=writes {
+            if let Some(points) = crash_points.as_mut() {
+                points.tested = k;
+            }
+            run.queue(text!("Absturzpunkt {k} von {writes}", "crash point {k} of {writes}"));
+            let db = self.fresh_db()?;
+            let before = self.state(&db)?;
+            let mut victim = self.start(run, &db)?;
+            let outcome = self.deliver(run, &mut victim, &self.exercise.messages.fresh, Some(k), None);
+            drop(victim); // the process dies: its connection closes, SQLite discards what was not committed
+            let crashed = matches!(outcome.end, DeliveryEnd::Crashed(_));
+            if !crashed {
+                // The same message, the same database: a deterministic consumer writes as often as in
+                // the probe. One that does not is reported as it behaved.
+                if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+                    mark_failed(crash_points, k);
+                    return Err(Failure::Student(problem));
+                }
+            }
+            let middle = self.state(&db)?;
+            let nothing = middle == before;
+            let everything = middle == oracle.after_fresh;
+            if !nothing && !everything {
+                mark_failed(crash_points, k);
+                *evidence =
+                    Some(evidence_of(before.clone(), middle, oracle.after_fresh.clone(), Some(before)));
+                return Err(Failure::Student(text!(
+                    "Nach dem Absturz nach Schreibzugriff {k} ist nur ein Teil passiert: die Datenbank ist \
+                     weder im Zustand vorher noch im Zustand nach der vollständigen Verarbeitung (entweder beides \
+                     oder nichts). Die beiden Schreibzugriffe müssen in einer Transaktion stehen \
+                     (BEGIN … COMMIT).",
+                    "After the crash following write {k} only part happened: the database is neither in the \
+                     state before nor in the state after complete processing (all or nothing). The writes must \
+                     be in one transaction (BEGIN … COMMIT)."
+                )));
+            }
+            run.queue(if nothing {
+                text!(
+                    "nichts ist passiert; die Queue stellt neu zu",
+                    "nothing happened; the queue redelivers"
+                )
+            } else {
+                text!(
+                    "alles ist passiert, nur das Ack fehlt; die Queue stellt neu zu",
+                    "everything happened, only the ack is missing; the queue redelivers"
+                )
+            });
+            let mut second = self.start(run, &db)?;
+            let note = text!("erneute Zustellung nach dem Absturz", "redelivery after the crash");
+            let redelivery = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
+            drop(second);
+            let after = self.state(&db)?;
+            let expect = if nothing { Expect::Processed } else { Expect::Duplicate };
+            let problem = delivery_problem(&redelivery, expect);
+            if problem.is_some() || after != oracle.after_fresh {
+                mark_failed(crash_points, k);
+                *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
+                let problem = problem.unwrap_or_else(|| {
+                    with_notes(
+                        text!(
+                            "Nach Absturz nach Schreibzugriff {k} und erneuter Zustellung stimmt die Datenbank \
+                             nicht: die Wirkung muss am Ende genau einmal eingetreten sein (siehe Unterschied).",
+                            "After the crash following write {k} and redelivery the database is wrong: in the \
+                             end the effect must have happened exactly once (see the difference)."
+                        ),
+                        &redelivery,
+                    )
+                });
+                return Err(Failure::Student(problem));
+            }
+        }
+        Ok(())
+    }
+
+    fn lost_ack(&mut self, run: &mut Run, oracle: &Oracle, evidence: &mut Option<StateEvidence>) -> Step<()> {
+        let db = self.fresh_db()?;
+        let mut first = self.start(run, &db)?;
+        self.process_first(run, &mut first, &self.exercise.messages.fresh)?;
+        run.queue(text!(
+            "das Ack geht verloren: der Prozess stirbt, bevor es die Queue erreicht; nach dem Visibility Timeout stellt die Queue erneut zu",
+            "the ack is lost: the process dies before it reaches the queue; after the visibility timeout the queue delivers again"
+        ));
+        drop(first);
+        let before = self.state(&db)?;
+        let mut second = self.start(run, &db)?;
+        let note = text!("erneute Zustellung (Ack verloren)", "redelivery (ack lost)");
+        let outcome = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
+        drop(second);
+        let after = self.state(&db)?;
+        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
+            return Err(Failure::Student(problem));
+        }
+        require_state(&after, &oracle.after_fresh, &outcome)
+    }
+}
+
+fn mark_failed(points: &mut Option<CrashPoints>, k: u32) {
+    if let Some(points) = points.as_mut() {
+        points.failed_at = Some(k);
+    }
+}
+
+fn evidence_of(before: State, after: State, expected: State, also_allowed: Option<State>) -> StateEvidence {
+    let diff = diff(&after, &expected);
+    StateEvidence { before, after, expected, also_allowed, diff }
+}
+
+fn require_state(after: &State, expected: &State, outcome: &DeliveryOutcome) -> Step<()> {
+    if after == expected {
+        return Ok(());
+    }
+    Err(Failure::Student(with_notes(
+        text!(
+            "Die Datenbank stimmt danach nicht mit der Referenzlösung überein (siehe Unterschied: - fehlt, + zu viel).",
+            "Afterwards the database does not match the reference solution (see the difference: - missing, + extra)."
+        ),
+        outcome,
+    )))
+}
+
+/// Appends notes on limits met without a trap (a stopped statement, a cut log).
+fn with_notes(mut text: Text, outcome: &DeliveryOutcome) -> Text {
+    for note in &outcome.notes {
+        text.de.push(' ');
+        text.de.push_str(&note.de);
+        text.en.push(' ');
+        text.en.push_str(&note.en);
+    }
+    text
+}
+
+fn prefix_first_delivery(problem: Text) -> Text {
+    Text {
+        de: format!("Schon die erste Zustellung der neuen Nachricht ging schief: {}", problem.de),
+        en: format!("Already the first delivery of the fresh message went wrong: {}", problem.en),
+    }
+}
+
+/// What a delivery should end with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Expect {
+    /// Return 1, transaction closed.
+    Processed,
+    /// Return 0, transaction closed.
+    Duplicate,
+    /// The error surfaces: a return value other than 0 and 1, or a deliberate trap (abort,
+    /// unreachable), transaction closed.
+    Error,
+}
+
+/// Why `outcome` is not what `expect` requires, in words a student understands.
+fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect) -> Option<Text> {
+    let problem = match (&outcome.end, expect) {
+        (DeliveryEnd::Crashed(k), _) => Some(text!(
+            "Der Prozess wurde nach Schreibzugriff {k} abgeschossen.",
+            "The process was killed after write {k}."
+        )),
+        (DeliveryEnd::Faulted { code, message }, Expect::Error)
+            if matches!(code.as_str(), "abort" | "unreachable" | "trap") =>
+        {
+            let _ = message;
+            None
+        }
+        (DeliveryEnd::Faulted { message, .. }, _) => Some(message.clone()),
+        (DeliveryEnd::Returned(1), Expect::Processed) | (DeliveryEnd::Returned(0), Expect::Duplicate) => None,
+        (DeliveryEnd::Returned(v), Expect::Error) if *v != 0 && *v != 1 => None,
+        (DeliveryEnd::Returned(0), Expect::Processed) => Some(text!(
+            "Rückgabe 0 (Duplikat) für eine Nachricht, die noch nicht verarbeitet war: die Queue bestätigt sie, \
+             und ihre Wirkung tritt nie ein.",
+            "Returned 0 (duplicate) for a message that was not yet processed: the queue acks it and its effect \
+             never happens."
+        )),
+        (DeliveryEnd::Returned(v), Expect::Processed) => Some(text!(
+            "Rückgabe {v} (Fehler) für eine Nachricht, die verarbeitet werden sollte; erwartet war 1.",
+            "Returned {v} (error) for a message that should have been processed; expected 1."
+        )),
+        (DeliveryEnd::Returned(1), Expect::Duplicate) => Some(text!(
+            "Rückgabe 1 (verarbeitet) für ein Duplikat: die Nachricht war schon verarbeitet, erwartet war 0.",
+            "Returned 1 (processed) for a duplicate: the message had already been processed; expected 0."
+        )),
+        (DeliveryEnd::Returned(v), Expect::Duplicate) => Some(text!(
+            "Rückgabe {v} (Fehler) für ein Duplikat: die Queue würde es nie bestätigen und endlos neu zustellen. \
+             Ein erkanntes Duplikat gibt 0 zurück.",
+            "Returned {v} (error) for a duplicate: the queue would never ack it and redeliver it forever. A \
+             recognised duplicate returns 0."
+        )),
+        (DeliveryEnd::Returned(v), Expect::Error) => Some(text!(
+            "Rückgabe {v}, obwohl die Wirkung an einer Bedingung der Datenbank scheiterte: der Fehler wurde \
+             verschluckt. Die Queue bestätigt die Nachricht, und sie ist verloren. Gib den Fehler weiter \
+             (einen Wert ungleich 0 und 1).",
+            "Returned {v} although the effect failed on a database constraint: the error was swallowed. The queue \
+             acks the message and it is lost. Pass the error on (a value other than 0 and 1)."
+        )),
+    };
+    if problem.is_some() {
+        return problem.map(|p| with_notes(p, outcome));
+    }
+    if outcome.transaction_left_open {
+        return Some(text!(
+            "Transaktion offen gelassen: beim Zurückkehren war noch eine Transaktion offen, der Prüfstand hat \
+             sie zurückgerollt. In einem langlebigen Konsumenten hielte sie die Schreibsperre und blockierte \
+             die nächste Zustellung. Schließe jede Transaktion mit COMMIT oder ROLLBACK.",
+            "Transaction left open: a transaction was still open on return, and the harness rolled it back. In \
+             a long-running consumer it would hold the write lock and block the next delivery. End every \
+             transaction with COMMIT or ROLLBACK."
+        ));
+    }
+    None
+}

@@ -1,0 +1,285 @@
+//! A consumer instance: one `Store` (a process with its own memory) and its own database connection.
+//! The harness starts instances, delivers messages to them, and kills them; dropping an instance
+//! closes its connection as a killed process would, so SQLite discards any uncommitted transaction.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
+
+use super::abi::{self, GuestState, HostFault};
+use super::detail::TraceEvent;
+use super::guestdb::GuestDb;
+use crate::limits::Limits;
+use crate::report::Rejection;
+use crate::sandbox::limiter::{GuestLimiter, LimitHit};
+use crate::sandbox::{self, ModuleContract};
+use crate::text;
+use crate::text::Text;
+
+/// A module compiled and linked, ready to start instances cheaply.
+pub struct CompiledConsumer {
+    pub engine: Engine,
+    pub module: Module,
+    pre: InstancePre<GuestState>,
+    entry: String,
+}
+
+impl CompiledConsumer {
+    pub fn compile(engine: &Engine, bytes: &[u8], limits: &Limits, entry: &str) -> Result<Self, Rejection> {
+        let contract = ModuleContract { imports: abi::IMPORTS, entry };
+        let module = sandbox::load_module(engine, bytes, limits, &contract)?;
+        let pre = abi::linker(engine).instantiate_pre(&module).map_err(|e| Rejection {
+            code: "link-error".into(),
+            message: text!(
+                "Das Modul lässt sich nicht mit ABI v1 verbinden: {e}",
+                "The module cannot be linked against ABI v1: {e}",
+                e = e
+            ),
+        })?;
+        Ok(CompiledConsumer { engine: engine.clone(), module, pre, entry: entry.to_string() })
+    }
+}
+
+/// How a delivery ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum DeliveryEnd {
+    /// The entry function returned this value.
+    Returned(i32),
+    /// The harness killed the instance after this write.
+    Crashed(u32),
+    /// The instance died on its own: a trap, a limit, a bad host call.
+    Faulted { code: String, message: Text },
+}
+
+#[derive(Debug, Clone)]
+pub struct DeliveryOutcome {
+    pub end: DeliveryEnd,
+    /// The consumer returned with a transaction still open (the harness rolled it back).
+    pub transaction_left_open: bool,
+    pub writes: u32,
+    pub fuel_used: u64,
+    pub notes: Vec<Text>,
+}
+
+impl DeliveryOutcome {
+    pub fn returned(&self) -> Option<i32> {
+        match self.end {
+            DeliveryEnd::Returned(value) => Some(value),
+            _ => None,
+        }
+    }
+}
+
+pub struct ConsumerProcess {
+    store: Store<GuestState>,
+    entry: TypedFunc<(), i32>,
+    pub instance: u32,
+    limits: Limits,
+    alive: bool,
+}
+
+/// Why an instance could not start: the student's fault (a trap in the start function, a limit) or
+/// the exercise's (its database cannot be opened).
+pub enum StartError {
+    Fault { code: String, message: Text, events: Vec<TraceEvent>, fuel_used: u64 },
+    Internal(String),
+}
+
+impl ConsumerProcess {
+    /// Starts instance number `instance` on the database at `db_path`.
+    pub fn start(
+        compiled: &CompiledConsumer,
+        db_path: &Path,
+        tables: Arc<[String]>,
+        limits: &Limits,
+        instance: u32,
+    ) -> Result<ConsumerProcess, StartError> {
+        let db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
+            .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
+        let state = GuestState {
+            limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
+            db,
+            instance,
+            message: None,
+            events: Vec::new(),
+            writes: 0,
+            crash_after: None,
+            statements: 0,
+            statement_limit: limits.sql_statements_per_delivery,
+            log_bytes: 0,
+            log_limit: limits.log_bytes_per_run,
+            notes: Vec::new(),
+        };
+        let mut store = Store::new(&compiled.engine, state);
+        store.limiter(|state| &mut state.limiter);
+        let internal = |e: wasmtime::Error| StartError::Internal(format!("{e:#}"));
+        store.set_fuel(limits.fuel_per_delivery).map_err(internal)?;
+        store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
+        store.epoch_deadline_trap();
+        let instantiated = compiled.pre.instantiate(&mut store);
+        let fuel_used = limits.fuel_per_delivery - store.get_fuel().unwrap_or(0);
+        let instance_handle = match instantiated {
+            Ok(handle) => handle,
+            Err(error) => {
+                let (code, message) = classify(&error, limits);
+                let events = std::mem::take(&mut store.data_mut().events);
+                return Err(StartError::Fault { code, message, events, fuel_used });
+            }
+        };
+        let entry =
+            instance_handle.get_typed_func::<(), i32>(&mut store, &compiled.entry).map_err(internal)?;
+        Ok(ConsumerProcess { store, entry, instance, limits: limits.clone(), alive: true })
+    }
+
+    pub fn is_alive(&self) -> bool {
+        self.alive
+    }
+
+    /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
+    /// successful write. A dead instance (crashed or faulted) must not be used again.
+    pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
+        assert!(self.alive, "a dead consumer instance received a delivery");
+        let limits = &self.limits;
+        {
+            let state = self.store.data_mut();
+            state.message = Some(Arc::clone(message));
+            state.writes = 0;
+            state.statements = 0;
+            state.crash_after = crash_after;
+            state.notes.clear();
+        }
+        // A fresh budget for each delivery; setting fuel cannot fail with fuel enabled.
+        let _ = self.store.set_fuel(limits.fuel_per_delivery);
+        self.store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
+        let result = self.entry.call(&mut self.store, ());
+        let fuel_used = limits.fuel_per_delivery - self.store.get_fuel().unwrap_or(0);
+        let instance = self.instance;
+        let mut transaction_left_open = false;
+        let end = match result {
+            Ok(value) => {
+                let state = self.store.data_mut();
+                state.events.push(TraceEvent::Return { instance, value });
+                if state.db.in_transaction() {
+                    transaction_left_open = true;
+                    state.db.rollback();
+                    state.events.push(TraceEvent::RolledBack {
+                        instance,
+                        reason: text!(
+                            "Die Transaktion war beim Zurückkehren noch offen; der Prüfstand rollt sie zurück.",
+                            "The transaction was still open on return; the harness rolls it back."
+                        ),
+                    });
+                }
+                DeliveryEnd::Returned(value)
+            }
+            Err(error) => {
+                self.alive = false;
+                match error.downcast_ref::<HostFault>() {
+                    Some(HostFault::InjectedCrash(k)) => DeliveryEnd::Crashed(*k),
+                    _ => {
+                        let (code, message) = classify(&error, limits);
+                        self.store.data_mut().events.push(TraceEvent::Fault {
+                            instance,
+                            code: code.clone(),
+                            message: message.clone(),
+                        });
+                        DeliveryEnd::Faulted { code, message }
+                    }
+                }
+            }
+        };
+        let state = self.store.data_mut();
+        state.message = None;
+        DeliveryOutcome {
+            end,
+            transaction_left_open,
+            writes: state.writes,
+            fuel_used,
+            notes: std::mem::take(&mut state.notes),
+        }
+    }
+
+    /// Takes the trace events recorded since the last call.
+    pub fn take_events(&mut self) -> Vec<TraceEvent> {
+        std::mem::take(&mut self.store.data_mut().events)
+    }
+}
+
+/// Turns a trap or host fault into a stable code and a message a student understands.
+pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
+    if let Some(fault) = error.downcast_ref::<HostFault>() {
+        let (code, message) = fault.explain();
+        return (code.to_string(), message);
+    }
+    if let Some(hit) = error.downcast_ref::<LimitHit>() {
+        return match hit {
+            LimitHit::Memory { desired, max } => (
+                "memory-limit".into(),
+                text!(
+                    "Das Modul wollte seinen Speicher auf {d} KiB vergrößern; erlaubt sind {m} KiB (Grenze „Speicher“).",
+                    "The module tried to grow its memory to {d} KiB; {m} KiB are allowed (limit \"memory\").",
+                    d = desired / 1024,
+                    m = max / 1024
+                ),
+            ),
+            LimitHit::Table { desired, max } => (
+                "table-limit".into(),
+                text!(
+                    "Das Modul wollte eine Tabelle auf {desired} Einträge vergrößern; erlaubt sind {max}.",
+                    "The module tried to grow a table to {desired} elements; {max} are allowed."
+                ),
+            ),
+        };
+    }
+    if let Some(trap) = error.downcast_ref::<Trap>() {
+        let (code, message) = match trap {
+            Trap::OutOfFuel => (
+                "fuel-exhausted",
+                text!(
+                    "Das Rechenbudget ist aufgebraucht ({fuel} Einheiten Treibstoff pro Zustellung, Grenze „fuel“). \
+                     Läuft eine Schleife endlos?",
+                    "The computation budget is used up ({fuel} units of fuel per delivery, limit \"fuel\"). \
+                     Is there a loop that never ends?",
+                    fuel = limits.fuel_per_delivery
+                ),
+            ),
+            Trap::Interrupt => (
+                "wall-clock-limit",
+                text!(
+                    "Die Zustellung dauerte länger als {ms} ms (Grenze „Zeit pro Zustellung“).",
+                    "The delivery took longer than {ms} ms (limit \"time per delivery\").",
+                    ms = limits.wall_ms_per_delivery
+                ),
+            ),
+            Trap::StackOverflow => (
+                "stack-limit",
+                text!(
+                    "Der Stapelspeicher ist übergelaufen ({kib} KiB, Grenze „Stack“): eine zu tiefe oder endlose Rekursion?",
+                    "The stack overflowed ({kib} KiB, limit \"stack\"): recursion too deep or endless?",
+                    kib = limits.wasm_stack_bytes / 1024
+                ),
+            ),
+            Trap::MemoryOutOfBounds => (
+                "memory-out-of-bounds",
+                text!(
+                    "Zugriff außerhalb des Speichers (memory out of bounds).",
+                    "Memory access out of bounds."
+                ),
+            ),
+            Trap::UnreachableCodeReached => (
+                "unreachable",
+                text!(
+                    "Das Modul hat „unreachable“ erreicht (so endet z. B. ein panic oder abort).",
+                    "The module reached \"unreachable\" (this is how a panic or abort ends)."
+                ),
+            ),
+            other => {
+                ("trap", text!("Das Modul ist abgestürzt (trap): {other}", "The module trapped: {other}"))
+            }
+        };
+        return (code.to_string(), message);
+    }
+    let first = format!("{error:#}").lines().next().unwrap_or("").to_string();
+    ("trap".into(), text!("Das Modul ist abgestürzt: {first}", "The module failed: {first}"))
+}

@@ -1,0 +1,338 @@
+//! The WebAssembly sandbox: the engines (Winch or Cranelift), and turning untrusted bytes into a
+//! validated module with a clear rejection when they are not one.
+//!
+//! Policy (see DESIGN.md, decisions 1–4): core modules only, no WASI, no threads, no SIMD, no
+//! multi-memory; fuel is the deterministic budget, an epoch deadline the wall-clock backstop, a
+//! [`limiter::GuestLimiter`] caps memory and tables and says which limit was hit, and the wasm stack
+//! is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
+
+pub mod limiter;
+
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use wasmtime::{Config, Engine, ExternType, Module, OptLevel, Strategy, ValType};
+
+use crate::grade::Compiler;
+use crate::limits::Limits;
+use crate::report::Rejection;
+use crate::text;
+
+/// How often the engine's epoch advances; deadlines are counted in these ticks.
+pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// The engine for `compiler`, created once per process with the epoch ticker running.
+pub fn engine(compiler: Compiler) -> Result<&'static Engine, String> {
+    static WINCH: OnceLock<Result<Engine, String>> = OnceLock::new();
+    static CRANELIFT: OnceLock<Result<Engine, String>> = OnceLock::new();
+    let cell = match compiler {
+        Compiler::Winch => &WINCH,
+        Compiler::Cranelift => &CRANELIFT,
+    };
+    cell.get_or_init(|| {
+        let engine = Engine::new(&engine_config(compiler)).map_err(|e| format!("{e:#}"))?;
+        start_epoch_ticker(engine.clone());
+        Ok(engine)
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+fn engine_config(compiler: Compiler) -> Config {
+    let mut config = Config::new();
+    config.strategy(match compiler {
+        Compiler::Winch => Strategy::Winch,
+        Compiler::Cranelift => Strategy::Cranelift,
+    });
+    config.cranelift_opt_level(OptLevel::Speed);
+    config.consume_fuel(true);
+    config.epoch_interruption(true);
+    config.max_wasm_stack(crate::limits::WASM_STACK_BYTES_MAX);
+    config.wasm_simd(false);
+    config.wasm_relaxed_simd(false);
+    config.wasm_multi_memory(false);
+    config.wasm_memory64(false);
+    config.wasm_tail_call(false);
+    config.wasm_gc(false);
+    config.wasm_wide_arithmetic(false);
+    // Student modules are tiny: compiling them on one thread avoids handing work to a thread
+    // pool that other gradings also use.
+    config.parallel_compilation(false);
+    config
+}
+
+/// Advances the engine's epoch every [`EPOCH_TICK`] for the life of the process. A store's epoch
+/// deadline is the wall-clock backstop behind fuel; it never decides a verdict a student sees
+/// unless the machine is so loaded that fuel could not run out in time.
+fn start_epoch_ticker(engine: Engine) {
+    let spawned = std::thread::Builder::new().name("wasm-epoch".into()).spawn(move || {
+        loop {
+            std::thread::sleep(EPOCH_TICK);
+            engine.increment_epoch();
+        }
+    });
+    // Without the ticker, fuel still bounds every run; only the backstop is missing.
+    if let Err(error) = spawned {
+        eprintln!("pruefstein: cannot start the wasm epoch ticker: {error}");
+    }
+}
+
+/// Epoch ticks for a wall-clock budget in milliseconds (at least one).
+pub fn epoch_ticks(ms: u64) -> u64 {
+    (ms / EPOCH_TICK.as_millis() as u64).max(1)
+}
+
+/// One import a module may ask for: module, name and function type.
+#[derive(Debug, Clone, Copy)]
+pub struct ImportSpec {
+    pub module: &'static str,
+    pub name: &'static str,
+    pub params: &'static [ValKind],
+    pub results: &'static [ValKind],
+}
+
+/// The value types an ABI uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ValKind {
+    I32,
+    I64,
+}
+
+impl ValKind {
+    fn matches(self, ty: &ValType) -> bool {
+        matches!((self, ty), (ValKind::I32, ValType::I32) | (ValKind::I64, ValType::I64))
+    }
+    fn name(self) -> &'static str {
+        match self {
+            ValKind::I32 => "i32",
+            ValKind::I64 => "i64",
+        }
+    }
+}
+
+impl ImportSpec {
+    pub fn signature(&self) -> String {
+        let params: Vec<_> = self.params.iter().map(|p| p.name()).collect();
+        let results: Vec<_> = self.results.iter().map(|p| p.name()).collect();
+        format!(
+            "{}.{}({}){}",
+            self.module,
+            self.name,
+            params.join(", "),
+            if results.is_empty() { String::new() } else { format!(" -> {}", results.join(", ")) }
+        )
+    }
+}
+
+/// What a module must provide and may use.
+#[derive(Debug, Clone)]
+pub struct ModuleContract<'a> {
+    pub imports: &'a [ImportSpec],
+    /// The exported function the harness calls: no parameters, returns i32.
+    pub entry: &'a str,
+}
+
+/// The first bytes of a WebAssembly binary.
+const WASM_MAGIC: &[u8; 4] = b"\0asm";
+/// The first bytes of an ELF file, as a precompiled `.cwasm` starts.
+const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
+
+/// Compiles and validates untrusted bytes (binary wasm or WAT text) against `contract`.
+pub fn load_module(
+    engine: &Engine,
+    bytes: &[u8],
+    limits: &Limits,
+    contract: &ModuleContract<'_>,
+) -> Result<Module, Rejection> {
+    if bytes.len() > limits.module_bytes {
+        return Err(reject(
+            "module-too-large",
+            text!(
+                "Das Modul ist {size} Bytes groß; erlaubt sind höchstens {max} Bytes (Grenze „Modulgröße“). \
+                 Baue es mit Optimierung (z. B. -O2) und ohne Debug-Informationen.",
+                "The module is {size} bytes; at most {max} bytes are allowed (limit \"module size\"). \
+                 Build it with optimisation (e.g. -O2) and without debug info.",
+                size = bytes.len(),
+                max = limits.module_bytes
+            ),
+        ));
+    }
+    if bytes.starts_with(ELF_MAGIC) {
+        return Err(reject(
+            "precompiled-module",
+            text!(
+                "Das ist ein vorkompiliertes Artefakt (.cwasm), kein WebAssembly-Modul. Reiche die .wasm- \
+                 oder .wat-Datei ein; Prüfstein kompiliert selbst.",
+                "This is a precompiled artefact (.cwasm), not a WebAssembly module. Submit the .wasm or \
+                 .wat file; Prüfstein compiles it itself."
+            ),
+        ));
+    }
+    if bytes.starts_with(WASM_MAGIC) {
+        // Byte 4..8 is the version/layer: 01 00 00 00 for core modules; components use layer 1.
+        if bytes.len() >= 8 && bytes[6..8] == [1, 0] {
+            return Err(reject(
+                "component-not-supported",
+                text!(
+                    "Das ist eine WebAssembly-Komponente. ABI v1 nimmt nur Kernmodule (core modules) an.",
+                    "This is a WebAssembly component. ABI v1 accepts core modules only."
+                ),
+            ));
+        }
+    } else if std::str::from_utf8(bytes).is_err() || !looks_like_wat(bytes) {
+        return Err(reject(
+            "not-wasm",
+            text!(
+                "Das ist kein WebAssembly-Modul: eine .wasm-Datei beginnt mit den Bytes \\0asm, eine \
+                 .wat-Datei ist Text und beginnt mit „(module“.",
+                "This is not a WebAssembly module: a .wasm file starts with the bytes \\0asm, a .wat file \
+                 is text starting with \"(module\"."
+            ),
+        ));
+    }
+    let module = Module::new(engine, bytes).map_err(|e| {
+        reject(
+            "invalid-module",
+            text!(
+                "Das Modul ist ungültig und lässt sich nicht übersetzen: {e}",
+                "The module is invalid and cannot be compiled: {e}",
+                e = first_line_chain(&e)
+            ),
+        )
+    })?;
+    check_imports(&module, contract)?;
+    check_exports(&module, contract, limits)?;
+    Ok(module)
+}
+
+fn looks_like_wat(bytes: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(bytes);
+    let mut rest = text.trim_start();
+    // Skip leading line comments.
+    while let Some(stripped) = rest.strip_prefix(";;") {
+        rest = stripped.split_once('\n').map(|(_, r)| r).unwrap_or("").trim_start();
+    }
+    rest.starts_with('(')
+}
+
+/// The error chain on one line, without wasmtime's backtraces.
+fn first_line_chain(error: &wasmtime::Error) -> String {
+    let text = format!("{error:#}");
+    text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+fn check_imports(module: &Module, contract: &ModuleContract<'_>) -> Result<(), Rejection> {
+    let allowed = || contract.imports.iter().map(|s| s.signature()).collect::<Vec<_>>().join(", ");
+    for import in module.imports() {
+        let spec = contract.imports.iter().find(|s| s.module == import.module() && s.name == import.name());
+        let Some(spec) = spec else {
+            return Err(reject(
+                "unknown-import",
+                text!(
+                    "Das Modul importiert „{m}.{n}“, das gibt es in ABI v1 nicht. Erlaubt sind: {allowed}.",
+                    "The module imports \"{m}.{n}\", which ABI v1 does not provide. Allowed are: {allowed}.",
+                    m = import.module(),
+                    n = import.name(),
+                    allowed = allowed()
+                ),
+            ));
+        };
+        let ExternType::Func(ty) = import.ty() else {
+            return Err(reject(
+                "import-not-a-function",
+                text!(
+                    "„{m}.{n}“ muss als Funktion importiert werden: {sig}.",
+                    "\"{m}.{n}\" must be imported as a function: {sig}.",
+                    m = import.module(),
+                    n = import.name(),
+                    sig = spec.signature()
+                ),
+            ));
+        };
+        let params: Vec<ValType> = ty.params().collect();
+        let results: Vec<ValType> = ty.results().collect();
+        let same = params.len() == spec.params.len()
+            && results.len() == spec.results.len()
+            && spec.params.iter().zip(&params).all(|(k, t)| k.matches(t))
+            && spec.results.iter().zip(&results).all(|(k, t)| k.matches(t));
+        if !same {
+            return Err(reject(
+                "import-signature",
+                text!(
+                    "„{m}.{n}“ ist mit der falschen Signatur importiert: ({p}) -> ({r}); erwartet ist {sig}.",
+                    "\"{m}.{n}\" is imported with the wrong signature: ({p}) -> ({r}); expected {sig}.",
+                    m = import.module(),
+                    n = import.name(),
+                    p = params.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "),
+                    r = results.iter().map(|t| t.to_string()).collect::<Vec<_>>().join(", "),
+                    sig = spec.signature()
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn check_exports(module: &Module, contract: &ModuleContract<'_>, limits: &Limits) -> Result<(), Rejection> {
+    let entry = contract.entry;
+    match module.get_export(entry) {
+        Some(ExternType::Func(ty)) => {
+            let params: Vec<ValType> = ty.params().collect();
+            let results: Vec<ValType> = ty.results().collect();
+            if !params.is_empty() || results.len() != 1 || !matches!(results[0], ValType::I32) {
+                return Err(reject(
+                    "entry-signature",
+                    text!(
+                        "Die exportierte Funktion „{entry}“ muss so aussehen: keine Parameter, Rückgabe i32.",
+                        "The exported function \"{entry}\" must take no parameters and return an i32."
+                    ),
+                ));
+            }
+        }
+        _ => {
+            return Err(reject(
+                "missing-entry",
+                text!(
+                    "Das Modul exportiert keine Funktion „{entry}“. Exportiere sie (keine Parameter, \
+                     Rückgabe i32: 1 = verarbeitet, 0 = Duplikat).",
+                    "The module exports no function \"{entry}\". Export it (no parameters, returns i32: \
+                     1 = processed, 0 = duplicate)."
+                ),
+            ));
+        }
+    }
+    match module.get_export("memory") {
+        Some(ExternType::Memory(memory)) => {
+            let initial_bytes = memory.minimum().saturating_mul(65_536);
+            if initial_bytes > limits.memory_bytes {
+                return Err(reject(
+                    "memory-limit",
+                    text!(
+                        "Das Modul verlangt schon zu Beginn {have} MiB Speicher; erlaubt sind {max} MiB \
+                         (Grenze „Speicher“).",
+                        "The module asks for {have} MiB of memory at start; {max} MiB are allowed \
+                         (limit \"memory\").",
+                        have = initial_bytes / (1024 * 1024),
+                        max = limits.memory_bytes / (1024 * 1024)
+                    ),
+                ));
+            }
+        }
+        _ => {
+            return Err(reject(
+                "missing-memory",
+                text!(
+                    "Das Modul exportiert keinen Speicher namens „memory“; über ihn tauschen Modul und \
+                     Prüfstein Texte aus.",
+                    "The module exports no memory named \"memory\"; module and Prüfstein exchange texts \
+                     through it."
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn reject(code: &str, message: text::Text) -> Rejection {
+    Rejection { code: code.to_string(), message }
+}
