@@ -51,8 +51,8 @@ impl Soundness {
             );
         }
         let (caught, total) = self.mutants_caught();
-        if total > 0 {
-            let _ = writeln!(out, "mutants caught: {caught}/{total} ({}%)", caught * 100 / total);
+        if let Some(percent) = (caught * 100).checked_div(total) {
+            let _ = writeln!(out, "mutants caught: {caught}/{total} ({percent}%)");
         }
         for problem in &self.problems {
             let _ = writeln!(out, "problem: {problem}");

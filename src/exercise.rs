@@ -48,7 +48,7 @@ pub struct Exercise {
 
 #[derive(Debug)]
 pub enum ExerciseKind {
-    Consumer(crate::consumer::ConsumerExercise),
+    Consumer(Box<crate::consumer::ConsumerExercise>),
     Prediction(crate::prediction::PredictionExercise),
 }
 
@@ -83,7 +83,11 @@ impl Exercise {
                 let section = file
                     .consumer
                     .ok_or_else(|| invalid("grader = \"consumer\" needs a [consumer] section".into()))?;
-                ExerciseKind::Consumer(crate::consumer::ConsumerExercise::load(dir, section, &file.limits)?)
+                ExerciseKind::Consumer(Box::new(crate::consumer::ConsumerExercise::load(
+                    dir,
+                    section,
+                    &file.limits,
+                )?))
             }
             GraderKind::Prediction => {
                 let section = file
@@ -110,7 +114,7 @@ impl Exercise {
     /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
     /// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
     /// does not hide the others.
-    pub fn load_all(root: &Path) -> Result<Vec<(PathBuf, Result<Exercise, ExerciseError>)>, ExerciseError> {
+    pub fn load_all(root: &Path) -> Result<LoadedExercises, ExerciseError> {
         let entries = std::fs::read_dir(root)
             .map_err(|source| ExerciseError::Io { path: root.to_path_buf(), source })?;
         let mut dirs: Vec<PathBuf> = entries
@@ -128,6 +132,9 @@ impl Exercise {
             .collect())
     }
 }
+
+/// Every exercise folder below a root, each with its own load result.
+pub type LoadedExercises = Vec<(PathBuf, Result<Exercise, ExerciseError>)>;
 
 /// The common keys of `exercise.toml`.
 #[derive(Debug, Deserialize)]

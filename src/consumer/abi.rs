@@ -133,7 +133,8 @@ impl HostFault {
 
 /// The linker with every ABI v1 function, built once per engine.
 pub fn linker(engine: &Engine) -> &'static Linker<GuestState> {
-    static LINKERS: OnceLock<std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>> = OnceLock::new();
+    type Registry = std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>;
+    static LINKERS: OnceLock<Registry> = OnceLock::new();
     let linkers = LINKERS.get_or_init(Default::default);
     let mut linkers = linkers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Some((_, linker)) = linkers.iter().find(|(e, _)| Engine::same(e, engine)) {
@@ -155,13 +156,13 @@ fn build_linker(engine: &Engine) -> Linker<GuestState> {
         linker.func_wrap("db", "bind_int", db_bind_int)?;
         linker.func_wrap("db", "bind_text", db_bind_text)?;
         linker.func_wrap("db", "exec", |caller: Caller<'_, GuestState>, ptr: i32, len: i32| {
-            db_statement(caller, "exec", ptr, len, None)
+            db_statement(caller, "db.exec", ptr, len, None)
         })?;
         linker.func_wrap(
             "db",
             "query_int",
             |caller: Caller<'_, GuestState>, ptr: i32, len: i32, out: i32| {
-                db_statement(caller, "query_int", ptr, len, Some(out))
+                db_statement(caller, "db.query_int", ptr, len, Some(out))
             },
         )?;
         linker.func_wrap("db", "changes", db_changes)?;

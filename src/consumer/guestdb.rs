@@ -52,7 +52,11 @@ const PARAMETERS_MAX: i32 = 32;
 struct Guard {
     steps: AtomicU64,
     step_limit_hit: AtomicBool,
-    denied: Mutex<Option<String>>,
+    /// Reasons of the denials while preparing the current statement, with a priority: a
+    /// statement-level reason (DROP TABLE) explains more than the table reads it implies.
+    denied: Mutex<Vec<(u8, String)>>,
+    /// The statement being prepared is transaction control (BEGIN, COMMIT, SAVEPOINT, ...).
+    transaction_control: AtomicBool,
 }
 
 /// The result of one statement, for the guest and for the trace.
@@ -123,13 +127,25 @@ impl GuestDb {
             }),
         )?;
         let auth_guard = Arc::clone(&guard);
-        conn.authorizer(Some(move |ctx: AuthContext<'_>| match authorize(&ctx, &tables) {
-            Ok(()) => Authorization::Allow,
-            Err(reason) => {
-                if let Ok(mut denied) = auth_guard.denied.lock() {
-                    denied.get_or_insert(reason);
+        conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+            if matches!(ctx.action, AuthAction::Transaction { .. } | AuthAction::Savepoint { .. }) {
+                auth_guard.transaction_control.store(true, Ordering::Relaxed);
+            }
+            match authorize(&ctx, &tables) {
+                Ok(()) => Authorization::Allow,
+                Err(reason) => {
+                    let priority = match ctx.action {
+                        AuthAction::Read { .. }
+                        | AuthAction::Insert { .. }
+                        | AuthAction::Update { .. }
+                        | AuthAction::Delete { .. } => 1,
+                        _ => 0,
+                    };
+                    if let Ok(mut denied) = auth_guard.denied.lock() {
+                        denied.push((priority, reason));
+                    }
+                    Authorization::Deny
                 }
-                Authorization::Deny
             }
         }))?;
         Ok(GuestDb {
@@ -212,16 +228,18 @@ impl GuestDb {
         self.guard.steps.store(0, Ordering::Relaxed);
         self.guard.step_limit_hit.store(false, Ordering::Relaxed);
         if let Ok(mut denied) = self.guard.denied.lock() {
-            *denied = None;
+            denied.clear();
         }
+        self.guard.transaction_control.store(false, Ordering::Relaxed);
         let mut stmt = match self.conn.prepare(sql) {
             Ok(stmt) => stmt,
             Err(error) => {
-                let (status, message) = self.describe_error(&error);
+                let (status, message) = self.describe_error(sql, &error);
                 return failed(status, message, false, self.step_limit_hit());
             }
         };
-        let is_write = !stmt.readonly();
+        // BEGIN IMMEDIATE is not read-only to SQLite (it takes the write lock) but writes nothing.
+        let is_write = !stmt.readonly() && !self.guard.transaction_control.load(Ordering::Relaxed);
         let count = stmt.parameter_count() as i32;
         for (index, value) in params {
             if index > count {
@@ -257,7 +275,7 @@ impl GuestDb {
         drop(stmt);
         match stepped {
             Err(error) => {
-                let (status, message) = self.describe_error(&error);
+                let (status, message) = self.describe_error(sql, &error);
                 failed(status, message, is_write, self.step_limit_hit())
             }
             Ok(first) => {
@@ -295,7 +313,7 @@ impl GuestDb {
     }
 
     /// Maps an SQLite error onto a status code and a message a student understands.
-    fn describe_error(&self, error: &rusqlite::Error) -> (i32, String) {
+    fn describe_error(&self, sql: &str, error: &rusqlite::Error) -> (i32, String) {
         if self.step_limit_hit() {
             return (
                 status::ERROR,
@@ -317,7 +335,19 @@ impl GuestDb {
             rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
             other => other.to_string(),
         };
-        let Some(code) = error.sqlite_error() else {
+        let denied = self
+            .guard
+            .denied
+            .lock()
+            .ok()
+            .and_then(|d| d.iter().min_by_key(|(priority, _)| *priority).map(|(_, r)| r.clone()));
+        let code = error.sqlite_error();
+        let auth = code.is_some_and(|c| c.code == ErrorCode::AuthorizationForStatementDenied);
+        if let (Some(reason), false) = (&denied, auth) {
+            // Denied functions fail with a plain error, not SQLITE_AUTH.
+            return (status::ERROR, format!("not allowed: {reason}"));
+        }
+        let Some(code) = code else {
             return (status::ERROR, message);
         };
         match code.code {
@@ -327,7 +357,17 @@ impl GuestDb {
                 (if duplicate { status::DUPLICATE } else { status::CONSTRAINT }, message)
             }
             ErrorCode::AuthorizationForStatementDenied => {
-                let reason = self.guard.denied.lock().ok().and_then(|d| d.clone()).unwrap_or(message);
+                // A schema change is denied at its first implied step (reading sqlite_schema), so
+                // name the statement itself.
+                if let Some(ddl) = schema_change(sql) {
+                    return (
+                        status::ERROR,
+                        format!(
+                            "not allowed: {ddl} (changing the schema is not allowed; use the tables of schema.sql)"
+                        ),
+                    );
+                }
+                let reason = denied.unwrap_or(message);
                 (status::ERROR, format!("not allowed: {reason}"))
             }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
@@ -335,6 +375,23 @@ impl GuestDb {
             }
             _ => (status::ERROR, message),
         }
+    }
+}
+
+/// "DROP TABLE" for `drop table x`, when `sql` starts with a schema-changing keyword.
+fn schema_change(sql: &str) -> Option<String> {
+    let mut words = sql.split_whitespace().map(|w| w.to_ascii_uppercase());
+    let first = words.next()?;
+    match first.as_str() {
+        "CREATE" | "DROP" | "ALTER" => {
+            let mut second = words.next().unwrap_or_default();
+            if matches!(second.as_str(), "TEMP" | "TEMPORARY" | "UNIQUE" | "VIRTUAL") {
+                second = format!("{second} {}", words.next().unwrap_or_default());
+            }
+            Some(format!("{first} {second}"))
+        }
+        "REINDEX" | "ANALYZE" | "VACUUM" => Some(first),
+        _ => None,
     }
 }
 
@@ -353,8 +410,16 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
     match ctx.action {
         AuthAction::Select | AuthAction::Recursive => Ok(()),
         AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => Ok(()),
-        AuthAction::Read { table_name, .. }
-        | AuthAction::Insert { table_name }
+        // Reads of names that are not tables of the schema come from CTEs and subqueries; only
+        // SQLite's own tables (the schema, sequences, statistics) are out of bounds.
+        AuthAction::Read { table_name, .. } => {
+            if known(table_name) || !table_name.to_ascii_lowercase().starts_with("sqlite_") {
+                Ok(())
+            } else {
+                Err(unknown_table(table_name))
+            }
+        }
+        AuthAction::Insert { table_name }
         | AuthAction::Update { table_name, .. }
         | AuthAction::Delete { table_name } => {
             if known(table_name) {

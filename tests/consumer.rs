@@ -1,0 +1,431 @@
+//! The consumer grader end to end: every solution of exercise 03 passes, every mutant fails the check
+//! it declares, every kind of bad input gets its own clear message, and grading is deterministic.
+
+use std::path::{Path, PathBuf};
+
+use pruefstein::consumer::detail::TraceEvent;
+use pruefstein::exercise::Exercise;
+use pruefstein::grade::{Compiler, GradeOptions, grade};
+use pruefstein::report::{CheckDetail, Report, Verdict};
+use pruefstein::submission::Submission;
+
+fn exercise_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
+}
+
+fn exercise() -> &'static Exercise {
+    static EXERCISE: std::sync::OnceLock<Exercise> = std::sync::OnceLock::new();
+    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
+}
+
+fn grade_bytes(bytes: Vec<u8>) -> Report {
+    grade(exercise(), &Submission::Module(bytes), &GradeOptions::default()).expect("grading runs")
+}
+
+fn grade_file(relative: &str) -> Report {
+    grade_bytes(std::fs::read(exercise_dir().join(relative)).expect("file exists"))
+}
+
+fn failed(report: &Report) -> Vec<String> {
+    report.failed_checks().map(|c| c.name.clone()).collect()
+}
+
+fn modules_in(folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir().join(folder))
+        .expect("folder exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn reference_and_three_correct_variants_pass() {
+    let solutions = modules_in("solutions");
+    assert!(solutions.len() >= 4, "reference plus at least three variants: {solutions:?}");
+    for file in solutions {
+        let report = grade_bytes(std::fs::read(&file).expect("read"));
+        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
+        assert_eq!(report.score.points, report.score.max);
+        assert_eq!(report.checks.len(), 7);
+        let coverage = &report.coverage[0];
+        assert_eq!(
+            (coverage.name.as_str(), coverage.exercised, coverage.total),
+            ("crash-points", 2, Some(2))
+        );
+    }
+}
+
+#[test]
+fn every_mutant_fails_the_check_it_declares() {
+    let mutants = modules_in("mutants");
+    assert!(mutants.len() >= 8, "{mutants:?}");
+    let mut seen = Vec::new();
+    for file in mutants {
+        let source = std::fs::read_to_string(&file).expect("read");
+        let declared = source
+            .lines()
+            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
+            .expect("mutant declares its check");
+        let report = grade_bytes(source.into_bytes());
+        assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
+        assert_eq!(report.score.points, 0, "all or nothing");
+        assert!(
+            failed(&report).contains(&declared),
+            "{}: declared {declared}, failed {:?}",
+            file.display(),
+            failed(&report)
+        );
+        seen.push(declared);
+    }
+    for check in [
+        "duplicate-same-instance",
+        "duplicate-after-restart",
+        "constraint-violation",
+        "crash-after-write",
+        "fresh-message",
+    ] {
+        assert!(seen.iter().any(|s| s == check), "no mutant proves {check}");
+    }
+}
+
+#[test]
+fn the_in_memory_dedup_passes_the_same_instance_and_fails_after_restart() {
+    let report = grade_file("mutants/dedup-in-memory.wat");
+    let by_name = |n: &str| report.checks.iter().find(|c| c.name == n).expect("check present");
+    assert!(!by_name("duplicate-after-restart").passed);
+    assert!(!by_name("lost-ack").passed);
+    // It never writes the dedup table, so the fresh message already leaves another state.
+    let fresh = by_name("fresh-message");
+    let CheckDetail::Consumer(detail) = &fresh.detail else { panic!("consumer detail") };
+    let state = detail.state.as_ref().expect("state evidence");
+    assert_eq!(state.diff[0].table, "gesehen");
+}
+
+#[test]
+fn crash_check_reports_the_half_done_effect_with_its_crash_point() {
+    let report = grade_file("mutants/update-then-insert-separate.wat");
+    let check = report.checks.iter().find(|c| c.name == "crash-after-write").expect("present");
+    assert!(!check.passed);
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    let points = detail.crash_points.as_ref().expect("crash points");
+    assert_eq!((points.writes, points.failed_at), (2, Some(1)));
+    assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::Crash { after_write: 1, .. })));
+    let failure = check.failure.as_ref().expect("failure text");
+    assert!(failure.de.contains("entweder beides oder nichts"), "{}", failure.de);
+    assert!(failure.en.contains("all or nothing"));
+}
+
+#[test]
+fn never_committing_is_reported_as_a_transaction_left_open() {
+    let report = grade_file("mutants/never-commits.wat");
+    let fresh = &report.checks[0];
+    assert_eq!(fresh.name, "fresh-message");
+    let failure = fresh.failure.as_ref().expect("failure");
+    assert!(failure.en.starts_with("Transaction left open"), "{}", failure.en);
+    let CheckDetail::Consumer(detail) = &fresh.detail else { panic!() };
+    assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::RolledBack { .. })));
+}
+
+#[test]
+fn grading_twice_gives_identical_json() {
+    for file in ["solutions/reference.wat", "mutants/separate-autocommit.wat", "mutants/dedup-in-memory.wat"]
+    {
+        let first = grade_file(file).to_json();
+        let second = grade_file(file).to_json();
+        assert_eq!(first, second, "{file}");
+    }
+}
+
+#[test]
+fn cranelift_gives_the_same_verdicts_as_winch() {
+    let options = GradeOptions { compiler: Compiler::Cranelift, ..GradeOptions::default() };
+    for file in ["solutions/reference.wat", "mutants/separate-autocommit.wat"] {
+        let bytes = std::fs::read(exercise_dir().join(file)).expect("read");
+        let cranelift = grade(exercise(), &Submission::Module(bytes.clone()), &options).expect("grades");
+        let winch = grade_bytes(bytes);
+        assert_eq!(cranelift.verdict, winch.verdict, "{file}");
+        assert_eq!(failed(&cranelift), failed(&winch), "{file}");
+    }
+}
+
+#[test]
+fn a_binary_module_grades_like_its_text() {
+    let text = std::fs::read(exercise_dir().join("solutions/reference.wat")).expect("read");
+    let binary = wat::parse_bytes(&text).expect("valid wat").into_owned();
+    assert_eq!(grade_bytes(binary).verdict, Verdict::Passed);
+}
+
+#[test]
+fn a_text_answer_is_rejected_for_a_consumer_exercise() {
+    let report =
+        grade(exercise(), &Submission::Answer("(2, 2, 0)".into()), &GradeOptions::default()).expect("grades");
+    assert_eq!(report.verdict, Verdict::Rejected);
+    assert_eq!(report.rejection.expect("rejection").code, "wrong-submission-kind");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input. Each module is small WAT with the ABI imports it needs.
+
+const IMPORTS: &str = r#"
+  (import "msg" "int" (func $msg_int (param i32 i32) (result i64)))
+  (import "db" "exec" (func $exec (param i32 i32) (result i32)))
+  (import "db" "last_error" (func $last_error (param i32 i32) (result i32)))
+  (import "env" "log" (func $log (param i32 i32)))
+"#;
+
+/// A module whose `verarbeite` runs `body`, with `data` strings laid out from offset 16 on.
+fn module(data: &[&str], extra: &str, body: &str) -> Vec<u8> {
+    let mut segments = String::new();
+    let mut offset = 16;
+    for text in data {
+        segments.push_str(&format!("  (data (i32.const {offset}) \"{text}\")\n"));
+        offset += text.len().div_ceil(16) * 16;
+    }
+    format!(
+        "(module {IMPORTS}\n  (memory (export \"memory\") 1)\n{segments}{extra}\n  (func (export \"verarbeite\") (result i32)\n{body})\n)"
+    )
+    .into_bytes()
+}
+
+/// Runs `sql` through db.exec as the consumer's first statement; returns the traced status and error.
+fn statement_outcome(sql: &str) -> (i32, String) {
+    let body = format!("    (drop (call $exec (i32.const 16) (i32.const {})))\n    (i32.const 1)", sql.len());
+    let report = grade_bytes(module(&[sql], "", &body));
+    assert_eq!(report.verdict, Verdict::Failed);
+    let CheckDetail::Consumer(detail) = &report.checks[0].detail else { panic!() };
+    detail
+        .trace
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::Statement { status, error, .. } => Some((*status, error.clone().unwrap_or_default())),
+            _ => None,
+        })
+        .expect("the statement is traced")
+}
+
+fn rejection(bytes: Vec<u8>) -> (String, String, String) {
+    let report = grade_bytes(bytes);
+    assert_eq!(report.verdict, Verdict::Rejected);
+    assert!(report.checks.is_empty());
+    let rejection = report.rejection.expect("a rejection");
+    (rejection.code, rejection.message.de, rejection.message.en)
+}
+
+/// The first fault in the first check (the fresh message): code and English message.
+fn first_fault(bytes: Vec<u8>) -> (String, String) {
+    let report = grade_bytes(bytes);
+    assert_eq!(report.verdict, Verdict::Failed);
+    let CheckDetail::Consumer(detail) = &report.checks[0].detail else { panic!() };
+    let fault = detail
+        .trace
+        .iter()
+        .find_map(|e| match e {
+            TraceEvent::Fault { code, message, .. } => Some((code.clone(), message.en.clone())),
+            _ => None,
+        })
+        .expect("a fault in the trace");
+    let failure = report.checks[0].failure.as_ref().expect("failure");
+    assert!(failure.en.contains(&fault.1), "the failure quotes the fault: {}", failure.en);
+    fault
+}
+
+#[test]
+fn not_wasm_is_rejected() {
+    let (code, de, en) = rejection(b"hello, this is a text file".to_vec());
+    assert_eq!(code, "not-wasm");
+    assert!(de.contains("kein WebAssembly-Modul") && en.contains("not a WebAssembly module"));
+}
+
+#[test]
+fn truncated_wasm_is_rejected() {
+    let text = std::fs::read(exercise_dir().join("solutions/reference.wat")).expect("read");
+    let binary = wat::parse_bytes(&text).expect("valid").into_owned();
+    let (code, _, en) = rejection(binary[..binary.len() / 2].to_vec());
+    assert_eq!(code, "invalid-module");
+    assert!(en.contains("invalid"), "{en}");
+}
+
+#[test]
+fn wat_with_a_syntax_error_is_rejected_with_the_position() {
+    let (code, _, en) =
+        rejection(b"(module (func (export \"verarbeite\") (result i32) (i32.const 1) oops))".to_vec());
+    assert_eq!(code, "invalid-module");
+    assert!(en.contains("1:"), "names line and column: {en}");
+}
+
+#[test]
+fn a_precompiled_cwasm_is_rejected() {
+    let engine = pruefstein::sandbox::engine(Compiler::Winch).expect("engine");
+    let text = std::fs::read(exercise_dir().join("solutions/reference.wat")).expect("read");
+    let cwasm = engine.precompile_module(&text).expect("precompiles");
+    let (code, _, en) = rejection(cwasm);
+    assert_eq!(code, "precompiled-module");
+    assert!(en.contains(".cwasm"));
+}
+
+#[test]
+fn a_module_over_the_size_limit_is_rejected_before_compiling() {
+    let mut bytes = b"\0asm\x01\0\0\0".to_vec();
+    bytes.resize(pruefstein::limits::MODULE_BYTES_MAX + 1, 0);
+    let (code, _, en) = rejection(bytes);
+    assert_eq!(code, "module-too-large");
+    assert!(en.contains(&pruefstein::limits::MODULE_BYTES_MAX.to_string()), "{en}");
+}
+
+#[test]
+fn an_unknown_import_is_named_and_the_allowed_ones_listed() {
+    let wat = r#"(module (import "wasi_snapshot_preview1" "fd_write" (func (param i32 i32 i32 i32) (result i32)))
+        (memory (export "memory") 1) (func (export "verarbeite") (result i32) (i32.const 1)))"#;
+    let (code, de, en) = rejection(wat.as_bytes().to_vec());
+    assert_eq!(code, "unknown-import");
+    assert!(en.contains("wasi_snapshot_preview1.fd_write"), "{en}");
+    assert!(en.contains("db.exec(i32, i32) -> i32") && en.contains("msg.text"), "{en}");
+    assert!(de.contains("Erlaubt sind"));
+}
+
+#[test]
+fn an_import_with_the_wrong_signature_is_rejected() {
+    let wat = r#"(module (import "db" "exec" (func (param i32) (result i32)))
+        (memory (export "memory") 1) (func (export "verarbeite") (result i32) (i32.const 1)))"#;
+    let (code, _, en) = rejection(wat.as_bytes().to_vec());
+    assert_eq!(code, "import-signature");
+    assert!(en.contains("db.exec(i32, i32) -> i32"), "{en}");
+}
+
+#[test]
+fn missing_entry_and_missing_memory_are_rejected() {
+    let no_entry =
+        r#"(module (memory (export "memory") 1) (func (export "process") (result i32) (i32.const 1)))"#;
+    let (code, _, en) = rejection(no_entry.as_bytes().to_vec());
+    assert_eq!(code, "missing-entry");
+    assert!(en.contains("verarbeite"));
+    let no_memory = r#"(module (memory 1) (func (export "verarbeite") (result i32) (i32.const 1)))"#;
+    assert_eq!(rejection(no_memory.as_bytes().to_vec()).0, "missing-memory");
+    let wrong_type = r#"(module (memory (export "memory") 1) (func (export "verarbeite") (param i32) (result i32) (i32.const 1)))"#;
+    assert_eq!(rejection(wrong_type.as_bytes().to_vec()).0, "entry-signature");
+}
+
+#[test]
+fn an_endless_loop_runs_out_of_fuel() {
+    let (code, message) =
+        first_fault(module(&[], "", "    (loop $forever (br $forever))\n    (i32.const 1)"));
+    assert_eq!(code, "fuel-exhausted");
+    assert!(
+        message.contains("fuel") && message.contains(&pruefstein::limits::FUEL_PER_DELIVERY.to_string()),
+        "{message}"
+    );
+}
+
+#[test]
+fn growing_memory_past_the_cap_is_stopped() {
+    let body = "    (drop (memory.grow (i32.const 2000)))\n    (i32.const 1)";
+    let (code, message) = first_fault(module(&[], "", body));
+    assert_eq!(code, "memory-limit");
+    assert!(message.contains("65536 KiB"), "{message}");
+    let too_big_at_start =
+        r#"(module (memory (export "memory") 1025) (func (export "verarbeite") (result i32) (i32.const 1)))"#;
+    assert_eq!(rejection(too_big_at_start.as_bytes().to_vec()).0, "memory-limit");
+}
+
+#[test]
+fn deep_recursion_hits_the_stack_limit() {
+    let extra = "  (func $deep (param i64) (result i64) (i64.add (call $deep (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))";
+    let body = "    (drop (call $deep (i64.const 0)))\n    (i32.const 1)";
+    let (code, message) = first_fault(module(&[], extra, body));
+    assert_eq!(code, "stack-limit");
+    assert!(message.contains("512 KiB"), "{message}");
+}
+
+#[test]
+fn a_recursive_cte_that_never_ends_is_stopped_by_the_step_limit() {
+    let (status, error) = statement_outcome(
+        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) FROM n",
+    );
+    assert_eq!(status, 3);
+    assert!(error.contains("SQL steps"), "{error}");
+}
+
+#[test]
+fn forbidden_sql_gets_status_3_and_says_not_allowed() {
+    for (sql, needle) in [
+        ("ATTACH DATABASE 'other.db' AS other", "not allowed: ATTACH"),
+        ("PRAGMA journal_mode = OFF", "not allowed: PRAGMA journal_mode"),
+        ("DROP TABLE gesehen", "not allowed: DROP TABLE"),
+        ("CREATE TABLE spy (x)", "not allowed: CREATE TABLE"),
+        ("SELECT name FROM sqlite_schema", "not allowed: table \\\"sqlite_master\\\""),
+        ("SELECT random()", "not allowed: the function random()"),
+    ] {
+        let (status, error) = statement_outcome(sql);
+        assert_eq!(status, 3, "{sql}");
+        let needle = needle.replace("\\\"", "\"");
+        assert!(error.contains(&needle), "{sql}: {error}");
+    }
+}
+
+#[test]
+fn two_statements_in_one_call_are_refused() {
+    let (status, error) = statement_outcome("DELETE FROM gesehen; DELETE FROM punkte");
+    assert_eq!(status, 3);
+    assert!(error.contains("one statement per call"), "{error}");
+}
+
+#[test]
+fn a_pointer_outside_memory_is_a_clear_fault() {
+    let body = "    (drop (call $exec (i32.const 65530) (i32.const 100)))\n    (i32.const 1)";
+    let (code, message) = first_fault(module(&[], "", body));
+    assert_eq!(code, "pointer-out-of-bounds");
+    assert!(message.contains("db.exec") && message.contains("65536 bytes"), "{message}");
+}
+
+#[test]
+fn a_message_path_that_does_not_exist_is_named() {
+    let body = "    (drop (call $msg_int (i32.const 16) (i32.const 11)))\n    (i32.const 1)";
+    let (code, message) = first_fault(module(&["body.kundin"], "", body));
+    assert_eq!(code, "message-path");
+    assert!(message.contains("body.kundin") && message.contains("kundin"), "{message}");
+}
+
+#[test]
+fn a_failing_submission_does_not_affect_the_next_one() {
+    let endless = module(&[], "", "    (loop $forever (br $forever))\n    (i32.const 1)");
+    assert_eq!(grade_bytes(endless).verdict, Verdict::Failed);
+    assert_eq!(grade_file("solutions/reference.wat").verdict, Verdict::Passed);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line.
+
+fn pruefstein(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs")
+}
+
+#[test]
+fn cli_check_proves_exercise_03_sound() {
+    let out = pruefstein(&["check", "exercises/03-idempotenter-konsument"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(stdout.contains("mutants caught: 8/8 (100%)"), "{stdout}");
+    assert!(stdout.contains("exercise is sound"));
+}
+
+#[test]
+fn cli_grade_exit_codes_are_0_1_2() {
+    let dir = "exercises/03-idempotenter-konsument";
+    let passed = pruefstein(&["grade", dir, &format!("{dir}/solutions/reference.wat")]);
+    assert_eq!(passed.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&passed.stdout).contains("BESTANDEN"));
+    let failed = pruefstein(&["grade", dir, &format!("{dir}/mutants/no-dedup.wat"), "--lang", "en"]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&failed.stdout).contains("FAILED"));
+    let rejected = pruefstein(&["grade", dir, "Cargo.toml", "--json"]);
+    assert_eq!(rejected.status.code(), Some(2));
+    let json: serde_json::Value = serde_json::from_slice(&rejected.stdout).expect("json");
+    assert_eq!(json["verdict"], "rejected");
+    assert_eq!(json["rejection"]["code"], "not-wasm");
+}
