@@ -1,0 +1,93 @@
+//! Benchmark of the consumer grader on exercise 03's reference solution: module compile time, the
+//! time of each check, and a whole grade (compile + all checks), with Winch and Cranelift measured
+//! side by side in one run (interleaved rounds, so machine noise hits both alike).
+//!
+//! Run: `cargo bench --bench consumer` (add `-- --rounds 200` for more rounds).
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pruefstein::consumer::checks::{CHECKS, Harness};
+use pruefstein::consumer::process::CompiledConsumer;
+use pruefstein::exercise::{Exercise, ExerciseKind};
+use pruefstein::grade::{Compiler, GradeOptions, grade};
+use pruefstein::submission::Submission;
+
+fn median(samples: &mut [Duration]) -> Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.3} ms", d.as_secs_f64() * 1e3)
+}
+
+fn main() {
+    let rounds: usize = std::env::args()
+        .skip_while(|a| a != "--rounds")
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(101);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
+    let exercise = Exercise::load(&dir).expect("exercise 03 loads");
+    let ExerciseKind::Consumer(consumer) = &exercise.kind else { panic!("a consumer exercise") };
+    let source = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
+    let binary = wat::parse_bytes(&source).expect("valid wat").into_owned();
+    let oracle = pruefstein::consumer::oracle(&exercise, consumer).expect("oracle");
+    let compilers = [Compiler::Winch, Compiler::Cranelift];
+    for compiler in compilers {
+        // Warm-up: engines, linkers, the oracle and the page cache.
+        let options = GradeOptions { compiler, ..GradeOptions::default() };
+        grade(&exercise, &Submission::Module(binary.clone()), &options).expect("grades");
+    }
+
+    let mut compile = [Vec::new(), Vec::new()];
+    let mut whole = [Vec::new(), Vec::new()];
+    let mut per_check: [Vec<Vec<Duration>>; 2] = [vec![Vec::new(); CHECKS.len()], vec![Vec::new(); CHECKS.len()]];
+    let mut fuel = 0;
+    for _ in 0..rounds {
+        for (i, compiler) in compilers.into_iter().enumerate() {
+            let engine = pruefstein::sandbox::engine(compiler).expect("engine");
+            let start = Instant::now();
+            let compiled = CompiledConsumer::compile(engine, &binary, &exercise.limits, &consumer.entry).expect("compiles");
+            compile[i].push(start.elapsed());
+
+            let mut harness = Harness::new(consumer, &exercise.limits, &compiled).expect("harness");
+            for (c, name) in CHECKS.iter().enumerate() {
+                let start = Instant::now();
+                let result = harness.run_check(name, oracle).expect("check runs");
+                per_check[i][c].push(start.elapsed());
+                assert!(result.failure.is_none(), "{name} passes for the reference");
+                if c == 0 {
+                    fuel = result.detail.fuel_used;
+                }
+            }
+
+            let options = GradeOptions { compiler, ..GradeOptions::default() };
+            let start = Instant::now();
+            let report = grade(&exercise, &Submission::Module(binary.clone()), &options).expect("grades");
+            whole[i].push(start.elapsed());
+            assert_eq!(report.verdict, pruefstein::report::Verdict::Passed);
+        }
+    }
+
+    println!("consumer grader, exercise 03 reference ({} bytes wasm), {rounds} rounds, medians", binary.len());
+    println!("{:<28} {:>12} {:>12} {:>8}", "", "winch", "cranelift", "ratio");
+    let row = |label: &str, a: &mut Vec<Duration>, b: &mut Vec<Duration>| {
+        let (a, b) = (median(a), median(b));
+        println!("{label:<28} {:>12} {:>12} {:>7.2}x", ms(a), ms(b), b.as_secs_f64() / a.as_secs_f64());
+    };
+    let [compile_w, compile_c] = &mut compile;
+    row("compile module", compile_w, compile_c);
+    for (c, name) in CHECKS.iter().enumerate() {
+        let (w, cr) = per_check.split_at_mut(1);
+        row(&format!("check {name}"), &mut w[0][c], &mut cr[0][c]);
+    }
+    let [whole_w, whole_c] = &mut whole;
+    row("whole grade (compile+checks)", whole_w, whole_c);
+    println!(
+        "fuel of one fresh delivery: {fuel} of {} ({:.3} %)",
+        exercise.limits.fuel_per_delivery,
+        fuel as f64 * 100.0 / exercise.limits.fuel_per_delivery as f64
+    );
+}
