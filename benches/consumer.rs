@@ -23,11 +23,8 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
-    let rounds: usize = std::env::args()
-        .skip_while(|a| a != "--rounds")
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(101);
+    let rounds: usize =
+        std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(101);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
     let exercise = Exercise::load(&dir).expect("exercise 03 loads");
     let ExerciseKind::Consumer(consumer) = &exercise.kind else { panic!("a consumer exercise") };
@@ -43,13 +40,15 @@ fn main() {
 
     let mut compile = [Vec::new(), Vec::new()];
     let mut whole = [Vec::new(), Vec::new()];
-    let mut per_check: [Vec<Vec<Duration>>; 2] = [vec![Vec::new(); CHECKS.len()], vec![Vec::new(); CHECKS.len()]];
+    let mut per_check: [Vec<Vec<Duration>>; 2] =
+        [vec![Vec::new(); CHECKS.len()], vec![Vec::new(); CHECKS.len()]];
     let mut fuel = 0;
     for _ in 0..rounds {
         for (i, compiler) in compilers.into_iter().enumerate() {
             let engine = pruefstein::sandbox::engine(compiler).expect("engine");
             let start = Instant::now();
-            let compiled = CompiledConsumer::compile(engine, &binary, &exercise.limits, &consumer.entry).expect("compiles");
+            let compiled = CompiledConsumer::compile(engine, &binary, &exercise.limits, &consumer.entry)
+                .expect("compiles");
             compile[i].push(start.elapsed());
 
             let mut harness = Harness::new(consumer, &exercise.limits, &compiled).expect("harness");
@@ -71,7 +70,10 @@ fn main() {
         }
     }
 
-    println!("consumer grader, exercise 03 reference ({} bytes wasm), {rounds} rounds, medians", binary.len());
+    println!(
+        "consumer grader, exercise 03 reference ({} bytes wasm), {rounds} rounds, medians",
+        binary.len()
+    );
     println!("{:<28} {:>12} {:>12} {:>8}", "", "winch", "cranelift", "ratio");
     let row = |label: &str, a: &mut Vec<Duration>, b: &mut Vec<Duration>| {
         let (a, b) = (median(a), median(b));

@@ -48,7 +48,7 @@ fn reference_and_three_correct_variants_pass() {
         let report = grade_bytes(std::fs::read(&file).expect("read"));
         assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
         assert_eq!(report.score.points, report.score.max);
-        assert_eq!(report.checks.len(), 7);
+        assert_eq!(report.checks.len(), pruefstein::consumer::checks::CHECKS.len());
         let coverage = &report.coverage[0];
         assert_eq!(
             (coverage.name.as_str(), coverage.exercised, coverage.total),
@@ -101,6 +101,29 @@ fn the_in_memory_dedup_passes_the_same_instance_and_fails_after_restart() {
     let CheckDetail::Consumer(detail) = &fresh.detail else { panic!("consumer detail") };
     let state = detail.state.as_ref().expect("state evidence");
     assert_eq!(state.diff[0].table, "gesehen");
+}
+
+#[test]
+fn check_then_act_is_caught_only_by_the_concurrent_check() {
+    let report = grade_file("mutants/check-then-act.wat");
+    assert_eq!(failed(&report), vec!["concurrent-duplicate".to_string()]);
+    let check = report.checks.iter().find(|c| c.name == "concurrent-duplicate").expect("present");
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    // Both instances returned 1 and the points were credited twice.
+    let returns = detail.trace.iter().filter(|e| matches!(e, TraceEvent::Return { value: 1, .. })).count();
+    assert_eq!(returns, 2);
+    let state = detail.state.as_ref().expect("state");
+    assert_eq!(state.diff[0].table, "punkte");
+    assert!(check.failure.as_ref().expect("failure").en.contains("at the same time"));
+}
+
+#[test]
+fn the_reference_is_explored_in_every_interleaving() {
+    let report = grade_file("solutions/reference.wat");
+    let interleavings =
+        report.coverage.iter().find(|c| c.name == "interleavings").expect("interleavings coverage");
+    assert!(interleavings.exercised > 10, "{interleavings:?}");
+    assert_eq!(interleavings.total, Some(interleavings.exercised), "enumerated exhaustively");
 }
 
 #[test]
@@ -410,7 +433,7 @@ fn cli_check_proves_exercise_03_sound() {
     let out = pruefstein(&["check", "exercises/03-idempotenter-konsument"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("mutants caught: 8/8 (100%)"), "{stdout}");
+    assert!(stdout.contains("mutants caught: 9/9 (100%)"), "{stdout}");
     assert!(stdout.contains("exercise is sound"));
 }
 

@@ -14,6 +14,7 @@ use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
 use super::detail::TraceEvent;
 use super::guestdb::{GuestDb, status};
+use super::interleave::{Gate, Signal};
 use super::state::SqlValue;
 use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL};
 use crate::sandbox::limiter::GuestLimiter;
@@ -54,6 +55,9 @@ pub struct GuestState {
     pub log_limit: usize,
     /// Notes on limits met without a trap (a statement stopped by the SQL step limit, log cut).
     pub notes: Vec<Text>,
+    /// Set when this instance runs interleaved with another: it waits for its turn before every
+    /// statement.
+    pub gate: Option<Gate>,
 }
 
 /// A fault the host detects in a guest's call; ends the instance like a trap.
@@ -344,8 +348,24 @@ fn db_statement(
     if state.statements > state.statement_limit {
         return Err(wasmtime::Error::new(HostFault::StatementLimit { limit: state.statement_limit }));
     }
-    let params = state.db.pending_params();
-    let result = state.db.run(&sql, out_ptr.is_some());
+    let instance = state.instance;
+    let GuestState { gate, db, events, writes, .. } = state;
+    if let Some(gate) = gate {
+        gate.arrive(std::mem::take(events), db.in_transaction());
+    }
+    let params = db.take_params();
+    let traced_params: Vec<SqlValue> = params.values().cloned().collect();
+    let result = loop {
+        let result = db.run_with_params(&sql, out_ptr.is_some(), params.clone());
+        let Some(gate) = gate.as_ref().filter(|_| result.busy) else { break result };
+        // Wait for the lock as busy_timeout would, then run the statement again.
+        events.push(TraceEvent::Wait { instance, sql: sql.clone() });
+        match gate.blocked(std::mem::take(events), *writes > 0) {
+            Signal::Go => continue,
+            Signal::GiveUp => break result,
+        }
+    };
+    let state = caller.data_mut();
     let write = if result.is_write && result.status == status::OK {
         state.writes += 1;
         Some(state.writes)
@@ -358,12 +378,11 @@ fn db_statement(
             "A statement was stopped after too many SQL steps (limit \"SQL steps per statement\")."
         ));
     }
-    let instance = state.instance;
     state.events.push(TraceEvent::Statement {
         instance,
         call: call.to_string(),
         sql: sql.clone(),
-        params,
+        params: traced_params,
         status: result.status,
         changes: (result.is_write && result.status == status::OK).then_some(result.changes),
         row: result.row,

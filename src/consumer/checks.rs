@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::Oracle;
 use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, TraceEvent};
 use super::exercise::ConsumerExercise;
+use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
 use super::state::{State, diff, read_state};
 use crate::grade::GradeError;
@@ -24,6 +25,7 @@ pub const CHECKS: &[&str] = &[
     "constraint-violation",
     "crash-after-write",
     "lost-ack",
+    "concurrent-duplicate",
 ];
 
 /// The most trace events one check keeps in the report.
@@ -43,6 +45,10 @@ pub struct Harness<'a> {
     pub compiled: &'a CompiledConsumer,
     dir: tempfile::TempDir,
     databases: u32,
+    /// Seeds every random choice of this grading (derived from the submission's hash).
+    pub seed: u64,
+    /// Coverage figures the checks add to the report.
+    pub coverage: Vec<crate::report::Coverage>,
 }
 
 /// What one check records while it runs.
@@ -98,7 +104,7 @@ impl<'a> Harness<'a> {
             .prefix("pruefstein-")
             .tempdir()
             .map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))?;
-        Ok(Harness { exercise, limits, compiled, dir, databases: 0 })
+        Ok(Harness { exercise, limits, compiled, dir, databases: 0, seed: 0, coverage: Vec::new() })
     }
 
     /// A new database file holding the exercise's schema and seed rows.
@@ -229,6 +235,7 @@ impl<'a> Harness<'a> {
             "constraint-violation" => self.constraint_violation(&mut run, oracle, &mut evidence),
             "crash-after-write" => self.crash_after_write(&mut run, oracle, &mut evidence, &mut crash_points),
             "lost-ack" => self.lost_ack(&mut run, oracle, &mut evidence),
+            "concurrent-duplicate" => self.concurrent_duplicate(&mut run, oracle, &mut evidence),
             other => return Err(GradeError::Internal(format!("unknown consumer check {other}"))),
         };
         let failure = match outcome {
@@ -510,6 +517,213 @@ impl<'a> Harness<'a> {
             return Err(Failure::Student(problem));
         }
         require_state(&after, &oracle.after_fresh, &outcome)
+    }
+}
+
+/// The outcome of one interleaved run of the concurrent-duplicate check.
+struct ConcurrentRun {
+    run: Run,
+    choices: Vec<usize>,
+    order: Vec<usize>,
+    problem: Option<Text>,
+    evidence: StateEvidence,
+}
+
+impl<'a> Harness<'a> {
+    fn concurrent_duplicate(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let seed = self.seed ^ 0x636f_6e63_7572_7265; // "concurre": one stream per check
+        let mut first: Option<ConcurrentRun> = None;
+        let mut internal: Option<GradeError> = None;
+        let exploration = interleave::explore(seed, |prefix, chooser| {
+            match self.concurrent_run(oracle, prefix, chooser) {
+                Ok(outcome) => {
+                    let choices = outcome.choices.clone();
+                    if outcome.problem.is_some() {
+                        return Err(Box::new(outcome));
+                    }
+                    first.get_or_insert(outcome);
+                    Ok(choices)
+                }
+                Err(error) => {
+                    internal = Some(error);
+                    // Stop exploring: report the internal error below.
+                    Err(Box::new(ConcurrentRun {
+                        run: Run::default(),
+                        choices: Vec::new(),
+                        order: Vec::new(),
+                        problem: None,
+                        evidence: evidence_of(State::new(), State::new(), State::new(), None),
+                    }))
+                }
+            }
+        });
+        if let Some(error) = internal {
+            return Err(Failure::Internal(error));
+        }
+        self.coverage.push(crate::report::Coverage {
+            name: "interleavings".into(),
+            label: text!("Verschränkungen", "interleavings"),
+            exercised: exploration.explored as u64,
+            total: exploration.exhaustive.then_some(exploration.explored as u64),
+        });
+        let shown = match exploration.failure {
+            Some(failing) => *failing,
+            None => match first {
+                Some(passing) => passing,
+                None => return Ok(()),
+            },
+        };
+        let order: Vec<String> = shown.order.iter().map(|w| format!("#{}", w + 1)).collect();
+        let note = text!(
+            "Verschränkung (wer die nächste Anweisung ausführt): {order}",
+            "interleaving (who runs the next statement): {order}",
+            order = order.join(" ")
+        );
+        run.trace.push(TraceEvent::Queue { text: note });
+        run.trace.extend(shown.run.trace);
+        run.fuel_used += shown.run.fuel_used;
+        run.instances = shown.run.instances;
+        *evidence = Some(shown.evidence);
+        match shown.problem {
+            Some(problem) => Err(Failure::Student(problem)),
+            None => Ok(()),
+        }
+    }
+
+    /// One interleaved run: two instances get the same message at once (the visibility timeout
+    /// expired while the first was still working); afterwards every delivery that ended in an
+    /// error is redelivered, as the queue would.
+    fn concurrent_run(
+        &mut self,
+        oracle: &Oracle,
+        prefix: &[usize],
+        chooser: &mut dyn FnMut() -> usize,
+    ) -> Result<ConcurrentRun, GradeError> {
+        let mut run = Run::default();
+        let message = Arc::clone(&self.exercise.messages.fresh);
+        let db = self.fresh_db()?;
+        let before = self.state(&db)?;
+        let (report_tx, report_rx) = std::sync::mpsc::channel();
+        let mut signals = Vec::new();
+        let mut processes = Vec::new();
+        for who in 0..2 {
+            let process = match self.start(&mut run, &db) {
+                Ok(process) => process,
+                Err(Failure::Internal(error)) => return Err(error),
+                Err(Failure::Student(problem)) => {
+                    let evidence =
+                        evidence_of(before.clone(), before.clone(), oracle.after_fresh.clone(), None);
+                    return Ok(ConcurrentRun {
+                        run,
+                        choices: Vec::new(),
+                        order: Vec::new(),
+                        problem: Some(problem),
+                        evidence,
+                    });
+                }
+            };
+            let (signal_tx, signal_rx) = std::sync::mpsc::channel();
+            let mut process = process;
+            process.set_gate(interleave::Gate::new(who, report_tx.clone(), signal_rx));
+            signals.push(signal_tx);
+            processes.push(process);
+        }
+        drop(report_tx);
+        for process in &processes {
+            let note = if process.instance == 1 {
+                text!("arbeitet langsam", "works slowly")
+            } else {
+                text!(
+                    "dieselbe Nachricht: das Visibility Timeout lief ab, während #1 noch arbeitete",
+                    "the same message: the visibility timeout expired while #1 was still working"
+                )
+            };
+            run.trace.push(TraceEvent::Deliver {
+                instance: process.instance,
+                message: (*message).clone(),
+                note: Some(note),
+            });
+        }
+        let signals: [std::sync::mpsc::Sender<interleave::Signal>; 2] = match signals.try_into() {
+            Ok(signals) => signals,
+            Err(_) => return Err(GradeError::Internal("two instances expected".into())),
+        };
+        let interleaved = std::thread::scope(|scope| {
+            for mut process in processes.drain(..) {
+                let message = Arc::clone(&message);
+                scope.spawn(move || process.deliver_gated(&message));
+            }
+            interleave::drive(&report_rx, &signals, prefix, chooser)
+        });
+        run.trace.extend(interleaved.trace);
+        let mut processed = 0;
+        let mut problem = None;
+        let mut redeliver = 0;
+        for outcome in interleaved.outcomes.iter() {
+            let Some(outcome) = outcome else {
+                return Err(GradeError::Internal("an interleaved instance did not report its end".into()));
+            };
+            run.fuel_used += outcome.fuel_used;
+            match outcome.returned() {
+                Some(1) => processed += 1,
+                Some(0) => {}
+                _ => redeliver += 1,
+            }
+            if let (None, DeliveryEnd::Faulted { message, .. }) = (&problem, &outcome.end) {
+                problem = Some(message.clone());
+            }
+            if problem.is_none() && outcome.transaction_left_open {
+                problem = delivery_problem(outcome, Expect::Duplicate)
+                    .or_else(|| delivery_problem(outcome, Expect::Processed));
+            }
+        }
+        for _ in 0..redeliver {
+            if problem.is_some() {
+                break;
+            }
+            run.queue(text!(
+                "eine Zustellung endete mit einem Fehler: die Queue stellt erneut zu",
+                "one delivery ended in an error: the queue delivers again"
+            ));
+            let middle = self.state(&db)?;
+            let mut again = match self.start(&mut run, &db) {
+                Ok(process) => process,
+                Err(Failure::Internal(error)) => return Err(error),
+                Err(Failure::Student(text)) => {
+                    problem = Some(text);
+                    break;
+                }
+            };
+            let note = text!("erneute Zustellung", "redelivery");
+            let outcome = self.deliver(&mut run, &mut again, &message, None, Some(note));
+            let expect = if middle == oracle.after_fresh { Expect::Duplicate } else { Expect::Processed };
+            if outcome.returned() == Some(1) {
+                processed += 1;
+            }
+            problem = delivery_problem(&outcome, expect);
+        }
+        let after = self.state(&db)?;
+        if problem.is_none() && (after != oracle.after_fresh || processed != 1) {
+            let twice = processed > 1 || after != oracle.after_fresh && after != before;
+            problem = Some(if twice {
+                text!(
+                    "Zwei Prozesse haben dieselbe Nachricht gleichzeitig verarbeitet, und die Wirkung ist {processed}-mal gemeldet bzw. nicht genau einmal eingetreten (siehe Unterschied). Zwischen Prüfen („schon gesehen?“) und Merken darf kein anderer dazwischenkommen: die Prüfung muss in derselben Transaktion wie die Wirkung stehen, am besten erledigt sie der PRIMARY KEY der Dedup-Tabelle.",
+                    "Two processes handled the same message at the same time, and the effect was reported {processed} times or did not happen exactly once (see the difference). Nobody may come in between checking (\"seen already?\") and remembering: the check must be in the same transaction as the effect; best let the dedup table's PRIMARY KEY do it."
+                )
+            } else {
+                text!(
+                    "Zwei Prozesse haben dieselbe Nachricht gleichzeitig erhalten, und am Ende ist die Wirkung nicht genau einmal eingetreten (siehe Unterschied).",
+                    "Two processes received the same message at the same time, and in the end the effect did not happen exactly once (see the difference)."
+                )
+            });
+        }
+        let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
+        Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }
 }
 

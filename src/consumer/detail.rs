@@ -86,6 +86,8 @@ pub enum TraceEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// The statement found the database locked by the other instance's transaction and waits.
+    Wait { instance: u32, sql: String },
     /// A line from `env.log`.
     Log { instance: u32, text: String },
     /// The harness killed the instance right after a write.
@@ -152,6 +154,13 @@ impl TraceEvent {
                 line
             }
             TraceEvent::Log { instance, text } => format!("#{instance} log: {text}"),
+            TraceEvent::Wait { instance, sql } => {
+                if de {
+                    format!("#{instance} wartet auf die Sperre der Datenbank: {sql}")
+                } else {
+                    format!("#{instance} waits for the database lock: {sql}")
+                }
+            }
             TraceEvent::Crash { instance, after_write } => {
                 if de {
                     format!("#{instance} ABSTURZ nach Schreibzugriff {after_write} (Prozess beendet)")

@@ -42,6 +42,9 @@ pub mod status {
     }
 }
 
+/// How a statement that found the database locked begins its error message.
+pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";
+
 /// How often (in VM steps) the progress handler runs.
 const PROGRESS_GRANULARITY: i32 = 1_000;
 /// Highest `?` index a guest may bind.
@@ -71,6 +74,8 @@ pub struct StatementResult {
     pub error: Option<String>,
     /// The statement was stopped by the SQL step limit.
     pub step_limit_hit: bool,
+    /// The database was locked by another connection's transaction.
+    pub busy: bool,
 }
 
 pub struct GuestDb {
@@ -204,8 +209,26 @@ impl GuestDb {
     /// Runs one statement with the pending parameters. With `want_row`, returns the first column of
     /// the first row as an integer (status NO_ROW when there is none).
     pub fn run(&mut self, sql: &str, want_row: bool) -> StatementResult {
-        let params = std::mem::take(&mut self.pending);
-        let result = self.run_inner(sql, want_row, params);
+        let params = self.take_params();
+        self.run_with_params(sql, want_row, params)
+    }
+
+    /// Takes the parameters bound for the next statement.
+    pub fn take_params(&mut self) -> BTreeMap<i32, SqlValue> {
+        std::mem::take(&mut self.pending)
+    }
+
+    /// Runs one statement with `params` (a statement retried after a lock wait runs with the same
+    /// parameters again).
+    pub fn run_with_params(
+        &mut self,
+        sql: &str,
+        want_row: bool,
+        params: BTreeMap<i32, SqlValue>,
+    ) -> StatementResult {
+        let mut result = self.run_inner(sql, want_row, params);
+        result.busy = result.status == status::ERROR
+            && result.error.as_deref().is_some_and(|e| e.starts_with(LOCKED_PREFIX));
         self.last_error = result.error.clone().unwrap_or_default();
         if result.status == status::OK {
             self.last_changes = result.changes;
@@ -221,6 +244,7 @@ impl GuestDb {
             row: None,
             error: Some(error),
             step_limit_hit,
+            busy: false,
         };
         if let Some(error) = self.pending_error.take() {
             return failed(status::ERROR, error, false, false);
@@ -287,6 +311,7 @@ impl GuestDb {
                     row: None,
                     error: None,
                     step_limit_hit: false,
+                    busy: false,
                 };
                 match (want_row, first) {
                     (false, _) => ok,
@@ -371,7 +396,7 @@ impl GuestDb {
                 (status::ERROR, format!("not allowed: {reason}"))
             }
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                (status::ERROR, format!("the database is locked by another transaction: {message}"))
+                (status::ERROR, format!("{LOCKED_PREFIX}: {message}"))
             }
             _ => (status::ERROR, message),
         }

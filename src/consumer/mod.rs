@@ -13,6 +13,7 @@ pub mod checks;
 pub mod detail;
 pub mod exercise;
 pub mod guestdb;
+pub mod interleave;
 pub mod process;
 pub mod state;
 
@@ -122,6 +123,7 @@ pub fn grade(
     };
     let oracle = oracle(exercise, consumer)?;
     let mut harness = Harness::new(consumer, &exercise.limits, &compiled)?;
+    harness.seed = seed_of(submission);
     let deadline = Instant::now() + Duration::from_millis(exercise.limits.wall_ms_per_submission);
     let mut results = Vec::with_capacity(CHECKS.len());
     for &name in CHECKS {
@@ -139,10 +141,26 @@ pub fn grade(
         }
         results.push(harness.run_check(name, oracle)?);
     }
-    Ok(build_report(exercise, submission, results))
+    let extra_coverage = std::mem::take(&mut harness.coverage);
+    Ok(build_report(exercise, submission, results, extra_coverage))
 }
 
-fn build_report(exercise: &Exercise, submission: &Submission, results: Vec<CheckResult>) -> Report {
+/// The seed of every random choice in grading `submission`: the first 8 bytes of its SHA-256, so a
+/// regrade makes the same choices.
+pub fn seed_of(submission: &Submission) -> u64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(submission.bytes());
+    let mut first = [0u8; 8];
+    first.copy_from_slice(&digest[..8]);
+    u64::from_le_bytes(first)
+}
+
+fn build_report(
+    exercise: &Exercise,
+    submission: &Submission,
+    results: Vec<CheckResult>,
+    extra_coverage: Vec<Coverage>,
+) -> Report {
     let mut coverage = Vec::new();
     if let Some(points) = results.iter().find_map(|r| r.detail.crash_points.as_ref()) {
         coverage.push(Coverage {
@@ -152,6 +170,7 @@ fn build_report(exercise: &Exercise, submission: &Submission, results: Vec<Check
             total: Some(points.writes as u64),
         });
     }
+    coverage.extend(extra_coverage);
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {

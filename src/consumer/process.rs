@@ -10,6 +10,7 @@ use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 use super::abi::{self, GuestState, HostFault};
 use super::detail::TraceEvent;
 use super::guestdb::GuestDb;
+use super::interleave::{Gate, Signal};
 use crate::limits::Limits;
 use crate::report::Rejection;
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
@@ -110,6 +111,7 @@ impl ConsumerProcess {
             log_bytes: 0,
             log_limit: limits.log_bytes_per_run,
             notes: Vec::new(),
+            gate: None,
         };
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -197,6 +199,25 @@ impl ConsumerProcess {
             writes: state.writes,
             fuel_used,
             notes: std::mem::take(&mut state.notes),
+        }
+    }
+
+    /// Makes this instance wait for its turn before every statement (interleaved runs).
+    pub fn set_gate(&mut self, gate: Gate) {
+        self.store.data_mut().gate = Some(gate);
+    }
+
+    /// Runs one delivery under the gate: waits for the first turn, delivers, reports the end.
+    pub fn deliver_gated(&mut self, message: &Arc<serde_json::Value>) {
+        let Some(gate) = self.store.data_mut().gate.take() else { return };
+        if gate.wait_start() == Signal::GiveUp {
+            return;
+        }
+        self.store.data_mut().gate = Some(gate);
+        let outcome = self.deliver(message, None);
+        let events = self.take_events();
+        if let Some(gate) = self.store.data_mut().gate.take() {
+            gate.finished(events, outcome);
         }
     }
 
