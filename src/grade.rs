@@ -40,6 +40,8 @@ pub struct GradeOptions {
 pub enum GradeError {
     #[error("the exercise {slug} is broken: {message}")]
     Exercise { slug: String, message: String },
+    #[error("cannot replay: {0}")]
+    Replay(String),
     #[error("internal error while grading: {0}")]
     Internal(String),
 }

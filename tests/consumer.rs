@@ -452,3 +452,38 @@ fn cli_grade_exit_codes_are_0_1_2() {
     assert_eq!(json["verdict"], "rejected");
     assert_eq!(json["rejection"]["code"], "not-wasm");
 }
+
+#[test]
+fn replay_reproduces_the_reported_run_byte_for_byte() {
+    for (file, check) in [
+        ("mutants/check-then-act.wat", "concurrent-duplicate"),
+        ("mutants/separate-autocommit.wat", "crash-after-write"),
+    ] {
+        let bytes = std::fs::read(exercise_dir().join(file)).expect("read");
+        let report = grade_bytes(bytes.clone());
+        let original = report.checks.iter().find(|c| c.name == check).expect("check present");
+        let command = original.replay.as_ref().expect("a failing check has a replay command");
+        let token =
+            command.split("--replay ").nth(1).and_then(|rest| rest.split_whitespace().next()).expect("token");
+        assert!(command.contains("# seed 0x"), "names the seed: {command}");
+        let options = GradeOptions { replay: Some(token.to_string()), ..GradeOptions::default() };
+        let replayed = grade(exercise(), &Submission::Module(bytes), &options).expect("replays");
+        assert_eq!(replayed.checks.len(), 1);
+        let again = &replayed.checks[0];
+        assert_eq!(again.name, check);
+        let json = |c: &pruefstein::report::CheckReport| serde_json::to_string(&c.detail).expect("json");
+        assert_eq!(json(again), json(original), "{file}: the replay's trace differs");
+        assert_eq!(again.failure, original.failure);
+    }
+}
+
+#[test]
+fn a_replay_token_for_another_module_is_refused() {
+    let report = grade_file("mutants/check-then-act.wat");
+    let command = report.checks.iter().find_map(|c| c.replay.clone()).expect("replay");
+    let token = command.split("--replay ").nth(1).and_then(|r| r.split_whitespace().next()).expect("token");
+    let options = GradeOptions { replay: Some(token.to_string()), ..GradeOptions::default() };
+    let reference = std::fs::read(exercise_dir().join("solutions/reference.wat")).expect("read");
+    let error = grade(exercise(), &Submission::Module(reference), &options).expect_err("refused");
+    assert!(error.to_string().contains("made for the module"), "{error}");
+}

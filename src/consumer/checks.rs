@@ -36,6 +36,9 @@ pub struct CheckResult {
     pub name: &'static str,
     pub failure: Option<Text>,
     pub detail: ConsumerDetail,
+    /// What a replay token must carry besides the check's name to rerun exactly the reported run
+    /// (the choices of an interleaving, the seed and shape of a schedule).
+    pub replay_spec: Option<String>,
 }
 
 /// The world one grading runs in: a temporary directory for its databases and the compiled module.
@@ -49,6 +52,8 @@ pub struct Harness<'a> {
     pub seed: u64,
     /// Coverage figures the checks add to the report.
     pub coverage: Vec<crate::report::Coverage>,
+    /// Keep every trace event (a replay prints the whole run).
+    pub full_trace: bool,
 }
 
 /// What one check records while it runs.
@@ -57,6 +62,8 @@ struct Run {
     trace: Vec<TraceEvent>,
     fuel_used: u64,
     instances: u32,
+    /// The replay spec of the run shown in the report.
+    replay_spec: Option<String>,
 }
 
 impl Run {
@@ -64,10 +71,16 @@ impl Run {
         self.trace.push(TraceEvent::Queue { text });
     }
 
-    fn into_detail(self, state: Option<StateEvidence>, crash_points: Option<CrashPoints>) -> ConsumerDetail {
+    fn into_detail(
+        self,
+        state: Option<StateEvidence>,
+        crash_points: Option<CrashPoints>,
+        full_trace: bool,
+    ) -> ConsumerDetail {
         let mut trace = self.trace;
-        let omitted = trace.len().saturating_sub(TRACE_EVENTS_PER_CHECK_MAX);
-        trace.truncate(TRACE_EVENTS_PER_CHECK_MAX);
+        let keep = if full_trace { trace.len() } else { TRACE_EVENTS_PER_CHECK_MAX };
+        let omitted = trace.len().saturating_sub(keep);
+        trace.truncate(keep);
         ConsumerDetail {
             trace,
             trace_omitted: omitted as u32,
@@ -104,7 +117,16 @@ impl<'a> Harness<'a> {
             .prefix("pruefstein-")
             .tempdir()
             .map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))?;
-        Ok(Harness { exercise, limits, compiled, dir, databases: 0, seed: 0, coverage: Vec::new() })
+        Ok(Harness {
+            exercise,
+            limits,
+            compiled,
+            dir,
+            databases: 0,
+            seed: 0,
+            coverage: Vec::new(),
+            full_trace: false,
+        })
     }
 
     /// A new database file holding the exercise's schema and seed rows.
@@ -224,6 +246,16 @@ impl<'a> Harness<'a> {
     }
 
     pub fn run_check(&mut self, name: &'static str, oracle: &Oracle) -> Result<CheckResult, GradeError> {
+        self.run_check_spec(name, None, oracle)
+    }
+
+    /// Runs check `name`; with a replay `spec`, exactly the run it names.
+    pub fn run_check_spec(
+        &mut self,
+        name: &'static str,
+        spec: Option<&str>,
+        oracle: &Oracle,
+    ) -> Result<CheckResult, GradeError> {
         let mut run = Run::default();
         let mut evidence = None;
         let mut crash_points = None;
@@ -235,7 +267,7 @@ impl<'a> Harness<'a> {
             "constraint-violation" => self.constraint_violation(&mut run, oracle, &mut evidence),
             "crash-after-write" => self.crash_after_write(&mut run, oracle, &mut evidence, &mut crash_points),
             "lost-ack" => self.lost_ack(&mut run, oracle, &mut evidence),
-            "concurrent-duplicate" => self.concurrent_duplicate(&mut run, oracle, &mut evidence),
+            "concurrent-duplicate" => self.concurrent_duplicate(&mut run, oracle, &mut evidence, spec),
             other => return Err(GradeError::Internal(format!("unknown consumer check {other}"))),
         };
         let failure = match outcome {
@@ -243,7 +275,9 @@ impl<'a> Harness<'a> {
             Err(Failure::Student(text)) => Some(text),
             Err(Failure::Internal(error)) => return Err(error),
         };
-        Ok(CheckResult { name, failure, detail: run.into_detail(evidence, crash_points) })
+        let replay_spec = run.replay_spec.take();
+        let detail = run.into_detail(evidence, crash_points, self.full_trace);
+        Ok(CheckResult { name, failure, detail, replay_spec })
     }
 
     /// Delivers `message` to a fresh instance and requires a clean "processed" (1), the first step of
@@ -535,7 +569,17 @@ impl<'a> Harness<'a> {
         run: &mut Run,
         oracle: &Oracle,
         evidence: &mut Option<StateEvidence>,
+        spec: Option<&str>,
     ) -> Step<()> {
+        if let Some(spec) = spec {
+            let choices = parse_choices(spec).ok_or_else(|| {
+                Failure::Internal(GradeError::Replay(format!(
+                    "\"{spec}\" is not a sequence of interleaving choices (0 and 1)"
+                )))
+            })?;
+            let replayed = self.concurrent_run(oracle, &choices, &mut || 0)?;
+            return self.show_concurrent(run, replayed, evidence);
+        }
         let seed = self.seed ^ 0x636f_6e63_7572_7265; // "concurre": one stream per check
         let mut first: Option<ConcurrentRun> = None;
         let mut internal: Option<GradeError> = None;
@@ -578,6 +622,17 @@ impl<'a> Harness<'a> {
                 None => return Ok(()),
             },
         };
+        self.show_concurrent(run, shown, evidence)
+    }
+
+    /// Puts one interleaved run into the check's trace and evidence.
+    fn show_concurrent(
+        &mut self,
+        run: &mut Run,
+        shown: ConcurrentRun,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        run.replay_spec = Some(shown.choices.iter().map(|c| if *c == 0 { '0' } else { '1' }).collect());
         let order: Vec<String> = shown.order.iter().map(|w| format!("#{}", w + 1)).collect();
         let note = text!(
             "Verschränkung (wer die nächste Anweisung ausführt): {order}",
@@ -725,6 +780,17 @@ impl<'a> Harness<'a> {
         let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }
+}
+
+/// "0110" -> [0, 1, 1, 0]; an empty spec is the first interleaving.
+fn parse_choices(spec: &str) -> Option<Vec<usize>> {
+    spec.chars()
+        .map(|c| match c {
+            '0' => Some(0),
+            '1' => Some(1),
+            _ => None,
+        })
+        .collect()
 }
 
 fn mark_failed(points: &mut Option<CrashPoints>, k: u32) {

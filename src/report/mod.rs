@@ -106,6 +106,9 @@ pub struct CheckReport {
     /// Points for this check when the exercise grades per part.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub points: Option<Score>,
+    /// A command that reruns exactly this check's reported run and prints its full trace.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<String>,
     pub detail: CheckDetail,
 }
 

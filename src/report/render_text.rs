@@ -50,6 +50,10 @@ pub fn render_text(report: &Report, lang: Lang) -> String {
             let label = if lang == Lang::De { "Tipp" } else { "Hint" };
             let _ = writeln!(out, "  {label}: {}", hint.get(lang));
         }
+        if let Some(replay) = &check.replay {
+            let label = if lang == Lang::De { "Nachstellen" } else { "Replay" };
+            let _ = writeln!(out, "  {label}: {replay}");
+        }
         match &check.detail {
             CheckDetail::Consumer(detail) => crate::consumer::render_detail_text(detail, lang, &mut out),
             CheckDetail::Prediction(detail) => crate::prediction::render_detail_text(detail, lang, &mut out),
