@@ -93,6 +93,7 @@ impl Exercise {
                     dir,
                     section,
                     &file.limits,
+                    file.points,
                 )?)
             }
         };
