@@ -125,6 +125,9 @@ pub fn grade(
 
     let mut points = 0;
     let mut correct = 0;
+    // Timelines already shown, by the part that showed them (identical ones are referenced).
+    let mut shown_timelines: Vec<(&str, &[crate::sim::TimelineLine])> = Vec::new();
+    let mut parameters_shown = false;
     for (i, part) in prediction.parts.iter().enumerate() {
         let (exp, giv) = (expected_parts[i], given_parts[i]);
         let (exp, giv) =
@@ -138,13 +141,22 @@ pub fn grade(
         if passed {
             points += part_points;
         }
+        let mut timeline_see = None;
         let (timeline, omitted) = if passed {
             (Vec::new(), 0)
         } else {
             let lines = variant.outcome.timeline_for(&part.name);
-            let shown = lines.len().min(TIMELINE_LINES_MAX);
-            (lines[..shown].to_vec(), lines.len() - shown)
+            if let Some((earlier, _)) = shown_timelines.iter().find(|(_, t)| *t == lines) {
+                timeline_see = Some(earlier.to_string());
+                (Vec::new(), 0)
+            } else {
+                shown_timelines.push((part.name.as_str(), lines));
+                let shown = lines.len().min(TIMELINE_LINES_MAX);
+                (lines[..shown].to_vec(), lines.len() - shown)
+            }
         };
+        let show_parameters = !passed && !parameters_shown;
+        parameters_shown |= show_parameters;
         let failure = (!passed).then(|| failure_text(&exp, &giv, &expected_text, &given_text));
         report.checks.push(CheckReport {
             name: part.name.clone(),
@@ -160,9 +172,10 @@ pub fn grade(
                 expected_text,
                 given: giv.to_json(),
                 given_text,
-                parameters: if i == 0 { parameters(&variant) } else { Vec::new() },
+                parameters: if show_parameters { parameters(&variant) } else { Vec::new() },
                 timeline,
                 timeline_omitted: omitted,
+                timeline_see,
             }),
         });
     }
@@ -223,6 +236,12 @@ pub fn render_detail_text(detail: &PredictionDetail, lang: Lang, out: &mut Strin
         let values: Vec<String> =
             detail.parameters.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
         let _ = writeln!(out, "  {label}: {}", values.join(", "));
+    }
+    if let Some(earlier) = &detail.timeline_see {
+        let _ = match lang {
+            Lang::De => writeln!(out, "  Zeitachse der Simulation: wie bei {earlier}"),
+            Lang::En => writeln!(out, "  Simulated timeline: as for {earlier}"),
+        };
     }
     if detail.timeline.is_empty() {
         return;

@@ -335,7 +335,7 @@ pub struct PredictionDetail {
     pub given: serde_json::Value,
     /// The student's value in their own notation.
     pub given_text: String,
-    /// The learner's parameters (for the first part only, to keep reports short).
+    /// The learner's parameters (in the first wrong part only, to keep reports short).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub parameters: Vec<Parameter>,
     /// The simulated timeline (for a wrong part).
@@ -344,6 +344,9 @@ pub struct PredictionDetail {
     /// Lines cut from a long timeline.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub timeline_omitted: usize,
+    /// A wrong part whose timeline is the same as this one's (shown there, not repeated here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline_see: Option<String>,
 }
 
 fn is_zero(n: &usize) -> bool {
@@ -397,6 +400,7 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
         answers.push((format!("mutant of part {}", part.name), part.name.clone(), mutant));
     }
     for (file, expect, value) in answers {
+        let value = value.with_brackets_of(prediction.example());
         let row = match grade_text(value.render(), &options) {
             Ok(report) => {
                 let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();

@@ -82,11 +82,18 @@ pub fn queue_timeline<B: Clone>(queue: &Queue<B>, label: impl Fn(&B) -> String) 
                         ),
                     }
                 }
-                QueueEvent::VisibleAgain { id, attempts } => text!(
-                    "kein Ack für {m} innerhalb des Visibility Timeouts: wieder sichtbar (bisher {attempts} Versuch(e))",
-                    "no ack for {m} within the visibility timeout: visible again ({attempts} attempt(s) so far)",
-                    m = name(*id)
-                ),
+                QueueEvent::VisibleAgain { id, attempts } => Text {
+                    de: format!(
+                        "kein Ack für {} innerhalb des Visibility Timeouts: wieder sichtbar (nach {attempts} {})",
+                        name(*id),
+                        if *attempts == 1 { "Versuch" } else { "Versuchen" }
+                    ),
+                    en: format!(
+                        "no ack for {} within the visibility timeout: visible again (after {attempts} {})",
+                        name(*id),
+                        if *attempts == 1 { "attempt" } else { "attempts" }
+                    ),
+                },
                 QueueEvent::DeadLettered { id, attempts } => text!(
                     "{m} kommt nach {attempts} Versuchen in die Dead-Letter-Liste",
                     "{m} moves to the dead-letter list after {attempts} attempts",
@@ -181,7 +188,7 @@ mod tests {
             vec![
                 "t=0: zahlung-1 wird gesendet (id 1)",
                 "t=0: A erhält zahlung-1 (Versuch 1), unsichtbar bis t=3",
-                "t=3: kein Ack für zahlung-1 innerhalb des Visibility Timeouts: wieder sichtbar (bisher 1 Versuch(e))",
+                "t=3: kein Ack für zahlung-1 innerhalb des Visibility Timeouts: wieder sichtbar (nach 1 Versuch)",
                 "t=4: C erhält zahlung-1 (Versuch 2), unsichtbar bis t=7",
                 "t=4: Ack für zahlung-1: gelöscht",
                 "t=4: Ack für zahlung-1 ist wirkungslos: die Nachricht ist schon gelöscht",
