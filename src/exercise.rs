@@ -97,6 +97,7 @@ impl Exercise {
                     dir,
                     section,
                     &file.limits,
+                    file.points,
                 )?)
             }
         };

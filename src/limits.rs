@@ -42,6 +42,31 @@ pub const REQUEST_BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
 pub const REPORT_BYTES_MAX: usize = 256 * 1024;
 /// Longest prediction answer, in bytes.
 pub const ANSWER_BYTES_MAX: usize = 4 * 1024;
+/// Deepest nesting of tuples and lists in a prediction answer.
+pub const ANSWER_DEPTH_MAX: usize = 16;
+/// Largest scenario script of a prediction exercise, in bytes.
+pub const SCRIPT_BYTES_MAX: usize = 64 * 1024;
+/// Operations one run of a scenario script may take before it is stopped (an endless loop ends
+/// here, within a fraction of a second).
+pub const SCRIPT_OPERATIONS_MAX: u64 = 500_000;
+/// Nested function calls in a scenario script.
+pub const SCRIPT_CALL_LEVELS_MAX: usize = 32;
+/// Expression nesting in a scenario script (top level, inside functions).
+pub const SCRIPT_EXPR_DEPTH_MAX: usize = 64;
+pub const SCRIPT_FN_EXPR_DEPTH_MAX: usize = 32;
+/// Longest string a scenario script may build, in bytes.
+pub const SCRIPT_STRING_BYTES_MAX: usize = 16 * 1024;
+/// Longest array and largest map a scenario script may build.
+pub const SCRIPT_ARRAY_LEN_MAX: usize = 1_024;
+pub const SCRIPT_MAP_LEN_MAX: usize = 256;
+/// Events all simulations of one scenario run may record together.
+pub const SCRIPT_SIM_EVENTS_MAX: usize = 10_000;
+/// Timeline lines a report shows per part; longer timelines are cut and the cut is said.
+pub const TIMELINE_LINES_MAX: usize = 200;
+/// Learner variants whose expected answer is kept in memory per exercise.
+pub const VARIANT_CACHE_MAX: usize = 4_096;
+/// Draws to find parameters that satisfy an exercise's constraint before the variant is an error.
+pub const VARIANT_DRAWS_MAX: u32 = 1_000;
 
 /// The limits in force for one exercise. Defaults are the constants above; `exercise.toml` may
 /// override each under `[limits]` (for example a larger fuel budget for a heavier exercise).

@@ -1,51 +1,490 @@
-//! The prediction grader (placeholder: to be implemented).
+//! The prediction grader: students predict what the queue simulation does (exercises 1 and 2 of the
+//! lesson, and the fake network of its step 1), and Prüfstein grades the prediction by *running*
+//! the exercise's scenario script on [`crate::sim`] for the learner's variant. Each part of the
+//! answer gets its own verdict; a wrong part is explained with the simulated timeline.
+//!
+//! Files: [`answer`] parses answers, [`script`] runs scenarios, [`variant`] derives learner
+//! parameters, [`statement`] fills statement templates, [`grading`] builds the report.
 
+pub mod answer;
+mod grading;
+pub mod script;
+pub mod statement;
+pub mod variant;
+
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::Soundness;
-use crate::exercise::{Exercise, ExerciseError};
-use crate::grade::{GradeError, GradeOptions};
-use crate::limits::Limits;
-use crate::report::Report;
+pub use grading::{grade, render_detail_text};
+
+use self::answer::Value;
+use self::script::{Outcome, Params, Scenario};
+use self::statement::Template;
+use self::variant::{ParameterSpec, VariantError};
+use crate::check::{Soundness, SoundnessRow};
+use crate::exercise::{Exercise, ExerciseError, ExerciseKind, parse_section, read_file};
+use crate::grade::GradeOptions;
+use crate::limits::{Limits, VARIANT_CACHE_MAX};
+use crate::sim::TimelineLine;
 use crate::submission::Submission;
-use crate::text::Lang;
+use crate::text::{Lang, Text};
 
+/// How many learner variants `pruefstein check` renders and solves.
+pub const CHECK_LEARNERS: usize = 100;
+
+/// The `[prediction]` section of `exercise.toml`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Section {
+    /// The scenario script, a file in the exercise folder.
+    script: String,
+    /// An answer of the right shape (not the solution), quoted in messages about malformed answers.
+    example: String,
+    #[serde(default)]
+    scoring: Scoring,
+    /// A Rhai expression over the parameters that every variant must satisfy.
+    #[serde(default)]
+    constraint: Option<String>,
+    #[serde(default)]
+    parameters: Vec<ParameterSpec>,
+    parts: Vec<PartSpec>,
+}
+
+/// How parts turn into points.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Scoring {
+    /// The exercise's points for a fully correct answer, else 0.
+    #[default]
+    AllOrNothing,
+    /// Each part has its own points; they add up to the exercise's points.
+    PerPart,
+}
+
+/// One part of the answer.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PartSpec {
+    /// Stable name (the check's name in reports).
+    pub name: String,
+    pub title: Text,
+    /// What the part asks (shown when it is wrong).
+    pub question: Text,
+    #[serde(default)]
+    pub hint: Option<Text>,
+    /// Points of this part (per-part scoring only).
+    #[serde(default)]
+    pub points: Option<u32>,
+    /// The part is a collection whose order does not matter.
+    #[serde(default)]
+    pub any_order: bool,
+}
+
+/// One learner's variant: parameters and the scenario's outcome for them.
 #[derive(Debug)]
-pub struct PredictionExercise {}
+pub struct Variant {
+    pub params: Params,
+    pub outcome: Outcome,
+}
 
-impl PredictionExercise {
-    pub fn load(_dir: &Path, _section: toml::Table, _limits: &Limits) -> Result<Self, ExerciseError> {
-        todo!()
+/// A loaded prediction exercise: the compiled scenario, the templates and the lesson's variant.
+pub struct PredictionExercise {
+    scenario: Scenario,
+    pub scoring: Scoring,
+    pub parameters: Vec<ParameterSpec>,
+    pub parts: Vec<PartSpec>,
+    /// The example answer as written, and parsed.
+    pub example_text: String,
+    example: Value,
+    statement: [Template; 2],
+    lesson: Arc<Variant>,
+    /// Learner variants by seed; cleared when full (see [`VARIANT_CACHE_MAX`]).
+    cache: Mutex<HashMap<[u8; 32], Arc<Variant>>>,
+}
+
+impl std::fmt::Debug for PredictionExercise {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PredictionExercise")
+            .field("scenario", &self.scenario)
+            .field("parts", &self.parts.iter().map(|p| &p.name).collect::<Vec<_>>())
+            .field("parameters", &self.parameters)
+            .finish_non_exhaustive()
     }
 }
 
+impl PredictionExercise {
+    /// Loads the `[prediction]` section: compiles the script, parses the templates, and runs the
+    /// lesson's variant once, so a broken script or template fails here and not while grading.
+    pub fn load(
+        dir: &Path,
+        section: toml::Table,
+        _limits: &Limits,
+        points: u32,
+    ) -> Result<Self, ExerciseError> {
+        let section: Section = parse_section(dir, section, "prediction")?;
+        let toml_path = dir.join(crate::exercise::EXERCISE_FILE);
+        let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
+
+        if section.parts.is_empty() {
+            return Err(invalid("[prediction] needs at least one [[prediction.parts]]".into()));
+        }
+        let mut names = BTreeSet::new();
+        for part in &section.parts {
+            if !variant::is_identifier(&part.name.replace('-', "_")) || !names.insert(part.name.as_str()) {
+                return Err(invalid(format!(
+                    "part name {:?} must be unique, a-z, 0-9, '-' or '_'",
+                    part.name
+                )));
+            }
+        }
+        let mut param_names = BTreeSet::new();
+        for p in &section.parameters {
+            p.validate().map_err(|m| invalid(format!("[prediction] {m}")))?;
+            if !param_names.insert(p.name.as_str()) {
+                return Err(invalid(format!("parameter {:?} is declared twice", p.name)));
+            }
+        }
+        match section.scoring {
+            Scoring::AllOrNothing => {
+                if let Some(part) = section.parts.iter().find(|p| p.points.is_some()) {
+                    return Err(invalid(format!(
+                        "part {:?} has points, but scoring is all-or-nothing (set scoring = \"per-part\")",
+                        part.name
+                    )));
+                }
+            }
+            Scoring::PerPart => {
+                let mut sum = 0u32;
+                for part in &section.parts {
+                    let p = part.points.ok_or_else(|| {
+                        invalid(format!("scoring = \"per-part\": part {:?} needs points", part.name))
+                    })?;
+                    sum = sum.saturating_add(p);
+                }
+                if sum != points {
+                    return Err(invalid(format!(
+                        "the parts' points add up to {sum}, but the exercise has points = {points}"
+                    )));
+                }
+            }
+        }
+
+        let script_name = section.script.as_str();
+        if script_name.is_empty() || script_name.contains(['/', '\\']) || script_name.starts_with('.') {
+            return Err(invalid(format!(
+                "script {script_name:?} must be a file name in the exercise folder"
+            )));
+        }
+        let source = read_file(&dir.join(script_name))?;
+        let script_error = |e: script::ScriptError| ExerciseError::Invalid {
+            path: dir.join(script_name),
+            message: e.to_string(),
+        };
+        let parameter_names: Vec<&str> = section.parameters.iter().map(|p| p.name.as_str()).collect();
+        let scenario =
+            Scenario::compile(script_name, &source, &parameter_names, section.constraint.as_deref())
+                .map_err(script_error)?;
+
+        let example = answer::parse(&section.example).map_err(|e| {
+            invalid(format!("[prediction] example {:?} does not parse: {}", section.example, e.message.en))
+        })?;
+
+        let template = |lang: &str| -> Result<Template, ExerciseError> {
+            let path = dir.join(format!("statement.{lang}.md"));
+            let source = read_file(&path)?;
+            Template::parse(&source).map_err(|message| ExerciseError::Invalid { path, message })
+        };
+        let statement = [template("de")?, template("en")?];
+
+        let lesson_params = variant::lesson(&section.parameters);
+        if !scenario.satisfies(&lesson_params).map_err(script_error)? {
+            return Err(invalid("the lesson's parameter values break the [prediction] constraint".into()));
+        }
+        let outcome = scenario.run(&lesson_params).map_err(script_error)?;
+        let exercise = PredictionExercise {
+            scenario,
+            scoring: section.scoring,
+            parameters: section.parameters,
+            parts: section.parts,
+            example_text: section.example,
+            example,
+            statement,
+            lesson: Arc::new(Variant { params: lesson_params, outcome }),
+            cache: Mutex::new(HashMap::new()),
+        };
+        if exercise.split_parts(&exercise.example).is_none() {
+            return Err(invalid(format!(
+                "[prediction] example {:?} does not have {} parts",
+                exercise.example_text,
+                exercise.parts.len()
+            )));
+        }
+        exercise.validate_variant(&exercise.lesson).map_err(|m| ExerciseError::Invalid {
+            path: dir.join(script_name),
+            message: format!("lesson variant: {m}"),
+        })?;
+        // Placeholders must be known for the lesson's variant (learner variants are checked by
+        // `pruefstein check`).
+        for (lang, template) in ["de", "en"].iter().zip(&exercise.statement) {
+            if let Some(name) =
+                template.placeholders().find(|n| exercise.lookup(&exercise.lesson, n, Lang::De).is_none())
+            {
+                return Err(ExerciseError::Invalid {
+                    path: dir.join(format!("statement.{lang}.md")),
+                    message: format!(
+                        "unknown placeholder {{{{{name}}}}}: neither a parameter nor published by the script"
+                    ),
+                });
+            }
+        }
+        Ok(exercise)
+    }
+
+    /// The answer's parts, if it has the right number of them.
+    pub fn split_parts<'a>(&self, value: &'a Value) -> Option<Vec<&'a Value>> {
+        if self.parts.len() == 1 {
+            return Some(vec![value]);
+        }
+        match value {
+            Value::Seq(items, _) if items.len() == self.parts.len() => Some(items.iter().collect()),
+            _ => None,
+        }
+    }
+
+    /// A variant's expected answer must have the right number of parts and survive a round trip
+    /// through the answer parser (so a student can type it).
+    fn validate_variant(&self, variant: &Variant) -> Result<(), String> {
+        let answer = &variant.outcome.answer;
+        if self.split_parts(answer).is_none() {
+            return Err(format!(
+                "the script's answer {} does not have {} parts",
+                answer.render(),
+                self.parts.len()
+            ));
+        }
+        match answer::parse(&answer.render()) {
+            Ok(parsed) if parsed == *answer => Ok(()),
+            _ => Err(format!("the script's answer {} cannot be typed back as an answer", answer.render())),
+        }
+    }
+
+    /// The value of a statement placeholder for a variant.
+    fn lookup(&self, variant: &Variant, name: &str, lang: Lang) -> Option<String> {
+        if let Some((_, v)) = variant.params.iter().find(|(n, _)| n == name) {
+            return Some(v.to_string());
+        }
+        variant.outcome.published.get(name).map(|t| t.get(lang).to_string())
+    }
+
+    /// Whether learners get different parameters.
+    pub fn has_variants(&self) -> bool {
+        self.parameters.iter().any(ParameterSpec::varies)
+    }
+
+    /// The lesson's variant (no learner id).
+    pub fn lesson(&self) -> &Arc<Variant> {
+        &self.lesson
+    }
+
+    /// The variant of `learner` (the lesson's without one). Computed once and cached.
+    pub fn variant(
+        &self,
+        slug: &str,
+        learner: Option<&str>,
+        course_secret: &str,
+    ) -> Result<Arc<Variant>, VariantError> {
+        let Some(learner) = learner else { return Ok(self.lesson.clone()) };
+        let seed = variant::learner_seed(slug, learner, course_secret);
+        if let Some(v) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&seed) {
+            return Ok(v.clone());
+        }
+        let params = variant::derive(&self.parameters, seed, |p| self.scenario.satisfies(p))?;
+        let outcome = self.scenario.run(&params)?;
+        let v = Arc::new(Variant { params, outcome });
+        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
+        if cache.len() >= VARIANT_CACHE_MAX {
+            cache.clear();
+        }
+        cache.insert(seed, v.clone());
+        Ok(v)
+    }
+
+    /// The statement of a variant.
+    pub fn render_statement(&self, variant: &Variant, lang: Lang) -> Result<String, String> {
+        let template = match lang {
+            Lang::De => &self.statement[0],
+            Lang::En => &self.statement[1],
+        };
+        template.render(|name| self.lookup(variant, name, lang))
+    }
+
+    pub(crate) fn example(&self) -> &Value {
+        &self.example
+    }
+}
+
+/// The evidence of one part: what was expected, what was given, and the timeline that explains it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PredictionDetail {}
-
-pub fn render_detail_text(_detail: &PredictionDetail, _lang: Lang, _out: &mut String) {
-    todo!()
+pub struct PredictionDetail {
+    pub expected: serde_json::Value,
+    /// `expected` in the exercise's notation, e.g. `(2, 0)`.
+    pub expected_text: String,
+    pub given: serde_json::Value,
+    /// The student's value in their own notation.
+    pub given_text: String,
+    /// The learner's parameters (in the first wrong part only, to keep reports short).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parameters: Vec<Parameter>,
+    /// The simulated timeline (for a wrong part).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub timeline: Vec<TimelineLine>,
+    /// Lines cut from a long timeline.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub timeline_omitted: usize,
+    /// A wrong part whose timeline is the same as this one's (shown there, not repeated here).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeline_see: Option<String>,
 }
 
-pub fn grade(
-    _exercise: &Exercise,
-    _prediction: &PredictionExercise,
-    _submission: &Submission,
-    _options: &GradeOptions,
-) -> Result<Report, GradeError> {
-    todo!()
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
-pub fn check(_exercise: &Exercise, _prediction: &PredictionExercise) -> Soundness {
-    todo!()
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Parameter {
+    pub name: String,
+    pub value: i64,
 }
 
+/// `pruefstein check` for a prediction exercise: the script runs within its limits for the lesson
+/// and for [`CHECK_LEARNERS`] learners, every statement renders, every variant has a well-formed
+/// answer that grades as correct, and a wrong value in any one part fails exactly that part.
+pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness {
+    let mut soundness = Soundness::default();
+    let script = prediction.scenario.file().to_string();
+    let lesson = prediction.lesson();
+    soundness.rows.push(SoundnessRow {
+        file: script.clone(),
+        expect: "pass".into(),
+        failed_checks: vec![],
+        ok: true,
+        note: format!(
+            "lesson answer {}",
+            lesson.outcome.answer.with_brackets_of(prediction.example()).render()
+        ),
+    });
+
+    let options = GradeOptions::default();
+    let grade_text = |text: String, options: &GradeOptions| {
+        grade(exercise, prediction, &Submission::Answer(text), options).map_err(|e| e.to_string())
+    };
+    // The lesson's answer passes; a wrong value in one part fails exactly that part.
+    let expected_parts: Vec<Value> = prediction
+        .split_parts(&lesson.outcome.answer)
+        .map(|parts| parts.into_iter().cloned().collect())
+        .unwrap_or_default();
+    let mut answers = vec![("lesson answer".to_string(), "pass".to_string(), lesson.outcome.answer.clone())];
+    for (i, part) in prediction.parts.iter().enumerate() {
+        let mut parts = expected_parts.clone();
+        if let Some(p) = parts.get_mut(i) {
+            *p = p.mutated();
+        }
+        let mutant = if parts.len() == 1 {
+            parts.pop().unwrap_or(Value::None)
+        } else {
+            Value::Seq(parts, answer::Brackets::Round)
+        };
+        answers.push((format!("mutant of part {}", part.name), part.name.clone(), mutant));
+    }
+    for (file, expect, value) in answers {
+        let value = value.with_brackets_of(prediction.example());
+        let row = match grade_text(value.render(), &options) {
+            Ok(report) => {
+                let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                let ok = if expect == "pass" {
+                    report.verdict == crate::report::Verdict::Passed
+                } else {
+                    failed == [expect.clone()]
+                };
+                SoundnessRow { file, expect, failed_checks: failed, ok, note: value.render() }
+            }
+            Err(e) => SoundnessRow { file, expect, failed_checks: vec![], ok: false, note: e },
+        };
+        soundness.rows.push(row);
+    }
+
+    // Learner variants.
+    let mut params_seen = BTreeSet::new();
+    let mut answers_seen = BTreeSet::new();
+    let mut failures = 0;
+    for i in 0..CHECK_LEARNERS {
+        let learner = format!("check-learner-{i}");
+        let options = GradeOptions { learner: Some(learner.clone()), ..GradeOptions::default() };
+        let result =
+            prediction.variant(&exercise.slug, Some(&learner), "").map_err(|e| e.to_string()).and_then(|v| {
+                prediction.validate_variant(&v)?;
+                for lang in [Lang::De, Lang::En] {
+                    prediction
+                        .render_statement(&v, lang)
+                        .map_err(|e| format!("statement.{}.md: {e}", lang.code()))?;
+                }
+                let report = grade_text(v.outcome.answer.render(), &options)?;
+                if report.verdict != crate::report::Verdict::Passed {
+                    return Err(format!("its own answer {} does not pass", v.outcome.answer.render()));
+                }
+                Ok(v)
+            });
+        match result {
+            Ok(v) => {
+                params_seen.insert(v.params.iter().map(|(_, x)| *x).collect::<Vec<_>>());
+                answers_seen.insert(v.outcome.answer.render());
+            }
+            Err(e) => {
+                failures += 1;
+                if failures <= 5 {
+                    soundness.problems.push(format!("learner {learner}: {e}"));
+                }
+            }
+        }
+    }
+    if failures > 5 {
+        soundness.problems.push(format!("... {} more learners fail", failures - 5));
+    }
+    soundness.rows.push(SoundnessRow {
+        file: format!("{CHECK_LEARNERS} learner variants"),
+        expect: "pass".into(),
+        failed_checks: vec![],
+        ok: failures == 0,
+        note: format!(
+            "{} parameter sets, {} distinct answers, statements de+en render",
+            params_seen.len(),
+            answers_seen.len()
+        ),
+    });
+    if prediction.has_variants() && params_seen.len() < 2 && failures == 0 {
+        soundness.problems.push("parameters have ranges, but every learner got the same values".into());
+    }
+    soundness
+}
+
+/// `pruefstein statement`: the statement of a learner's variant (the lesson's without a learner).
+/// Exercises of other graders have no templates; their statement is returned as written.
 pub fn render_statement(
-    _exercise: &Exercise,
-    _learner: Option<&str>,
-    _course_secret: &str,
-    _lang: Lang,
+    exercise: &Exercise,
+    learner: Option<&str>,
+    course_secret: &str,
+    lang: Lang,
 ) -> anyhow::Result<String> {
-    todo!()
+    match &exercise.kind {
+        ExerciseKind::Prediction(prediction) => {
+            let variant = prediction.variant(&exercise.slug, learner, course_secret)?;
+            prediction
+                .render_statement(&variant, lang)
+                .map_err(|e| anyhow::anyhow!("statement.{}.md: {e}", lang.code()))
+        }
+        ExerciseKind::Consumer(_) => Ok(exercise.statement.get(lang).to_string()),
+    }
 }

@@ -1,0 +1,337 @@
+//! Prediction exercises end to end: the lesson's answers, per-part verdicts with timelines,
+//! malformed answers, learner variants, broken teacher scripts, the seeded network, and the CLI.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pruefstein::exercise::{Exercise, ExerciseKind};
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::prediction::answer::parse;
+use pruefstein::prediction::{PredictionDetail, PredictionExercise};
+use pruefstein::report::{CheckDetail, Report, Verdict};
+use pruefstein::sim::{Network, NetworkConfig};
+use pruefstein::submission::Submission;
+use pruefstein::text::Lang;
+
+fn exercise_dir(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises").join(name)
+}
+
+fn load(name: &str) -> Exercise {
+    Exercise::load(&exercise_dir(name)).unwrap_or_else(|e| panic!("{name} loads: {e}"))
+}
+
+fn prediction(exercise: &Exercise) -> &PredictionExercise {
+    match &exercise.kind {
+        ExerciseKind::Prediction(p) => p,
+        ExerciseKind::Consumer(_) => panic!("not a prediction exercise"),
+    }
+}
+
+fn grade_answer(exercise: &Exercise, answer: &str, learner: Option<&str>) -> Report {
+    let options = GradeOptions { learner: learner.map(str::to_string), ..GradeOptions::default() };
+    grade(exercise, &Submission::Answer(answer.to_string()), &options).expect("gradable")
+}
+
+fn detail(report: &Report, part: &str) -> PredictionDetail {
+    let check = report.checks.iter().find(|c| c.name == part).expect("part in report");
+    match &check.detail {
+        CheckDetail::Prediction(d) => d.clone(),
+        CheckDetail::Consumer(_) => panic!("wrong detail kind"),
+    }
+}
+
+fn verdicts(report: &Report) -> Vec<(&str, bool)> {
+    report.checks.iter().map(|c| (c.name.as_str(), c.passed)).collect()
+}
+
+#[test]
+fn scripts_yield_the_lessons_answers() {
+    let ex1 = load("01-visibility-timeout");
+    assert_eq!(prediction(&ex1).lesson().outcome.answer, parse("(2, 2, 0)").unwrap());
+    let ex2 = load("02-wann-acken");
+    assert_eq!(prediction(&ex2).lesson().outcome.answer, parse("((0, 0), (2, 0), (1, 0))").unwrap());
+    let ex0 = load("00-fake-netz");
+    assert_eq!(prediction(&ex0).lesson().outcome.answer, parse("([1, 4, 3, 3, 5], [2], [3])").unwrap());
+
+    for (exercise, answer) in
+        [(&ex1, "(2, 2, 0)"), (&ex2, "((0, 0), (2, 0), (1, 0))"), (&ex0, "([1,4,3,3,5],[2],[3])")]
+    {
+        let report = grade_answer(exercise, answer, None);
+        assert_eq!(report.verdict, Verdict::Passed, "{}", report.to_json());
+        assert_eq!(report.score.points, report.score.max);
+        assert!(report.checks.iter().all(|c| c.failure.is_none() && c.hint.is_none()));
+    }
+}
+
+#[test]
+fn json_and_python_answers_grade_alike() {
+    let ex2 = load("02-wann-acken");
+    for answer in ["[[0,0],[2,0],[1,0]]", "antwort = ((0, 0), (2, 0), (1, 0))", "(0, 0), (2, 0), (1, 0)"] {
+        assert_eq!(grade_answer(&ex2, answer, None).verdict, Verdict::Passed, "{answer}");
+    }
+    let ex0 = load("00-fake-netz");
+    // Lost and duplicated orders are sets; the arrival order is not.
+    assert_eq!(grade_answer(&ex0, "((1, 4, 3, 3, 5), (2,), (3,))", None).verdict, Verdict::Passed);
+    let swapped = grade_answer(&ex0, "([1, 3, 4, 3, 5], [2], [3])", None);
+    assert_eq!(verdicts(&swapped), vec![("ankunft", false), ("verloren", true), ("doppelt", true)]);
+}
+
+#[test]
+fn wrong_part_gets_its_verdict_points_and_the_timeline() {
+    let ex1 = load("01-visibility-timeout");
+    let report = grade_answer(&ex1, "(2, 1, 0)", None);
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert_eq!(report.verdict.exit_code(), 1);
+    assert_eq!(verdicts(&report), vec![("verarbeitet", true), ("versuche", false), ("offen", true)]);
+    assert_eq!((report.score.points, report.score.max), (2, 3), "per-part scoring");
+    let points: Vec<_> = report.checks.iter().map(|c| c.points.map(|p| (p.points, p.max))).collect();
+    assert_eq!(points, vec![Some((1, 1)), Some((0, 1)), Some((1, 1))]);
+
+    let wrong = &report.checks[1];
+    let failure = wrong.failure.as_ref().expect("failure text");
+    assert_eq!(failure.de, "Deine Antwort: 1. Richtig ist: 2.");
+    assert_eq!(failure.en, "Your answer: 1. Correct is: 2.");
+    assert!(wrong.hint.as_ref().expect("hint").de.contains("älteste sichtbare"));
+    let d = detail(&report, "versuche");
+    assert_eq!((d.expected.clone(), d.given.clone()), (serde_json::json!(2), serde_json::json!(1)));
+    let lines: Vec<String> = d.timeline.iter().map(|l| l.render(Lang::De)).collect();
+    for expected in [
+        "t=0: A erhält zahlung-1 (Versuch 1), unsichtbar bis t=3",
+        "t=2: B erhält zahlung-2 (Versuch 1), unsichtbar bis t=5",
+        "t=3: kein Ack für zahlung-1 innerhalb des Visibility Timeouts: wieder sichtbar (nach 1 Versuch)",
+        "t=4: C erhält zahlung-1 (Versuch 2), unsichtbar bis t=7",
+        "t=4: Ack für zahlung-1 ist wirkungslos: die Nachricht ist schon gelöscht",
+    ] {
+        assert!(lines.iter().any(|l| l == expected), "missing {expected:?} in {lines:#?}");
+    }
+    let names: Vec<_> = d.parameters.iter().map(|p| (p.name.as_str(), p.value)).collect();
+    assert_eq!(names, vec![("visibility_timeout", 3), ("tick_1", 2), ("tick_2", 2)]);
+    assert!(detail(&report, "offen").timeline.is_empty(), "no timeline for a correct part");
+
+    let text = pruefstein::report::render_text(&report, Lang::En);
+    assert!(text.contains("✗ What is c[\"versuche\"]? (versuche)  0/1"), "{text}");
+    assert!(text.contains("t=4: C receives zahlung-1 (attempt 2), invisible until t=7"), "{text}");
+    assert_eq!(
+        report.replay.as_deref(),
+        Some("pruefstein grade exercises/01-visibility-timeout --answer '(2, 1, 0)'")
+    );
+}
+
+#[test]
+fn all_or_nothing_and_timelines_per_scenario() {
+    let ex2 = load("02-wann-acken");
+    let report = grade_answer(&ex2, "((0, 0), (1, 0), (0, 1))", None);
+    assert_eq!(
+        verdicts(&report),
+        vec![("ack_zuerst", true), ("wirkung_dann_tod", false), ("sofort_tod", false)]
+    );
+    assert_eq!(report.score.points, 0, "all or nothing");
+    assert!(report.checks.iter().all(|c| c.points.is_none()));
+    let d = detail(&report, "wirkung_dann_tod");
+    let lines: Vec<String> = d.timeline.iter().map(|l| l.render(Lang::De)).collect();
+    assert!(lines.contains(&"t=0: K1 bucht zahlung-1 (Wirkung)".to_string()), "{lines:#?}");
+    assert!(lines.contains(&"t=3: K2 bucht zahlung-1 (Wirkung)".to_string()), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("stürzt sofort ab")), "only this scenario's timeline");
+    let s = detail(&report, "sofort_tod");
+    assert!(s.timeline.iter().any(|l| l.text.de.contains("stürzt sofort ab")));
+    assert_eq!(s.timeline_see, None);
+    // A pair where a number is expected is wrong, and the message says what kind was expected.
+    let report = grade_answer(&ex2, "((0, 0), (2, 0), 1)", None);
+    let failure = report.checks[2].failure.clone().expect("failure");
+    assert!(failure.en.contains("Expected a sequence of 2 values, your answer is a number"), "{failure:?}");
+}
+
+#[test]
+fn malformed_answers_are_rejected_with_an_example() {
+    let ex1 = load("01-visibility-timeout");
+    let cases = [
+        ("(2, 2", "answer-syntax", "missing ')'"),
+        ("(2; 2; 0)", "answer-syntax", "expected ',' or ')'"),
+        ("zwei, zwei, null", "answer-syntax", "unknown word 'zwei'"),
+        ("", "answer-syntax", "empty"),
+        ("(2, 2)", "answer-shape", "Expected 3 values in this order: verarbeitet, versuche, offen"),
+        ("2", "answer-shape", "Your answer is a number"),
+        ("((2, 2, 0))", "answer-syntax", ""),
+    ];
+    for (answer, code, needle) in cases {
+        let report = grade_answer(&ex1, answer, None);
+        if answer == "((2, 2, 0))" {
+            // Python: extra parentheses around a tuple are just grouping.
+            assert_eq!(report.verdict, Verdict::Passed);
+            continue;
+        }
+        assert_eq!(report.verdict, Verdict::Rejected, "{answer}");
+        assert_eq!(report.verdict.exit_code(), 2);
+        let rejection = report.rejection.as_ref().expect("rejection");
+        assert_eq!(rejection.code, code, "{answer}");
+        assert!(rejection.message.en.contains(needle), "{answer}: {}", rejection.message.en);
+        assert!(rejection.message.de.contains("(1, 1, 1)"), "German message quotes the example");
+        assert!(rejection.message.en.contains("(1, 1, 1)"), "English message quotes the example");
+        assert!(report.checks.is_empty());
+        assert_eq!(report.score.points, 0);
+    }
+    let huge = format!("({})", vec!["1"; 3000].join(", "));
+    let report = grade_answer(&ex1, &huge, None);
+    assert_eq!(report.rejection.map(|r| r.code).as_deref(), Some("answer-too-large"));
+    let module = grade(&ex1, &Submission::Module(b"\0asm".to_vec()), &GradeOptions::default()).unwrap();
+    assert_eq!(module.rejection.map(|r| r.code).as_deref(), Some("not-an-answer"));
+}
+
+#[test]
+fn learners_get_their_own_variant_and_are_graded_against_it() {
+    let ex1 = load("01-visibility-timeout");
+    let p = prediction(&ex1);
+    let variant = |learner: &str| p.variant(&ex1.slug, Some(learner), "").expect("variant");
+    // Find, deterministically, a learner whose answer differs from the lesson's.
+    let lesson_answer = p.lesson().outcome.answer.clone();
+    let (anna, other) = (
+        "anna",
+        (0..200).map(|i| format!("learner-{i}")).find(|l| {
+            variant(l).outcome.answer != lesson_answer && variant(l).params != variant("anna").params
+        }),
+    );
+    let other = other.expect("some learner has another answer");
+    let (va, vo) = (variant(anna), variant(&other));
+    assert_ne!(va.params, vo.params);
+    assert_eq!(variant(anna).params, va.params, "the same learner always gets the same variant");
+
+    for (learner, v) in [(anna, &va), (other.as_str(), &vo)] {
+        let own = v.outcome.answer.render();
+        let report = grade_answer(&ex1, &own, Some(learner));
+        assert_eq!(report.verdict, Verdict::Passed, "{learner} passes with their own answer");
+        assert_eq!(report.learner.as_deref(), Some(learner));
+        let statement = p.render_statement(v, Lang::De).unwrap();
+        let timeout = v.params.iter().find(|(n, _)| n == "visibility_timeout").unwrap().1;
+        assert!(statement.contains(&format!("Visibility Timeout von **{timeout} Ticks**")), "{statement}");
+        assert!(statement.contains(&format!("q.tick({})", v.params[1].1)));
+    }
+    if va.outcome.answer != vo.outcome.answer {
+        let cross = grade_answer(&ex1, &vo.outcome.answer.render(), Some(anna));
+        assert_eq!(cross.verdict, Verdict::Failed, "another learner's answer is not this learner's");
+    }
+    let wrong_for_other = grade_answer(&ex1, &lesson_answer.render(), Some(&other));
+    assert_eq!(wrong_for_other.verdict, Verdict::Failed, "the lesson's answer is wrong for {other}");
+    let replay = wrong_for_other.replay.expect("replay");
+    assert!(replay.ends_with(&format!("--learner '{other}'")), "{replay}");
+
+    // The course secret changes the variants.
+    let with_secret: Vec<_> = (0..20)
+        .map(|i| p.variant(&ex1.slug, Some(&format!("l{i}")), "geheim").unwrap().params.clone())
+        .collect();
+    let without: Vec<_> = (0..20).map(|i| variant(&format!("l{i}")).params.clone()).collect();
+    assert_ne!(with_secret, without);
+}
+
+#[test]
+fn reports_are_deterministic() {
+    let ex2 = load("02-wann-acken");
+    let a = grade_answer(&ex2, "((1, 0), (2, 0), (1, 1))", Some("bert")).to_json();
+    let ex2_again = load("02-wann-acken");
+    let b = grade_answer(&ex2_again, "((1, 0), (2, 0), (1, 1))", Some("bert")).to_json();
+    assert_eq!(a, b);
+    let parsed: Report = serde_json::from_str(&a).expect("report JSON round-trips");
+    assert_eq!(parsed.to_json(), a);
+}
+
+fn scratch_exercise(script: &str, statement: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let toml = r#"
+slug = "kaputt"
+grader = "prediction"
+title.de = "Kaputt"
+title.en = "Broken"
+[prediction]
+script = "scenario.rhai"
+example = "1"
+[[prediction.parameters]]
+name = "n"
+lesson = 3
+[[prediction.parts]]
+name = "wert"
+title.de = "Wert"
+title.en = "Value"
+question.de = "Welcher Wert?"
+question.en = "Which value?"
+"#;
+    std::fs::write(dir.path().join("exercise.toml"), toml).unwrap();
+    std::fs::write(dir.path().join("scenario.rhai"), script).unwrap();
+    std::fs::write(dir.path().join("statement.de.md"), statement).unwrap();
+    std::fs::write(dir.path().join("statement.en.md"), "n = {{n}}").unwrap();
+    dir
+}
+
+#[test]
+fn broken_teacher_scripts_fail_at_load_with_a_clear_error() {
+    let ok = scratch_exercise("n * 2", "n = {{n}}");
+    let exercise = Exercise::load(ok.path()).expect("a working script loads");
+    assert_eq!(prediction(&exercise).lesson().outcome.answer, parse("6").unwrap());
+
+    let cases = [
+        ("let i = 0;\nwhile true { i += 1; }", "{{n}}", "scenario.rhai:2:", "more than 500000 operations"),
+        ("fn f(x) { f(x) }\nf(n)", "{{n}}", "scenario.rhai", "deeper than 32 levels"),
+        ("let x = ;", "{{n}}", "scenario.rhai:1:", ""),
+        ("m * 2", "{{n}}", "scenario.rhai:1:1", "m"),
+        ("n / 2.0", "{{n}}", "scenario.rhai", "not a valid answer"),
+        ("throw \"kaputt\"", "{{n}}", "scenario.rhai:1:", "kaputt"),
+        ("n", "{{unbekannt}}", "statement.de.md", "unknown placeholder {{unbekannt}}"),
+        ("n", "{{n", "statement.de.md", "not closed"),
+    ];
+    for (script, statement, place, reason) in cases {
+        let dir = scratch_exercise(script, statement);
+        let started = std::time::Instant::now();
+        let error = Exercise::load(dir.path()).expect_err(script).to_string();
+        assert!(error.contains(place), "{script:?}: {error}");
+        assert!(error.contains(reason), "{script:?}: {error}");
+        assert!(started.elapsed().as_secs() < 10, "stopped promptly");
+    }
+}
+
+#[test]
+fn network_seeds_are_golden() {
+    let run = |seed| {
+        let mut net = Network::new(seed, NetworkConfig::default()).unwrap();
+        for i in 1..=5 {
+            net.send(format!("bestellung-{i}"));
+        }
+        net.deliver().into_iter().map(|a| a.body).collect::<Vec<_>>().join(" ")
+    };
+    assert_eq!(run(806), "bestellung-1 bestellung-4 bestellung-3 bestellung-3 bestellung-5");
+    assert_eq!(run(0), "bestellung-2 bestellung-2 bestellung-3 bestellung-3 bestellung-5 bestellung-4");
+    assert_eq!(run(42), "bestellung-2 bestellung-4");
+    assert_eq!(run(806), run(806));
+}
+
+#[test]
+fn bundled_exercises_are_sound() {
+    for name in ["00-fake-netz", "01-visibility-timeout", "02-wann-acken"] {
+        let exercise = load(name);
+        let soundness = pruefstein::check::check_exercise(&exercise);
+        assert!(soundness.sound(), "{name}:\n{}", soundness.render());
+        assert_eq!(soundness.mutants_caught(), (3, 3), "{name}");
+    }
+}
+
+#[test]
+fn cli_statement_grade_and_exit_codes() {
+    let bin = env!("CARGO_BIN_EXE_pruefstein");
+    let dir = exercise_dir("01-visibility-timeout");
+    let run = |args: &[&str]| {
+        let out = Command::new(bin).args(args).env_remove("PRUEFSTEIN_COURSE_SECRET").output().expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let dir = dir.to_str().unwrap();
+    let (code, statement) = run(&["statement", dir, "--lang", "en"]);
+    assert_eq!(code, Some(0));
+    assert!(statement.contains("visibility timeout of **3 ticks**"), "{statement}");
+    assert_eq!(run(&["grade", dir, "--answer", "(2, 2, 0)"]).0, Some(0));
+    let (code, json) = run(&["grade", dir, "--answer", "(2, 2, 1)", "--json"]);
+    assert_eq!(code, Some(1));
+    let report: Report = serde_json::from_str(&json).expect("JSON report");
+    assert_eq!(verdicts(&report), vec![("verarbeitet", true), ("versuche", true), ("offen", false)]);
+    assert_eq!(run(&["grade", dir, "--answer", "(2, 2"]).0, Some(2));
+    assert_eq!(run(&["grade", "/nonexistent-exercise", "--answer", "1"]).0, Some(3));
+    let (code, out) = run(&["check", dir]);
+    assert_eq!(code, Some(0));
+    assert!(out.contains("exercise is sound"), "{out}");
+}
