@@ -49,7 +49,7 @@ pub struct Exercise {
 #[derive(Debug)]
 pub enum ExerciseKind {
     Consumer(Box<crate::consumer::ConsumerExercise>),
-    Prediction(crate::prediction::PredictionExercise),
+    Prediction(Box<crate::prediction::PredictionExercise>),
 }
 
 impl Exercise {
@@ -93,12 +93,12 @@ impl Exercise {
                 let section = file
                     .prediction
                     .ok_or_else(|| invalid("grader = \"prediction\" needs a [prediction] section".into()))?;
-                ExerciseKind::Prediction(crate::prediction::PredictionExercise::load(
+                ExerciseKind::Prediction(Box::new(crate::prediction::PredictionExercise::load(
                     dir,
                     section,
                     &file.limits,
                     file.points,
-                )?)
+                )?))
             }
         };
         Ok(Exercise {

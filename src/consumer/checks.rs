@@ -10,9 +10,11 @@ use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, TraceEvent};
 use super::exercise::ConsumerExercise;
 use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
+use super::schedule::{self, Fault, SCHEDULE_DELIVERIES_MAX, Schedule, ScheduleInfo};
 use super::state::{State, diff, read_state};
 use crate::grade::GradeError;
 use crate::limits::Limits;
+use crate::sim::{Queue, QueueConfig};
 use crate::text;
 use crate::text::Text;
 
@@ -26,6 +28,7 @@ pub const CHECKS: &[&str] = &[
     "crash-after-write",
     "lost-ack",
     "concurrent-duplicate",
+    "at-least-once-schedule",
 ];
 
 /// The most trace events one check keeps in the report.
@@ -54,6 +57,8 @@ pub struct Harness<'a> {
     pub coverage: Vec<crate::report::Coverage>,
     /// Keep every trace event (a replay prints the whole run).
     pub full_trace: bool,
+    /// The reference's state after processing batch messages in a given order, computed once.
+    reference_states: std::collections::HashMap<Vec<usize>, State>,
 }
 
 /// What one check records while it runs.
@@ -64,6 +69,8 @@ struct Run {
     instances: u32,
     /// The replay spec of the run shown in the report.
     replay_spec: Option<String>,
+    /// The schedule the trace shows.
+    schedule: Option<ScheduleInfo>,
 }
 
 impl Run {
@@ -87,6 +94,7 @@ impl Run {
             state,
             fuel_used: self.fuel_used,
             crash_points,
+            schedule: self.schedule,
         }
     }
 }
@@ -126,6 +134,7 @@ impl<'a> Harness<'a> {
             seed: 0,
             coverage: Vec::new(),
             full_trace: false,
+            reference_states: Default::default(),
         })
     }
 
@@ -191,7 +200,7 @@ impl<'a> Harness<'a> {
 
     /// Runs the reference solution without faults and records the states every check compares
     /// against. Fails when the reference does not behave as a reference must.
-    pub fn oracle_run(&mut self, initial: &State) -> Result<Oracle, String> {
+    pub fn oracle_run(&mut self, initial: &State) -> Result<OracleStates, String> {
         let messages = &self.exercise.messages;
         let mut run = Run::default();
         let db = self.fresh_db().map_err(|e| e.to_string())?;
@@ -233,7 +242,28 @@ impl<'a> Harness<'a> {
         if after_fresh == *initial || after_fresh_same_body == after_fresh {
             return Err("the fresh and the same_body message must each change the observable state under the reference solution".into());
         }
-        Ok(Oracle { after_fresh, after_fresh_same_body, after_violation })
+        let mut poison = Vec::new();
+        for message in &messages.batch {
+            let db = self.fresh_db().map_err(|e| e.to_string())?;
+            let mut process =
+                self.start(&mut run, &db).map_err(|_| "the reference solution does not start".to_string())?;
+            let outcome = self.deliver(&mut run, &mut process, message, None, None);
+            drop(process);
+            let is_poison = delivery_problem(&outcome, Expect::Error).is_none();
+            if !is_poison && delivery_problem(&outcome, Expect::Processed).is_some() {
+                return Err(format!(
+                    "the reference solution must process the batch message {message} (return 1) or report an error; it ended with {:?}",
+                    outcome.end
+                ));
+            }
+            if is_poison && self.state(&db).map_err(|e| e.to_string())? != *initial {
+                return Err(format!(
+                    "the reference solution reports an error for {message} but changes the database"
+                ));
+            }
+            poison.push(is_poison);
+        }
+        Ok(OracleStates { after_fresh, after_fresh_same_body, after_violation, poison })
     }
 
     /// Runs every check.
@@ -268,6 +298,7 @@ impl<'a> Harness<'a> {
             "crash-after-write" => self.crash_after_write(&mut run, oracle, &mut evidence, &mut crash_points),
             "lost-ack" => self.lost_ack(&mut run, oracle, &mut evidence),
             "concurrent-duplicate" => self.concurrent_duplicate(&mut run, oracle, &mut evidence, spec),
+            "at-least-once-schedule" => self.schedules(&mut run, oracle, &mut evidence, spec),
             other => return Err(GradeError::Internal(format!("unknown consumer check {other}"))),
         };
         let failure = match outcome {
@@ -554,6 +585,14 @@ impl<'a> Harness<'a> {
     }
 }
 
+/// What the reference solution does without faults (see [`Oracle`]).
+pub struct OracleStates {
+    pub after_fresh: State,
+    pub after_fresh_same_body: State,
+    pub after_violation: State,
+    pub poison: Vec<bool>,
+}
+
 /// The outcome of one interleaved run of the concurrent-duplicate check.
 struct ConcurrentRun {
     run: Run,
@@ -779,6 +818,402 @@ impl<'a> Harness<'a> {
         }
         let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
+    }
+}
+
+/// How one schedule ended.
+struct ScheduleOutcome {
+    run: Run,
+    problem: Option<Text>,
+    evidence: Option<StateEvidence>,
+    /// Deliveries made (faults beyond them never struck).
+    deliveries: usize,
+}
+
+impl<'a> Harness<'a> {
+    fn schedules(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+        spec: Option<&str>,
+    ) -> Step<()> {
+        let messages = self.exercise.messages.batch.len();
+        if let Some(spec) = spec {
+            let schedule = Schedule::decode(spec, messages).ok_or_else(|| {
+                Failure::Internal(GradeError::Replay(format!(
+                    "\"{spec}\" is not a schedule of this exercise"
+                )))
+            })?;
+            let outcome = self.run_schedule(oracle, &schedule)?;
+            return self.show_schedule(run, schedule, outcome, evidence);
+        }
+        let mut explored = 0;
+        for index in 0..schedule::SCHEDULES_PER_SUBMISSION {
+            let seed = self.seed ^ 0x7363_6865_6475_6c65u64.wrapping_add(index); // "schedule"
+            let mut drawn = Schedule::generate(seed, messages);
+            if index == 0 {
+                // The first schedule is calm: reordered and duplicated sends, no faults. One
+                // instance sees every delivery, the poison message's retries included.
+                drawn.faults.clear();
+                drawn.original_size = drawn.size();
+            }
+            let outcome = self.run_schedule(oracle, &drawn)?;
+            explored += 1;
+            if outcome.problem.is_some() {
+                self.push_schedule_coverage(explored);
+                let (shrunk, outcome) = self.shrink(oracle, drawn, outcome)?;
+                return self.show_schedule(run, shrunk, outcome, evidence);
+            }
+        }
+        self.push_schedule_coverage(explored);
+        run.queue(text!(
+            "{explored} Zeitpläne mit Verlusten, Duplikaten, Abstürzen und langsamen Konsumenten: alle richtig",
+            "{explored} schedules with losses, duplicates, crashes and slow consumers: all correct"
+        ));
+        Ok(())
+    }
+
+    fn push_schedule_coverage(&mut self, explored: u64) {
+        self.coverage.push(crate::report::Coverage {
+            name: "schedules".into(),
+            label: text!("Zeitpläne", "schedules"),
+            exercised: explored,
+            total: None,
+        });
+    }
+
+    fn show_schedule(
+        &mut self,
+        run: &mut Run,
+        schedule: Schedule,
+        outcome: ScheduleOutcome,
+        evidence: &mut Option<StateEvidence>,
+    ) -> Step<()> {
+        let batch = &self.exercise.messages.batch;
+        let label = |i: usize| schedule::message_label(&batch[i]);
+        let info = ScheduleInfo::of(&schedule, &label);
+        run.queue(Text {
+            de: format!("Zeitplan (Seed {}): {}", info.seed, info.description.de),
+            en: format!("schedule (seed {}): {}", info.seed, info.description.en),
+        });
+        run.trace.extend(outcome.run.trace);
+        run.fuel_used += outcome.run.fuel_used;
+        run.instances = outcome.run.instances;
+        run.replay_spec = Some(schedule.encode());
+        run.schedule = Some(info);
+        *evidence = outcome.evidence;
+        match outcome.problem {
+            Some(problem) => Err(Failure::Student(problem)),
+            None => Ok(()),
+        }
+    }
+
+    /// Shrinks a failing schedule: tries smaller ones and keeps any that still fails, until none of
+    /// its candidates fails or the run budget is spent.
+    fn shrink(
+        &mut self,
+        oracle: &Oracle,
+        mut best: Schedule,
+        mut best_outcome: ScheduleOutcome,
+    ) -> Result<(Schedule, ScheduleOutcome), GradeError> {
+        best.faults.truncate(best_outcome.deliveries);
+        let mut runs = 0;
+        'smaller: loop {
+            for mut candidate in best.candidates() {
+                if runs >= schedule::SHRINK_RUNS_MAX {
+                    break 'smaller;
+                }
+                runs += 1;
+                let outcome = self.run_schedule(oracle, &candidate)?;
+                if outcome.problem.is_some() {
+                    candidate.faults.truncate(outcome.deliveries);
+                    while candidate.faults.last() == Some(&Fault::None) {
+                        candidate.faults.pop();
+                    }
+                    best = candidate;
+                    best_outcome = outcome;
+                    continue 'smaller;
+                }
+            }
+            break;
+        }
+        // The reported trace must be the run of exactly the reported schedule.
+        let outcome = self.run_schedule(oracle, &best)?;
+        let _ = best_outcome;
+        Ok((best, outcome))
+    }
+
+    /// The reference's state after processing the batch messages `order` once each, in that order.
+    fn reference_state(&mut self, oracle: &Oracle, order: &[usize]) -> Result<State, GradeError> {
+        if let Some(state) = self.reference_states.get(order) {
+            return Ok(state.clone());
+        }
+        let db = self.fresh_db()?;
+        let mut process =
+            ConsumerProcess::start(&oracle.reference, &db, Arc::clone(&self.exercise.tables), self.limits, 1)
+                .map_err(|_| GradeError::Internal("the reference solution does not start".into()))?;
+        for &index in order {
+            let outcome = process.deliver(&self.exercise.messages.batch[index], None);
+            if outcome.returned() != Some(1) {
+                return Err(GradeError::Internal(format!(
+                    "the exercise's reference solution does not process batch message {} after the others",
+                    self.exercise.messages.batch[index]
+                )));
+            }
+        }
+        drop(process);
+        let state = self.state(&db)?;
+        self.reference_states.insert(order.to_vec(), state.clone());
+        Ok(state)
+    }
+
+    /// Runs one schedule to the end (the queue empty) and judges it.
+    fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Result<ScheduleOutcome, GradeError> {
+        let batch = self.exercise.messages.batch.clone();
+        let label = |i: &usize| schedule::message_label(&batch[*i]);
+        let config = QueueConfig {
+            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
+            max_receives: Some(schedule::MAX_RECEIVES),
+        };
+        let mut queue: Queue<usize> =
+            Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        let mut run = Run::default();
+        let mut seen = 0;
+        let flush = |queue: &Queue<usize>, run: &mut Run, seen: &mut usize| {
+            for entry in &queue.trace()[*seen..] {
+                if let Some(line) = crate::sim::describe::queue_line(queue, entry, &label) {
+                    run.trace.push(TraceEvent::Queue {
+                        text: Text {
+                            de: line.render(crate::text::Lang::De),
+                            en: line.render(crate::text::Lang::En),
+                        },
+                    });
+                }
+            }
+            *seen = queue.trace().len();
+        };
+        for &index in &plan.sends {
+            queue.send(index);
+        }
+        flush(&queue, &mut run, &mut seen);
+        let db = self.fresh_db()?;
+        let before = self.state(&db)?;
+        let mut current: Option<ConsumerProcess> = None;
+        let mut processed: Vec<usize> = Vec::new();
+        let mut problem: Option<Text> = None;
+        let mut deliveries = 0;
+        'queue: while problem.is_none() {
+            if deliveries >= SCHEDULE_DELIVERIES_MAX {
+                problem = Some(text!(
+                    "Der Zeitplan wurde nach {SCHEDULE_DELIVERIES_MAX} Zustellungen abgebrochen.",
+                    "The schedule was stopped after {SCHEDULE_DELIVERIES_MAX} deliveries."
+                ));
+                break;
+            }
+            let Some(delivery) = queue.receive() else {
+                if queue.open() == 0 {
+                    break;
+                }
+                let _ = queue.tick(1);
+                flush(&queue, &mut run, &mut seen);
+                continue;
+            };
+            flush(&queue, &mut run, &mut seen);
+            let planned = plan.faults.get(deliveries).copied().unwrap_or(Fault::None);
+            deliveries += 1;
+            // A message's last allowed delivery is never disturbed in a way that prevents its ack:
+            // otherwise a correct consumer would lose it to the dead-letter list as well.
+            let last_chance = delivery.attempts >= schedule::MAX_RECEIVES;
+            let fault = match planned {
+                Fault::Crash(_) | Fault::LoseAck | Fault::Slow if last_chance => Fault::None,
+                other => other,
+            };
+            if fault == Fault::Restart {
+                current = None;
+            }
+            let mut process = match current.take().filter(|p| p.is_alive()) {
+                Some(process) => process,
+                None => match self.start(&mut run, &db) {
+                    Ok(process) => process,
+                    Err(Failure::Internal(error)) => return Err(error),
+                    Err(Failure::Student(text)) => {
+                        problem = Some(text);
+                        break;
+                    }
+                },
+            };
+            let message = Arc::clone(&batch[delivery.body]);
+            if fault == Fault::Slow {
+                // The first instance is still working when the timeout runs out: a second one gets
+                // whatever is visible next, finishes first, and only then does the first finish.
+                run.queue(text!(
+                    "#{n} arbeitet langsamer als das Visibility Timeout",
+                    "#{n} works slower than the visibility timeout",
+                    n = process.instance
+                ));
+                let _ = queue.tick(schedule::VISIBILITY_TIMEOUT);
+                flush(&queue, &mut run, &mut seen);
+                if let Some(second) = queue.receive() {
+                    flush(&queue, &mut run, &mut seen);
+                    let mut helper = match self.start(&mut run, &db) {
+                        Ok(process) => process,
+                        Err(Failure::Internal(error)) => return Err(error),
+                        Err(Failure::Student(text)) => {
+                            problem = Some(text);
+                            break 'queue;
+                        }
+                    };
+                    let other = Arc::clone(&batch[second.body]);
+                    let outcome = self.deliver(&mut run, &mut helper, &other, None, None);
+                    problem = self.settle(
+                        &mut queue,
+                        &mut run,
+                        second.id,
+                        second.body,
+                        &outcome,
+                        oracle,
+                        &mut processed,
+                        false,
+                    );
+                    flush(&queue, &mut run, &mut seen);
+                    if problem.is_some() {
+                        break;
+                    }
+                }
+            }
+            let crash_after = match fault {
+                Fault::Crash(k) => Some(k),
+                _ => None,
+            };
+            let outcome = self.deliver(&mut run, &mut process, &message, crash_after, None);
+            let lose_ack = fault == Fault::LoseAck;
+            problem = self.settle(
+                &mut queue,
+                &mut run,
+                delivery.id,
+                delivery.body,
+                &outcome,
+                oracle,
+                &mut processed,
+                lose_ack,
+            );
+            if process.is_alive() {
+                current = Some(process);
+            }
+            let _ = queue.tick(1);
+            flush(&queue, &mut run, &mut seen);
+        }
+        drop(current);
+        let after = self.state(&db)?;
+        // Every ordinary message sent must have taken effect once; the expected state is the
+        // reference's after them, in the order this run first processed them.
+        let mut order: Vec<usize> = processed.iter().copied().filter(|i| !oracle.poison[*i]).collect();
+        for &index in &plan.sends {
+            if !oracle.poison[index] && !order.contains(&index) {
+                order.push(index);
+            }
+        }
+        let expected = self.reference_state(oracle, &order)?;
+        if problem.is_none() {
+            problem = self.judge_schedule(&queue, plan, oracle, &after, &expected);
+        }
+        let evidence = Some(evidence_of(before, after, expected, None));
+        Ok(ScheduleOutcome { run, problem, evidence, deliveries })
+    }
+
+    /// Acks (or not) after a delivery, as the queue's consumer loop would, and records what the
+    /// delivery means for the schedule. Returns a problem with the delivery itself.
+    #[allow(clippy::too_many_arguments)]
+    fn settle(
+        &self,
+        queue: &mut Queue<usize>,
+        run: &mut Run,
+        queue_id: u64,
+        index: usize,
+        outcome: &DeliveryOutcome,
+        oracle: &Oracle,
+        processed: &mut Vec<usize>,
+        lose_ack: bool,
+    ) -> Option<Text> {
+        match &outcome.end {
+            DeliveryEnd::Crashed(_) => {
+                run.queue(text!("kein Ack: der Prozess ist tot", "no ack: the process is dead"));
+                None
+            }
+            DeliveryEnd::Faulted { code, message }
+                if !matches!(code.as_str(), "abort" | "unreachable" | "trap") =>
+            {
+                Some(message.clone())
+            }
+            DeliveryEnd::Faulted { .. } => None,
+            DeliveryEnd::Returned(value) => {
+                if outcome.transaction_left_open {
+                    return delivery_problem(outcome, Expect::Processed)
+                        .or_else(|| delivery_problem(outcome, Expect::Duplicate));
+                }
+                if *value == 1 && !processed.contains(&index) {
+                    processed.push(index);
+                }
+                if *value != 0 && *value != 1 {
+                    return None;
+                }
+                if lose_ack {
+                    run.queue(text!(
+                        "das Ack geht auf dem Weg zur Queue verloren",
+                        "the ack is lost on its way to the queue"
+                    ));
+                } else {
+                    queue.ack(queue_id);
+                }
+                if oracle.poison[index] {
+                    return Some(text!(
+                        "Die Giftnachricht {m} wurde mit {value} bestätigt, obwohl ihre Wirkung nicht eintreten kann: sie ist verloren, statt in der Dead-Letter-Liste zu landen, wo jemand sie sehen würde.",
+                        "The poison message {m} was acked with {value} although its effect cannot happen: it is lost instead of landing in the dead-letter list, where somebody would see it.",
+                        m = schedule::message_label(&self.exercise.messages.batch[index])
+                    ));
+                }
+                None
+            }
+        }
+    }
+
+    fn judge_schedule(
+        &self,
+        queue: &Queue<usize>,
+        plan: &Schedule,
+        oracle: &Oracle,
+        after: &State,
+        expected: &State,
+    ) -> Option<Text> {
+        let batch = &self.exercise.messages.batch;
+        for letter in queue.dead_letters() {
+            if !oracle.poison[letter.body] {
+                return Some(text!(
+                    "Die Nachricht {m} ging verloren: nach {n} Zustellungen ohne Ack landete sie in der Dead-Letter-Liste, obwohl sie verarbeitet werden konnte.",
+                    "The message {m} was lost: after {n} deliveries without an ack it went to the dead-letter list although it could have been processed.",
+                    m = schedule::message_label(&batch[letter.body]),
+                    n = letter.attempts
+                ));
+            }
+        }
+        for &index in &plan.sends {
+            let dead = queue.dead_letters().iter().any(|d| d.body == index);
+            if oracle.poison[index] && !dead {
+                return Some(text!(
+                    "Die Giftnachricht {m} ist nicht in der Dead-Letter-Liste gelandet.",
+                    "The poison message {m} did not end in the dead-letter list.",
+                    m = schedule::message_label(&batch[index])
+                ));
+            }
+        }
+        if after != expected {
+            return Some(text!(
+                "Nach dem Zeitplan stimmt die Datenbank nicht: jede Nachricht muss genau einmal gewirkt haben, die Giftnachricht gar nicht (siehe Unterschied).",
+                "After the schedule the database is wrong: every message must have taken effect exactly once, the poison message not at all (see the difference)."
+            ));
+        }
+        None
     }
 }
 

@@ -22,6 +22,9 @@ pub struct ConsumerDetail {
     pub fuel_used: u64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub crash_points: Option<CrashPoints>,
+    /// The at-least-once schedule the trace shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<super::schedule::ScheduleInfo>,
 }
 
 fn is_zero(n: &u32) -> bool {

@@ -44,6 +44,9 @@ struct MessagesSection {
     same_body: serde_json::Value,
     /// A message whose effect violates a constraint of the schema.
     violation: serde_json::Value,
+    /// Further messages for the at-least-once schedules (besides fresh, same_body and violation).
+    #[serde(default)]
+    batch: Vec<serde_json::Value>,
 }
 
 fn default_entry() -> String {
@@ -59,12 +62,18 @@ fn default_mutants() -> String {
     "mutants".into()
 }
 
+/// The most messages a schedule batch may have (each schedule delivers every one, some repeatedly).
+pub const BATCH_MESSAGES_MAX: usize = 12;
+
 /// The messages the checks deliver.
 #[derive(Debug, Clone)]
 pub struct Messages {
     pub fresh: Arc<serde_json::Value>,
     pub same_body: Arc<serde_json::Value>,
     pub violation: Arc<serde_json::Value>,
+    /// The batch the at-least-once schedules send: fresh, same_body, violation and `batch`, each id
+    /// once.
+    pub batch: Vec<Arc<serde_json::Value>>,
 }
 
 #[derive(Debug)]
@@ -97,7 +106,27 @@ impl ConsumerExercise {
             fresh: Arc::new(check_message(&section.messages.fresh, "fresh").map_err(invalid)?),
             same_body: Arc::new(check_message(&section.messages.same_body, "same_body").map_err(invalid)?),
             violation: Arc::new(check_message(&section.messages.violation, "violation").map_err(invalid)?),
+            batch: Vec::new(),
         };
+        let mut messages = messages;
+        messages.batch = vec![
+            Arc::clone(&messages.fresh),
+            Arc::clone(&messages.same_body),
+            Arc::clone(&messages.violation),
+        ];
+        for (index, extra) in section.messages.batch.iter().enumerate() {
+            let extra = check_message(extra, &format!("batch[{index}]")).map_err(invalid)?;
+            if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
+                return Err(invalid(format!(
+                    "[consumer.messages] batch[{index}] repeats the id {}",
+                    extra["id"]
+                )));
+            }
+            messages.batch.push(Arc::new(extra));
+        }
+        if messages.batch.len() > BATCH_MESSAGES_MAX {
+            return Err(invalid(format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all")));
+        }
         if messages.fresh.get("id") == messages.same_body.get("id") {
             return Err(invalid("[consumer.messages] same_body must have another id than fresh".into()));
         }

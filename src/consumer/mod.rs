@@ -15,6 +15,7 @@ pub mod exercise;
 pub mod guestdb;
 pub mod interleave;
 pub mod process;
+pub mod schedule;
 pub mod state;
 
 use std::path::Path;
@@ -35,14 +36,25 @@ use crate::text;
 use crate::text::Text;
 
 /// The reference solution's states without faults: what every check compares against.
-#[derive(Debug, Clone)]
 pub struct Oracle {
+    /// The reference solution, compiled: the schedules ask it for the expected state of the
+    /// messages they processed.
+    pub reference: CompiledConsumer,
+    /// For each batch message: the reference reports an error for it (a poison message, which must
+    /// end in the dead-letter list).
+    pub poison: Vec<bool>,
     /// After the fresh message.
     pub after_fresh: State,
     /// After the fresh message and then the same body under a new id.
     pub after_fresh_same_body: State,
     /// After the message whose effect violates a constraint (equal to the initial state).
     pub after_violation: State,
+}
+
+impl std::fmt::Debug for Oracle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Oracle").field("poison", &self.poison).finish_non_exhaustive()
+    }
 }
 
 /// The oracle of `consumer`, computed once per loaded exercise.
@@ -65,7 +77,15 @@ fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Or
             )
         })?;
     let mut harness = Harness::new(consumer, &exercise.limits, &compiled).map_err(|e| e.to_string())?;
-    harness.oracle_run(&consumer.initial_state)
+    let states = harness.oracle_run(&consumer.initial_state)?;
+    drop(harness);
+    Ok(Oracle {
+        reference: compiled,
+        poison: states.poison,
+        after_fresh: states.after_fresh,
+        after_fresh_same_body: states.after_fresh_same_body,
+        after_violation: states.after_violation,
+    })
 }
 
 fn report_base(exercise: &Exercise, submission: &Submission) -> Report {
@@ -148,7 +168,14 @@ pub fn grade(
                     "Not run: the time for the whole submission ({ms} ms, limit \"time per submission\") was used up.",
                     ms = exercise.limits.wall_ms_per_submission
                 )),
-                detail: ConsumerDetail { trace: Vec::new(), trace_omitted: 0, state: None, fuel_used: 0, crash_points: None },
+                detail: ConsumerDetail {
+                    trace: Vec::new(),
+                    trace_omitted: 0,
+                    state: None,
+                    fuel_used: 0,
+                    crash_points: None,
+                    schedule: None,
+                },
                 replay_spec: None,
             });
             continue;

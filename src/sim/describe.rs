@@ -33,78 +33,82 @@ fn who(consumer: &Option<String>) -> Text {
 
 /// The queue's trace as a timeline (time passing is implied by the ticks and not listed).
 pub fn queue_timeline<B: Clone>(queue: &Queue<B>, label: impl Fn(&B) -> String) -> Vec<TimelineLine> {
-    let name = |id: u64| queue.body(id).map(&label).unwrap_or_else(|| format!("#{id}"));
-    queue
-        .trace()
-        .iter()
-        .filter_map(|TraceEntry { tick, event }| {
-            let text = match event {
-                QueueEvent::Sent { id } => {
-                    text!("{m} wird gesendet (id {id})", "{m} is sent (id {id})", m = name(*id))
-                }
-                QueueEvent::Received { id, attempt, consumer, invisible_until } => {
-                    let who = who(consumer);
-                    Text {
-                        de: format!(
-                            "{} erhält {} (Versuch {attempt}), unsichtbar bis t={invisible_until}",
-                            who.de,
-                            name(*id)
-                        ),
-                        en: format!(
-                            "{} receives {} (attempt {attempt}), invisible until t={invisible_until}",
-                            who.en,
-                            name(*id)
-                        ),
-                    }
-                }
-                QueueEvent::ReceivedNothing { consumer } => {
-                    let who = who(consumer);
-                    Text {
-                        de: format!("{} findet keine sichtbare Nachricht (receive() liefert None)", who.de),
-                        en: format!("{} finds no visible message (receive() returns None)", who.en),
-                    }
-                }
-                QueueEvent::Ack { id, outcome } => {
-                    let m = name(*id);
-                    match outcome {
-                        AckOutcome::Deleted => text!("Ack für {m}: gelöscht", "ack for {m}: deleted"),
-                        AckOutcome::AlreadyAcked => text!(
-                            "Ack für {m} ist wirkungslos: die Nachricht ist schon gelöscht",
-                            "ack for {m} has no effect: the message is already deleted"
-                        ),
-                        AckOutcome::DeadLettered => text!(
-                            "Ack für {m} ist wirkungslos: die Nachricht liegt in der Dead-Letter-Liste",
-                            "ack for {m} has no effect: the message is in the dead-letter list"
-                        ),
-                        AckOutcome::Unknown => text!(
-                            "Ack für id {id} ist wirkungslos: diese id gibt es nicht",
-                            "ack for id {id} has no effect: there is no such id"
-                        ),
-                    }
-                }
-                QueueEvent::VisibleAgain { id, attempts } => Text {
-                    de: format!(
-                        "kein Ack für {} innerhalb des Visibility Timeouts: wieder sichtbar (nach {attempts} {})",
-                        name(*id),
-                        if *attempts == 1 { "Versuch" } else { "Versuchen" }
-                    ),
-                    en: format!(
-                        "no ack for {} within the visibility timeout: visible again (after {attempts} {})",
-                        name(*id),
-                        if *attempts == 1 { "attempt" } else { "attempts" }
-                    ),
-                },
-                QueueEvent::DeadLettered { id, attempts } => text!(
-                    "{m} kommt nach {attempts} Versuchen in die Dead-Letter-Liste",
-                    "{m} moves to the dead-letter list after {attempts} attempts",
-                    m = name(*id)
+    queue.trace().iter().filter_map(|entry| queue_line(queue, entry, &label)).collect()
+}
+
+/// One event of a queue's trace as a timeline line; `None` for events a timeline leaves out.
+pub fn queue_line<B: Clone>(
+    queue: &Queue<B>,
+    entry: &TraceEntry<QueueEvent>,
+    label: &impl Fn(&B) -> String,
+) -> Option<TimelineLine> {
+    let TraceEntry { tick, event } = entry;
+    let name = |id: u64| queue.body(id).map(label).unwrap_or_else(|| format!("#{id}"));
+    let text = match event {
+        QueueEvent::Sent { id } => {
+            text!("{m} wird gesendet (id {id})", "{m} is sent (id {id})", m = name(*id))
+        }
+        QueueEvent::Received { id, attempt, consumer, invisible_until } => {
+            let who = who(consumer);
+            Text {
+                de: format!(
+                    "{} erhält {} (Versuch {attempt}), unsichtbar bis t={invisible_until}",
+                    who.de,
+                    name(*id)
                 ),
-                QueueEvent::Ticked { .. } => return None,
-                QueueEvent::Note { text } => text.clone(),
-            };
-            Some(TimelineLine { tick: *tick, text })
-        })
-        .collect()
+                en: format!(
+                    "{} receives {} (attempt {attempt}), invisible until t={invisible_until}",
+                    who.en,
+                    name(*id)
+                ),
+            }
+        }
+        QueueEvent::ReceivedNothing { consumer } => {
+            let who = who(consumer);
+            Text {
+                de: format!("{} findet keine sichtbare Nachricht (receive() liefert None)", who.de),
+                en: format!("{} finds no visible message (receive() returns None)", who.en),
+            }
+        }
+        QueueEvent::Ack { id, outcome } => {
+            let m = name(*id);
+            match outcome {
+                AckOutcome::Deleted => text!("Ack für {m}: gelöscht", "ack for {m}: deleted"),
+                AckOutcome::AlreadyAcked => text!(
+                    "Ack für {m} ist wirkungslos: die Nachricht ist schon gelöscht",
+                    "ack for {m} has no effect: the message is already deleted"
+                ),
+                AckOutcome::DeadLettered => text!(
+                    "Ack für {m} ist wirkungslos: die Nachricht liegt in der Dead-Letter-Liste",
+                    "ack for {m} has no effect: the message is in the dead-letter list"
+                ),
+                AckOutcome::Unknown => text!(
+                    "Ack für id {id} ist wirkungslos: diese id gibt es nicht",
+                    "ack for id {id} has no effect: there is no such id"
+                ),
+            }
+        }
+        QueueEvent::VisibleAgain { id, attempts } => Text {
+            de: format!(
+                "kein Ack für {} innerhalb des Visibility Timeouts: wieder sichtbar (nach {attempts} {})",
+                name(*id),
+                if *attempts == 1 { "Versuch" } else { "Versuchen" }
+            ),
+            en: format!(
+                "no ack for {} within the visibility timeout: visible again (after {attempts} {})",
+                name(*id),
+                if *attempts == 1 { "attempt" } else { "attempts" }
+            ),
+        },
+        QueueEvent::DeadLettered { id, attempts } => text!(
+            "{m} kommt nach {attempts} Versuchen in die Dead-Letter-Liste",
+            "{m} moves to the dead-letter list after {attempts} attempts",
+            m = name(*id)
+        ),
+        QueueEvent::Ticked { .. } => return None,
+        QueueEvent::Note { text } => text.clone(),
+    };
+    Some(TimelineLine { tick: *tick, text })
 }
 
 /// The network's trace as a timeline, ordered by tick (sends and decisions before arrivals at the
