@@ -121,10 +121,7 @@ impl<'a> Harness<'a> {
         limits: &'a Limits,
         compiled: &'a CompiledConsumer,
     ) -> Result<Self, GradeError> {
-        let dir = tempfile::Builder::new()
-            .prefix("pruefstein-")
-            .tempdir()
-            .map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))?;
+        let dir = scratch_dir()?;
         Ok(Harness {
             exercise,
             limits,
@@ -819,6 +816,16 @@ impl<'a> Harness<'a> {
         let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }
+}
+
+/// A temporary directory for a grading's databases: in memory-backed `/dev/shm` where it exists
+/// (every run creates, writes and drops small database files), else the system's temp directory.
+fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("pruefstein-");
+    let shm = std::path::Path::new("/dev/shm");
+    let dir = if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };
+    dir.map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))
 }
 
 /// How one schedule ended.
