@@ -13,8 +13,8 @@ use std::sync::{Arc, OnceLock};
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
 use super::detail::TraceEvent;
-use super::guestdb::{GuestDb, status};
-use super::interleave::{Gate, Signal};
+use super::guestdb::{GuestDb, StatementResult, status};
+use super::interleave::{Arrival, GateHandle, Signal};
 use super::state::SqlValue;
 use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL};
 use crate::sandbox::limiter::GuestLimiter;
@@ -57,7 +57,7 @@ pub struct GuestState {
     pub notes: Vec<Text>,
     /// Set when this instance runs interleaved with another: it waits for its turn before every
     /// statement.
-    pub gate: Option<Gate>,
+    pub gate: Option<GateHandle>,
 }
 
 /// A fault the host detects in a guest's call; ends the instance like a trap.
@@ -146,6 +146,43 @@ pub fn linker(engine: &Engine) -> &'static Linker<GuestState> {
     }
     let linker: &'static Linker<GuestState> = Box::leak(Box::new(build_linker(engine)));
     linkers.push((engine.clone(), linker));
+    linker
+}
+
+/// The linker for interleaved runs: like [`linker`], but `db.exec` and `db.query_int` wait for
+/// their turn (they are async host functions; the instance runs on a fiber).
+pub fn interleaving_linker(engine: &Engine) -> &'static Linker<GuestState> {
+    type Registry = std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>;
+    static LINKERS: OnceLock<Registry> = OnceLock::new();
+    let linkers = LINKERS.get_or_init(Default::default);
+    let mut linkers = linkers.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Some((_, linker)) = linkers.iter().find(|(e, _)| Engine::same(e, engine)) {
+        return linker;
+    }
+    let linker: &'static Linker<GuestState> = Box::leak(Box::new(build_interleaving_linker(engine)));
+    linkers.push((engine.clone(), linker));
+    linker
+}
+
+fn build_interleaving_linker(engine: &Engine) -> Linker<GuestState> {
+    let mut linker = build_linker(engine);
+    linker.allow_shadowing(true);
+    let defined: wasmtime::Result<()> = (|| {
+        linker.func_wrap_async("db", "exec", |caller: Caller<'_, GuestState>, (ptr, len): (i32, i32)| {
+            Box::new(db_statement_interleaved(caller, "db.exec", ptr, len, None))
+        })?;
+        linker.func_wrap_async(
+            "db",
+            "query_int",
+            |caller: Caller<'_, GuestState>, (ptr, len, out): (i32, i32, i32)| {
+                Box::new(db_statement_interleaved(caller, "db.query_int", ptr, len, Some(out)))
+            },
+        )?;
+        Ok(())
+    })();
+    if let Err(error) = defined {
+        panic!("the interleaving linker could not be built: {error}");
+    }
     linker
 }
 
@@ -329,43 +366,51 @@ fn db_bind_text(mut caller: Caller<'_, GuestState>, index: i32, ptr: i32, len: i
     Ok(())
 }
 
-fn db_statement(
-    mut caller: Caller<'_, GuestState>,
+/// A statement the guest asked for, checked and ready to run.
+struct StatementCall {
+    call: &'static str,
+    sql: String,
+    out_ptr: Option<i32>,
+    params: std::collections::BTreeMap<i32, SqlValue>,
+}
+
+/// Charges, reads and checks a `db.exec`/`db.query_int` call, and takes its bound parameters.
+fn statement_call(
+    caller: &mut Caller<'_, GuestState>,
     call: &'static str,
     ptr: i32,
     len: i32,
     out_ptr: Option<i32>,
-) -> HostResult<i32> {
-    charge(&mut caller, len.max(0) as usize)?;
-    let sql = read_string(&mut caller, call, "SQL text", ptr, len)?;
+) -> HostResult<StatementCall> {
+    charge(caller, len.max(0) as usize)?;
+    let sql = read_string(caller, call, "SQL text", ptr, len)?;
     if let Some(out) = out_ptr {
         // Check the output slot before running anything, so a bad pointer cannot leave a write done.
-        let memory = memory(&mut caller)?;
-        range(call, out, 8, memory.data(&caller).len())?;
+        let memory = memory(caller)?;
+        range(call, out, 8, memory.data(&*caller).len())?;
     }
     let state = caller.data_mut();
     state.statements += 1;
     if state.statements > state.statement_limit {
         return Err(wasmtime::Error::new(HostFault::StatementLimit { limit: state.statement_limit }));
     }
-    let instance = state.instance;
-    let GuestState { gate, db, events, writes, .. } = state;
-    if let Some(gate) = gate {
-        gate.arrive(std::mem::take(events), db.in_transaction());
-    }
-    let params = db.take_params();
-    let traced_params: Vec<SqlValue> = params.values().cloned().collect();
-    let result = loop {
-        let result = db.run_with_params(&sql, out_ptr.is_some(), params.clone());
-        let Some(gate) = gate.as_ref().filter(|_| result.busy) else { break result };
-        // Wait for the lock as busy_timeout would, then run the statement again.
-        events.push(TraceEvent::Wait { instance, sql: sql.clone() });
-        match gate.blocked(std::mem::take(events), *writes > 0) {
-            Signal::Go => continue,
-            Signal::GiveUp => break result,
-        }
-    };
+    let params = state.db.take_params();
+    Ok(StatementCall { call, sql, out_ptr, params })
+}
+
+fn run_statement(caller: &mut Caller<'_, GuestState>, call: &StatementCall) -> StatementResult {
+    caller.data_mut().db.run_with_params(&call.sql, call.out_ptr.is_some(), call.params.clone())
+}
+
+/// Counts the write, records the statement, stores the row, and injects the crash if this was the
+/// write to crash after.
+fn finish_statement(
+    caller: &mut Caller<'_, GuestState>,
+    call: StatementCall,
+    result: StatementResult,
+) -> HostResult<i32> {
     let state = caller.data_mut();
+    let instance = state.instance;
     let write = if result.is_write && result.status == status::OK {
         state.writes += 1;
         Some(state.writes)
@@ -380,19 +425,19 @@ fn db_statement(
     }
     state.events.push(TraceEvent::Statement {
         instance,
-        call: call.to_string(),
-        sql: sql.clone(),
-        params: traced_params,
+        call: call.call.to_string(),
+        sql: call.sql,
+        params: call.params.into_values().collect(),
         status: result.status,
         changes: (result.is_write && result.status == status::OK).then_some(result.changes),
         row: result.row,
         write,
         error: result.error.clone(),
     });
-    if let (Some(out), Some(row)) = (out_ptr, result.row) {
-        let memory = memory(&mut caller)?;
-        let data = memory.data_mut(&mut caller);
-        let slot = range(call, out, 8, data.len())?;
+    if let (Some(out), Some(row)) = (call.out_ptr, result.row) {
+        let memory = memory(caller)?;
+        let data = memory.data_mut(&mut *caller);
+        let slot = range(call.call, out, 8, data.len())?;
         data[slot].copy_from_slice(&row.to_le_bytes());
     }
     let state = caller.data_mut();
@@ -403,6 +448,52 @@ fn db_statement(
         return Err(wasmtime::Error::new(HostFault::InjectedCrash(k)));
     }
     Ok(result.status)
+}
+
+fn db_statement(
+    mut caller: Caller<'_, GuestState>,
+    call: &'static str,
+    ptr: i32,
+    len: i32,
+    out_ptr: Option<i32>,
+) -> HostResult<i32> {
+    let call = statement_call(&mut caller, call, ptr, len, out_ptr)?;
+    let result = run_statement(&mut caller, &call);
+    finish_statement(&mut caller, call, result)
+}
+
+/// The interleaved variant: waits for its turn before the statement, and waits again (as
+/// `busy_timeout` would) while the other instance's transaction holds the lock.
+async fn db_statement_interleaved(
+    mut caller: Caller<'_, GuestState>,
+    call: &'static str,
+    ptr: i32,
+    len: i32,
+    out_ptr: Option<i32>,
+) -> HostResult<i32> {
+    let call = statement_call(&mut caller, call, ptr, len, out_ptr)?;
+    let Some(gate) = caller.data().gate.clone() else {
+        let result = run_statement(&mut caller, &call);
+        return finish_statement(&mut caller, call, result);
+    };
+    let in_transaction = caller.data().db.in_transaction();
+    let events = std::mem::take(&mut caller.data_mut().events);
+    gate.wait(Arrival::Ready { in_transaction }, events).await;
+    let result = loop {
+        let result = run_statement(&mut caller, &call);
+        if !result.busy {
+            break result;
+        }
+        let state = caller.data_mut();
+        let instance = state.instance;
+        state.events.push(TraceEvent::Wait { instance, sql: call.sql.clone() });
+        let has_written = state.writes > 0;
+        let events = std::mem::take(&mut state.events);
+        if gate.wait(Arrival::Blocked { has_written }, events).await == Signal::GiveUp {
+            break result;
+        }
+    };
+    finish_statement(&mut caller, call, result)
 }
 
 fn db_changes(mut caller: Caller<'_, GuestState>) -> HostResult<i64> {

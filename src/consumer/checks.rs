@@ -699,32 +699,43 @@ impl<'a> Harness<'a> {
         let message = Arc::clone(&self.exercise.messages.fresh);
         let db = self.fresh_db()?;
         let before = self.state(&db)?;
-        let (report_tx, report_rx) = std::sync::mpsc::channel();
-        let mut signals = Vec::new();
-        let mut processes = Vec::new();
-        for who in 0..2 {
-            let process = match self.start(&mut run, &db) {
-                Ok(process) => process,
-                Err(Failure::Internal(error)) => return Err(error),
-                Err(Failure::Student(problem)) => {
+        let gates = interleave::gates();
+        let mut processes = Vec::with_capacity(2);
+        for gate in &gates {
+            run.instances += 1;
+            let instance = run.instances;
+            run.trace.push(TraceEvent::Start { instance });
+            let tables = Arc::clone(&self.exercise.tables);
+            match ConsumerProcess::start_gated(
+                self.compiled,
+                &db,
+                tables,
+                self.limits,
+                instance,
+                gate.clone(),
+            ) {
+                Ok(process) => processes.push(process),
+                Err(StartError::Internal(message)) => return Err(GradeError::Internal(message)),
+                Err(StartError::Fault { code, message, events, fuel_used }) => {
+                    run.trace.extend(events);
+                    run.fuel_used += fuel_used;
+                    run.trace.push(TraceEvent::Fault { instance, code, message: message.clone() });
+                    let problem = Some(Text {
+                        de: format!("Der Konsument konnte nicht starten: {}", message.de),
+                        en: format!("The consumer could not start: {}", message.en),
+                    });
                     let evidence =
                         evidence_of(before.clone(), before.clone(), oracle.after_fresh.clone(), None);
                     return Ok(ConcurrentRun {
                         run,
                         choices: Vec::new(),
                         order: Vec::new(),
-                        problem: Some(problem),
+                        problem,
                         evidence,
                     });
                 }
-            };
-            let (signal_tx, signal_rx) = std::sync::mpsc::channel();
-            let mut process = process;
-            process.set_gate(interleave::Gate::new(who, report_tx.clone(), signal_rx));
-            signals.push(signal_tx);
-            processes.push(process);
+            }
         }
-        drop(report_tx);
         for process in &processes {
             let note = if process.instance == 1 {
                 text!("arbeitet langsam", "works slowly")
@@ -740,17 +751,12 @@ impl<'a> Harness<'a> {
                 note: Some(note),
             });
         }
-        let signals: [std::sync::mpsc::Sender<interleave::Signal>; 2] = match signals.try_into() {
-            Ok(signals) => signals,
+        let [mut first, mut second]: [ConsumerProcess; 2] = match processes.try_into() {
+            Ok(pair) => pair,
             Err(_) => return Err(GradeError::Internal("two instances expected".into())),
         };
-        let interleaved = std::thread::scope(|scope| {
-            for mut process in processes.drain(..) {
-                let message = Arc::clone(&message);
-                scope.spawn(move || process.deliver_gated(&message));
-            }
-            interleave::drive(&report_rx, &signals, prefix, chooser)
-        });
+        let interleaved = interleave::drive(&mut first, &mut second, &gates[0], &message, prefix, chooser);
+        drop((first, second));
         run.trace.extend(interleaved.trace);
         let mut processed = 0;
         let mut problem = None;
@@ -824,7 +830,8 @@ fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("pruefstein-");
     let shm = std::path::Path::new("/dev/shm");
-    let dir = if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };
+    let dir =
+        if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };
     dir.map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))
 }
 

@@ -99,7 +99,9 @@ impl GuestDb {
         // Host settings first, before the authorizer forbids PRAGMA.
         // The rollback journal stays in memory: a crash is simulated by closing the connection,
         // which rolls back exactly as a hot journal would be rolled back after a real kill.
-        conn.execute_batch("PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;")?;
+        conn.execute_batch(
+            "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;",
+        )?;
         conn.busy_timeout(std::time::Duration::ZERO)?;
         use rusqlite::config::DbConfig;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;

@@ -1,25 +1,29 @@
 //! Deterministic interleaving of two consumer instances at statement boundaries.
 //!
-//! Each instance runs on its own thread, but only one runs at a time: before every statement the
-//! instance reports to the controller and waits for its turn ([`Gate`]). The controller decides who
-//! goes next from a *choice sequence*, so a run is fully determined by its choices, and
-//! [`explore`] enumerates every choice sequence (stateless model checking: rerun from scratch with a
-//! longer forced prefix) up to a bound, then samples further sequences from a seed.
+//! Both instances run on fibers of this one thread (`call_async`, polled by hand), so nothing here
+//! depends on the operating system's scheduler. Before every statement an instance's `db.exec`
+//! waits at its [`GateHandle`] until the controller grants it the turn; the controller decides who
+//! goes next from a *choice sequence*, so a run is fully determined by its choices, and [`explore`]
+//! enumerates every choice sequence (stateless model checking: rerun from scratch with a longer forced
+//! prefix) up to a bound, then samples further sequences from a seed.
 //!
 //! A statement that finds the database locked waits, as `busy_timeout` would: the instance reports
 //! itself blocked and retries when the lock holder's transaction has ended. When both are blocked,
 //! SQLite would return `SQLITE_BUSY` to the one promoting a read lock (it has written nothing yet) and
 //! let the other wait; the controller does the same.
 
-use std::sync::mpsc::{Receiver, Sender};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll};
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::detail::TraceEvent;
-use super::process::DeliveryOutcome;
+use super::process::{ConsumerProcess, DeliveryOutcome};
 
-/// What the controller tells a waiting instance.
+/// What the controller grants a waiting instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Signal {
     /// Run the statement (or retry it).
@@ -28,49 +32,64 @@ pub enum Signal {
     GiveUp,
 }
 
-/// What an instance tells the controller.
-#[derive(Debug)]
-pub enum Report {
-    /// Waiting before a statement. `events` happened since the last report.
-    Arrived { who: usize, events: Vec<TraceEvent>, in_transaction: bool },
-    /// The statement found the database locked; waiting to retry.
-    Blocked { who: usize, events: Vec<TraceEvent>, has_written: bool },
-    /// The delivery ended.
-    Finished { who: usize, events: Vec<TraceEvent>, outcome: Box<DeliveryOutcome> },
+/// Why an instance waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arrival {
+    /// Before a statement.
+    Ready { in_transaction: bool },
+    /// The statement found the database locked.
+    Blocked { has_written: bool },
 }
 
-/// An instance's side of the handshake, kept in its store.
-pub struct Gate {
-    pub who: usize,
-    reports: Sender<Report>,
-    signals: Receiver<Signal>,
+#[derive(Default)]
+struct Shared {
+    granted: [Option<Signal>; 2],
+    waiting: [Option<Arrival>; 2],
+    /// Trace events the instances handed over at their boundaries, in order.
+    events: Vec<TraceEvent>,
 }
 
-impl Gate {
-    pub fn new(who: usize, reports: Sender<Report>, signals: Receiver<Signal>) -> Self {
-        Gate { who, reports, signals }
-    }
+/// An instance's side of the turn-taking, kept in its store.
+#[derive(Clone)]
+pub struct GateHandle {
+    shared: Arc<Mutex<Shared>>,
+    who: usize,
+}
 
-    /// Reports arrival at a statement boundary and waits for the turn. A controller that went away
-    /// counts as "go" (the run is being torn down).
-    pub fn arrive(&self, events: Vec<TraceEvent>, in_transaction: bool) -> Signal {
-        let _ = self.reports.send(Report::Arrived { who: self.who, events, in_transaction });
-        self.signals.recv().unwrap_or(Signal::GiveUp)
+impl GateHandle {
+    /// Waits until the controller grants the turn; hands over the trace events recorded so far.
+    pub fn wait(
+        &self,
+        arrival: Arrival,
+        events: Vec<TraceEvent>,
+    ) -> impl Future<Output = Signal> + Send + 'static {
+        if let Ok(mut shared) = self.shared.lock() {
+            shared.events.extend(events);
+        }
+        Turn { shared: Arc::clone(&self.shared), who: self.who, arrival }
     }
+}
 
-    /// Reports a lock wait and waits to retry or to give up.
-    pub fn blocked(&self, events: Vec<TraceEvent>, has_written: bool) -> Signal {
-        let _ = self.reports.send(Report::Blocked { who: self.who, events, has_written });
-        self.signals.recv().unwrap_or(Signal::GiveUp)
-    }
+struct Turn {
+    shared: Arc<Mutex<Shared>>,
+    who: usize,
+    arrival: Arrival,
+}
 
-    pub fn finished(&self, events: Vec<TraceEvent>, outcome: DeliveryOutcome) {
-        let _ = self.reports.send(Report::Finished { who: self.who, events, outcome: Box::new(outcome) });
-    }
-
-    /// Waits for the first turn, before the delivery starts.
-    pub fn wait_start(&self) -> Signal {
-        self.signals.recv().unwrap_or(Signal::GiveUp)
+impl Future for Turn {
+    type Output = Signal;
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Signal> {
+        let Ok(mut shared) = self.shared.lock() else { return Poll::Ready(Signal::GiveUp) };
+        match shared.granted[self.who].take() {
+            Some(signal) => {
+                shared.waiting[self.who] = None;
+                Poll::Ready(signal)
+            }
+            None => {
+                shared.waiting[self.who] = Some(self.arrival);
+                Poll::Pending
+            }
+        }
     }
 }
 
@@ -92,26 +111,39 @@ pub struct InterleavedRun {
     pub outcomes: [Option<DeliveryOutcome>; 2],
 }
 
-/// Drives two instances whose gates report on `reports` and listen on `signals`, making the
-/// choices in `prefix` first and asking `chooser` for later ones.
+/// A gate pair for two instances about to run interleaved.
+pub fn gates() -> [GateHandle; 2] {
+    let shared = Arc::new(Mutex::new(Shared::default()));
+    [GateHandle { shared: Arc::clone(&shared), who: 0 }, GateHandle { shared, who: 1 }]
+}
+
+type Delivery<'p> = Pin<Box<dyn Future<Output = (DeliveryOutcome, Vec<TraceEvent>)> + Send + 'p>>;
+
+/// Delivers `message` to both instances (started with the two [`gates`]) and interleaves them,
+/// making the choices in `prefix` first and asking `chooser` for later ones.
 pub fn drive(
-    reports: &Receiver<Report>,
-    signals: &[Sender<Signal>; 2],
+    first: &mut ConsumerProcess,
+    second: &mut ConsumerProcess,
+    gate: &GateHandle,
+    message: &Arc<serde_json::Value>,
     prefix: &[usize],
     chooser: &mut dyn FnMut() -> usize,
 ) -> InterleavedRun {
     let mut run =
         InterleavedRun { choices: Vec::new(), order: Vec::new(), trace: Vec::new(), outcomes: [None, None] };
+    let mut deliveries: [Option<Delivery<'_>>; 2] = [
+        Some(Box::pin(first.deliver_interleaved(Arc::clone(message)))),
+        Some(Box::pin(second.deliver_interleaved(Arc::clone(message)))),
+    ];
     let mut phase = [Phase::Ready, Phase::Ready];
     let mut step = 0usize;
     // Start them one after the other: code before the first statement touches nothing shared.
-    for signal in signals {
-        let _ = signal.send(Signal::Go);
-        receive(reports, &mut run, &mut phase, step);
+    for who in 0..2 {
+        advance(&mut deliveries, who, gate, &mut run, &mut phase, step);
     }
     loop {
         let ready: Vec<usize> = (0..2).filter(|&w| phase[w] == Phase::Ready).collect();
-        let next = match ready.as_slice() {
+        let (who, signal) = match ready.as_slice() {
             [] => {
                 let blocked: Vec<usize> =
                     (0..2).filter(|&w| matches!(phase[w], Phase::Blocked { .. })).collect();
@@ -128,13 +160,56 @@ pub fn drive(
                 (choice, Signal::Go)
             }
         };
-        let (who, signal) = next;
         step += 1;
         run.order.push(who);
-        let _ = signals[who].send(signal);
-        receive(reports, &mut run, &mut phase, step);
+        if let Ok(mut shared) = gate.shared.lock() {
+            shared.granted[who] = Some(signal);
+        }
+        advance(&mut deliveries, who, gate, &mut run, &mut phase, step);
     }
     run
+}
+
+/// Runs instance `who` until it waits at its gate again or finishes.
+fn advance(
+    deliveries: &mut [Option<Delivery<'_>>; 2],
+    who: usize,
+    gate: &GateHandle,
+    run: &mut InterleavedRun,
+    phase: &mut [Phase; 2],
+    step: usize,
+) {
+    let Some(delivery) = deliveries[who].as_mut() else { return };
+    let mut cx = Context::from_waker(std::task::Waker::noop());
+    let polled = delivery.as_mut().poll(&mut cx);
+    let (events, waiting) = match gate.shared.lock() {
+        Ok(mut shared) => (std::mem::take(&mut shared.events), shared.waiting[who]),
+        Err(_) => (Vec::new(), None),
+    };
+    run.trace.extend(events);
+    match polled {
+        Poll::Ready((outcome, events)) => {
+            deliveries[who] = None;
+            run.trace.extend(events);
+            run.outcomes[who] = Some(outcome);
+            phase[who] = Phase::Done;
+            release(phase, who);
+        }
+        Poll::Pending => match waiting {
+            Some(Arrival::Ready { in_transaction }) => {
+                phase[who] = Phase::Ready;
+                if !in_transaction {
+                    release(phase, who);
+                }
+            }
+            Some(Arrival::Blocked { has_written }) => {
+                phase[who] = Phase::Blocked { has_written, since: step }
+            }
+            // Pending without waiting at the gate cannot happen (nothing else suspends); treat the
+            // instance as ready so the run still ends.
+            None => phase[who] = Phase::Ready,
+        },
+    }
 }
 
 /// The instance SQLite would answer with SQLITE_BUSY in a deadlock: the one that has not written
@@ -145,33 +220,6 @@ fn deadlock_victim(phase: &[Phase; 2]) -> usize {
         (Phase::Blocked { has_written: true, .. }, Phase::Blocked { has_written: false, .. }) => 1,
         (Phase::Blocked { since: a, .. }, Phase::Blocked { since: b, .. }) => usize::from(b > a),
         _ => 0,
-    }
-}
-
-fn receive(reports: &Receiver<Report>, run: &mut InterleavedRun, phase: &mut [Phase; 2], step: usize) {
-    let Ok(report) = reports.recv() else {
-        // Both instance threads are gone (they cannot be: each sends Finished before it ends).
-        *phase = [Phase::Done, Phase::Done];
-        return;
-    };
-    match report {
-        Report::Arrived { who, events, in_transaction } => {
-            run.trace.extend(events);
-            phase[who] = Phase::Ready;
-            if !in_transaction {
-                release(phase, who);
-            }
-        }
-        Report::Blocked { who, events, has_written } => {
-            run.trace.extend(events);
-            phase[who] = Phase::Blocked { has_written, since: step };
-        }
-        Report::Finished { who, events, outcome } => {
-            run.trace.extend(events);
-            phase[who] = Phase::Done;
-            run.outcomes[who] = Some(*outcome);
-            release(phase, who);
-        }
     }
 }
 

@@ -10,7 +10,7 @@ use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 use super::abi::{self, GuestState, HostFault};
 use super::detail::TraceEvent;
 use super::guestdb::GuestDb;
-use super::interleave::{Gate, Signal};
+use super::interleave::GateHandle;
 use crate::limits::Limits;
 use crate::report::Rejection;
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
@@ -23,6 +23,8 @@ pub struct CompiledConsumer {
     pub engine: Engine,
     pub module: Module,
     pre: InstancePre<GuestState>,
+    /// The same module linked for interleaved runs (statements wait for their turn).
+    pre_interleaved: InstancePre<GuestState>,
     entry: String,
 }
 
@@ -30,15 +32,24 @@ impl CompiledConsumer {
     pub fn compile(engine: &Engine, bytes: &[u8], limits: &Limits, entry: &str) -> Result<Self, Rejection> {
         let contract = ModuleContract { imports: abi::IMPORTS, entry };
         let module = sandbox::load_module(engine, bytes, limits, &contract)?;
-        let pre = abi::linker(engine).instantiate_pre(&module).map_err(|e| Rejection {
+        let link_error = |e: wasmtime::Error| Rejection {
             code: "link-error".into(),
             message: text!(
                 "Das Modul lässt sich nicht mit ABI v1 verbinden: {e}",
                 "The module cannot be linked against ABI v1: {e}",
                 e = e
             ),
-        })?;
-        Ok(CompiledConsumer { engine: engine.clone(), module, pre, entry: entry.to_string() })
+        };
+        let pre = abi::linker(engine).instantiate_pre(&module).map_err(link_error)?;
+        let pre_interleaved =
+            abi::interleaving_linker(engine).instantiate_pre(&module).map_err(link_error)?;
+        Ok(CompiledConsumer {
+            engine: engine.clone(),
+            module,
+            pre,
+            pre_interleaved,
+            entry: entry.to_string(),
+        })
     }
 }
 
@@ -96,6 +107,30 @@ impl ConsumerProcess {
         limits: &Limits,
         instance: u32,
     ) -> Result<ConsumerProcess, StartError> {
+        Self::start_with(compiled, db_path, tables, limits, instance, None)
+    }
+
+    /// Starts an instance that waits at `gate` before every statement (an interleaved run).
+    pub fn start_gated(
+        compiled: &CompiledConsumer,
+        db_path: &Path,
+        tables: Arc<[String]>,
+        limits: &Limits,
+        instance: u32,
+        gate: GateHandle,
+    ) -> Result<ConsumerProcess, StartError> {
+        Self::start_with(compiled, db_path, tables, limits, instance, Some(gate))
+    }
+
+    fn start_with(
+        compiled: &CompiledConsumer,
+        db_path: &Path,
+        tables: Arc<[String]>,
+        limits: &Limits,
+        instance: u32,
+        gate: Option<GateHandle>,
+    ) -> Result<ConsumerProcess, StartError> {
+        let pre = if gate.is_some() { &compiled.pre_interleaved } else { &compiled.pre };
         let db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
         let state = GuestState {
@@ -111,7 +146,7 @@ impl ConsumerProcess {
             log_bytes: 0,
             log_limit: limits.log_bytes_per_run,
             notes: Vec::new(),
-            gate: None,
+            gate,
         };
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -119,7 +154,19 @@ impl ConsumerProcess {
         store.set_fuel(limits.fuel_per_delivery).map_err(internal)?;
         store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
         store.epoch_deadline_trap();
-        let instantiated = compiled.pre.instantiate(&mut store);
+        // An instance that will run interleaved must be created the same way (its start function
+        // may call the ABI too).
+        let instantiated = if store.data().gate.is_some() {
+            let mut future = std::pin::pin!(pre.instantiate_async(&mut store));
+            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+            loop {
+                if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
+                    break result;
+                }
+            }
+        } else {
+            pre.instantiate(&mut store)
+        };
         let fuel_used = limits.fuel_per_delivery - store.get_fuel().unwrap_or(0);
         let instance_handle = match instantiated {
             Ok(handle) => handle,
@@ -141,20 +188,39 @@ impl ConsumerProcess {
     /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
     /// successful write. A dead instance (crashed or faulted) must not be used again.
     pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
-        assert!(self.alive, "a dead consumer instance received a delivery");
-        let limits = &self.limits;
-        {
-            let state = self.store.data_mut();
-            state.message = Some(Arc::clone(message));
-            state.writes = 0;
-            state.statements = 0;
-            state.crash_after = crash_after;
-            state.notes.clear();
-        }
-        // A fresh budget for each delivery; setting fuel cannot fail with fuel enabled.
-        let _ = self.store.set_fuel(limits.fuel_per_delivery);
-        self.store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
+        self.begin_delivery(message, crash_after);
         let result = self.entry.call(&mut self.store, ());
+        self.finish_delivery(result)
+    }
+
+    /// Delivers `message` to an instance started with [`start_gated`](Self::start_gated): the
+    /// returned future stops (is pending) before every statement until the controller grants the
+    /// turn. Yields the outcome and the trace events since the last turn.
+    pub async fn deliver_interleaved(
+        &mut self,
+        message: Arc<serde_json::Value>,
+    ) -> (DeliveryOutcome, Vec<TraceEvent>) {
+        self.begin_delivery(&message, None);
+        let result = self.entry.call_async(&mut self.store, ()).await;
+        let outcome = self.finish_delivery(result);
+        (outcome, self.take_events())
+    }
+
+    fn begin_delivery(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) {
+        assert!(self.alive, "a dead consumer instance received a delivery");
+        let state = self.store.data_mut();
+        state.message = Some(Arc::clone(message));
+        state.writes = 0;
+        state.statements = 0;
+        state.crash_after = crash_after;
+        state.notes.clear();
+        // A fresh budget for each delivery; setting fuel cannot fail with fuel enabled.
+        let _ = self.store.set_fuel(self.limits.fuel_per_delivery);
+        self.store.set_epoch_deadline(sandbox::epoch_ticks(self.limits.wall_ms_per_delivery));
+    }
+
+    fn finish_delivery(&mut self, result: wasmtime::Result<i32>) -> DeliveryOutcome {
+        let limits = &self.limits;
         let fuel_used = limits.fuel_per_delivery - self.store.get_fuel().unwrap_or(0);
         let instance = self.instance;
         let mut transaction_left_open = false;
@@ -199,25 +265,6 @@ impl ConsumerProcess {
             writes: state.writes,
             fuel_used,
             notes: std::mem::take(&mut state.notes),
-        }
-    }
-
-    /// Makes this instance wait for its turn before every statement (interleaved runs).
-    pub fn set_gate(&mut self, gate: Gate) {
-        self.store.data_mut().gate = Some(gate);
-    }
-
-    /// Runs one delivery under the gate: waits for the first turn, delivers, reports the end.
-    pub fn deliver_gated(&mut self, message: &Arc<serde_json::Value>) {
-        let Some(gate) = self.store.data_mut().gate.take() else { return };
-        if gate.wait_start() == Signal::GiveUp {
-            return;
-        }
-        self.store.data_mut().gate = Some(gate);
-        let outcome = self.deliver(message, None);
-        let events = self.take_events();
-        if let Some(gate) = self.store.data_mut().gate.take() {
-            gate.finished(events, outcome);
         }
     }
 
