@@ -162,7 +162,7 @@ fn the_reference_is_explored_in_every_interleaving() {
     let report = grade_file("solutions/reference.wat");
     let interleavings =
         report.coverage.iter().find(|c| c.name == "interleavings").expect("interleavings coverage");
-    assert!(interleavings.exercised > 10, "{interleavings:?}");
+    assert!(interleavings.exercised >= 4, "{interleavings:?}");
     assert_eq!(interleavings.total, Some(interleavings.exercised), "enumerated exhaustively");
 }
 

@@ -462,6 +462,17 @@ fn db_statement(
     finish_statement(&mut caller, call, result)
 }
 
+/// `BEGIN`, `BEGIN DEFERRED`, `BEGIN TRANSACTION`, `BEGIN DEFERRED TRANSACTION` (any case, `;`).
+fn is_deferred_begin(sql: &str) -> bool {
+    let words: Vec<String> =
+        sql.trim().trim_end_matches(';').split_whitespace().map(|w| w.to_ascii_uppercase()).collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    matches!(
+        words.as_slice(),
+        ["BEGIN"] | ["BEGIN", "DEFERRED"] | ["BEGIN", "TRANSACTION"] | ["BEGIN", "DEFERRED", "TRANSACTION"]
+    )
+}
+
 /// The interleaved variant: waits for its turn before the statement, and waits again (as
 /// `busy_timeout` would) while the other instance's transaction holds the lock.
 async fn db_statement_interleaved(
@@ -476,9 +487,13 @@ async fn db_statement_interleaved(
         let result = run_statement(&mut caller, &call);
         return finish_statement(&mut caller, call, result);
     };
-    let in_transaction = caller.data().db.in_transaction();
-    let events = std::mem::take(&mut caller.data_mut().events);
-    gate.wait(Arrival::Ready { in_transaction }, events).await;
+    // A deferred BEGIN takes no lock and touches no data: where it runs relative to the other
+    // instance cannot matter, so it is not a point at which the two may interleave.
+    if !is_deferred_begin(&call.sql) {
+        let in_transaction = caller.data().db.in_transaction();
+        let events = std::mem::take(&mut caller.data_mut().events);
+        gate.wait(Arrival::Ready { in_transaction }, events).await;
+    }
     let result = loop {
         let result = run_statement(&mut caller, &call);
         if !result.busy {

@@ -11,7 +11,7 @@ use super::exercise::ConsumerExercise;
 use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
 use super::schedule::{self, Fault, SCHEDULE_DELIVERIES_MAX, Schedule, ScheduleInfo};
-use super::state::{State, diff, read_state};
+use super::state::{State, diff, open_observer, read_state_from};
 use crate::grade::GradeError;
 use crate::limits::Limits;
 use crate::sim::{Queue, QueueConfig};
@@ -59,6 +59,8 @@ pub struct Harness<'a> {
     pub full_trace: bool,
     /// The reference's state after processing batch messages in a given order, computed once.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
+    /// A read-only connection to the database last observed.
+    observer: std::cell::RefCell<Option<(PathBuf, rusqlite::Connection)>>,
 }
 
 /// What one check records while it runs.
@@ -132,6 +134,7 @@ impl<'a> Harness<'a> {
             coverage: Vec::new(),
             full_trace: false,
             reference_states: Default::default(),
+            observer: Default::default(),
         })
     }
 
@@ -144,9 +147,19 @@ impl<'a> Harness<'a> {
         Ok(path)
     }
 
+    /// The observable state of the database at `db`, read through one observer connection per
+    /// database (kept open while the check uses it).
     fn state(&self, db: &std::path::Path) -> Result<State, GradeError> {
-        read_state(db, &self.exercise.state_queries)
-            .map_err(|e| GradeError::Internal(format!("cannot read the database state: {e}")))
+        let failed =
+            |e: rusqlite::Error| GradeError::Internal(format!("cannot read the database state: {e}"));
+        let mut observer = self.observer.borrow_mut();
+        if observer.as_ref().is_none_or(|(path, _)| path != db) {
+            *observer = Some((db.to_path_buf(), open_observer(db).map_err(failed)?));
+        }
+        let Some((_, conn)) = observer.as_ref() else {
+            return Err(GradeError::Internal("no observer connection".into()));
+        };
+        read_state_from(conn, &self.exercise.state_queries).map_err(failed)
     }
 
     /// Starts a new instance; a start that fails is the student's failure.
@@ -330,7 +343,7 @@ impl<'a> Harness<'a> {
         evidence: &mut Option<StateEvidence>,
     ) -> Step<()> {
         let db = self.fresh_db()?;
-        let before = self.state(&db)?;
+        let before = self.exercise.initial_state.clone();
         let mut process = self.start(run, &db)?;
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
@@ -424,7 +437,7 @@ impl<'a> Harness<'a> {
         evidence: &mut Option<StateEvidence>,
     ) -> Step<()> {
         let db = self.fresh_db()?;
-        let before = self.state(&db)?;
+        let before = self.exercise.initial_state.clone();
         let mut process = self.start(run, &db)?;
         let note = text!("die Wirkung verletzt eine Bedingung", "the effect violates a constraint");
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.violation, None, Some(note));
@@ -491,7 +504,7 @@ impl<'a> Harness<'a> {
             }
             run.queue(text!("Absturzpunkt {k} von {writes}", "crash point {k} of {writes}"));
             let db = self.fresh_db()?;
-            let before = self.state(&db)?;
+            let before = self.exercise.initial_state.clone();
             let mut victim = self.start(run, &db)?;
             let outcome = self.deliver(run, &mut victim, &self.exercise.messages.fresh, Some(k), None);
             drop(victim); // the process dies: its connection closes, SQLite discards what was not committed
@@ -698,7 +711,7 @@ impl<'a> Harness<'a> {
         let mut run = Run::default();
         let message = Arc::clone(&self.exercise.messages.fresh);
         let db = self.fresh_db()?;
-        let before = self.state(&db)?;
+        let before = self.exercise.initial_state.clone();
         let gates = interleave::gates();
         let mut processes = Vec::with_capacity(2);
         for gate in &gates {
@@ -1012,7 +1025,7 @@ impl<'a> Harness<'a> {
         }
         flush(&queue, &mut run, &mut seen);
         let db = self.fresh_db()?;
-        let before = self.state(&db)?;
+        let before = self.exercise.initial_state.clone();
         let mut current: Option<ConsumerProcess> = None;
         let mut processed: Vec<usize> = Vec::new();
         let mut problem: Option<Text> = None;

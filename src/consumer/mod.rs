@@ -298,56 +298,6 @@ fn fit_report(report: &mut Report, max_bytes: usize) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_oversized_report_is_cut_to_the_limit_and_says_so() {
-        let event = detail::TraceEvent::Log { instance: 1, text: "x".repeat(1000) };
-        let check = |passed: bool| CheckReport {
-            name: "fresh-message".into(),
-            title: Text::same("t"),
-            passed,
-            explanation: Text::same("e"),
-            failure: None,
-            hint: None,
-            points: None,
-            replay: None,
-            detail: CheckDetail::Consumer(ConsumerDetail {
-                trace: vec![event.clone(); 400],
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-            }),
-        };
-        let mut report = Report {
-            format: REPORT_FORMAT,
-            exercise: "x".into(),
-            grader: GraderKind::Consumer,
-            submission_sha256: "00".into(),
-            learner: None,
-            verdict: Verdict::Failed,
-            score: Score { points: 0, max: 1 },
-            summary: Text::default(),
-            rejection: None,
-            checks: vec![check(true), check(false)],
-            coverage: Vec::new(),
-            replay: None,
-        };
-        assert!(report.to_json().len() > 700_000);
-        fit_report(&mut report, 256 * 1024);
-        assert!(report.to_json().len() <= 256 * 1024);
-        let CheckDetail::Consumer(passing) = &report.checks[0].detail else { panic!() };
-        let CheckDetail::Consumer(failing) = &report.checks[1].detail else { panic!() };
-        assert!(passing.trace_omitted > 0, "passing checks are cut first");
-        assert!(failing.trace.len() >= passing.trace.len());
-        assert_eq!(failing.trace.len() as u32 + failing.trace_omitted, 400);
-    }
-}
-
 /// Hex digits of the module's SHA-256 a replay token carries.
 const REPLAY_HASH_CHARS: usize = 12;
 
@@ -523,4 +473,54 @@ fn grade_file(
 ) -> Result<Report, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     grade(exercise, consumer, &Submission::Module(bytes), options).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_oversized_report_is_cut_to_the_limit_and_says_so() {
+        let event = detail::TraceEvent::Log { instance: 1, text: "x".repeat(1000) };
+        let check = |passed: bool| CheckReport {
+            name: "fresh-message".into(),
+            title: Text::same("t"),
+            passed,
+            explanation: Text::same("e"),
+            failure: None,
+            hint: None,
+            points: None,
+            replay: None,
+            detail: CheckDetail::Consumer(ConsumerDetail {
+                trace: vec![event.clone(); 400],
+                trace_omitted: 0,
+                state: None,
+                fuel_used: 0,
+                crash_points: None,
+                schedule: None,
+            }),
+        };
+        let mut report = Report {
+            format: REPORT_FORMAT,
+            exercise: "x".into(),
+            grader: GraderKind::Consumer,
+            submission_sha256: "00".into(),
+            learner: None,
+            verdict: Verdict::Failed,
+            score: Score { points: 0, max: 1 },
+            summary: Text::default(),
+            rejection: None,
+            checks: vec![check(true), check(false)],
+            coverage: Vec::new(),
+            replay: None,
+        };
+        assert!(report.to_json().len() > 700_000);
+        fit_report(&mut report, 256 * 1024);
+        assert!(report.to_json().len() <= 256 * 1024);
+        let CheckDetail::Consumer(passing) = &report.checks[0].detail else { panic!() };
+        let CheckDetail::Consumer(failing) = &report.checks[1].detail else { panic!() };
+        assert!(passing.trace_omitted > 0, "passing checks are cut first");
+        assert!(failing.trace.len() >= passing.trace.len());
+        assert_eq!(failing.trace.len() as u32 + failing.trace_omitted, 400);
+    }
 }

@@ -109,17 +109,18 @@ fn cmp_rows(a: &Row, b: &Row) -> Ordering {
 /// Reads the observable state of the database at `path` (read-only, unhardened: these queries are
 /// the teacher's).
 pub fn read_state(path: &Path, queries: &[StateQuery]) -> rusqlite::Result<State> {
-    let conn = Connection::open_with_flags(
-        path,
-        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
-    read_state_from(&conn, queries)
+    read_state_from(&open_observer(path)?, queries)
+}
+
+/// A read-only connection for reading a database's state.
+pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
 }
 
 pub fn read_state_from(conn: &Connection, queries: &[StateQuery]) -> rusqlite::Result<State> {
     let mut state = State::new();
     for query in queries {
-        let mut stmt = conn.prepare(&query.sql)?;
+        let mut stmt = conn.prepare_cached(&query.sql)?;
         let columns = stmt.column_count();
         let mut rows: Vec<Row> = stmt
             .query_map([], |row| (0..columns).map(|i| row.get_ref(i).map(SqlValue::from_ref)).collect())?
