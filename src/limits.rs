@@ -59,6 +59,10 @@ pub const SCRIPT_STRING_BYTES_MAX: usize = 16 * 1024;
 /// Longest array and largest map a scenario script may build.
 pub const SCRIPT_ARRAY_LEN_MAX: usize = 1_024;
 pub const SCRIPT_MAP_LEN_MAX: usize = 256;
+/// Wall-clock backstop for one run of a scenario script, in milliseconds. Operations are the real
+/// budget (counted, so the same on every machine); this only stops a script whose few operations
+/// are each very expensive (copying the largest strings and arrays over and over).
+pub const SCRIPT_WALL_MS_MAX: u64 = 2_000;
 /// Events all simulations of one scenario run may record together.
 pub const SCRIPT_SIM_EVENTS_MAX: usize = 10_000;
 /// Timeline lines a report shows per part; longer timelines are cut and the cut is said.

@@ -235,6 +235,11 @@ fn reports_are_deterministic() {
 }
 
 fn scratch_exercise(script: &str, statement: &str) -> tempfile::TempDir {
+    scratch_exercise_with("lesson = 3", script, statement)
+}
+
+/// A one-part exercise with one parameter `n` (`parameter` is the rest of its declaration).
+fn scratch_exercise_with(parameter: &str, script: &str, statement: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
     let toml = r#"
 slug = "kaputt"
@@ -246,7 +251,7 @@ script = "scenario.rhai"
 example = "1"
 [[prediction.parameters]]
 name = "n"
-lesson = 3
+PARAMETER
 [[prediction.parts]]
 name = "wert"
 title.de = "Wert"
@@ -254,7 +259,7 @@ title.en = "Value"
 question.de = "Welcher Wert?"
 question.en = "Which value?"
 "#;
-    std::fs::write(dir.path().join("exercise.toml"), toml).unwrap();
+    std::fs::write(dir.path().join("exercise.toml"), toml.replace("PARAMETER", parameter)).unwrap();
     std::fs::write(dir.path().join("scenario.rhai"), script).unwrap();
     std::fs::write(dir.path().join("statement.de.md"), statement).unwrap();
     std::fs::write(dir.path().join("statement.en.md"), "n = {{n}}").unwrap();
@@ -334,4 +339,72 @@ fn cli_statement_grade_and_exit_codes() {
     let (code, out) = run(&["check", dir]);
     assert_eq!(code, Some(0));
     assert!(out.contains("exercise is sound"), "{out}");
+}
+
+fn run_cli(args: &[&str]) -> (Option<i32>, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+        .args(args)
+        .env_remove("PRUEFSTEIN_COURSE_SECRET")
+        .output()
+        .expect("runs");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn check_explains_a_broken_script_with_file_and_line() {
+    let cases = [
+        ("let x = 1;\nlet y = ;\ny", "scenario.rhai:2:"),
+        ("let i = 0;\nloop { i += 1; }", "more than 500000 operations"),
+        ("let q = Queue(1);\nfor i in 0..20000 { q.send(\"m\"); }\n1", "more than 10000 events"),
+    ];
+    for (script, needle) in cases {
+        let dir = scratch_exercise(script, "{{n}}");
+        let path = dir.path().to_str().expect("utf-8 path");
+        let (code, out, _) = run_cli(&["check", path]);
+        assert_eq!(code, Some(1), "{script:?}: {out}");
+        assert!(out.contains("scenario.rhai:"), "names the file and line: {out}");
+        assert!(out.contains(needle), "{script:?}: {out}");
+        assert!(out.contains("exercise is NOT sound"), "{out}");
+        // Grading the same exercise is a teacher's error (exit 3), not the student's.
+        let (code, _, err) = run_cli(&["grade", path, "--answer", "1"]);
+        assert_eq!(code, Some(3), "{err}");
+        assert!(err.contains("scenario.rhai:"), "{err}");
+    }
+}
+
+#[test]
+fn a_script_that_breaks_for_some_learners_is_caught_by_check_and_never_hangs_grading() {
+    // The lesson's n = 3 is fine; n = 7 loops forever.
+    let dir =
+        scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "if n == 7 {\n    loop { }\n}\nn", "n = {{n}}");
+    let exercise = Exercise::load(dir.path()).expect("the lesson's variant is fine");
+    let p = prediction(&exercise);
+    let soundness = pruefstein::check::check_exercise(&exercise);
+    assert!(!soundness.sound(), "{}", soundness.render());
+    let problems = soundness.problems.join("\n");
+    assert!(problems.contains("learner check-learner-"), "{problems}");
+    assert!(problems.contains("scenario.rhai:2:"), "{problems}");
+    assert!(problems.contains("more than 500000 operations"), "{problems}");
+
+    let broken = (0..500)
+        .map(|i| format!("learner-{i}"))
+        .find(|l| p.variant(&exercise.slug, Some(l), "").is_err())
+        .expect("some learner draws n = 7");
+    let options = GradeOptions { learner: Some(broken.clone()), ..GradeOptions::default() };
+    let error = grade(&exercise, &Submission::Answer("7".into()), &options).expect_err("teacher's error");
+    assert!(error.to_string().contains("more than 500000 operations"), "{error}");
+    let path = dir.path().to_str().expect("utf-8 path");
+    let (code, _, err) = run_cli(&["grade", path, "--answer", "7", "--learner", &broken]);
+    assert_eq!(code, Some(3), "{err}");
+    // Another learner of the same exercise is graded as usual.
+    let fine = (0..500)
+        .map(|i| format!("learner-{i}"))
+        .find(|l| p.variant(&exercise.slug, Some(l), "").is_ok())
+        .expect("most learners are fine");
+    let own = p.variant(&exercise.slug, Some(&fine), "").unwrap().outcome.answer.render();
+    assert_eq!(grade_answer(&exercise, &own, Some(&fine)).verdict, Verdict::Passed);
 }

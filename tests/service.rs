@@ -543,6 +543,29 @@ fn api_contract() {
     assert_eq!(consumer["submit"], "module");
     assert!(consumer["abi"]["href"].as_str().unwrap().ends_with("/docs/consumer-abi"));
     assert!(!consumer["statement"].as_str().unwrap().is_empty());
+    // The starter kits present on the server, without their worked solutions and mutants.
+    let kits = consumer["kits"].as_array().unwrap();
+    let on_disk = std::fs::read_dir(repo().join("graders/consumer/kits"))
+        .map(|d| d.filter(|e| e.as_ref().unwrap().path().is_dir()).count())
+        .unwrap_or(0);
+    assert_eq!(kits.len(), on_disk, "{kits:?}");
+    for kit in kits {
+        for file in kit["files"].as_array().unwrap() {
+            assert!(!file["path"].as_str().unwrap().starts_with("examples/"), "{file}");
+        }
+    }
+    if let Some(kit) = kits.first() {
+        let href = kit["files"][0]["href"].as_str().unwrap();
+        let path = &href[href.find("/kits/").unwrap()..];
+        assert_eq!(request(server.port, "GET", path, &[], b"").unwrap().status, 200, "{path}");
+        let name = kit["name"].as_str().unwrap();
+        let hidden = format!("/kits/{name}/examples/correct.c");
+        assert_eq!(request(server.port, "GET", &hidden, &[], b"").unwrap().status, 404);
+        assert_eq!(
+            request(server.port, "GET", &format!("/kits/{name}/../../ABI.md"), &[], b"").unwrap().status,
+            404
+        );
+    }
     let abi = request(server.port, "GET", "/docs/consumer-abi", &[], b"").unwrap();
     assert_eq!(abi.status, 200);
     assert!(abi.text().contains("verarbeite"));

@@ -17,9 +17,10 @@
 //! [`crate::limits`] (operations, call depth, sizes); it has no input/output, no clock and no
 //! randomness except the seeded network, so a variant always gives the same answer.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
 
 use rhai::packages::{
     BasicArrayPackage, BasicMapPackage, CorePackage, LogicPackage, MoreStringPackage, Package,
@@ -70,6 +71,8 @@ pub struct Scenario {
     engine: Engine,
     ast: AST,
     constraint: Option<AST>,
+    /// The wall-clock backstop of one run ([`limits::SCRIPT_WALL_MS_MAX`]).
+    wall_limit: Duration,
 }
 
 impl std::fmt::Debug for Scenario {
@@ -117,7 +120,19 @@ impl Scenario {
                 })
             })
             .transpose()?;
-        Ok(Scenario { file: file.into(), engine, ast, constraint })
+        Ok(Scenario {
+            file: file.into(),
+            engine,
+            ast,
+            constraint,
+            wall_limit: Duration::from_millis(limits::SCRIPT_WALL_MS_MAX),
+        })
+    }
+
+    /// The same scenario with another wall-clock backstop (tests use zero to prove the backstop).
+    pub fn with_wall_limit(mut self, wall_limit: Duration) -> Scenario {
+        self.wall_limit = wall_limit;
+        self
     }
 
     pub fn file(&self) -> &str {
@@ -135,6 +150,7 @@ impl Scenario {
     /// Whether the parameters satisfy the exercise's constraint (true without one).
     pub fn satisfies(&self, params: &Params) -> Result<bool, ScriptError> {
         let Some(constraint) = &self.constraint else { return Ok(true) };
+        let _deadline = DeadlineGuard::install(self.wall_limit);
         let mut scope = Self::scope(params);
         self.engine.eval_ast_with_scope::<bool>(&mut scope, constraint).map_err(|e| ScriptError {
             file: "exercise.toml".into(),
@@ -146,6 +162,7 @@ impl Scenario {
     /// Runs the scenario for one variant.
     pub fn run(&self, params: &Params) -> Result<Outcome, ScriptError> {
         let guard = RecordingGuard::install();
+        let _deadline = DeadlineGuard::install(self.wall_limit);
         let mut scope = Self::scope(params);
         let result = self.engine.eval_ast_with_scope::<Dynamic>(&mut scope, &self.ast);
         let recording = guard.take();
@@ -193,6 +210,11 @@ fn describe_eval_error(error: &EvalAltResult) -> String {
             limits::SCRIPT_ARRAY_LEN_MAX,
             limits::SCRIPT_MAP_LEN_MAX
         ),
+        EvalAltResult::ErrorTerminated(..) => format!(
+            "the script ran longer than the wall-clock backstop of {} ms and was stopped \
+             (each of its operations is very expensive: copying large strings or arrays?)",
+            limits::SCRIPT_WALL_MS_MAX
+        ),
         inner => inner.to_string(),
     }
 }
@@ -209,6 +231,9 @@ fn new_engine() -> Engine {
     engine.set_optimization_level(OptimizationLevel::None);
     engine.set_strict_variables(true);
     engine.set_max_operations(limits::SCRIPT_OPERATIONS_MAX);
+    engine.on_progress(|operations| {
+        (operations % DEADLINE_CHECK_EVERY == 0 && deadline_passed()).then_some(Dynamic::UNIT)
+    });
     engine.set_max_call_levels(limits::SCRIPT_CALL_LEVELS_MAX);
     engine.set_max_expr_depths(limits::SCRIPT_EXPR_DEPTH_MAX, limits::SCRIPT_FN_EXPR_DEPTH_MAX);
     engine.set_max_string_size(limits::SCRIPT_STRING_BYTES_MAX);
@@ -273,6 +298,31 @@ struct Recording {
 
 thread_local! {
     static RECORDING: RefCell<Option<Recording>> = const { RefCell::new(None) };
+    /// When the run on this thread must stop (see [`limits::SCRIPT_WALL_MS_MAX`]).
+    static DEADLINE: Cell<Option<Instant>> = const { Cell::new(None) };
+}
+
+/// Operations between two looks at the clock (reading it costs more than an operation).
+const DEADLINE_CHECK_EVERY: u64 = 1_024;
+
+fn deadline_passed() -> bool {
+    DEADLINE.with(|d| d.get().is_some_and(|deadline| Instant::now() >= deadline))
+}
+
+/// Sets the wall-clock deadline of one run on this thread and clears it again, even on error.
+struct DeadlineGuard;
+
+impl DeadlineGuard {
+    fn install(limit: Duration) -> DeadlineGuard {
+        DEADLINE.with(|d| d.set(Some(Instant::now() + limit)));
+        DeadlineGuard
+    }
+}
+
+impl Drop for DeadlineGuard {
+    fn drop(&mut self) {
+        DEADLINE.with(|d| d.set(None));
+    }
 }
 
 /// Installs a fresh recording for one run on this thread and removes it again, even on error.
@@ -594,6 +644,22 @@ mod tests {
         let err = run("loop { }", &[]).unwrap_err();
         assert!(err.message.contains("more than 500000 operations"), "{err}");
         assert!(err.to_string().starts_with("test.rhai:1:"), "{err}");
+    }
+
+    #[test]
+    fn wall_clock_backstop_stops_expensive_operations() {
+        // A script well inside the operation limit, run with a backstop that has already passed:
+        // it is stopped at the first look at the clock, with its own message.
+        let source = "let s = \"\"; for i in 0..5000 { s = \"x\" + i; } 1";
+        let scenario = Scenario::compile("slow.rhai", source, &[], None).unwrap();
+        assert!(scenario.run(&vec![]).is_ok(), "within the limits with the default backstop");
+        let stopped = Scenario::compile("slow.rhai", source, &[], None)
+            .unwrap()
+            .with_wall_limit(Duration::ZERO)
+            .run(&vec![])
+            .unwrap_err();
+        assert!(stopped.message.contains("wall-clock backstop of 2000 ms"), "{stopped}");
+        assert!(stopped.to_string().starts_with("slow.rhai:1:"), "{stopped}");
     }
 
     #[test]

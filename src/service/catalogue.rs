@@ -1,7 +1,7 @@
 //! The exercises the service grades, loaded from the exercises folder at start (a broken folder is
 //! logged and left out, the others are served), and the student-facing files of the graders: the
 //! consumer ABI guide and the starter kits, discovered at request time from
-//! `graders/consumer/kits/*/`.
+//! `graders/consumer/kits/*/` (without their worked solutions and mutants).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -101,7 +101,12 @@ fn is_safe_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
 }
 
-/// Collects the regular files below `dir` (hidden files, build output and dependencies skipped).
+/// Folders of a kit that are never served: worked solutions and mutants (the project's tests build
+/// them; a student must not be handed a solution), build output and dependencies.
+const KIT_DIRS_NOT_SERVED: [&str; 8] =
+    ["examples", "solutions", "mutants", "node_modules", "target", "build", "zig-out", "zig-cache"];
+
+/// Collects the regular files below `dir` (hidden files and [`KIT_DIRS_NOT_SERVED`] skipped).
 fn walk(dir: &Path, prefix: &str, files: &mut Vec<String>) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
@@ -111,12 +116,10 @@ fn walk(dir: &Path, prefix: &str, files: &mut Vec<String>) {
             return;
         }
         let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
-        if !is_safe_name(&name)
-            || ["node_modules", "target", "build", "zig-out", "zig-cache"].contains(&name.as_str())
-        {
+        let Ok(kind) = entry.file_type() else { continue };
+        if !is_safe_name(&name) || (kind.is_dir() && KIT_DIRS_NOT_SERVED.contains(&name.as_str())) {
             continue;
         }
-        let Ok(kind) = entry.file_type() else { continue };
         let relative = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
         if kind.is_dir() {
             walk(&entry.path(), &relative, files);
