@@ -68,3 +68,34 @@ pub fn check_exercise(exercise: &Exercise) -> Soundness {
         ExerciseKind::Prediction(prediction) => crate::prediction::check(exercise, prediction),
     }
 }
+
+/// Checks the exercise folder `dir`: first what can be found without loading it (the description
+/// file, both statements), each problem on its own line with its file; then loads it (a problem names
+/// its file and, where it has one, its line and column) and proves it sound.
+pub fn check_dir(dir: &std::path::Path) -> Soundness {
+    let mut soundness = Soundness::default();
+    if !dir.is_dir() {
+        soundness.problems.push(format!("{}: no such folder", dir.display()));
+        return soundness;
+    }
+    for file in [crate::exercise::EXERCISE_FILE, "statement.de.md", "statement.en.md"] {
+        let path = dir.join(file);
+        if !path.is_file() {
+            soundness.problems.push(format!(
+                "{}: missing; every exercise has {} (`pruefstein new` writes a template of each)",
+                path.display(),
+                ["exercise.toml", "statement.de.md", "statement.en.md"].join(", ")
+            ));
+        }
+    }
+    if !soundness.problems.is_empty() {
+        return soundness;
+    }
+    match Exercise::load(dir) {
+        Ok(exercise) => check_exercise(&exercise),
+        Err(error) => {
+            soundness.problems.push(error.to_string());
+            soundness
+        }
+    }
+}
