@@ -201,3 +201,136 @@ fn zig_kit_builds_and_grades() {
         run(command, &format!("building {}", source.display()));
     });
 }
+
+fn assemblyscript_compiler() -> PathBuf {
+    require_tool("node", &["--version"], "apt-get install nodejs npm");
+    require_tool("npm", &["--version"], "apt-get install nodejs npm");
+    let asc = kit("assemblyscript").join("node_modules/assemblyscript/bin/asc.js");
+    assert!(
+        asc.is_file(),
+        "AssemblyScript is not installed in graders/consumer/kits/assemblyscript: scripts/test runs \
+         `npm ci` there (from package-lock.json)"
+    );
+    asc
+}
+
+#[test]
+fn assemblyscript_kit_builds_and_grades() {
+    let asc = assemblyscript_compiler();
+    let dir = kit("assemblyscript");
+    let case = KitCase {
+        kit: "assemblyscript",
+        skeleton: "assembly/index.ts",
+        correct: "examples/correct.ts",
+        mutants: [
+            ("examples/check-then-act.ts", "concurrent-duplicate"),
+            ("examples/acks-failed-credit.ts", "constraint-violation"),
+        ],
+    };
+    check_kit(&case, |source, module| {
+        // The flags live in asconfig.json, shared with the kit's `npm run build`.
+        let mut command = Command::new("node");
+        command.current_dir(&dir).arg(&asc).arg(source).args([
+            "--config",
+            "asconfig.json",
+            "--target",
+            "release",
+        ]);
+        command.arg("--outFile").arg(module);
+        run(command, &format!("building {}", source.display()));
+    });
+}
+
+/// The README's path for a learner: `npm ci`, fill in `assembly/index.ts`, `npm run build`,
+/// `pruefstein grade exercises/03-… build/consumer.wasm` exits 0. The kit is copied to a temporary
+/// folder (with the installed node_modules linked in), the skeleton replaced by the correct solution.
+#[test]
+fn assemblyscript_readme_path_reaches_a_passing_grade() {
+    assemblyscript_compiler();
+    let dir = kit("assemblyscript");
+    let readme = std::fs::read_to_string(dir.join("README.md")).expect("README.md");
+    let grade_line = "pruefstein grade exercises/03-idempotenter-konsument graders/consumer/kits/assemblyscript/build/consumer.wasm";
+    for command in ["npm ci", "npm run build", grade_line] {
+        assert!(readme.lines().any(|l| l.trim() == command), "the README lists `{command}`");
+    }
+    let readme_de = std::fs::read_to_string(dir.join("README.de.md")).expect("README.de.md");
+    for command in ["npm ci", "npm run build", grade_line] {
+        assert!(readme_de.lines().any(|l| l.trim() == command), "README.de.md lists `{command}`");
+    }
+
+    let work = tempfile::tempdir().expect("temporary directory");
+    let copy = work.path();
+    for file in ["package.json", "package-lock.json", "asconfig.json", "assembly/pruefstein.ts"] {
+        std::fs::create_dir_all(copy.join(file).parent().expect("parent")).expect("mkdir");
+        std::fs::copy(dir.join(file), copy.join(file)).expect("copy kit file");
+    }
+    std::os::unix::fs::symlink(dir.join("node_modules"), copy.join("node_modules"))
+        .expect("link node_modules");
+    let solution = std::fs::read_to_string(dir.join("examples/correct.ts")).expect("correct.ts");
+    let solution = solution.replace("\"../assembly/pruefstein\"", "\"./pruefstein\"");
+    std::fs::write(copy.join("assembly/index.ts"), solution).expect("write index.ts");
+
+    let mut build = Command::new("npm");
+    build.current_dir(copy).args(["run", "build"]);
+    run(build, "npm run build");
+    let module = copy.join("build/consumer.wasm");
+    assert!(module.is_file(), "npm run build writes build/consumer.wasm");
+
+    let output = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+        .arg("grade")
+        .arg(root().join("exercises/03-idempotenter-konsument"))
+        .arg(&module)
+        .output()
+        .expect("pruefstein runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "the grade passes:\n{stdout}");
+    assert!(stdout.contains("BESTANDEN"), "{stdout}");
+}
+
+/// The Rust kit: its SDK's unit tests and a check of every crate and example run on the host, always.
+/// The wasm modules are built and graded where the `wasm32-unknown-unknown` target is installed; where
+/// it is not (this project's CI toolchain has none and cannot fetch one), the test says so plainly.
+#[test]
+fn rust_kit_checks_on_the_host_and_builds_wasm_where_the_target_exists() {
+    let dir = kit("rust");
+    let target = tempfile::tempdir().expect("temporary directory");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut test = Command::new(&cargo);
+    test.current_dir(&dir)
+        .args(["test", "--locked", "--offline", "--workspace", "--all-targets"])
+        .env("CARGO_TARGET_DIR", target.path());
+    run(test, "cargo test of the Rust kit on the host");
+
+    let installed = Command::new("rustup").args(["target", "list", "--installed"]).output();
+    let installed = installed.map(|o| String::from_utf8_lossy(&o.stdout).into_owned()).unwrap_or_default();
+    if !installed.lines().any(|l| l.trim() == "wasm32-unknown-unknown") {
+        println!(
+            "NOTE: the Rust kit was checked and unit-tested on the host only; building wasm was not \
+             possible: the target wasm32-unknown-unknown is not installed (installed: {})",
+            installed.split_whitespace().collect::<Vec<_>>().join(", ")
+        );
+        return;
+    }
+    let case = KitCase {
+        kit: "rust",
+        skeleton: "consumer/src/lib.rs",
+        correct: "sdk/examples/correct.rs",
+        mutants: [
+            ("sdk/examples/no-transaction.rs", "crash-after-write"),
+            ("sdk/examples/swallows-error.rs", "constraint-violation"),
+        ],
+    };
+    let build_script = dir.join("build.sh");
+    let build = |source: &Path, module: &Path| {
+        let mut command = Command::new("sh");
+        command.arg(&build_script).env("CARGO_TARGET_DIR", target.path());
+        if source.ends_with("consumer/src/lib.rs") {
+            command.arg(module);
+        } else {
+            let example = source.file_stem().and_then(|n| n.to_str()).expect("example name");
+            command.args(["--example", example]).arg(module);
+        }
+        run(command, &format!("building {}", source.display()));
+    };
+    check_kit(&case, build);
+}
