@@ -957,3 +957,44 @@ fn report_page_in_a_browser() {
     // The two languages are two renderings of one report, not one page with a switch.
     assert_ne!(seen["de"]["text"], seen["en"]["text"]);
 }
+
+/// SIGTERM: the server stops taking work, finishes or gives back its leases, and exits cleanly;
+/// after a restart every accepted submission is graded.
+#[test]
+fn sigterm_finishes_or_releases_leases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--workers", "1"]);
+    let (token, _) = server.client("lms");
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let r = server.post_json(
+            "/api/v1/submissions",
+            &token,
+            &wat_submission("solutions/reference.wat", &format!("l{i}")),
+            None,
+        );
+        assert_eq!(r.status, 202, "{}", r.text());
+        ids.push(r.json()["id"].as_str().unwrap().to_string());
+    }
+    let mut child = server.child.take().unwrap();
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let status = poll("the server to exit", Duration::from_secs(30), || child.try_wait().unwrap());
+    assert!(status.success(), "exit status {status}");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(log.contains("\"event\":\"shutting_down\"") && log.contains("\"event\":\"stopped\""), "{log}");
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let leased: i64 = db.query_row("SELECT count(*) FROM jobs WHERE leased = 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(leased, 0, "no lease is left behind");
+    let graded: i64 = db.query_row("SELECT count(*) FROM results", [], |r| r.get(0)).unwrap();
+    assert!((graded as usize) < ids.len(), "the shutdown came while work was queued");
+    drop(db);
+
+    server.spawn();
+    for id in &ids {
+        let r = server.get(&format!("/api/v1/submissions/{id}?wait=20s"), &token).json();
+        assert_eq!(r["status"], "graded", "{id}");
+        assert_eq!(r["verdict"], "passed");
+        assert_eq!(r["attempts"], 1, "a released lease is not counted as an attempt");
+    }
+}
