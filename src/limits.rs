@@ -79,6 +79,9 @@ pub const WAIT_MS_MAX: u64 = 30_000;
 /// A grading job's lease (visibility timeout): a job whose worker has not finished it by then is
 /// leased again. Well above [`WALL_MS_PER_SUBMISSION`], so a live worker never loses its lease.
 pub const JOB_LEASE_MS: u64 = 60_000;
+/// Jobs one worker leases at once when the queue is deep (it takes its share of the due jobs, at
+/// most this many), so that leasing costs one commit per batch, not per job.
+pub const JOB_LEASE_BATCH_MAX: usize = 32;
 /// Leases a job may take before it fails with a stated reason (a submission that kills its worker
 /// every time must not be retried forever).
 pub const JOB_ATTEMPTS_MAX: u32 = 5;
@@ -103,8 +106,12 @@ pub const WEBHOOK_BACKOFF_MAX_MS: u64 = 3_600_000;
 /// Connecting to a webhook receiver, and waiting for its answer.
 pub const WEBHOOK_CONNECT_TIMEOUT_MS: u64 = 5_000;
 pub const WEBHOOK_RESPONSE_TIMEOUT_MS: u64 = 10_000;
-/// A webhook event is leased by one sender for this long (a sender that dies releases it by expiry).
-pub const WEBHOOK_LEASE_MS: u64 = 30_000;
+/// Webhook events one sender leases at once and delivers one after the other.
+pub const WEBHOOK_LEASE_BATCH_MAX: usize = 4;
+/// A webhook event is leased by one sender for this long: longer than a batch of deliveries that
+/// all time out, so a live sender never loses its lease. A server that starts gives back every lease.
+pub const WEBHOOK_LEASE_MS: u64 =
+    WEBHOOK_LEASE_BATCH_MAX as u64 * (WEBHOOK_CONNECT_TIMEOUT_MS + WEBHOOK_RESPONSE_TIMEOUT_MS) + 30_000;
 /// Webhook deliveries in flight at once.
 pub const WEBHOOK_SENDERS: usize = 4;
 /// Bytes of a webhook receiver's answer that are read (the status line is all that counts).

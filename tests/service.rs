@@ -863,3 +863,246 @@ fn kill_9_loses_nothing_and_duplicates_nothing() {
         assert_eq!(verdicts.get(&sha).map(String::as_str), Some(expected), "{module}");
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// The student report page in a real browser.
+
+/// Where tests keep what a person may want to look at after a run (screenshots, PDFs).
+fn artifact_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A failing consumer's report opened in headless Chromium (Debian's `chromium`, driven by
+/// playwright-core from `tests/browser`, both installed by `scripts/test`): in German and in
+/// English the page shows the failing check, the timeline and the state diff; it raises no script
+/// error and loads nothing that fails; it reads the same without JavaScript and in print; on a
+/// phone-sized viewport nothing sticks out sideways. Screenshots and PDFs stay in
+/// `target/tmp/artifacts/report-page/`.
+#[test]
+fn report_page_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &token,
+        &wat_submission("mutants/no-dedup.wat", "browser"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let graded = r.json();
+    assert_eq!(graded["verdict"], "failed");
+    let url = graded["links"]["report"].as_str().unwrap().to_string();
+
+    let artifacts = artifact_dir("report-page");
+    let out = Command::new("node")
+        .current_dir(repo().join("tests/browser"))
+        .arg("check-report.mjs")
+        .arg(&artifacts)
+        .arg(format!("de={url}"))
+        .arg(format!("en={url}&lang=en"))
+        .output()
+        .expect("node runs (scripts/test installs Node.js, Chromium and playwright-core)");
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let expectations = [
+        (
+            "de",
+            [
+                "NICHT BESTANDEN",
+                "Neue Nachricht",
+                "fresh-message",
+                "Ablauf",
+                "Datenbankzustand",
+                "fehlt in gesehen",
+            ],
+        ),
+        ("en", ["FAILED", "Fresh message", "fresh-message", "Trace", "Database state", "missing in gesehen"]),
+    ];
+    for (lang, texts) in expectations {
+        let page = &seen[lang];
+        assert_eq!(page["status"], 200, "{lang}");
+        assert_eq!(page["lang"], lang);
+        assert_eq!(page["errors"], json!([]), "{lang}: the page raised errors");
+        for text in texts {
+            for view in ["text", "noScriptText", "printText"] {
+                assert!(
+                    page[view].as_str().unwrap().contains(text),
+                    "{lang} {view} lacks {text:?}: {}",
+                    page[view]
+                );
+            }
+        }
+        assert!(page["text"].as_str().unwrap().contains("pruefstein grade"), "{lang}: replay command");
+        let phone = &page["phone"];
+        assert_eq!(phone["viewportWidth"], 390, "{lang}: the page sets a device-width viewport");
+        assert!(
+            phone["scrollWidth"].as_u64().unwrap() <= 390,
+            "{lang}: the page is wider than a phone: {phone}"
+        );
+        assert!(phone["bodyFontPx"].as_f64().unwrap() >= 14.0, "{lang}: text too small on a phone");
+        for file in [format!("{lang}-desktop.png"), format!("{lang}-phone.png"), format!("{lang}.pdf")] {
+            let size = std::fs::metadata(artifacts.join(&file)).map(|m| m.len()).unwrap_or(0);
+            assert!(size > 10_000, "{file} was not written ({size} bytes)");
+        }
+    }
+    // The two languages are two renderings of one report, not one page with a switch.
+    assert_ne!(seen["de"]["text"], seen["en"]["text"]);
+}
+
+/// SIGTERM: the server stops taking work, finishes or gives back its leases, and exits cleanly;
+/// after a restart every accepted submission is graded.
+#[test]
+fn sigterm_finishes_or_releases_leases() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--workers", "1"]);
+    let (token, _) = server.client("lms");
+    let mut ids = Vec::new();
+    for i in 0..40 {
+        let r = server.post_json(
+            "/api/v1/submissions",
+            &token,
+            &wat_submission("solutions/reference.wat", &format!("l{i}")),
+            None,
+        );
+        assert_eq!(r.status, 202, "{}", r.text());
+        ids.push(r.json()["id"].as_str().unwrap().to_string());
+    }
+    let mut child = server.child.take().unwrap();
+    // SAFETY: sends a signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) }, 0);
+    let status = poll("the server to exit", Duration::from_secs(30), || child.try_wait().unwrap());
+    assert!(status.success(), "exit status {status}");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(log.contains("\"event\":\"shutting_down\"") && log.contains("\"event\":\"stopped\""), "{log}");
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let leased: i64 = db.query_row("SELECT count(*) FROM jobs WHERE leased = 1", [], |r| r.get(0)).unwrap();
+    assert_eq!(leased, 0, "no lease is left behind");
+    let graded: i64 = db.query_row("SELECT count(*) FROM results", [], |r| r.get(0)).unwrap();
+    assert!((graded as usize) < ids.len(), "the shutdown came while work was queued");
+    drop(db);
+
+    server.spawn();
+    for id in &ids {
+        let r = server.get(&format!("/api/v1/submissions/{id}?wait=20s"), &token).json();
+        assert_eq!(r["status"], "graded", "{id}");
+        assert_eq!(r["verdict"], "passed");
+        assert_eq!(r["attempts"], 1, "a released lease is not counted as an attempt");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Exercise folders change while the service runs.
+
+/// Copies a folder tree (exercise folders are a few small files).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The value of one `pruefstein_exercise_reloads_total` counter.
+fn reloads(server: &Server, outcome: &str) -> u64 {
+    let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap().text();
+    let prefix = format!("pruefstein_exercise_reloads_total{{outcome=\"{outcome}\"}} ");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no reload counter {outcome}: {metrics}"))
+        .parse()
+        .unwrap()
+}
+
+fn served(server: &Server, token: &str) -> Vec<String> {
+    let list = server.get("/api/v1/exercises", token).json();
+    list["exercises"].as_array().unwrap().iter().map(|e| e["slug"].as_str().unwrap().to_string()).collect()
+}
+
+/// A teacher adds an exercise folder to the running service: it is served after it passes `check`,
+/// without a restart. A change that breaks it is rejected (counted, logged) and the last good
+/// version stays served and graded; a removed folder is no longer served.
+#[test]
+fn exercise_folders_reload_while_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercises = dir.path().join("exercises");
+    copy_tree(&repo().join("exercises").join(PREDICTION), &exercises.join(PREDICTION));
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let server = Server::start(&dir.path().join("data"), &["--exercises", exercises.to_str().unwrap()]);
+    let (token, _) = server.client("lms");
+    assert_eq!(served(&server, &token), [PREDICTION]);
+
+    // A new folder, prepared beside the watched one and moved in at once, as a careful teacher does.
+    let staged = dir.path().join("staging");
+    copy_tree(&repo().join("exercises").join(CONSUMER), &staged);
+    std::fs::rename(&staged, exercises.join("lager-neu")).unwrap();
+    poll("the new exercise to be served", Duration::from_secs(120), || {
+        served(&server, &token).contains(&CONSUMER.to_string()).then_some(())
+    });
+    assert_eq!(reloads(&server, "loaded"), 1);
+    let graded = |file: &str| {
+        let r =
+            server.post_json("/api/v1/submissions?wait=30s", &token, &wat_submission(file, "teacher"), None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(graded("solutions/reference.wat"), "passed");
+    assert_eq!(graded("mutants/no-dedup.wat"), "failed");
+
+    // A broken edit: rejected, and the last good version is still served and graded.
+    std::fs::write(
+        exercises.join("lager-neu/exercise.toml"),
+        "slug = \"03-idempotenter-konsument\"\n[oops\n",
+    )
+    .unwrap();
+    poll("the broken edit to be rejected", Duration::from_secs(60), || {
+        (reloads(&server, "rejected") >= 1).then_some(())
+    });
+    assert!(served(&server, &token).contains(&CONSUMER.to_string()));
+    assert_eq!(graded("solutions/reference.wat"), "passed");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(log.contains("exercise_rejected") && log.contains("exercise.toml"), "{log}");
+
+    // An edit that loads but is not sound (its reference is the no-dedup mutant, so the mutants
+    // it declares are no longer caught) is rejected as well.
+    std::fs::copy(
+        repo().join("exercises").join(CONSUMER).join("exercise.toml"),
+        exercises.join("lager-neu/exercise.toml"),
+    )
+    .unwrap();
+    poll("the repaired folder to be loaded again", Duration::from_secs(120), || {
+        (reloads(&server, "loaded") >= 2).then_some(())
+    });
+    let rejected = reloads(&server, "rejected");
+    std::fs::copy(
+        repo().join("exercises").join(CONSUMER).join("mutants/no-dedup.wat"),
+        exercises.join("lager-neu/solutions/reference.wat"),
+    )
+    .unwrap();
+    poll("the unsound edit to be rejected", Duration::from_secs(120), || {
+        (reloads(&server, "rejected") > rejected).then_some(())
+    });
+    assert_eq!(graded("mutants/no-dedup.wat"), "failed", "the last good version still grades");
+
+    // Removed: no longer served; the others are untouched.
+    std::fs::remove_dir_all(exercises.join("lager-neu")).unwrap();
+    poll("the removed exercise to go", Duration::from_secs(60), || {
+        (!served(&server, &token).contains(&CONSUMER.to_string())).then_some(())
+    });
+    assert_eq!(served(&server, &token), [PREDICTION]);
+    assert_eq!(reloads(&server, "removed"), 1);
+}

@@ -1,10 +1,15 @@
 //! The SQLite [`Store`]: one database file in WAL mode in the data directory, created and migrated on
-//! first start. Writes go through one connection (SQLite has one writer anyway), each method in one
-//! `BEGIN IMMEDIATE` transaction; reads use a small pool of further connections, which WAL lets
-//! run beside the writer.
+//! first start. Reads use a small pool of connections, which WAL lets run beside the writer.
+//!
+//! Writes go to one writer thread that owns the write connection and commits in groups: it takes
+//! every write that is waiting (up to [`GROUP_COMMIT_MAX`]), runs each in its own savepoint inside one
+//! `BEGIN IMMEDIATE` transaction, commits once, and only then answers each caller. With
+//! `synchronous = FULL` a commit costs an fsync (milliseconds); grouping lets many callers share it,
+//! and nobody hears "stored" before it is durable. A write that fails rolls back its own savepoint
+//! only; the others of its group still commit.
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
@@ -37,7 +42,8 @@ impl std::str::FromStr for Durability {
 }
 
 /// Schema migrations, applied in order; `PRAGMA user_version` counts the applied ones.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
 CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE clients (
     id INTEGER PRIMARY KEY,
@@ -98,12 +104,32 @@ CREATE TABLE outbox (
 );
 CREATE INDEX outbox_pending ON outbox (next_attempt_at) WHERE state = 'pending';
 CREATE INDEX outbox_dead ON outbox (client_id, created_at) WHERE state = 'dead';
-"#];
+"#,
+    r#"
+-- An event being sent: its next attempt time is the sender's lease. At start, every lease is one
+-- of a dead process and is given back at once.
+ALTER TABLE outbox ADD COLUMN leased INTEGER NOT NULL DEFAULT 0;
+"#,
+];
 
 pub struct SqliteStore {
     path: PathBuf,
-    writer: Mutex<Connection>,
+    writer: Mutex<std::sync::mpsc::Sender<WriteOp>>,
     readers: Mutex<Vec<Connection>>,
+}
+
+/// Writes committed together at most.
+pub const GROUP_COMMIT_MAX: usize = 512;
+
+/// Runs after the group's commit with its outcome (an error message if the commit failed).
+type Finish = Box<dyn FnOnce(Option<String>) + Send>;
+
+/// A write waiting for the writer thread.
+struct WriteOp {
+    /// Runs the write inside the group's transaction and returns what to do after the commit.
+    run: Box<dyn FnOnce(&rusqlite::Transaction<'_>) -> Finish + Send>,
+    /// Called instead when the group's transaction could not even begin.
+    abort: Box<dyn FnOnce(String) + Send>,
 }
 
 impl std::fmt::Debug for SqliteStore {
@@ -126,18 +152,62 @@ impl SqliteStore {
         let mut writer = Connection::open(&path)?;
         configure(&writer, durability)?;
         migrate(&mut writer)?;
-        Ok(SqliteStore { path, writer: Mutex::new(writer), readers: Mutex::new(Vec::new()) })
+        let (sender, receiver) = std::sync::mpsc::channel::<WriteOp>();
+        std::thread::Builder::new()
+            .name("sqlite-writer".into())
+            .spawn(move || group_commit_loop(writer, receiver))
+            .map_err(|e| StoreError::DataDir { path: path.display().to_string(), message: e.to_string() })?;
+        Ok(SqliteStore { path, writer: Mutex::new(sender), readers: Mutex::new(Vec::new()) })
     }
 
-    fn write<T>(
+    fn enqueue(&self, op: WriteOp) {
+        let sender = self.writer.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        if let Err(std::sync::mpsc::SendError(op)) = sender.send(op) {
+            (op.abort)("the database writer has stopped".into());
+        }
+    }
+
+    /// Runs `f` in the next group commit; `then` gets its result once the group is committed (or
+    /// the error). `then` runs on the writer thread: it must be quick.
+    fn write_then<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        then: impl FnOnce(Result<T, StoreError>) + Send + 'static,
+    ) {
+        let then =
+            Arc::new(Mutex::new(Some(Box::new(then) as Box<dyn FnOnce(Result<T, StoreError>) + Send>)));
+        let on_abort = then.clone();
+        self.enqueue(WriteOp {
+            run: Box::new(move |tx| {
+                let result = in_savepoint(tx, f);
+                Box::new(move |commit_error: Option<String>| {
+                    let result = match commit_error {
+                        None => result,
+                        Some(message) => Err(StoreError::Commit(message)),
+                    };
+                    if let Some(then) = then.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                        then(result);
+                    }
+                })
+            }),
+            abort: Box::new(move |message| {
+                if let Some(then) = on_abort.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                    then(Err(StoreError::Commit(message)));
+                }
+            }),
+        });
+    }
+
+    /// Runs `f` in the next group commit and waits until that is committed.
+    fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
     ) -> Result<T, StoreError> {
-        let mut conn = self.writer.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
-        let value = f(&tx)?;
-        tx.commit()?;
-        Ok(value)
+        let (sender, receiver) = std::sync::mpsc::sync_channel(1);
+        self.write_then(f, move |result| {
+            let _ = sender.send(result);
+        });
+        receiver.recv().unwrap_or_else(|_| Err(StoreError::Commit("the database writer has stopped".into())))
     }
 
     fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, StoreError>) -> Result<T, StoreError> {
@@ -157,6 +227,143 @@ impl SqliteStore {
             readers.push(conn);
         }
         value
+    }
+}
+
+/// Runs one write in its own savepoint: its failure undoes only its own changes.
+fn in_savepoint<T>(
+    tx: &rusqlite::Transaction<'_>,
+    f: impl FnOnce(&rusqlite::Transaction<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    tx.execute_batch("SAVEPOINT op")?;
+    let result = f(tx);
+    let end = if result.is_ok() { "RELEASE op" } else { "ROLLBACK TO op; RELEASE op" };
+    tx.execute_batch(end)?;
+    result
+}
+
+/// The writer thread: waits for a write, takes every other one waiting, commits them together.
+fn group_commit_loop(mut conn: Connection, receiver: std::sync::mpsc::Receiver<WriteOp>) {
+    while let Ok(first) = receiver.recv() {
+        let mut group = vec![first];
+        while group.len() < GROUP_COMMIT_MAX {
+            match receiver.try_recv() {
+                Ok(op) => group.push(op),
+                Err(_) => break,
+            }
+        }
+        let tx = match conn.transaction_with_behavior(TransactionBehavior::Immediate) {
+            Ok(tx) => tx,
+            Err(e) => {
+                for op in group {
+                    (op.abort)(e.to_string());
+                }
+                continue;
+            }
+        };
+        let finishes: Vec<Finish> = group.into_iter().map(|op| (op.run)(&tx)).collect();
+        let error = tx.commit().err().map(|e| e.to_string());
+        for finish in finishes {
+            finish(error.clone());
+        }
+    }
+}
+
+/// Leases one job inside a transaction and reads what its worker needs.
+fn lease_one(
+    tx: &rusqlite::Transaction<'_>,
+    id: i64,
+    attempt: u32,
+    lease_ms: u64,
+    now: Millis,
+) -> Result<LeasedJob, StoreError> {
+    tx.prepare_cached(
+        "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
+    )?
+    .execute(params![id, attempt, now + lease_ms as i64])?;
+    let job = tx
+        .prepare_cached(
+            "SELECT client_id, exercise, learner, kind, payload, callback_url, sha256, metadata, \
+             idempotency_key, created_at FROM submissions WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            let kind: String = r.get(3)?;
+            let payload: Vec<u8> = r.get(4)?;
+            Ok((
+                (r.get(0)?, r.get(1)?, r.get(2)?, kind, payload, r.get(5)?),
+                (r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?),
+            ))
+        })?;
+    let (
+        (client_id, exercise, learner, kind, payload, callback_url),
+        (sha256, metadata, idempotency_key, created_at),
+    ) = job;
+    let submission = match kind.as_str() {
+        "answer" => Submission::Answer(
+            String::from_utf8(payload)
+                .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
+        ),
+        _ => Submission::Module(payload),
+    };
+    Ok(LeasedJob {
+        submission_id: id,
+        client_id,
+        attempt,
+        exercise,
+        learner,
+        submission,
+        sha256,
+        callback_url,
+        metadata,
+        idempotency_key,
+        created_at,
+    })
+}
+
+/// Stores a job's result and event and deletes the job, unless the submission has a result already.
+fn complete_one(
+    tx: &rusqlite::Transaction<'_>,
+    job: &LeasedJob,
+    outcome: &JobOutcome,
+    event: Option<&NewEvent>,
+    now: Millis,
+) -> Result<bool, StoreError> {
+    {
+        let inserted = match outcome {
+            JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => tx
+                .prepare_cached(
+                    "INSERT INTO results (submission_id, status, verdict, points, max_points, report, attempts, \
+                     finished_at, grade_ms) VALUES (?1, 'graded', ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                     ON CONFLICT (submission_id) DO NOTHING",
+                )?
+                .execute(params![
+                    job.submission_id,
+                    verdict,
+                    points,
+                    max_points,
+                    report,
+                    job.attempt,
+                    now,
+                    *grade_ms as i64
+                ])?,
+            JobOutcome::Failed { reason } => tx
+                .prepare_cached(
+                    "INSERT INTO results (submission_id, status, failure, attempts, finished_at) \
+                     VALUES (?1, 'failed', ?2, ?3, ?4) ON CONFLICT (submission_id) DO NOTHING",
+                )?
+                .execute(params![job.submission_id, reason, job.attempt, now])?,
+        };
+        if inserted == 1
+            && let Some(event) = event
+        {
+            tx.prepare_cached(
+                "INSERT INTO outbox (event_id, submission_id, client_id, url, payload, state, next_attempt_at, \
+                 created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6)",
+            )?
+            .execute(params![event.event_id, job.submission_id, job.client_id, event.url, event.payload, now])?;
+        }
+        tx.prepare_cached("DELETE FROM jobs WHERE submission_id = ?1")?.execute([job.submission_id])?;
+        Ok(inserted == 1)
     }
 }
 
@@ -293,9 +500,11 @@ impl Store for SqliteStore {
         webhook_secret: &str,
         now: Millis,
     ) -> Result<ClientRecord, StoreError> {
-        self.write(|tx| {
+        let (name, token_hash, webhook_secret) =
+            (name.to_string(), token_hash.to_string(), webhook_secret.to_string());
+        self.write(move |tx| {
             let exists: Option<i64> =
-                tx.query_row("SELECT id FROM clients WHERE name = ?1", [name], |r| r.get(0)).optional()?;
+                tx.query_row("SELECT id FROM clients WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
             if exists.is_some() {
                 return Err(StoreError::Conflict(format!("a client named {name:?} exists already")));
             }
@@ -305,8 +514,8 @@ impl Store for SqliteStore {
             )?;
             Ok(ClientRecord {
                 id: tx.last_insert_rowid(),
-                name: name.to_string(),
-                webhook_secret: webhook_secret.to_string(),
+                name,
+                webhook_secret,
                 created_at: now,
                 revoked_at: None,
             })
@@ -322,9 +531,10 @@ impl Store for SqliteStore {
     }
 
     fn revoke_client(&self, name: &str, now: Millis) -> Result<bool, StoreError> {
-        self.write(|tx| {
+        let name = name.to_string();
+        self.write(move |tx| {
             let exists: Option<i64> =
-                tx.query_row("SELECT id FROM clients WHERE name = ?1", [name], |r| r.get(0)).optional()?;
+                tx.query_row("SELECT id FROM clients WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
             if exists.is_none() {
                 return Ok(false);
             }
@@ -355,14 +565,16 @@ impl Store for SqliteStore {
     }
 
     fn setting_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError> {
-        self.write(|tx| {
+        let (key, default) = (key.to_string(), default.to_string());
+        self.write(move |tx| {
             tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, ?2)", params![key, default])?;
             Ok(tx.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))?)
         })
     }
 
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError> {
-        self.write(|tx| {
+        let new = new.clone();
+        self.write(move |tx| {
             if let Some(key) = &new.idempotency_key {
                 let earlier: Option<i64> = tx
                     .prepare_cached(
@@ -418,125 +630,65 @@ impl Store for SqliteStore {
         self.read(|conn| load_submission(conn, id))
     }
 
-    fn lease_job(&self, lease_ms: u64, now: Millis) -> Result<Option<LeasedJob>, StoreError> {
-        self.write(|tx| {
-            let next: Option<(i64, u32)> = tx
+    fn lease_jobs(
+        &self,
+        max: usize,
+        share: usize,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<Vec<LeasedJob>, StoreError> {
+        self.write(move |tx| {
+            let due: i64 = tx
+                .prepare_cached("SELECT count(*) FROM jobs WHERE leased = 0 OR lease_until <= ?1")?
+                .query_row([now], |r| r.get(0))?;
+            let take = (due as usize).div_ceil(share.max(1)).clamp(0, max.max(1));
+            let next = tx
                 .prepare_cached(
                     "SELECT submission_id, attempts FROM jobs WHERE leased = 0 OR lease_until <= ?1 \
-                     ORDER BY submission_id LIMIT 1",
+                     ORDER BY submission_id LIMIT ?2",
                 )?
-                .query_row([now], |r| Ok((r.get(0)?, r.get(1)?)))
-                .optional()?;
-            let Some((id, attempts)) = next else { return Ok(None) };
-            let attempt = attempts + 1;
-            tx.prepare_cached(
-                "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
-            )?
-            .execute(params![id, attempt, now + lease_ms as i64])?;
-            let job = tx
-                .prepare_cached(
-                    "SELECT client_id, exercise, learner, kind, payload, callback_url, sha256, metadata, \
-                     idempotency_key, created_at FROM submissions WHERE id = ?1",
-                )?
-                .query_row([id], |r| {
-                    let kind: String = r.get(3)?;
-                    let payload: Vec<u8> = r.get(4)?;
-                    Ok((
-                        (r.get(0)?, r.get(1)?, r.get(2)?, kind, payload, r.get(5)?),
-                        (r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?),
-                    ))
-                })?;
-            let (
-                (client_id, exercise, learner, kind, payload, callback_url),
-                (sha256, metadata, idempotency_key, created_at),
-            ) = job;
-            let submission = match kind.as_str() {
-                "answer" => Submission::Answer(String::from_utf8(payload).map_err(|_| {
-                    StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8"))
-                })?),
-                _ => Submission::Module(payload),
-            };
-            Ok(Some(LeasedJob {
-                submission_id: id,
-                client_id,
-                attempt,
-                exercise,
-                learner,
-                submission,
-                sha256,
-                callback_url,
-                metadata,
-                idempotency_key,
-                created_at,
-            }))
+                .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            next.into_iter().map(|(id, attempts)| lease_one(tx, id, attempts + 1, lease_ms, now)).collect()
         })
     }
 
     fn complete_job(
         &self,
-        job: &LeasedJob,
-        outcome: &JobOutcome,
-        event: Option<&NewEvent>,
+        job: LeasedJob,
+        outcome: JobOutcome,
+        event: Option<NewEvent>,
         now: Millis,
-    ) -> Result<bool, StoreError> {
-        self.write(|tx| {
-            let inserted = match outcome {
-                JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => tx
-                    .prepare_cached(
-                        "INSERT INTO results (submission_id, status, verdict, points, max_points, report, attempts, \
-                         finished_at, grade_ms) VALUES (?1, 'graded', ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
-                         ON CONFLICT (submission_id) DO NOTHING",
-                    )?
-                    .execute(params![
-                        job.submission_id,
-                        verdict,
-                        points,
-                        max_points,
-                        report,
-                        job.attempt,
-                        now,
-                        *grade_ms as i64
-                    ])?,
-                JobOutcome::Failed { reason } => tx
-                    .prepare_cached(
-                        "INSERT INTO results (submission_id, status, failure, attempts, finished_at) \
-                         VALUES (?1, 'failed', ?2, ?3, ?4) ON CONFLICT (submission_id) DO NOTHING",
-                    )?
-                    .execute(params![job.submission_id, reason, job.attempt, now])?,
-            };
-            if inserted == 1
-                && let Some(event) = event
-            {
-                tx.prepare_cached(
-                    "INSERT INTO outbox (event_id, submission_id, client_id, url, payload, state, next_attempt_at, \
-                     created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6)",
-                )?
-                .execute(params![event.event_id, job.submission_id, job.client_id, event.url, event.payload, now])?;
-            }
-            tx.prepare_cached("DELETE FROM jobs WHERE submission_id = ?1")?.execute([job.submission_id])?;
-            Ok(inserted == 1)
-        })
+        then: Box<dyn FnOnce(Result<bool, StoreError>) + Send>,
+    ) {
+        self.write_then(move |tx| complete_one(tx, &job, &outcome, event.as_ref(), now), then);
     }
 
     fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError> {
-        self.write(|tx| {
+        let (id, attempt) = (job.submission_id, job.attempt);
+        self.write(move |tx| {
             tx.execute(
                 "UPDATE jobs SET leased = 0, lease_until = 0, attempts = attempts - ?3 \
                  WHERE submission_id = ?1 AND attempts = ?2",
-                params![job.submission_id, job.attempt, if count_attempt { 0 } else { 1 }],
+                params![id, attempt, if count_attempt { 0 } else { 1 }],
             )?;
             Ok(())
         })
     }
 
     fn release_all_leases(&self) -> Result<u64, StoreError> {
-        self.write(|tx| {
-            Ok(tx.execute("UPDATE jobs SET leased = 0, lease_until = 0 WHERE leased = 1", [])? as u64)
+        self.write(move |tx| {
+            let jobs = tx.execute("UPDATE jobs SET leased = 0, lease_until = 0 WHERE leased = 1", [])?;
+            let events = tx.execute(
+                "UPDATE outbox SET leased = 0, next_attempt_at = 0 WHERE leased = 1 AND state = 'pending'",
+                [],
+            )?;
+            Ok((jobs + events) as u64)
         })
     }
 
     fn lease_events(&self, limit: usize, lease_ms: u64, now: Millis) -> Result<Vec<OutboxEvent>, StoreError> {
-        self.write(|tx| {
+        self.write(move |tx| {
             let events = tx
                 .prepare_cached(&format!(
                     "SELECT {EVENT_COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?1 \
@@ -545,7 +697,7 @@ impl Store for SqliteStore {
                 .query_map(params![now, limit as i64], event_from_row)?
                 .collect::<Result<Vec<_>, _>>()?;
             let mut update =
-                tx.prepare_cached("UPDATE outbox SET next_attempt_at = ?2 WHERE event_id = ?1")?;
+                tx.prepare_cached("UPDATE outbox SET next_attempt_at = ?2, leased = 1 WHERE event_id = ?1")?;
             for event in &events {
                 update.execute(params![event.event_id, now + lease_ms as i64])?;
             }
@@ -554,20 +706,22 @@ impl Store for SqliteStore {
     }
 
     fn record_delivery(&self, event_id: &str, delivery: &Delivery, now: Millis) -> Result<(), StoreError> {
-        self.write(|tx| {
+        let (event_id, delivery) = (event_id.to_string(), delivery.clone());
+        self.write(move |tx| {
             match delivery {
                 Delivery::Delivered => tx.execute(
                     "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, delivered_at = ?2, \
-                     last_error = NULL WHERE event_id = ?1",
+                     last_error = NULL, leased = 0 WHERE event_id = ?1",
                     params![event_id, now],
                 )?,
                 Delivery::Retry { at, error } => tx.execute(
-                    "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3 \
+                    "UPDATE outbox SET attempts = attempts + 1, next_attempt_at = ?2, last_error = ?3, leased = 0 \
                      WHERE event_id = ?1",
                     params![event_id, at, error],
                 )?,
                 Delivery::Dead { error } => tx.execute(
-                    "UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?2 WHERE event_id = ?1",
+                    "UPDATE outbox SET state = 'dead', attempts = attempts + 1, last_error = ?2, leased = 0 \
+                     WHERE event_id = ?1",
                     params![event_id, error],
                 )?,
             };
@@ -589,7 +743,8 @@ impl Store for SqliteStore {
     }
 
     fn redeliver(&self, client_id: i64, event_id: &str, now: Millis) -> Result<Option<bool>, StoreError> {
-        self.write(|tx| {
+        let event_id = event_id.to_string();
+        self.write(move |tx| {
             let state: Option<String> = tx
                 .query_row(
                     "SELECT state FROM outbox WHERE event_id = ?1 AND client_id = ?2",
@@ -612,7 +767,7 @@ impl Store for SqliteStore {
     }
 
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError> {
-        self.write(|tx| {
+        self.write(move |tx| {
             Ok(tx.execute(
                 "UPDATE submissions SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL AND created_at < ?1",
                 [before],
@@ -644,6 +799,28 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn lease(store: &SqliteStore, now: Millis) -> Option<LeasedJob> {
+        store.lease_jobs(1, 1, 1_000, now).unwrap().into_iter().next()
+    }
+
+    fn complete(
+        store: &SqliteStore,
+        job: &LeasedJob,
+        outcome: &JobOutcome,
+        event: Option<&NewEvent>,
+        now: Millis,
+    ) -> bool {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        store.complete_job(
+            job.clone(),
+            outcome.clone(),
+            event.cloned(),
+            now,
+            Box::new(move |r| sender.send(r.unwrap()).unwrap()),
+        );
+        receiver.recv().unwrap()
+    }
 
     fn store() -> (tempfile::TempDir, SqliteStore) {
         let dir = tempfile::tempdir().unwrap();
@@ -699,22 +876,40 @@ mod tests {
         let (_dir, store) = store();
         let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
         store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
-        let first = store.lease_job(1_000, 10).unwrap().unwrap();
+        let first = lease(&store, 10).unwrap();
         assert_eq!(first.attempt, 1);
         // Leased: nobody else gets it until the lease expires.
-        assert!(store.lease_job(1_000, 500).unwrap().is_none());
-        let second = store.lease_job(1_000, 1_010).unwrap().unwrap();
+        assert!(lease(&store, 500).is_none());
+        let second = lease(&store, 1_010).unwrap();
         assert_eq!((second.submission_id, second.attempt), (first.submission_id, 2));
         let outcome = JobOutcome::Failed { reason: "r".into() };
         let event = NewEvent { event_id: "evt_1".into(), url: "http://x/".into(), payload: "{}".into() };
-        assert!(store.complete_job(&second, &outcome, Some(&event), 1_020).unwrap());
+        assert!(complete(&store, &second, &outcome, Some(&event), 1_020));
         // The first worker comes back late: no second result, no second event.
-        assert!(!store.complete_job(&first, &outcome, Some(&event), 1_030).unwrap());
+        assert!(!complete(&store, &first, &outcome, Some(&event), 1_030));
         let record = store.submission(first.submission_id).unwrap().unwrap();
         assert_eq!(record.status, Status::Failed);
         assert_eq!(record.attempts, 2);
         assert_eq!(store.lease_events(10, 100, 2_000).unwrap().len(), 1);
-        assert!(store.lease_job(1_000, 5_000).unwrap().is_none());
+        assert!(lease(&store, 5_000).is_none());
+    }
+
+    #[test]
+    fn leases_are_shared_between_workers_and_a_failed_write_spares_its_group() {
+        let (_dir, store) = store();
+        let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+        for i in 0..5 {
+            store.submit(&new_submission(client.id, None, &format!("({i})")), 10, 0).unwrap();
+        }
+        // Five due jobs, two workers: this one takes three, the next two, then none is left.
+        assert_eq!(store.lease_jobs(16, 2, 1_000, 0).unwrap().len(), 3);
+        assert_eq!(store.lease_jobs(16, 2, 1_000, 0).unwrap().len(), 1);
+        assert_eq!(store.lease_jobs(16, 2, 1_000, 0).unwrap().len(), 1);
+        assert!(store.lease_jobs(16, 2, 1_000, 0).unwrap().is_empty());
+        // A write that fails (a duplicate client name) rolls back alone.
+        assert!(matches!(store.add_client("lms", "h2", "s", 0), Err(StoreError::Conflict(_))));
+        assert_eq!(store.list_clients().unwrap().len(), 1);
+        assert!(store.add_client("lms-2", "h2", "s", 0).is_ok());
     }
 
     #[test]
@@ -722,9 +917,9 @@ mod tests {
         let (_dir, store) = store();
         let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
         store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
-        let job = store.lease_job(1_000, 0).unwrap().unwrap();
+        let job = lease(&store, 0).unwrap();
         let event = NewEvent { event_id: "evt_1".into(), url: "http://x/".into(), payload: "{}".into() };
-        store.complete_job(&job, &JobOutcome::Failed { reason: "r".into() }, Some(&event), 0).unwrap();
+        complete(&store, &job, &JobOutcome::Failed { reason: "r".into() }, Some(&event), 0);
         let leased = store.lease_events(10, 100, 0).unwrap();
         assert_eq!(leased.len(), 1);
         assert!(

@@ -17,6 +17,8 @@ pub enum StoreError {
     DataDir { path: String, message: String },
     #[error("{0}")]
     Conflict(String),
+    #[error("the transaction did not commit: {0}")]
+    Commit(String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
 }
@@ -233,18 +235,27 @@ pub trait Store: Send + Sync + 'static {
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError>;
     fn submission(&self, id: i64) -> Result<Option<SubmissionRecord>, StoreError>;
 
-    /// Leases the oldest job that is waiting or whose lease has expired, counting an attempt.
-    fn lease_job(&self, lease_ms: u64, now: Millis) -> Result<Option<LeasedJob>, StoreError>;
-    /// Stores the job's one result, its webhook event and the job's completion together. If the
-    /// submission already has a result (graded twice after a crash), nothing changes and false is
-    /// returned: there is never a second result or a second event.
+    /// Leases waiting jobs (or jobs whose lease expired), oldest first, counting an attempt each:
+    /// the due jobs divided by `share` (the number of workers), rounded up, at most `max`.
+    fn lease_jobs(
+        &self,
+        max: usize,
+        share: usize,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<Vec<LeasedJob>, StoreError>;
+    /// Stores the job's one result, its webhook event and the job's completion together, then calls
+    /// `then` with whether a result was stored. If the submission already has a result (graded twice
+    /// after a crash), nothing changes and `then` gets false: there is never a second result or a
+    /// second event. `then` may run on another thread and must be quick.
     fn complete_job(
         &self,
-        job: &LeasedJob,
-        outcome: &JobOutcome,
-        event: Option<&NewEvent>,
+        job: LeasedJob,
+        outcome: JobOutcome,
+        event: Option<NewEvent>,
         now: Millis,
-    ) -> Result<bool, StoreError>;
+        then: Box<dyn FnOnce(Result<bool, StoreError>) + Send>,
+    );
     /// Gives a lease back: without counting the attempt (graceful shutdown), or counting it (the
     /// grading panicked: it is tried again at once, until the attempts are used up).
     fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError>;

@@ -23,8 +23,8 @@ use sha2::{Digest, Sha256};
 use super::store::{Delivery, OutboxEvent};
 use super::{Shared, auth, clock, log};
 use crate::limits::{
-    WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_MS, WEBHOOK_RESPONSE_BYTES_MAX,
-    WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_SENDERS,
+    WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_BATCH_MAX, WEBHOOK_LEASE_MS,
+    WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_SENDERS,
 };
 
 /// How often an idle sender looks for events whose retry time has come.
@@ -45,7 +45,7 @@ fn run(shared: &Shared) {
         if !shared.accepting.load(Ordering::SeqCst) {
             return;
         }
-        match shared.store.lease_events(1, WEBHOOK_LEASE_MS, clock::now_ms()) {
+        match shared.store.lease_events(WEBHOOK_LEASE_BATCH_MAX, WEBHOOK_LEASE_MS, clock::now_ms()) {
             Ok(events) if !events.is_empty() => {
                 for event in events {
                     deliver(shared, &event);

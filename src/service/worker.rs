@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use super::store::{JobOutcome, LeasedJob, NewEvent, ResultRecord, Status, SubmissionRecord};
 use super::{Shared, clock, log};
 use crate::grade::{GradeError, GradeOptions, grade};
-use crate::limits::{JOB_ATTEMPTS_MAX, JOB_LEASE_MS};
+use crate::limits::{JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_MS};
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
@@ -19,20 +19,40 @@ pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandl
     (0..shared.config.workers)
         .map(|n| {
             let shared = shared.clone();
-            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(&shared))
+            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(shared))
         })
         .collect()
 }
 
-fn run(shared: &Shared) {
+fn run(shared: Arc<Shared>) {
     loop {
         let seen = shared.work.generation();
         if !shared.accepting.load(Ordering::SeqCst) {
             return;
         }
-        match shared.store.lease_job(JOB_LEASE_MS, clock::now_ms()) {
-            Ok(Some(job)) => process(shared, job),
-            Ok(None) => shared.work.wait(seen, IDLE_POLL),
+        let leased = shared.store.lease_jobs(
+            JOB_LEASE_BATCH_MAX,
+            shared.config.workers,
+            JOB_LEASE_MS,
+            clock::now_ms(),
+        );
+        match leased {
+            Ok(jobs) if !jobs.is_empty() => {
+                let mut jobs = jobs.into_iter();
+                for job in jobs.by_ref() {
+                    process(&shared, job);
+                    if !shared.accepting.load(Ordering::SeqCst) {
+                        break;
+                    }
+                }
+                // Shutting down: give the rest back, uncounted.
+                for job in jobs {
+                    if let Err(e) = shared.store.release_job(&job, false) {
+                        log::error("release_failed", &[("error", &e.to_string())]);
+                    }
+                }
+            }
+            Ok(_) => shared.work.wait(seen, IDLE_POLL),
             Err(e) => {
                 log::error("lease_failed", &[("error", &e.to_string())]);
                 shared.work.wait(seen, Duration::from_secs(1));
@@ -41,7 +61,7 @@ fn run(shared: &Shared) {
     }
 }
 
-fn process(shared: &Shared, job: LeasedJob) {
+fn process(shared: &Arc<Shared>, job: LeasedJob) {
     let started = Instant::now();
     let outcome = if job.attempt > JOB_ATTEMPTS_MAX {
         JobOutcome::Failed {
@@ -100,31 +120,52 @@ fn process(shared: &Shared, job: LeasedJob) {
         url: url.clone(),
         payload: event_payload(shared, &job, &outcome, now),
     });
-    match shared.store.complete_job(&job, &outcome, event.as_ref(), now) {
-        Ok(stored) => {
-            if stored {
-                match &outcome {
-                    JobOutcome::Graded { verdict, .. } => {
-                        shared.metrics.verdict(verdict);
-                        shared.metrics.observe_grade(seconds);
-                    }
-                    JobOutcome::Failed { reason } => {
-                        shared.metrics.grading_failed.fetch_add(1, Ordering::Relaxed);
-                        log::warn(
-                            "grading_failed",
-                            &[("submission", &Shared::public_id(job.submission_id)), ("reason", reason)],
-                        );
+    let id = job.submission_id;
+    let has_event = event.is_some();
+    let (verdict, failure) = match &outcome {
+        JobOutcome::Graded { verdict, .. } => (Some(verdict.clone()), None),
+        JobOutcome::Failed { reason } => (None, Some(reason.clone())),
+    };
+    let after = shared.clone();
+    // The completion commits with the next group; the worker goes on meanwhile. Until it is
+    // committed the lease holds the job, so a crash in between only means grading it again.
+    shared.store.complete_job(
+        job,
+        outcome,
+        event,
+        now,
+        Box::new(move |stored| match stored {
+            Ok(stored) => {
+                if stored {
+                    match (&verdict, &failure) {
+                        (Some(verdict), _) => {
+                            after.metrics.verdict(verdict);
+                            after.metrics.observe_grade(seconds);
+                        }
+                        (None, reason) => {
+                            after.metrics.grading_failed.fetch_add(1, Ordering::Relaxed);
+                            log::warn(
+                                "grading_failed",
+                                &[
+                                    ("submission", &Shared::public_id(id)),
+                                    ("reason", reason.as_deref().unwrap_or("")),
+                                ],
+                            );
+                        }
                     }
                 }
+                after.waiters.finished(id);
+                if has_event {
+                    after.outbox.notify();
+                }
             }
-            shared.waiters.finished(job.submission_id);
-            if event.is_some() {
-                shared.outbox.notify();
-            }
-        }
-        // The lease stays; it expires and the job is graded again (the same result).
-        Err(e) => log::error("complete_failed", &[("error", &e.to_string())]),
-    }
+            // The lease stays; it expires and the job is graded again (the same result).
+            Err(e) => log::error(
+                "complete_failed",
+                &[("submission", &Shared::public_id(id)), ("error", &e.to_string())],
+            ),
+        }),
+    );
 }
 
 pub fn verdict_name(verdict: crate::report::Verdict) -> &'static str {
