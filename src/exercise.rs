@@ -188,4 +188,8 @@ pub enum ExerciseError {
     Syntax { path: PathBuf, message: String },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A scenario script (or the constraint) that does not compile or fails for the lesson's
+    /// variant; `location` is `:line:column` where known, so editors can jump to it.
+    #[error("{path}{location}: {message}")]
+    Script { path: PathBuf, location: String, message: String },
 }
