@@ -70,6 +70,38 @@ pub enum Command {
         #[arg(long, default_value = "de")]
         lang: Lang,
     },
+    /// Run the grading service over HTTP (see README: "Service").
+    Serve(crate::service::config::ServeArgs),
+    /// Manage the clients (learning platforms) that may use the service's API.
+    Client {
+        #[command(subcommand)]
+        command: ClientCommand,
+        /// The service's data directory [default: ./data].
+        #[arg(long, env = "PRUEFSTEIN_DATA_DIR", global = true)]
+        data_dir: Option<PathBuf>,
+        /// The service's TOML configuration (for its data directory).
+        #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
+        config: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClientCommand {
+    /// Add a client and print its bearer token (shown once; only its hash is kept) and its webhook
+    /// signing secret.
+    Add {
+        name: String,
+        /// Print only the token (for scripts: TOKEN=$(pruefstein client add lms --token-only)).
+        #[arg(long, conflicts_with = "json")]
+        token_only: bool,
+        /// Print {"name", "token", "webhook_secret"} as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the clients.
+    List,
+    /// Revoke a client's token: its calls get 403 from now on.
+    Revoke { name: String },
 }
 
 /// Runs the command line and returns the process exit code.
@@ -112,12 +144,64 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(if all_sound { 0 } else { 1 })
         }
+        Command::Serve(args) => {
+            let config = crate::service::config::Config::resolve(&args)?;
+            crate::service::serve(config)?;
+            Ok(0)
+        }
+        Command::Client { command, data_dir, config } => {
+            let data_dir = crate::service::config::Config::data_dir_only(config.as_deref(), data_dir)?;
+            run_client(command, &data_dir)
+        }
         Command::Statement { exercise, learner, course_secret, lang } => {
             let exercise = Exercise::load(&exercise)?;
             let text =
                 crate::prediction::render_statement(&exercise, learner.as_deref(), &course_secret, lang)?;
             print!("{text}");
             Ok(0)
+        }
+    }
+}
+
+fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32> {
+    use crate::service::{clients, clock};
+    match command {
+        ClientCommand::Add { name, token_only, json } => {
+            let (token, record) = clients::add(data_dir, &name)?;
+            if token_only {
+                println!("{token}");
+            } else if json {
+                let value = serde_json::json!({
+                    "name": record.name,
+                    "token": token,
+                    "webhook_secret": record.webhook_secret,
+                });
+                println!("{value}");
+            } else {
+                println!("client:         {}", record.name);
+                println!("token:          {token}");
+                println!("webhook secret: {}", record.webhook_secret);
+                println!("The token is shown only now; Prüfstein keeps only its hash.");
+            }
+            Ok(0)
+        }
+        ClientCommand::List => {
+            for client in clients::list(data_dir)? {
+                let state = match client.revoked_at {
+                    Some(at) => format!("revoked {}", clock::rfc3339(at)),
+                    None => "active".to_string(),
+                };
+                println!("{}\tcreated {}\t{state}", client.name, clock::rfc3339(client.created_at));
+            }
+            Ok(0)
+        }
+        ClientCommand::Revoke { name } => {
+            if clients::revoke(data_dir, &name)? {
+                println!("revoked {name}");
+                Ok(0)
+            } else {
+                anyhow::bail!("there is no client named {name:?}")
+            }
         }
     }
 }

@@ -11,6 +11,7 @@ pub mod limits;
 pub mod prediction;
 pub mod report;
 pub mod sandbox;
+pub mod service;
 pub mod sim;
 pub mod submission;
 pub mod text;

@@ -72,6 +72,55 @@ pub const VARIANT_CACHE_MAX: usize = 4_096;
 /// Draws to find parameters that satisfy an exercise's constraint before the variant is an error.
 pub const VARIANT_DRAWS_MAX: u32 = 1_000;
 
+// ---- The grading service (`pruefstein serve`) ----
+
+/// Longest `?wait=` a client may ask for: the request holds a connection that long at most.
+pub const WAIT_MS_MAX: u64 = 30_000;
+/// A grading job's lease (visibility timeout): a job whose worker has not finished it by then is
+/// leased again. Well above [`WALL_MS_PER_SUBMISSION`], so a live worker never loses its lease.
+pub const JOB_LEASE_MS: u64 = 60_000;
+/// Jobs one worker leases at once when the queue is deep (it takes its share of the due jobs, at
+/// most this many), so that leasing costs one commit per batch, not per job.
+pub const JOB_LEASE_BATCH_MAX: usize = 32;
+/// Leases a job may take before it fails with a stated reason (a submission that kills its worker
+/// every time must not be retried forever).
+pub const JOB_ATTEMPTS_MAX: u32 = 5;
+/// Submissions waiting to be graded before intake answers 503 with `Retry-After`.
+pub const QUEUE_DEPTH_MAX: u64 = 100_000;
+/// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
+pub const IDEMPOTENCY_KEY_RETENTION_MS: u64 = 7 * 24 * 3600 * 1000;
+/// Longest `Idempotency-Key`, learner id, exercise slug and client name, in bytes.
+pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;
+pub const LEARNER_BYTES_MAX: usize = 255;
+pub const CLIENT_NAME_BYTES_MAX: usize = 64;
+/// Largest `metadata` object a client may attach to a submission, in bytes of JSON.
+pub const METADATA_BYTES_MAX: usize = 16 * 1024;
+/// Longest callback URL, in bytes.
+pub const CALLBACK_URL_BYTES_MAX: usize = 2_048;
+/// Attempts to deliver one webhook event before it is dead (listed, redeliverable by hand).
+pub const WEBHOOK_ATTEMPTS_MAX: u32 = 10;
+/// First retry delay of a webhook; each further retry doubles it, up to [`WEBHOOK_BACKOFF_MAX_MS`].
+/// The jitter takes a seeded random share of up to half of each delay away.
+pub const WEBHOOK_BACKOFF_BASE_MS: u64 = 2_000;
+pub const WEBHOOK_BACKOFF_MAX_MS: u64 = 3_600_000;
+/// Connecting to a webhook receiver, and waiting for its answer.
+pub const WEBHOOK_CONNECT_TIMEOUT_MS: u64 = 5_000;
+pub const WEBHOOK_RESPONSE_TIMEOUT_MS: u64 = 10_000;
+/// Webhook events one sender leases at once and delivers one after the other.
+pub const WEBHOOK_LEASE_BATCH_MAX: usize = 4;
+/// A webhook event is leased by one sender for this long: longer than a batch of deliveries that
+/// all time out, so a live sender never loses its lease. A server that starts gives back every lease.
+pub const WEBHOOK_LEASE_MS: u64 =
+    WEBHOOK_LEASE_BATCH_MAX as u64 * (WEBHOOK_CONNECT_TIMEOUT_MS + WEBHOOK_RESPONSE_TIMEOUT_MS) + 30_000;
+/// Webhook deliveries in flight at once.
+pub const WEBHOOK_SENDERS: usize = 4;
+/// Bytes of a webhook receiver's answer that are read (the status line is all that counts).
+pub const WEBHOOK_RESPONSE_BYTES_MAX: usize = 8 * 1024;
+/// Dead webhook events one `GET /api/v1/webhooks/dead` lists.
+pub const DEAD_EVENTS_LISTED_MAX: usize = 1_000;
+/// Time a graceful shutdown waits for running gradings before their leases are released.
+pub const SHUTDOWN_GRACE_MS: u64 = 10_000;
+
 /// The limits in force for one exercise. Defaults are the constants above; `exercise.toml` may
 /// override each under `[limits]` (for example a larger fuel budget for a heavier exercise).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

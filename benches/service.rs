@@ -1,0 +1,211 @@
+//! Load benchmark of the grading service, end to end over loopback: the release binary
+//! (`pruefstein serve`) with a fresh data directory, driven by keep-alive HTTP/1.1 clients in this
+//! process. Two phases, each with `?wait=` so that a request counts only when its result is stored:
+//! prediction answers (exercise 01) and consumer modules (exercise 03's reference solution, every
+//! module made distinct by a comment, so nothing could be served from a cache by hash). Prints
+//! submissions/s, latency p50/p99 and the server's peak RSS (VmHWM from /proc).
+//!
+//! Run: `cargo bench --bench service` (options: `--seconds N` per phase, `--clients N`,
+//! `--durability full|normal`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
+
+fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::args().skip_while(|a| a != name).nth(1).and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+/// A keep-alive HTTP/1.1 connection.
+struct Connection {
+    reader: BufReader<TcpStream>,
+    port: u16,
+}
+
+impl Connection {
+    fn open(port: u16) -> Connection {
+        let stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+        stream.set_nodelay(true).ok();
+        Connection { reader: BufReader::new(stream), port }
+    }
+
+    /// POSTs and returns the status and body.
+    fn post(&mut self, path: &str, token: &str, body: &[u8]) -> std::io::Result<(u16, Vec<u8>)> {
+        let head = format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {token}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+            self.port,
+            body.len()
+        );
+        let stream = self.reader.get_mut();
+        stream.write_all(head.as_bytes())?;
+        stream.write_all(body)?;
+        let mut line = String::new();
+        self.reader.read_line(&mut line)?;
+        let status: u16 = line.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let mut length = 0usize;
+        loop {
+            line.clear();
+            self.reader.read_line(&mut line)?;
+            if line == "\r\n" || line.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = line.split_once(':')
+                && name.eq_ignore_ascii_case("content-length")
+            {
+                length = value.trim().parse().unwrap_or(0);
+            }
+        }
+        let mut body = vec![0u8; length];
+        self.reader.read_exact(&mut body)?;
+        Ok((status, body))
+    }
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    sorted[((sorted.len() - 1) as f64 * p).round() as usize]
+}
+
+struct Phase {
+    name: &'static str,
+    done: usize,
+    elapsed: Duration,
+    latencies: Vec<Duration>,
+}
+
+/// Runs `clients` threads for `seconds`, each posting bodies from `make` with `?wait=30s`.
+fn run_phase(
+    name: &'static str,
+    port: u16,
+    token: &str,
+    clients: usize,
+    seconds: f64,
+    make: Arc<dyn Fn(usize) -> Vec<u8> + Send + Sync>,
+) -> Phase {
+    let stop = Arc::new(AtomicBool::new(false));
+    let counter = Arc::new(AtomicUsize::new(0));
+    let start = Instant::now();
+    let handles: Vec<_> = (0..clients)
+        .map(|_| {
+            let (stop, counter, make, token) =
+                (stop.clone(), counter.clone(), make.clone(), token.to_string());
+            std::thread::spawn(move || {
+                let mut connection = Connection::open(port);
+                let mut latencies = Vec::new();
+                while !stop.load(Ordering::Relaxed) {
+                    let n = counter.fetch_add(1, Ordering::Relaxed);
+                    let body = make(n);
+                    let sent = Instant::now();
+                    let (status, response) =
+                        connection.post("/api/v1/submissions?wait=30s", &token, &body).expect("request");
+                    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&response));
+                    assert!(
+                        response.windows(17).any(|w| w == b"\"status\":\"graded\""),
+                        "not graded within the wait"
+                    );
+                    latencies.push(sent.elapsed());
+                }
+                latencies
+            })
+        })
+        .collect();
+    while start.elapsed().as_secs_f64() < seconds {
+        std::thread::park_timeout(Duration::from_millis(50));
+    }
+    stop.store(true, Ordering::Relaxed);
+    let mut latencies: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().expect("client")).collect();
+    let elapsed = start.elapsed();
+    latencies.sort();
+    Phase { name, done: latencies.len(), elapsed, latencies }
+}
+
+fn peak_rss_mib(child: &Child) -> f64 {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", child.id())).unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn main() {
+    let seconds: f64 = arg("--seconds", 10.0);
+    let clients: usize = arg("--clients", 32);
+    let durability: String = arg("--durability", "full".to_string());
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let data = tempfile::tempdir().expect("temp dir");
+    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+
+    let out = Command::new(BIN)
+        .args(["client", "add", "bench", "--token-only", "--data-dir"])
+        .arg(data.path())
+        .output()
+        .expect("client add");
+    let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    let mut server = Command::new(BIN)
+        .current_dir(repo)
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--durability", &durability, "--data-dir"])
+        .arg(data.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("start the server");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(Instant::now() < deadline, "the server did not start");
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+
+    let answer = Arc::new(|n: usize| {
+        format!(r#"{{"exercise":"01-visibility-timeout","learner":"learner-{n}","answer":"(2, 2, 0)"}}"#)
+            .into_bytes()
+    });
+    let reference =
+        std::fs::read_to_string(repo.join("exercises/03-idempotenter-konsument/solutions/reference.wat"))
+            .expect("reference solution");
+    let consumer = Arc::new(move |n: usize| {
+        // A comment makes every module distinct: its own bytes, hash, parse and compile.
+        let wat = format!("{reference}\n;; submission {n}\n");
+        serde_json::json!({"exercise": "03-idempotenter-konsument", "learner": format!("learner-{n}"), "wat": wat})
+            .to_string()
+            .into_bytes()
+    });
+
+    // Warm-up: the exercise's oracle, engines, page cache.
+    run_phase("warm-up", port, &token, 2, 1.0, consumer.clone());
+    let phases = [
+        run_phase("answers (exercise 01)", port, &token, clients, seconds, answer),
+        run_phase("consumers (exercise 03)", port, &token, clients, seconds, consumer),
+    ];
+    let rss = peak_rss_mib(&server);
+    let _ = server.kill();
+    let _ = server.wait();
+
+    println!(
+        "pruefstein serve, durability {durability}, {clients} keep-alive clients, ?wait=30s, {seconds} s per phase"
+    );
+    println!("| phase | submissions | per second | p50 | p99 |");
+    println!("|---|---:|---:|---:|---:|");
+    for phase in &phases {
+        println!(
+            "| {} | {} | {:.0} | {:.1} ms | {:.1} ms |",
+            phase.name,
+            phase.done,
+            phase.done as f64 / phase.elapsed.as_secs_f64(),
+            percentile(&phase.latencies, 0.5).as_secs_f64() * 1e3,
+            percentile(&phase.latencies, 0.99).as_secs_f64() * 1e3,
+        );
+    }
+    println!("server peak RSS (VmHWM): {rss:.1} MiB");
+}

@@ -1,0 +1,262 @@
+//! The grading service (`pruefstein serve`): an HTTP API on actix-web for learning platforms, with
+//! idempotent intake, a durable leased job queue, signed webhooks through an outbox, and student
+//! report pages. Grading uses the same [`crate::grade::grade`] as the command line, on worker threads
+//! of its own, never on the async executor.
+//!
+//! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
+//! [`sqlite`] (its SQLite implementation), [`api`] (the HTTP handlers), [`worker`] (grading threads),
+//! [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
+//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`], [`clock`].
+
+pub mod api;
+pub mod auth;
+pub mod catalogue;
+pub mod clock;
+pub mod config;
+pub mod html;
+pub mod log;
+pub mod metrics;
+pub mod problem;
+pub mod sqlite;
+pub mod store;
+pub mod webhook;
+pub mod worker;
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+
+use self::catalogue::Catalogue;
+use self::config::Config;
+use self::metrics::Metrics;
+use self::sqlite::SqliteStore;
+use self::store::Store;
+
+/// The lock file that keeps a second server off the same data directory.
+pub const LOCK_FILE: &str = "pruefstein.lock";
+
+/// Everything the handlers, workers and senders share.
+pub struct Shared {
+    pub config: Config,
+    pub store: Arc<dyn Store>,
+    pub catalogue: Catalogue,
+    pub metrics: Metrics,
+    pub report_key: Vec<u8>,
+    /// Workers sleep here when the queue is empty; intake wakes them.
+    pub work: Wakeup,
+    /// The webhook senders sleep here; a completed job wakes them.
+    pub outbox: Wakeup,
+    pub waiters: Waiters,
+    /// Cleared on shutdown: intake answers 503 and workers stop leasing.
+    pub accepting: AtomicBool,
+}
+
+impl Shared {
+    /// The public id of a submission.
+    pub fn public_id(id: i64) -> String {
+        format!("sub_{id}")
+    }
+
+    /// The internal id of a public one (`sub_12` or `12`).
+    pub fn parse_id(public: &str) -> Option<i64> {
+        public.strip_prefix("sub_").unwrap_or(public).parse::<i64>().ok().filter(|id| *id > 0)
+    }
+
+    /// The student's report link, with its token.
+    pub fn report_url(&self, id: i64) -> String {
+        let public = Shared::public_id(id);
+        format!(
+            "{}/reports/{public}?t={}",
+            self.config.public_url,
+            auth::report_token(&self.report_key, &public)
+        )
+    }
+}
+
+/// A counter with a condition variable: a cheap way for threads to sleep until there may be work.
+#[derive(Debug, Default)]
+pub struct Wakeup {
+    generation: Mutex<u64>,
+    condvar: Condvar,
+}
+
+impl Wakeup {
+    pub fn notify(&self) {
+        let mut generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
+        *generation += 1;
+        self.condvar.notify_all();
+    }
+
+    /// The current generation, to be passed to [`Wakeup::wait`].
+    pub fn generation(&self) -> u64 {
+        *self.generation.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Sleeps until a notification after `seen`, or the timeout.
+    pub fn wait(&self, seen: u64, timeout: Duration) {
+        let guard = self.generation.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = self.condvar.wait_timeout_while(guard, timeout, |generation| *generation == seen);
+    }
+}
+
+/// Requests waiting (`?wait=`) for a submission to be finished.
+#[derive(Debug, Default)]
+pub struct Waiters {
+    waiting: Mutex<HashMap<i64, Vec<tokio::sync::oneshot::Sender<()>>>>,
+}
+
+impl Waiters {
+    /// Registers interest in `id`; the receiver fires when its result is stored. Register before
+    /// reading the state, so that a result stored in between is not missed.
+    pub fn register(&self, id: i64) -> tokio::sync::oneshot::Receiver<()> {
+        let (sender, receiver) = tokio::sync::oneshot::channel();
+        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
+        let list = waiting.entry(id).or_default();
+        list.retain(|s| !s.is_closed());
+        list.push(sender);
+        receiver
+    }
+
+    pub fn finished(&self, id: i64) {
+        let senders = self.waiting.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        for sender in senders.into_iter().flatten() {
+            let _ = sender.send(());
+        }
+    }
+}
+
+/// Takes the data directory's lock: one server per data directory.
+fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
+    use std::os::fd::AsRawFd;
+    std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
+    let path = data_dir.join(LOCK_FILE);
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    // SAFETY: flock on a file descriptor this function owns; no memory is involved.
+    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+    if locked != 0 {
+        anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display());
+    }
+    Ok(file)
+}
+
+/// Runs the service until SIGTERM or SIGINT.
+pub fn serve(config: Config) -> Result<()> {
+    let _lock = lock_data_dir(&config.data_dir)?;
+    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir, config.durability)?);
+    // No other process uses this data directory: every lease left is one of a dead server.
+    let released = store.release_all_leases()?;
+    let report_key = match &config.report_secret {
+        Some(secret) => secret.as_bytes().to_vec(),
+        None => {
+            let generated = hex::encode(auth::random_bytes(32).map_err(anyhow::Error::msg)?);
+            store.setting_or_insert("report_secret", &generated)?.into_bytes()
+        }
+    };
+    let catalogue = Catalogue::load(&config.exercises, &config.graders)?;
+    log::info(
+        "starting",
+        &[
+            ("bind", &config.bind),
+            ("data_dir", &config.data_dir.display().to_string()),
+            ("exercises", &catalogue.slugs().join(",")),
+            ("workers", &config.workers.to_string()),
+            ("released_leases", &released.to_string()),
+        ],
+    );
+    let shared = Arc::new(Shared {
+        store,
+        catalogue,
+        metrics: Metrics::default(),
+        report_key,
+        work: Wakeup::default(),
+        outbox: Wakeup::default(),
+        waiters: Waiters::default(),
+        accepting: AtomicBool::new(true),
+        config,
+    });
+
+    let workers = worker::start(&shared)?;
+    let senders = webhook::start(&shared)?;
+    let maintenance = {
+        let shared = shared.clone();
+        std::thread::Builder::new().name("maintenance".into()).spawn(move || maintenance_loop(&shared))?
+    };
+
+    let result = actix_web::rt::System::new().block_on(api::run_http(shared.clone()));
+
+    // Stop taking work; workers finish the grading they hold, then leave.
+    shared.accepting.store(false, Ordering::SeqCst);
+    shared.work.notify();
+    shared.outbox.notify();
+    let deadline = std::time::Instant::now() + Duration::from_millis(crate::limits::SHUTDOWN_GRACE_MS);
+    for handle in workers.into_iter().chain(senders).chain(std::iter::once(maintenance)) {
+        while !handle.is_finished() && std::time::Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        if handle.is_finished() {
+            let _ = handle.join();
+        }
+    }
+    log::info("stopped", &[]);
+    result
+}
+
+/// Forgets old idempotency keys now and then.
+fn maintenance_loop(shared: &Shared) {
+    let mut seen = shared.work.generation();
+    while shared.accepting.load(Ordering::SeqCst) {
+        let before = clock::now_ms() - crate::limits::IDEMPOTENCY_KEY_RETENTION_MS as i64;
+        if let Err(e) = shared.store.forget_idempotency_keys(before) {
+            log::error("maintenance_failed", &[("error", &e.to_string())]);
+        }
+        // Sleeps an hour, but wakes at shutdown.
+        for _ in 0..3600 {
+            if !shared.accepting.load(Ordering::SeqCst) {
+                return;
+            }
+            shared.work.wait(seen, Duration::from_secs(1));
+            seen = shared.work.generation();
+        }
+    }
+}
+
+/// `pruefstein client add|list|revoke`.
+pub mod clients {
+    use super::*;
+
+    /// Adds a client and returns its token (to be shown once) and its record.
+    pub fn add(data_dir: &Path, name: &str) -> Result<(String, store::ClientRecord)> {
+        let name = name.trim();
+        if name.is_empty()
+            || name.len() > crate::limits::CLIENT_NAME_BYTES_MAX
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            anyhow::bail!(
+                "a client name is 1 to {} letters, digits, '-', '_' or '.'",
+                crate::limits::CLIENT_NAME_BYTES_MAX
+            );
+        }
+        let store = SqliteStore::open(data_dir, sqlite::Durability::Full)?;
+        let token = auth::new_token().map_err(anyhow::Error::msg)?;
+        let secret = auth::new_webhook_secret().map_err(anyhow::Error::msg)?;
+        let record = store.add_client(name, &auth::token_hash(&token), &secret, clock::now_ms())?;
+        Ok((token, record))
+    }
+
+    pub fn list(data_dir: &Path) -> Result<Vec<store::ClientRecord>> {
+        Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.list_clients()?)
+    }
+
+    pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
+        Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.revoke_client(name, clock::now_ms())?)
+    }
+}

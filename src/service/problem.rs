@@ -1,0 +1,138 @@
+//! Errors of the HTTP API as RFC 9457 problem details (`application/problem+json`): a stable `type`
+//! per kind of problem, a title, and a `detail` a human understands, in English and (`detail_de`)
+//! German.
+
+use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::{HttpResponse, ResponseError};
+use serde::Serialize;
+use utoipa::ToSchema;
+
+use super::store::StoreError;
+
+/// An RFC 9457 problem.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Problem {
+    /// `urn:pruefstein:problem:<code>`.
+    #[serde(rename = "type", serialize_with = "problem_type")]
+    #[schema(value_type = String)]
+    pub code: &'static str,
+    pub title: &'static str,
+    pub status: u16,
+    /// What went wrong and what to do, in English.
+    pub detail: String,
+    /// The same in German.
+    pub detail_de: String,
+    /// The submission this problem is about (a reused idempotency key names the first one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submission_id: Option<String>,
+    #[serde(skip)]
+    pub retry_after: Option<u32>,
+    #[serde(skip)]
+    pub authenticate: bool,
+}
+
+fn problem_type<S: serde::Serializer>(code: &&'static str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&format!("urn:pruefstein:problem:{code}"))
+}
+
+impl Problem {
+    pub fn new(
+        status: StatusCode,
+        code: &'static str,
+        title: &'static str,
+        en: impl Into<String>,
+        de: impl Into<String>,
+    ) -> Self {
+        Problem {
+            code,
+            title,
+            status: status.as_u16(),
+            detail: en.into(),
+            detail_de: de.into(),
+            submission_id: None,
+            retry_after: None,
+            authenticate: false,
+        }
+    }
+
+    pub fn bad_request(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+        Problem::new(StatusCode::BAD_REQUEST, code, "Bad request", en, de)
+    }
+
+    pub fn unprocessable(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+        Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, "Unprocessable submission", en, de)
+    }
+
+    pub fn not_found(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+        Problem::new(StatusCode::NOT_FOUND, code, "Not found", en, de)
+    }
+
+    pub fn unauthorized(en: impl Into<String>, de: impl Into<String>) -> Self {
+        let mut problem = Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "Unauthorized", en, de);
+        problem.authenticate = true;
+        problem
+    }
+
+    pub fn too_large(limit: usize) -> Self {
+        Problem::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body-too-large",
+            "Request body too large",
+            format!("The request body is larger than the limit of {limit} bytes (request_body_bytes_max)."),
+            format!(
+                "Der Rumpf der Anfrage ist größer als die Grenze von {limit} Bytes (request_body_bytes_max)."
+            ),
+        )
+    }
+
+    pub fn internal(message: impl std::fmt::Display) -> Self {
+        super::log::error("internal_error", &[("error", &message.to_string())]);
+        Problem::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Internal error",
+            "Something went wrong inside Prüfstein; the request changed nothing that was not stored. Try again.",
+            "In Prüfstein ist etwas schiefgegangen; gespeichert ist nur, was bestätigt wurde. Bitte erneut versuchen.",
+        )
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({}): {}", self.title, self.status, self.detail)
+    }
+}
+
+impl ResponseError for Problem {
+    fn status_code(&self) -> StatusCode {
+        StatusCode::from_u16(self.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR)
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        let mut response = HttpResponse::build(self.status_code());
+        response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json")));
+        if let Some(seconds) = self.retry_after {
+            response.insert_header((header::RETRY_AFTER, seconds.to_string()));
+        }
+        if self.authenticate {
+            response.insert_header((
+                header::WWW_AUTHENTICATE,
+                HeaderValue::from_static("Bearer realm=\"pruefstein\""),
+            ));
+        }
+        response.body(serde_json::to_string(self).unwrap_or_default())
+    }
+}
+
+impl From<StoreError> for Problem {
+    fn from(error: StoreError) -> Self {
+        Problem::internal(error)
+    }
+}
+
+impl From<actix_web::error::BlockingError> for Problem {
+    fn from(error: actix_web::error::BlockingError) -> Self {
+        Problem::internal(error)
+    }
+}

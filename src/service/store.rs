@@ -1,0 +1,277 @@
+//! The service's durable state behind one trait, so that another database (PostgreSQL with
+//! `FOR UPDATE SKIP LOCKED` for many stateless nodes) can take SQLite's place: clients and their
+//! hashed tokens, submissions with their idempotency keys, the leased job queue, results, and the
+//! webhook outbox. Every method is one transaction; times are milliseconds since the Unix epoch and
+//! are passed in, so the queue's rules can be tested without a clock.
+
+use crate::submission::Submission;
+
+/// Milliseconds since the Unix epoch.
+pub type Millis = i64;
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database: {0}")]
+    Database(#[from] rusqlite::Error),
+    #[error("the data directory {path}: {message}")]
+    DataDir { path: String, message: String },
+    #[error("{0}")]
+    Conflict(String),
+    #[error("the transaction did not commit: {0}")]
+    Commit(String),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// An LMS (or any other caller) that may use `/api/v1`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClientRecord {
+    pub id: i64,
+    pub name: String,
+    /// The key that signs this client's webhooks (Standard Webhooks `whsec_…`).
+    pub webhook_secret: String,
+    pub created_at: Millis,
+    pub revoked_at: Option<Millis>,
+}
+
+/// A submission as accepted by intake.
+#[derive(Debug, Clone)]
+pub struct NewSubmission {
+    pub client_id: i64,
+    pub exercise: String,
+    pub learner: String,
+    pub submission: Submission,
+    pub callback_url: Option<String>,
+    /// A JSON object, stored as text and handed back unchanged.
+    pub metadata: Option<String>,
+    pub idempotency_key: Option<String>,
+    /// SHA-256 of the request's meaning (exercise, learner, submission, callback, metadata): two
+    /// requests with the same key must have the same hash.
+    pub request_hash: String,
+}
+
+/// What intake did with a submission.
+#[derive(Debug, Clone)]
+pub enum Intake {
+    /// A new submission; its job is queued.
+    Created(SubmissionRecord),
+    /// The idempotency key was used before with the same request: that submission.
+    Existing(SubmissionRecord),
+    /// The idempotency key was used before with a different request.
+    KeyReused(SubmissionRecord),
+    /// The queue holds as many jobs as it may; nothing was stored.
+    QueueFull { depth: u64 },
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker holds its lease.
+    Running,
+    /// Graded: the result holds a verdict and a report.
+    Graded,
+    /// Could not be graded after the allowed attempts, or the exercise is broken: see `failure`.
+    Failed,
+}
+
+impl Status {
+    pub fn name(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::Running => "running",
+            Status::Graded => "graded",
+            Status::Failed => "failed",
+        }
+    }
+
+    pub fn is_final(self) -> bool {
+        matches!(self, Status::Graded | Status::Failed)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct SubmissionRecord {
+    pub id: i64,
+    pub client_id: i64,
+    pub exercise: String,
+    pub learner: String,
+    /// `answer` or `module`.
+    pub kind: String,
+    pub sha256: String,
+    pub callback_url: Option<String>,
+    pub metadata: Option<String>,
+    pub idempotency_key: Option<String>,
+    pub request_hash: String,
+    pub created_at: Millis,
+    pub status: Status,
+    /// Leases taken so far (grading attempts).
+    pub attempts: u32,
+    pub result: Option<ResultRecord>,
+}
+
+/// The one result of a submission.
+#[derive(Debug, Clone)]
+pub struct ResultRecord {
+    /// `passed`, `failed` or `rejected`; none when grading itself failed.
+    pub verdict: Option<String>,
+    pub points: Option<u32>,
+    pub max_points: Option<u32>,
+    /// The report as JSON.
+    pub report: Option<String>,
+    /// Why the submission could not be graded (status `failed`).
+    pub failure: Option<String>,
+    pub finished_at: Millis,
+    pub grade_ms: Option<u64>,
+}
+
+/// A job a worker holds a lease on.
+#[derive(Debug, Clone)]
+pub struct LeasedJob {
+    pub submission_id: i64,
+    pub client_id: i64,
+    /// 1 for the first lease; a job leased again after a worker died counts up.
+    pub attempt: u32,
+    pub exercise: String,
+    pub learner: String,
+    pub submission: Submission,
+    pub sha256: String,
+    pub callback_url: Option<String>,
+    pub metadata: Option<String>,
+    pub idempotency_key: Option<String>,
+    pub created_at: Millis,
+}
+
+/// How a job ended.
+#[derive(Debug, Clone)]
+pub enum JobOutcome {
+    Graded { verdict: String, points: u32, max_points: u32, report: String, grade_ms: u64 },
+    Failed { reason: String },
+}
+
+/// A webhook event written in the same transaction as the result.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    pub event_id: String,
+    pub url: String,
+    pub payload: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventState {
+    Pending,
+    Delivered,
+    Dead,
+}
+
+impl EventState {
+    pub fn name(self) -> &'static str {
+        match self {
+            EventState::Pending => "pending",
+            EventState::Delivered => "delivered",
+            EventState::Dead => "dead",
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct OutboxEvent {
+    pub event_id: String,
+    pub submission_id: i64,
+    pub client_id: i64,
+    pub url: String,
+    pub payload: String,
+    pub state: EventState,
+    /// Delivery attempts made so far.
+    pub attempts: u32,
+    pub next_attempt_at: Millis,
+    pub last_error: Option<String>,
+    pub created_at: Millis,
+}
+
+/// How one delivery attempt ended.
+#[derive(Debug, Clone)]
+pub enum Delivery {
+    Delivered,
+    /// Try again at the given time.
+    Retry {
+        at: Millis,
+        error: String,
+    },
+    /// No more attempts: the event is dead until redelivered by hand.
+    Dead {
+        error: String,
+    },
+}
+
+/// Counts for `/metrics` and `/readyz`.
+#[derive(Debug, Clone, Default)]
+pub struct Stats {
+    pub jobs_queued: u64,
+    pub jobs_running: u64,
+    pub events_pending: u64,
+    pub events_dead: u64,
+}
+
+/// The service's durable state. Every method is one transaction.
+pub trait Store: Send + Sync + 'static {
+    fn add_client(
+        &self,
+        name: &str,
+        token_hash: &str,
+        webhook_secret: &str,
+        now: Millis,
+    ) -> Result<ClientRecord, StoreError>;
+    fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
+    /// Revokes the client's token; false if there is no such client.
+    fn revoke_client(&self, name: &str, now: Millis) -> Result<bool, StoreError>;
+    fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<ClientRecord>, StoreError>;
+    fn client_by_id(&self, id: i64) -> Result<Option<ClientRecord>, StoreError>;
+
+    /// The value of a setting, storing `default` first if there is none (a secret generated once).
+    fn setting_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError>;
+
+    /// Accepts a submission and queues its job, or finds the earlier one with the same key.
+    fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError>;
+    fn submission(&self, id: i64) -> Result<Option<SubmissionRecord>, StoreError>;
+
+    /// Leases waiting jobs (or jobs whose lease expired), oldest first, counting an attempt each:
+    /// the due jobs divided by `share` (the number of workers), rounded up, at most `max`.
+    fn lease_jobs(
+        &self,
+        max: usize,
+        share: usize,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<Vec<LeasedJob>, StoreError>;
+    /// Stores the job's one result, its webhook event and the job's completion together, then calls
+    /// `then` with whether a result was stored. If the submission already has a result (graded twice
+    /// after a crash), nothing changes and `then` gets false: there is never a second result or a
+    /// second event. `then` may run on another thread and must be quick.
+    fn complete_job(
+        &self,
+        job: LeasedJob,
+        outcome: JobOutcome,
+        event: Option<NewEvent>,
+        now: Millis,
+        then: Box<dyn FnOnce(Result<bool, StoreError>) + Send>,
+    );
+    /// Gives a lease back: without counting the attempt (graceful shutdown), or counting it (the
+    /// grading panicked: it is tried again at once, until the attempts are used up).
+    fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError>;
+    /// Releases every lease: called at start by the only process that uses this store, when no
+    /// worker can be alive. Returns how many were released.
+    fn release_all_leases(&self) -> Result<u64, StoreError>;
+
+    /// Leases up to `limit` events that are due, pushing their next attempt `lease_ms` ahead.
+    fn lease_events(&self, limit: usize, lease_ms: u64, now: Millis) -> Result<Vec<OutboxEvent>, StoreError>;
+    fn record_delivery(&self, event_id: &str, delivery: &Delivery, now: Millis) -> Result<(), StoreError>;
+    fn dead_events(&self, client_id: i64, limit: usize) -> Result<Vec<OutboxEvent>, StoreError>;
+    /// Makes a dead event of this client pending again with fresh attempts. None if there is no
+    /// such event of this client, Some(false) if it is not dead.
+    fn redeliver(&self, client_id: i64, event_id: &str, now: Millis) -> Result<Option<bool>, StoreError>;
+
+    /// Forgets idempotency keys older than `before`.
+    fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError>;
+    fn stats(&self) -> Result<Stats, StoreError>;
+}

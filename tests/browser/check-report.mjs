@@ -1,0 +1,95 @@
+// Opens student report pages in headless Chromium and records what a reader would see, for
+// tests/browser.rs to assert on. For every URL it loads the page
+//   - on a desktop viewport with JavaScript (collecting script errors and failed requests),
+//   - on a phone-sized viewport (does anything stick out sideways?),
+//   - with JavaScript disabled (the page must not need it),
+//   - in print media (what a printout shows), saved as PDF,
+// keeps screenshots and PDFs in the artifact directory, and prints one JSON object on stdout.
+// The assertions live in the Rust test; this script only observes.
+//
+// Usage: node check-report.mjs <artifact-dir> <name>=<url> [<name>=<url> ...]
+
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+
+const [outDir, ...pages] = process.argv.slice(2);
+if (!outDir || pages.length === 0) {
+  console.error("usage: node check-report.mjs <artifact-dir> <name>=<url> ...");
+  process.exit(2);
+}
+mkdirSync(outDir, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  args: [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+});
+
+async function observe(name, url) {
+  const result = { url, errors: [] };
+
+  const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await desktop.newPage();
+  page.on("pageerror", (error) => result.errors.push(`script error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() === "error") result.errors.push(`console error: ${message.text()}`);
+  });
+  page.on("requestfailed", (request) =>
+    result.errors.push(`request failed: ${request.url()} (${request.failure()?.errorText})`),
+  );
+  const response = await page.goto(url, { waitUntil: "load" });
+  result.status = response ? response.status() : null;
+  result.lang = await page.evaluate(() => document.documentElement.lang);
+  result.title = await page.title();
+  result.text = await page.evaluate(() => document.body.innerText);
+  await page.screenshot({ path: join(outDir, `${name}-desktop.png`), fullPage: true });
+
+  await page.emulateMedia({ media: "print" });
+  result.printText = await page.evaluate(() => document.body.innerText);
+  await page.pdf({ path: join(outDir, `${name}.pdf`), format: "A4", printBackground: false });
+  await desktop.close();
+
+  const phone = await browser.newContext({
+    viewport: { width: 390, height: 844 },
+    deviceScaleFactor: 2,
+    isMobile: true,
+    hasTouch: true,
+  });
+  const phonePage = await phone.newPage();
+  await phonePage.goto(url, { waitUntil: "load" });
+  result.phone = await phonePage.evaluate(() => ({
+    viewportWidth: window.innerWidth,
+    scrollWidth: document.documentElement.scrollWidth,
+    bodyFontPx: parseFloat(getComputedStyle(document.body).fontSize),
+  }));
+  await phonePage.screenshot({ path: join(outDir, `${name}-phone.png`) });
+  await phone.close();
+
+  const noScript = await browser.newContext({ javaScriptEnabled: false });
+  const noScriptPage = await noScript.newPage();
+  await noScriptPage.goto(url, { waitUntil: "load" });
+  result.noScriptText = await noScriptPage.evaluate(() => document.body.innerText);
+  await noScript.close();
+
+  return result;
+}
+
+const results = {};
+try {
+  for (const entry of pages) {
+    const at = entry.indexOf("=");
+    if (at <= 0) throw new Error(`expected <name>=<url>, got ${entry}`);
+    results[entry.slice(0, at)] = await observe(entry.slice(0, at), entry.slice(at + 1));
+  }
+} finally {
+  await browser.close();
+}
+process.stdout.write(JSON.stringify(results));
