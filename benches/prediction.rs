@@ -121,14 +121,16 @@ fn main() {
                             let (learner, _) = &known_answers[i % known_answers.len()];
                             let options =
                                 GradeOptions { learner: Some(learner.clone()), ..GradeOptions::default() };
-                            let report =
-                                grade(ex, &Submission::Answer(bench.wrong.clone()), &options).expect("grades");
+                            let report = grade(ex, &Submission::Answer(bench.wrong.clone()), &options)
+                                .expect("grades");
                             report.to_json().len()
                         }
                         _ => {
                             // Last in the round: new learners may fill the variant cache and clear it.
-                            let options =
-                                GradeOptions { learner: Some(new_learners[i].clone()), ..GradeOptions::default() };
+                            let options = GradeOptions {
+                                learner: Some(new_learners[i].clone()),
+                                ..GradeOptions::default()
+                            };
                             let report = grade(ex, &Submission::Answer(bench.correct.clone()), &options)
                                 .expect("grades");
                             report.checks.len()
@@ -150,13 +152,7 @@ fn main() {
     for bench in &mut benches {
         for case in &mut bench.cases {
             let rate = median(&mut case.samples);
-            println!(
-                "{:<24} {:<34} {:>14.0} {:>12.2}",
-                bench.exercise.slug,
-                case.label,
-                rate,
-                1e6 / rate
-            );
+            println!("{:<24} {:<34} {:>14.0} {:>12.2}", bench.exercise.slug, case.label, rate, 1e6 / rate);
         }
     }
 }
