@@ -80,6 +80,29 @@ struct Phase {
     done: usize,
     elapsed: Duration,
     latencies: Vec<Duration>,
+    /// Mean time the server spent grading one submission (from its metrics).
+    grade_ms: f64,
+}
+
+/// The server's grade duration histogram: (sum in seconds, count).
+fn grade_totals(port: u16) -> (f64, f64) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .write_all(
+            format!("GET /metrics HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n")
+                .as_bytes(),
+        )
+        .expect("metrics request");
+    let mut text = String::new();
+    stream.read_to_string(&mut text).expect("metrics");
+    let value = |name: &str| {
+        text.lines()
+            .find(|l| l.starts_with(name))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    (value("pruefstein_grade_duration_seconds_sum "), value("pruefstein_grade_duration_seconds_count "))
 }
 
 /// Runs `clients` threads for `seconds`, each posting bodies from `make` with `?wait=30s`.
@@ -93,6 +116,7 @@ fn run_phase(
 ) -> Phase {
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicUsize::new(0));
+    let before = grade_totals(port);
     let start = Instant::now();
     let handles: Vec<_> = (0..clients)
         .map(|_| {
@@ -125,7 +149,9 @@ fn run_phase(
     let mut latencies: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().expect("client")).collect();
     let elapsed = start.elapsed();
     latencies.sort();
-    Phase { name, done: latencies.len(), elapsed, latencies }
+    let after = grade_totals(port);
+    let grade_ms = (after.0 - before.0) / (after.1 - before.1).max(1.0) * 1e3;
+    Phase { name, done: latencies.len(), elapsed, latencies, grade_ms }
 }
 
 fn peak_rss_mib(child: &Child) -> f64 {
@@ -195,16 +221,17 @@ fn main() {
     println!(
         "pruefstein serve, durability {durability}, {clients} keep-alive clients, ?wait=30s, {seconds} s per phase"
     );
-    println!("| phase | submissions | per second | p50 | p99 |");
-    println!("|---|---:|---:|---:|---:|");
+    println!("| phase | submissions | per second | p50 | p99 | grading, mean |");
+    println!("|---|---:|---:|---:|---:|---:|");
     for phase in &phases {
         println!(
-            "| {} | {} | {:.0} | {:.1} ms | {:.1} ms |",
+            "| {} | {} | {:.0} | {:.1} ms | {:.1} ms | {:.2} ms |",
             phase.name,
             phase.done,
             phase.done as f64 / phase.elapsed.as_secs_f64(),
             percentile(&phase.latencies, 0.5).as_secs_f64() * 1e3,
             percentile(&phase.latencies, 0.99).as_secs_f64() * 1e3,
+            phase.grade_ms,
         );
     }
     println!("server peak RSS (VmHWM): {rss:.1} MiB");
