@@ -276,4 +276,8 @@ pub enum ExerciseError {
     /// A problem at a known place in a file (1-based line and column).
     #[error("{path}:{line}:{column}: {message}")]
     At { path: PathBuf, line: usize, column: usize, message: String },
+    /// A scenario script (or the constraint) that does not compile or fails for the lesson's
+    /// variant; `location` is `:line:column` where known, so editors can jump to it.
+    #[error("{path}{location}: {message}")]
+    Script { path: PathBuf, location: String, message: String },
 }
