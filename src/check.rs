@@ -38,7 +38,9 @@ impl Soundness {
         use std::fmt::Write;
         let mut out = String::new();
         let width = self.rows.iter().map(|r| r.file.len()).max().unwrap_or(4).max(4);
-        let _ = writeln!(out, "{:<width$}  {:<28}  {:<4}  failed checks", "file", "expected", "ok");
+        if !self.rows.is_empty() {
+            let _ = writeln!(out, "{:<width$}  {:<28}  {:<4}  failed checks", "file", "expected", "ok");
+        }
         for row in &self.rows {
             let _ = writeln!(
                 out,
@@ -90,6 +92,23 @@ pub fn check_dir(dir: &std::path::Path) -> Soundness {
     }
     if !soundness.problems.is_empty() {
         return soundness;
+    }
+    // Every TOML syntax error at once (loading stops at the first).
+    let toml_path = dir.join(crate::exercise::EXERCISE_FILE);
+    if let Ok(source) = std::fs::read_to_string(&toml_path) {
+        let (_, errors) = toml::de::DeTable::parse_recoverable(&source);
+        for error in errors {
+            let (line, column) =
+                crate::exercise::line_column(&source, error.span().map_or(0, |span| span.start));
+            soundness.problems.push(format!(
+                "{}:{line}:{column}: {}",
+                toml_path.display(),
+                error.message().trim()
+            ));
+        }
+        if !soundness.problems.is_empty() {
+            return soundness;
+        }
     }
     match Exercise::load(dir) {
         Ok(exercise) => check_exercise(&exercise),

@@ -99,6 +99,16 @@ fn toml_syntax_errors_and_unknown_keys_are_named_with_line_and_column() {
     let line = line_of(&dir, "exercise.toml", "points = = 10");
     assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "expected"]);
 
+    // Several syntax errors are all named at once.
+    let (_temp, dir) = consumer_scaffold("10-two-syntax-errors");
+    edit(&dir, "exercise.toml", "points = 10", "points = = 10");
+    edit(&dir, "exercise.toml", "[consumer]", "[consumer");
+    let first = line_of(&dir, "exercise.toml", "points = = 10");
+    let second = line_of(&dir, "exercise.toml", "[consumer");
+    let soundness = check_dir(&dir);
+    assert_problem(&soundness, &[&format!("exercise.toml:{first}:")]);
+    assert_problem(&soundness, &[&format!("exercise.toml:{second}:")]);
+
     let (_temp, dir) = consumer_scaffold("11-unknown-key");
     edit(&dir, "exercise.toml", "points = 10", "pointz = 10");
     let line = line_of(&dir, "exercise.toml", "pointz");
@@ -242,6 +252,7 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
         [
             ("mutants/check-then-act.wat", "concurrent-duplicate"),
             ("mutants/clamps-at-zero.wat", "constraint-violation"),
+            ("mutants/effect-before-dedup.wat", "at-least-once-schedule"),
             ("mutants/insert-or-ignore.wat", "duplicate-same-instance"),
             ("mutants/separate-writes.wat", "crash-after-write"),
         ]

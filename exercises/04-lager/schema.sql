@@ -11,4 +11,4 @@ CREATE TABLE reservierungen (
     menge INTEGER NOT NULL CHECK (menge > 0)
 );
 
-INSERT INTO lager (artikel, bestand) VALUES ('schraube', 200), ('mutter', 40), ('duebel', 5);
+INSERT INTO lager (artikel, bestand) VALUES ('schraube', 200), ('mutter', 15), ('duebel', 5);
