@@ -1042,3 +1042,111 @@ fn a_job_that_never_finishes_fails_with_a_reason() {
     let page = request(server.port, "GET", &url[url.find("/reports/").unwrap()..], &[], b"").unwrap().text();
     assert!(page.contains("NICHT BEWERTBAR") && page.contains("never finished"), "{page}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Exercise folders change while the service runs.
+
+/// Copies a folder tree (exercise folders are a few small files).
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+/// The value of one `pruefstein_exercise_reloads_total` counter.
+fn reloads(server: &Server, outcome: &str) -> u64 {
+    let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap().text();
+    let prefix = format!("pruefstein_exercise_reloads_total{{outcome=\"{outcome}\"}} ");
+    metrics
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .unwrap_or_else(|| panic!("no reload counter {outcome}: {metrics}"))
+        .parse()
+        .unwrap()
+}
+
+fn served(server: &Server, token: &str) -> Vec<String> {
+    let list = server.get("/api/v1/exercises", token).json();
+    list["exercises"].as_array().unwrap().iter().map(|e| e["slug"].as_str().unwrap().to_string()).collect()
+}
+
+/// A teacher adds an exercise folder to the running service: it is served after it passes `check`,
+/// without a restart. A change that breaks it is rejected (counted, logged) and the last good
+/// version stays served and graded; a removed folder is no longer served.
+#[test]
+fn exercise_folders_reload_while_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercises = dir.path().join("exercises");
+    copy_tree(&repo().join("exercises").join(PREDICTION), &exercises.join(PREDICTION));
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let server = Server::start(&dir.path().join("data"), &["--exercises", exercises.to_str().unwrap()]);
+    let (token, _) = server.client("lms");
+    assert_eq!(served(&server, &token), [PREDICTION]);
+
+    // A new folder, prepared beside the watched one and moved in at once, as a careful teacher does.
+    let staged = dir.path().join("staging");
+    copy_tree(&repo().join("exercises").join(CONSUMER), &staged);
+    std::fs::rename(&staged, exercises.join("lager-neu")).unwrap();
+    poll("the new exercise to be served", Duration::from_secs(120), || {
+        served(&server, &token).contains(&CONSUMER.to_string()).then_some(())
+    });
+    assert_eq!(reloads(&server, "loaded"), 1);
+    let graded = |file: &str| {
+        let r =
+            server.post_json("/api/v1/submissions?wait=30s", &token, &wat_submission(file, "teacher"), None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        r.json()["verdict"].as_str().unwrap().to_string()
+    };
+    assert_eq!(graded("solutions/reference.wat"), "passed");
+    assert_eq!(graded("mutants/no-dedup.wat"), "failed");
+
+    // A broken edit: rejected, and the last good version is still served and graded.
+    std::fs::write(
+        exercises.join("lager-neu/exercise.toml"),
+        "slug = \"03-idempotenter-konsument\"\n[oops\n",
+    )
+    .unwrap();
+    poll("the broken edit to be rejected", Duration::from_secs(60), || {
+        (reloads(&server, "rejected") >= 1).then_some(())
+    });
+    assert!(served(&server, &token).contains(&CONSUMER.to_string()));
+    assert_eq!(graded("solutions/reference.wat"), "passed");
+    let log = std::fs::read_to_string(&server.log).unwrap();
+    assert!(log.contains("exercise_rejected") && log.contains("exercise.toml"), "{log}");
+
+    // An edit that loads but is not sound (its reference is the no-dedup mutant, so the mutants
+    // it declares are no longer caught) is rejected as well.
+    std::fs::copy(
+        repo().join("exercises").join(CONSUMER).join("exercise.toml"),
+        exercises.join("lager-neu/exercise.toml"),
+    )
+    .unwrap();
+    poll("the repaired folder to be loaded again", Duration::from_secs(120), || {
+        (reloads(&server, "loaded") >= 2).then_some(())
+    });
+    let rejected = reloads(&server, "rejected");
+    std::fs::copy(
+        repo().join("exercises").join(CONSUMER).join("mutants/no-dedup.wat"),
+        exercises.join("lager-neu/solutions/reference.wat"),
+    )
+    .unwrap();
+    poll("the unsound edit to be rejected", Duration::from_secs(120), || {
+        (reloads(&server, "rejected") > rejected).then_some(())
+    });
+    assert_eq!(graded("mutants/no-dedup.wat"), "failed", "the last good version still grades");
+
+    // Removed: no longer served; the others are untouched.
+    std::fs::remove_dir_all(exercises.join("lager-neu")).unwrap();
+    poll("the removed exercise to go", Duration::from_secs(60), || {
+        (!served(&server, &token).contains(&CONSUMER.to_string())).then_some(())
+    });
+    assert_eq!(served(&server, &token), [PREDICTION]);
+    assert_eq!(reloads(&server, "removed"), 1);
+}

@@ -55,6 +55,31 @@ impl Catalogue {
         self.all().keys().cloned().collect()
     }
 
+    /// Serves `exercise` under its slug from now on (a reloaded folder replaces its old version).
+    /// Submissions being graded keep the version they started with.
+    pub fn insert(&self, exercise: Arc<Exercise>) {
+        let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
+        let mut next = BTreeMap::clone(&guard);
+        next.insert(exercise.slug.clone(), exercise);
+        *guard = Arc::new(next);
+    }
+
+    /// Stops serving `slug` (its folder was removed).
+    pub fn remove(&self, slug: &str) {
+        let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
+        let mut next = BTreeMap::clone(&guard);
+        next.remove(slug);
+        *guard = Arc::new(next);
+    }
+
+    /// The folder each served exercise was loaded from (canonical paths), with its slug.
+    pub fn folders(&self) -> BTreeMap<PathBuf, String> {
+        self.all()
+            .values()
+            .map(|e| (e.dir.canonicalize().unwrap_or_else(|_| e.dir.clone()), e.slug.clone()))
+            .collect()
+    }
+
     /// The ABI guide (Markdown), if the graders folder has it.
     pub fn abi_guide(&self) -> Option<String> {
         std::fs::read_to_string(self.graders.join(ABI_GUIDE)).ok()

@@ -25,7 +25,12 @@ pub struct Metrics {
     pub webhook_delivered: AtomicU64,
     pub webhook_retried: AtomicU64,
     pub webhook_dead: AtomicU64,
+    /// Exercise folders reloaded while running, by outcome (see [`RELOAD_OUTCOMES`]).
+    exercise_reloads: [AtomicU64; RELOAD_OUTCOMES.len()],
 }
+
+/// What became of a changed exercise folder: served, rejected (the last good version stays), removed.
+pub const RELOAD_OUTCOMES: [&str; 3] = ["loaded", "rejected", "removed"];
 
 impl Metrics {
     pub fn verdict(&self, verdict: &str) {
@@ -35,6 +40,13 @@ impl Metrics {
             _ => &self.rejected,
         }
         .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a reload of an exercise folder; `outcome` is one of [`RELOAD_OUTCOMES`].
+    pub fn exercise_reload(&self, outcome: &str) {
+        if let Some(i) = RELOAD_OUTCOMES.iter().position(|o| *o == outcome) {
+            self.exercise_reloads[i].fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     pub fn observe_grade(&self, seconds: f64) {
@@ -108,6 +120,15 @@ impl Metrics {
         let _ = writeln!(out, "# TYPE pruefstein_webhook_events gauge");
         let _ = writeln!(out, "pruefstein_webhook_events{{state=\"pending\"}} {}", stats.events_pending);
         let _ = writeln!(out, "pruefstein_webhook_events{{state=\"dead\"}} {}", stats.events_dead);
+        let _ = writeln!(
+            out,
+            "# HELP pruefstein_exercise_reloads_total Exercise folders reloaded while running, by outcome."
+        );
+        let _ = writeln!(out, "# TYPE pruefstein_exercise_reloads_total counter");
+        for (outcome, counter) in RELOAD_OUTCOMES.iter().zip(&self.exercise_reloads) {
+            let _ =
+                writeln!(out, "pruefstein_exercise_reloads_total{{outcome=\"{outcome}\"}} {}", get(counter));
+        }
         out
     }
 }

@@ -17,6 +17,7 @@ pub mod html;
 pub mod log;
 pub mod metrics;
 pub mod problem;
+pub mod reload;
 pub mod sqlite;
 pub mod store;
 pub mod webhook;
@@ -184,6 +185,8 @@ pub fn serve(config: Config) -> Result<()> {
         config,
     });
 
+    // Teachers add and change exercise folders while the service runs.
+    let watcher = reload::watch(&shared)?;
     let workers = worker::start(&shared)?;
     let senders = webhook::start(&shared)?;
     let maintenance = {
@@ -206,6 +209,7 @@ pub fn serve(config: Config) -> Result<()> {
             let _ = handle.join();
         }
     }
+    drop(watcher);
     log::info("stopped", &[]);
     result
 }

@@ -1,0 +1,156 @@
+//! Hot reload of the exercises folder: a file watcher (inotify through `notify`) sees a teacher add,
+//! change or remove an exercise folder; after a quiet period (debounce) the folders that changed are
+//! loaded again and proven sound with the same code as `pruefstein check`. A sound folder replaces
+//! the served version; a folder that does not load or is not sound is rejected, logged with every
+//! problem `check` found, counted in `/metrics`, and the last good version stays served. A removed
+//! folder is no longer served.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use notify::{RecursiveMode, Watcher};
+
+use super::Shared;
+use super::catalogue::Catalogue;
+use super::log;
+use super::metrics::Metrics;
+use crate::exercise::{EXERCISE_FILE, Exercise};
+
+/// How long the folder must stay quiet after a change before it is reloaded: an editor's save or a
+/// `cp -r` arrives as a burst of events, and a folder is only read once the burst is over.
+pub const RELOAD_QUIET_PERIOD: Duration = Duration::from_millis(300);
+/// Longest a burst may postpone a reload: a folder that never stops changing is still read.
+pub const RELOAD_DELAY_MAX: Duration = Duration::from_secs(5);
+
+/// The running watcher; dropping it stops watching.
+pub struct ExerciseWatcher {
+    _watcher: notify::RecommendedWatcher,
+}
+
+/// Starts watching the exercises folder and reloading changed folders into the catalogue.
+pub fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
+    let root = &shared.config.exercises;
+    let root = root.canonicalize().with_context(|| format!("exercises folder {}", root.display()))?;
+    let (sender, events) = channel();
+    let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
+        // The receiver only goes away when the service stops.
+        let _ = sender.send(event);
+    })
+    .context("starting the file watcher of the exercises folder")?;
+    watcher.watch(&root, RecursiveMode::Recursive).with_context(|| format!("watching {}", root.display()))?;
+    let folders = shared.catalogue.folders();
+    let shared = Arc::clone(shared);
+    std::thread::Builder::new()
+        .name("exercise-reload".into())
+        .spawn(move || reload_loop(&root, &events, &shared.catalogue, &shared.metrics, folders))
+        .context("starting the exercise reload thread")?;
+    Ok(ExerciseWatcher { _watcher: watcher })
+}
+
+/// Waits for changes, debounces them, and reloads the folders they touched. Ends when the watcher
+/// is dropped.
+fn reload_loop(
+    root: &Path,
+    events: &Receiver<notify::Result<notify::Event>>,
+    catalogue: &Catalogue,
+    metrics: &Metrics,
+    mut folders: BTreeMap<PathBuf, String>,
+) {
+    while let Ok(first) = events.recv() {
+        let mut changed = BTreeSet::new();
+        note(root, first, &mut changed);
+        let burst_started = std::time::Instant::now();
+        loop {
+            match events.recv_timeout(RELOAD_QUIET_PERIOD) {
+                Ok(event) => note(root, event, &mut changed),
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+            if burst_started.elapsed() >= RELOAD_DELAY_MAX {
+                break;
+            }
+        }
+        for folder in changed {
+            reload_folder(&folder, catalogue, metrics, &mut folders);
+        }
+    }
+}
+
+/// Records the exercise folder (the first level below the root) an event touched.
+fn note(root: &Path, event: notify::Result<notify::Event>, changed: &mut BTreeSet<PathBuf>) {
+    match event {
+        Ok(event) => {
+            // Reading a folder (as the reload itself does) is not a change.
+            use notify::EventKind::{Access, Modify};
+            use notify::event::{MetadataKind, ModifyKind};
+            if matches!(event.kind, Access(_) | Modify(ModifyKind::Metadata(MetadataKind::AccessTime))) {
+                return;
+            }
+            for path in event.paths {
+                if let Ok(relative) = path.strip_prefix(root)
+                    && let Some(first) = relative.components().next()
+                {
+                    changed.insert(root.join(first));
+                }
+            }
+        }
+        Err(error) => log::error("exercise_watch_error", &[("error", &error.to_string())]),
+    }
+}
+
+/// Loads one folder again: sound → served, broken → rejected (the last good version stays),
+/// gone → no longer served.
+fn reload_folder(
+    folder: &Path,
+    catalogue: &Catalogue,
+    metrics: &Metrics,
+    folders: &mut BTreeMap<PathBuf, String>,
+) {
+    let dir = folder.display().to_string();
+    if !folder.join(EXERCISE_FILE).is_file() {
+        if let Some(slug) = folders.remove(folder) {
+            catalogue.remove(&slug);
+            metrics.exercise_reload("removed");
+            log::info("exercise_removed", &[("dir", &dir), ("slug", &slug)]);
+        }
+        return;
+    }
+    let exercise = match Exercise::load(folder) {
+        Ok(exercise) => exercise,
+        Err(error) => {
+            metrics.exercise_reload("rejected");
+            log::error("exercise_rejected", &[("dir", &dir), ("error", &error.to_string())]);
+            return;
+        }
+    };
+    let soundness = crate::check::check_exercise(&exercise);
+    if !soundness.sound() {
+        metrics.exercise_reload("rejected");
+        log::error("exercise_rejected", &[("dir", &dir), ("check", &soundness.render())]);
+        return;
+    }
+    let slug = exercise.slug.clone();
+    if let Some((other, _)) =
+        folders.iter().find(|(path, served)| **served == slug && path.as_path() != folder)
+    {
+        metrics.exercise_reload("rejected");
+        let other = other.display().to_string();
+        log::error(
+            "exercise_rejected",
+            &[("dir", &dir), ("error", &format!("slug {slug:?} is already served from {other}"))],
+        );
+        return;
+    }
+    if let Some(previous) = folders.insert(folder.to_path_buf(), slug.clone())
+        && previous != slug
+    {
+        catalogue.remove(&previous);
+    }
+    catalogue.insert(Arc::new(exercise));
+    metrics.exercise_reload("loaded");
+    log::info("exercise_loaded", &[("dir", &dir), ("slug", &slug)]);
+}
