@@ -102,6 +102,7 @@ fn wrong_part_gets_its_verdict_points_and_the_timeline() {
         "t=3: kein Ack für zahlung-1 innerhalb des Visibility Timeouts: wieder sichtbar (nach 1 Versuch)",
         "t=4: C erhält zahlung-1 (Versuch 2), unsichtbar bis t=7",
         "t=4: Ack für zahlung-1 ist wirkungslos: die Nachricht ist schon gelöscht",
+        "t=4: offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead-Letter-Liste)",
     ] {
         assert!(lines.iter().any(|l| l == expected), "missing {expected:?} in {lines:#?}");
     }

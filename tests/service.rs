@@ -1150,3 +1150,36 @@ fn exercise_folders_reload_while_running() {
     assert_eq!(served(&server, &token), [PREDICTION]);
     assert_eq!(reloads(&server, "removed"), 1);
 }
+
+/// Exercise 04-lager, written only through `pruefstein new` + `check`, is served and graded over HTTP
+/// like the bundled one: its reference passes, a mutant fails the check it declares.
+#[test]
+fn the_authored_stock_exercise_is_graded_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let lager = |file: &str| {
+        let wat = std::fs::read_to_string(repo().join("exercises/04-lager").join(file)).unwrap();
+        json!({"exercise": "04-lager", "learner": "cem", "wat": wat})
+    };
+    let listed = server.get("/api/v1/exercises/04-lager?lang=en", &token);
+    assert_eq!(listed.status, 200, "{}", listed.text());
+
+    let r = server.post_json("/api/v1/submissions?wait=30s", &token, &lager("solutions/reference.wat"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "passed", "{}", r.text());
+
+    let r =
+        server.post_json("/api/v1/submissions?wait=30s", &token, &lager("mutants/clamps-at-zero.wat"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let report = r.json();
+    assert_eq!(report["verdict"], "failed");
+    let failed: Vec<&str> = report["report"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"constraint-violation"), "{failed:?}");
+}

@@ -1039,7 +1039,7 @@ impl<'a> Harness<'a> {
                 break;
             }
             let Some(delivery) = queue.receive() else {
-                if queue.open() == 0 {
+                if queue.open_count() == 0 {
                     break;
                 }
                 let _ = queue.tick(1);

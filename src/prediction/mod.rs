@@ -179,9 +179,10 @@ impl PredictionExercise {
             )));
         }
         let source = read_file(&dir.join(script_name))?;
-        let script_error = |e: script::ScriptError| ExerciseError::Invalid {
-            path: dir.join(script_name),
-            message: e.to_string(),
+        let script_error = |e: script::ScriptError| ExerciseError::Script {
+            path: dir.join(&e.file),
+            location: e.location,
+            message: e.message,
         };
         let parameter_names: Vec<&str> = section.parameters.iter().map(|p| p.name.as_str()).collect();
         let scenario =

@@ -109,7 +109,7 @@ impl Scenario {
         let ast = engine.compile_with_scope(&scope, source).map_err(|e| ScriptError {
             file: file.into(),
             location: location(e.position()),
-            message: e.to_string(),
+            message: e.err_type().to_string(),
         })?;
         let constraint = constraint
             .map(|c| {
@@ -215,7 +215,12 @@ fn describe_eval_error(error: &EvalAltResult) -> String {
              (each of its operations is very expensive: copying large strings or arrays?)",
             limits::SCRIPT_WALL_MS_MAX
         ),
-        inner => inner.to_string(),
+        inner => {
+            // Rhai appends the position, which the error's location already gives.
+            let text = inner.to_string();
+            let position = format!(" ({})", inner.position());
+            text.strip_suffix(&position).map(str::to_string).unwrap_or(text)
+        }
     }
 }
 
@@ -411,6 +416,11 @@ fn receive(q: &mut QueueHandle, consumer: Option<String>) -> RhaiResult<Dynamic>
     Ok(delivery.map(delivery_map).unwrap_or(Dynamic::UNIT))
 }
 
+fn open(q: &mut QueueHandle) -> RhaiResult<i64> {
+    charge(1)?;
+    Ok(q.lock().queue.open() as i64)
+}
+
 fn register_queue(engine: &mut Engine) {
     engine.register_type_with_name::<QueueHandle>("Queue");
     engine.register_fn("Queue", |timeout: i64| -> RhaiResult<QueueHandle> {
@@ -449,8 +459,8 @@ fn register_queue(engine: &mut Engine) {
         drop(s);
         charge(added)
     });
-    engine.register_fn("open", |q: &mut QueueHandle| q.lock().queue.open() as i64);
-    engine.register_fn("offen", |q: &mut QueueHandle| q.lock().queue.open() as i64);
+    engine.register_fn("open", open);
+    engine.register_fn("offen", open);
     engine.register_fn("now", |q: &mut QueueHandle| q.lock().queue.now() as i64);
     engine.register_fn("dead_letters", |q: &mut QueueHandle| -> Array {
         q.lock().queue.dead_letters().into_iter().map(|d| Dynamic::from(d.body)).collect()
@@ -636,7 +646,7 @@ mod tests {
             run("let q = Queue(t); q.send(\"x\"); let m = q.receive(); [m.versuche, q.offen()]", &[("t", 3)])
                 .unwrap();
         assert_eq!(outcome.answer.render(), "[1, 1]");
-        assert_eq!(outcome.timeline.len(), 2);
+        assert_eq!(outcome.timeline.len(), 3, "send, receive, offen");
     }
 
     #[test]

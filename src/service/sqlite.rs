@@ -385,21 +385,27 @@ fn configure(conn: &Connection, durability: Durability) -> Result<(), StoreError
     Ok(())
 }
 
+/// Brings the schema up to date, one migration per transaction. The version is read inside each
+/// write transaction, so two processes starting on a new data directory at once (a server and
+/// `pruefstein client add`) apply every migration exactly once: the second waits for the first's
+/// lock, then sees the new version.
 fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
-    let version: usize = conn.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
-    if version > MIGRATIONS.len() {
-        return Err(StoreError::Corrupt(format!(
-            "the database has schema version {version}, newer than this program's {}",
-            MIGRATIONS.len()
-        )));
-    }
-    for (index, sql) in MIGRATIONS.iter().enumerate().skip(version) {
+    loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let version: usize = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
+        if version > MIGRATIONS.len() {
+            return Err(StoreError::Corrupt(format!(
+                "the database has schema version {version}, newer than this program's {}",
+                MIGRATIONS.len()
+            )));
+        }
+        let Some(sql) = MIGRATIONS.get(version) else {
+            return Ok(());
+        };
         tx.execute_batch(sql)?;
-        tx.pragma_update(None, "user_version", (index + 1) as i64)?;
+        tx.pragma_update(None, "user_version", (version + 1) as i64)?;
         tx.commit()?;
     }
-    Ok(())
 }
 
 fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
@@ -799,6 +805,25 @@ impl Store for SqliteStore {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Several processes (here: threads with their own connections) opening a new data directory
+    /// at once: each migration runs once, and every opener sees the finished schema.
+    #[test]
+    fn concurrent_first_opens_migrate_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let openers: Vec<_> = (0..8)
+            .map(|_| {
+                let path = dir.path().to_path_buf();
+                std::thread::spawn(move || SqliteStore::open(&path, Durability::Normal).map(|_| ()))
+            })
+            .collect();
+        for opener in openers {
+            opener.join().unwrap().unwrap();
+        }
+        let conn = Connection::open(dir.path().join(DATABASE_FILE)).unwrap();
+        let version: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+        assert_eq!(version as usize, MIGRATIONS.len());
+    }
 
     fn lease(store: &SqliteStore, now: Millis) -> Option<LeasedJob> {
         store.lease_jobs(1, 1, 1_000, now).unwrap().into_iter().next()

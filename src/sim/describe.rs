@@ -105,6 +105,22 @@ pub fn queue_line<B: Clone>(
             "{m} moves to the dead-letter list after {attempts} attempts",
             m = name(*id)
         ),
+        QueueEvent::OpenCounted { ids } => {
+            let names: Vec<String> = ids.iter().map(|id| name(*id)).collect();
+            let n = ids.len();
+            if n == 0 {
+                text!(
+                    "offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead-Letter-Liste)",
+                    "open() returns 0: every message is acked (or in the dead-letter list)"
+                )
+            } else {
+                text!(
+                    "offen() liefert {n}: noch nicht bestätigt ist {list}",
+                    "open() returns {n}: not acked yet is {list}",
+                    list = names.join(", ")
+                )
+            }
+        }
         QueueEvent::Ticked { .. } => return None,
         QueueEvent::Note { text } => text.clone(),
     };
@@ -185,6 +201,7 @@ mod tests {
         let c = q.receive_for("C").unwrap();
         q.ack(c.id);
         q.ack(a.id);
+        q.open();
         let lines: Vec<String> =
             queue_timeline(&q, |b| b.clone()).iter().map(|l| l.render(Lang::De)).collect();
         assert_eq!(
@@ -196,8 +213,14 @@ mod tests {
                 "t=4: C erhält zahlung-1 (Versuch 2), unsichtbar bis t=7",
                 "t=4: Ack für zahlung-1: gelöscht",
                 "t=4: Ack für zahlung-1 ist wirkungslos: die Nachricht ist schon gelöscht",
+                "t=4: offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead-Letter-Liste)",
             ]
         );
+        let mut one = Queue::new(QueueConfig::new(3)).unwrap();
+        one.send("zahlung-1".to_string());
+        one.open();
+        let line = queue_timeline(&one, |b| b.clone())[1].render(Lang::En);
+        assert_eq!(line, "t=0: open() returns 1: not acked yet is zahlung-1");
         let en = queue_timeline(&q, |b| b.clone())[5].render(Lang::En);
         assert_eq!(en, "t=4: ack for zahlung-1 has no effect: the message is already deleted");
     }

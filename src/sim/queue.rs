@@ -99,6 +99,10 @@ pub enum QueueEvent {
         id: MessageId,
         attempts: u32,
     },
+    /// Someone asked how many messages are open (the lesson's `offen()`); `ids` are those messages.
+    OpenCounted {
+        ids: Vec<MessageId>,
+    },
     /// Time moved forward.
     Ticked {
         from: Tick,
@@ -254,7 +258,17 @@ impl<B: Clone> Queue<B> {
     }
 
     /// Messages not yet acked and not dead-lettered (visible or in flight): the lesson's `offen()`.
-    pub fn open(&self) -> usize {
+    /// Like every operation of a modelled actor, it leaves an event in the trace.
+    pub fn open(&mut self) -> usize {
+        let ids = self.open_ids();
+        let count = ids.len();
+        self.record(self.now, QueueEvent::OpenCounted { ids });
+        count
+    }
+
+    /// The same count without a trace event, for whoever drives the simulation (a harness deciding
+    /// whether to go on), not for a modelled consumer.
+    pub fn open_count(&self) -> usize {
         self.messages
             .iter()
             .filter(|m| matches!(m.state, MessageState::Visible | MessageState::InFlight { .. }))
@@ -396,6 +410,40 @@ mod tests {
         let mut q = queue(1);
         q.tick(Tick::MAX).unwrap();
         assert_eq!(q.tick(1), Err(SimError::TimeOverflow));
+    }
+
+    #[test]
+    fn every_operation_is_traced_with_its_tick() {
+        let mut q = Queue::new(QueueConfig { visibility_timeout: 2, max_receives: Some(1) }).unwrap();
+        q.send("a");
+        q.send("b");
+        q.receive();
+        q.tick(1).unwrap();
+        q.receive_for("K");
+        assert_eq!(q.ack(2), AckOutcome::Deleted);
+        assert_eq!(q.ack(2), AckOutcome::AlreadyAcked);
+        q.tick(3).unwrap();
+        assert!(q.receive().is_none());
+        assert_eq!(q.open_count(), 0, "a peek leaves no event");
+        assert_eq!(q.open(), 0);
+        let events: Vec<(Tick, QueueEvent)> = q.trace().iter().map(|e| (e.tick, e.event.clone())).collect();
+        use QueueEvent::*;
+        assert_eq!(
+            events,
+            vec![
+                (0, Sent { id: 1 }),
+                (0, Sent { id: 2 }),
+                (0, Received { id: 1, attempt: 1, consumer: None, invisible_until: 2 }),
+                (1, Ticked { from: 0, to: 1 }),
+                (1, Received { id: 2, attempt: 1, consumer: Some("K".into()), invisible_until: 3 }),
+                (1, Ack { id: 2, outcome: AckOutcome::Deleted }),
+                (1, Ack { id: 2, outcome: AckOutcome::AlreadyAcked }),
+                (2, DeadLettered { id: 1, attempts: 1 }),
+                (4, Ticked { from: 1, to: 4 }),
+                (4, ReceivedNothing { consumer: None }),
+                (4, OpenCounted { ids: vec![] }),
+            ]
+        );
     }
 
     #[test]
