@@ -617,8 +617,12 @@ fn api_contract() {
     for path in [
         "/api/v1/submissions",
         "/api/v1/submissions/{id}",
+        "/api/v1/exercises",
         "/api/v1/exercises/{slug}",
         "/api/v1/webhooks/dead",
+        "/api/v1/webhooks/dead/{event_id}/redeliver",
+        "/reports/{id}",
+        "/metrics",
     ] {
         assert!(openapi["paths"][path].is_object(), "{path} missing in the OpenAPI document");
     }
@@ -997,6 +1001,46 @@ fn sigterm_finishes_or_releases_leases() {
         assert_eq!(r["verdict"], "passed");
         assert_eq!(r["attempts"], 1, "a released lease is not counted as an attempt");
     }
+}
+
+/// A job whose grading never finishes (its worker died every time) fails after the maximum number
+/// of attempts with a stated reason, and the failure is reported like a result: API, webhook, page.
+#[test]
+fn a_job_that_never_finishes_fails_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    let (token, secret) = server.client("lms");
+    let receiver = Receiver::start(|_| 200);
+    server.kill();
+    // What a server leaves behind that died while grading this job, JOB_ATTEMPTS_MAX times.
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let wat = exercise_file("solutions/reference.wat");
+    db.execute(
+        "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, request_hash, created_at) \
+         VALUES (1, ?1, 'l', 'module', ?2, ?3, ?4, 'h', 0)",
+        rusqlite::params![CONSUMER, wat.as_bytes(), pruefstein::submission::sha256_hex(wat.as_bytes()), receiver.url()],
+    )
+    .unwrap();
+    let id = db.last_insert_rowid();
+    db.execute(
+        "INSERT INTO jobs (submission_id, leased, attempts, lease_until) VALUES (?1, 1, ?2, 9999999999999)",
+        rusqlite::params![id, pruefstein::limits::JOB_ATTEMPTS_MAX],
+    )
+    .unwrap();
+    drop(db);
+
+    server.spawn();
+    let view = server.get(&format!("/api/v1/submissions/sub_{id}?wait=20s"), &token).json();
+    assert_eq!(view["status"], "failed", "{view}");
+    assert!(view["failure"].as_str().unwrap().contains("never finished"), "{view}");
+    assert!(view["verdict"].is_null());
+    let event = poll("the failure event", Duration::from_secs(30), || receiver.received().into_iter().next());
+    assert!(signature_valid(&secret, &event));
+    let payload: Value = serde_json::from_slice(&event.body).unwrap();
+    assert_eq!(payload["type"], "submission.failed");
+    let url = view["links"]["report"].as_str().unwrap();
+    let page = request(server.port, "GET", &url[url.find("/reports/").unwrap()..], &[], b"").unwrap().text();
+    assert!(page.contains("NICHT BEWERTBAR") && page.contains("never finished"), "{page}");
 }
 
 // ---------------------------------------------------------------------------------------------
