@@ -60,6 +60,15 @@ pub enum Command {
         #[arg(required = true)]
         exercises: Vec<PathBuf>,
     },
+    /// Scaffold a new exercise folder that passes `check` as generated: statements (German, English),
+    /// exercise.toml with every key commented, and for a consumer exercise a schema, a reference
+    /// solution and a mutant; for a prediction exercise a scenario script.
+    New {
+        /// consumer or prediction.
+        kind: NewKind,
+        /// The new folder, e.g. exercises/05-outbox; its name is the exercise's slug.
+        dir: PathBuf,
+    },
     /// Render an exercise's statement (for a learner's variant).
     Statement {
         exercise: PathBuf,
@@ -104,6 +113,13 @@ pub enum ClientCommand {
     Revoke { name: String },
 }
 
+/// The kinds of exercise `pruefstein new` writes.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum NewKind {
+    Consumer,
+    Prediction,
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -130,19 +146,24 @@ pub fn run(cli: Cli) -> Result<i32> {
             let mut all_sound = true;
             for dir in exercises {
                 println!("== {}", dir.display());
-                match Exercise::load(&dir) {
-                    Ok(exercise) => {
-                        let soundness = crate::check::check_exercise(&exercise);
-                        print!("{}", soundness.render());
-                        all_sound &= soundness.sound();
-                    }
-                    Err(e) => {
-                        println!("problem: {e}\nexercise is NOT sound");
-                        all_sound = false;
-                    }
-                }
+                let soundness = crate::check::check_dir(&dir);
+                print!("{}", soundness.render());
+                all_sound &= soundness.sound();
             }
             Ok(if all_sound { 0 } else { 1 })
+        }
+        Command::New { kind, dir } => {
+            let kind = match kind {
+                NewKind::Consumer => crate::exercise::GraderKind::Consumer,
+                NewKind::Prediction => crate::exercise::GraderKind::Prediction,
+            };
+            let written = crate::authoring::scaffold(kind, &dir)?;
+            println!("wrote a {} exercise to {}:", kind.name(), dir.display());
+            for file in written {
+                println!("  {file}");
+            }
+            println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
+            Ok(0)
         }
         Command::Serve(args) => {
             let config = crate::service::config::Config::resolve(&args)?;

@@ -64,25 +64,31 @@ impl Exercise {
     pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
         let toml_path = dir.join(EXERCISE_FILE);
         let source = read_file(&toml_path)?;
-        let file: ExerciseFile = toml::from_str(&source)
-            .map_err(|e| ExerciseError::Syntax { path: toml_path.clone(), message: e.to_string() })?;
-        let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
+        let file: ExerciseFile = toml::from_str(&source).map_err(|e| toml_error(&toml_path, &source, &e))?;
         if !is_slug(&file.slug) {
-            return Err(invalid(format!(
-                "slug {:?} must be lowercase letters, digits and '-' (1 to 64 characters)",
-                file.slug
-            )));
+            return Err(error_at_key(
+                dir,
+                &[&["slug"]],
+                format!(
+                    "slug {:?} must be lowercase letters, digits and '-' (1 to 64 characters)",
+                    file.slug
+                ),
+            ));
         }
-        file.limits.validate().map_err(invalid)?;
+        file.limits.validate().map_err(|m| error_at_key(dir, &[&["limits"]], m))?;
         let statement = Text {
             de: read_file(&dir.join("statement.de.md"))?,
             en: read_file(&dir.join("statement.en.md"))?,
         };
         let kind = match file.grader {
             GraderKind::Consumer => {
-                let section = file
-                    .consumer
-                    .ok_or_else(|| invalid("grader = \"consumer\" needs a [consumer] section".into()))?;
+                let section = file.consumer.ok_or_else(|| {
+                    error_at_key(
+                        dir,
+                        &[&["grader"]],
+                        "grader = \"consumer\" needs a [consumer] section".into(),
+                    )
+                })?;
                 ExerciseKind::Consumer(Box::new(crate::consumer::ConsumerExercise::load(
                     dir,
                     section,
@@ -90,9 +96,13 @@ impl Exercise {
                 )?))
             }
             GraderKind::Prediction => {
-                let section = file
-                    .prediction
-                    .ok_or_else(|| invalid("grader = \"prediction\" needs a [prediction] section".into()))?;
+                let section = file.prediction.ok_or_else(|| {
+                    error_at_key(
+                        dir,
+                        &[&["grader"]],
+                        "grader = \"prediction\" needs a [prediction] section".into(),
+                    )
+                })?;
                 ExerciseKind::Prediction(Box::new(crate::prediction::PredictionExercise::load(
                     dir,
                     section,
@@ -156,7 +166,8 @@ fn default_points() -> u32 {
     10
 }
 
-fn is_slug(s: &str) -> bool {
+/// True if `s` may be an exercise's slug: lowercase ASCII letters, digits and `-`, 1 to 64 characters.
+pub fn is_slug(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
@@ -167,16 +178,90 @@ pub fn read_file(path: &Path) -> Result<String, ExerciseError> {
     std::fs::read_to_string(path).map_err(|source| ExerciseError::Io { path: path.to_path_buf(), source })
 }
 
-/// Parses a grader's section of `exercise.toml` into its own type.
+/// Parses a grader's section of `exercise.toml` into its own type. A problem is reported with the line
+/// and column in `exercise.toml` where it is.
 pub fn parse_section<T: serde::de::DeserializeOwned>(
     dir: &Path,
     section: toml::Table,
     name: &str,
 ) -> Result<T, ExerciseError> {
-    section.try_into().map_err(|e: toml::de::Error| ExerciseError::Syntax {
-        path: dir.join(EXERCISE_FILE),
-        message: format!("[{name}]: {e}"),
+    section.try_into().map_err(|e: toml::de::Error| {
+        let path = dir.join(EXERCISE_FILE);
+        // The table has lost its positions: parse the file again with them to say where the problem is.
+        let located = std::fs::read_to_string(&path).ok().and_then(|source| {
+            let root = toml::de::DeTable::parse(&source).ok()?;
+            let (_, value) = root.get_ref().iter().find(|(key, _)| key.get_ref().as_ref() == name)?;
+            let error = T::deserialize(toml::de::ValueDeserializer::from(value.clone())).err()?;
+            let span = error.span()?;
+            let (line, column) = line_column(&source, span.start);
+            Some(ExerciseError::At {
+                path: path.clone(),
+                line,
+                column,
+                message: format!("[{name}]: {}", error.message().trim()),
+            })
+        });
+        located.unwrap_or_else(|| ExerciseError::Syntax { path, message: format!("[{name}]: {e}") })
     })
+}
+
+/// A TOML error with its line and column, when the parser knows them.
+fn toml_error(path: &Path, source: &str, error: &toml::de::Error) -> ExerciseError {
+    match error.span() {
+        Some(span) => {
+            let (line, column) = line_column(source, span.start);
+            ExerciseError::At {
+                path: path.to_path_buf(),
+                line,
+                column,
+                message: error.message().trim().into(),
+            }
+        }
+        None => ExerciseError::Syntax { path: path.to_path_buf(), message: error.to_string() },
+    }
+}
+
+/// The 1-based line and column (in characters) of a byte offset.
+pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(source.len());
+    let before = source.get(..offset).unwrap_or(source);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Where a key of `exercise.toml` is written, as (line, column): `&["consumer", "schema"]`. For a key
+/// inside an array of tables, the first table that has it. `None` if the key is not written.
+pub fn key_location(source: &str, keys: &[&str]) -> Option<(usize, usize)> {
+    let root = toml::de::DeTable::parse(source).ok()?;
+    let mut table = root.get_ref();
+    let mut found = None;
+    for (depth, key) in keys.iter().enumerate() {
+        let (k, value) = table.iter().find(|(k, _)| k.get_ref().as_ref() == *key)?;
+        found = Some(k.span().start);
+        if depth + 1 == keys.len() {
+            break;
+        }
+        table = match value.get_ref() {
+            toml::de::DeValue::Table(t) => t,
+            toml::de::DeValue::Array(items) => items.iter().find_map(|i| i.get_ref().as_table())?,
+            _ => return None,
+        };
+    }
+    found.map(|offset| line_column(source, offset))
+}
+
+/// An error at a key of `exercise.toml`: at the first of `candidates` (key paths) that is written there,
+/// with its line; without a line if none is.
+pub fn error_at_key(dir: &Path, candidates: &[&[&str]], message: String) -> ExerciseError {
+    let path = dir.join(EXERCISE_FILE);
+    let location = std::fs::read_to_string(&path)
+        .ok()
+        .and_then(|source| candidates.iter().find_map(|keys| key_location(&source, keys)));
+    match location {
+        Some((line, column)) => ExerciseError::At { path, line, column, message },
+        None => ExerciseError::Invalid { path, message },
+    }
 }
 
 /// What is wrong with an exercise folder; always names the file.
@@ -188,6 +273,9 @@ pub enum ExerciseError {
     Syntax { path: PathBuf, message: String },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A problem at a known place in a file (1-based line and column).
+    #[error("{path}:{line}:{column}: {message}")]
+    At { path: PathBuf, line: usize, column: usize, message: String },
     /// A scenario script (or the constraint) that does not compile or fails for the lesson's
     /// variant; `location` is `:line:column` where known, so editors can jump to it.
     #[error("{path}{location}: {message}")]

@@ -2,6 +2,7 @@
 //! queue, and consumers compiled to WebAssembly that must stay correct under crashes and duplicate
 //! deliveries. See `ARCHITECTURE.md` for a map of the code.
 
+pub mod authoring;
 pub mod check;
 pub mod cli;
 pub mod consumer;

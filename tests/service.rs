@@ -617,8 +617,12 @@ fn api_contract() {
     for path in [
         "/api/v1/submissions",
         "/api/v1/submissions/{id}",
+        "/api/v1/exercises",
         "/api/v1/exercises/{slug}",
         "/api/v1/webhooks/dead",
+        "/api/v1/webhooks/dead/{event_id}/redeliver",
+        "/reports/{id}",
+        "/metrics",
     ] {
         assert!(openapi["paths"][path].is_object(), "{path} missing in the OpenAPI document");
     }
@@ -999,6 +1003,46 @@ fn sigterm_finishes_or_releases_leases() {
     }
 }
 
+/// A job whose grading never finishes (its worker died every time) fails after the maximum number
+/// of attempts with a stated reason, and the failure is reported like a result: API, webhook, page.
+#[test]
+fn a_job_that_never_finishes_fails_with_a_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    let (token, secret) = server.client("lms");
+    let receiver = Receiver::start(|_| 200);
+    server.kill();
+    // What a server leaves behind that died while grading this job, JOB_ATTEMPTS_MAX times.
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let wat = exercise_file("solutions/reference.wat");
+    db.execute(
+        "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, request_hash, created_at) \
+         VALUES (1, ?1, 'l', 'module', ?2, ?3, ?4, 'h', 0)",
+        rusqlite::params![CONSUMER, wat.as_bytes(), pruefstein::submission::sha256_hex(wat.as_bytes()), receiver.url()],
+    )
+    .unwrap();
+    let id = db.last_insert_rowid();
+    db.execute(
+        "INSERT INTO jobs (submission_id, leased, attempts, lease_until) VALUES (?1, 1, ?2, 9999999999999)",
+        rusqlite::params![id, pruefstein::limits::JOB_ATTEMPTS_MAX],
+    )
+    .unwrap();
+    drop(db);
+
+    server.spawn();
+    let view = server.get(&format!("/api/v1/submissions/sub_{id}?wait=20s"), &token).json();
+    assert_eq!(view["status"], "failed", "{view}");
+    assert!(view["failure"].as_str().unwrap().contains("never finished"), "{view}");
+    assert!(view["verdict"].is_null());
+    let event = poll("the failure event", Duration::from_secs(30), || receiver.received().into_iter().next());
+    assert!(signature_valid(&secret, &event));
+    let payload: Value = serde_json::from_slice(&event.body).unwrap();
+    assert_eq!(payload["type"], "submission.failed");
+    let url = view["links"]["report"].as_str().unwrap();
+    let page = request(server.port, "GET", &url[url.find("/reports/").unwrap()..], &[], b"").unwrap().text();
+    assert!(page.contains("NICHT BEWERTBAR") && page.contains("never finished"), "{page}");
+}
+
 // ---------------------------------------------------------------------------------------------
 // Exercise folders change while the service runs.
 
@@ -1105,4 +1149,37 @@ fn exercise_folders_reload_while_running() {
     });
     assert_eq!(served(&server, &token), [PREDICTION]);
     assert_eq!(reloads(&server, "removed"), 1);
+}
+
+/// Exercise 04-lager, written only through `pruefstein new` + `check`, is served and graded over HTTP
+/// like the bundled one: its reference passes, a mutant fails the check it declares.
+#[test]
+fn the_authored_stock_exercise_is_graded_over_http() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let lager = |file: &str| {
+        let wat = std::fs::read_to_string(repo().join("exercises/04-lager").join(file)).unwrap();
+        json!({"exercise": "04-lager", "learner": "cem", "wat": wat})
+    };
+    let listed = server.get("/api/v1/exercises/04-lager?lang=en", &token);
+    assert_eq!(listed.status, 200, "{}", listed.text());
+
+    let r = server.post_json("/api/v1/submissions?wait=30s", &token, &lager("solutions/reference.wat"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "passed", "{}", r.text());
+
+    let r =
+        server.post_json("/api/v1/submissions?wait=30s", &token, &lager("mutants/clamps-at-zero.wat"), None);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let report = r.json();
+    assert_eq!(report["verdict"], "failed");
+    let failed: Vec<&str> = report["report"]["checks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["passed"] == false)
+        .map(|c| c["name"].as_str().unwrap())
+        .collect();
+    assert!(failed.contains(&"constraint-violation"), "{failed:?}");
 }

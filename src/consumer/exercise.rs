@@ -9,7 +9,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 
 use super::state::{State, StateQuery, read_state_from};
-use crate::exercise::{ExerciseError, parse_section, read_file};
+use crate::exercise::{ExerciseError, error_at_key, parse_section};
 use crate::limits::Limits;
 
 /// `[consumer]` in `exercise.toml`.
@@ -97,15 +97,25 @@ pub struct ConsumerExercise {
 impl ConsumerExercise {
     pub fn load(dir: &Path, section: toml::Table, _limits: &Limits) -> Result<Self, ExerciseError> {
         let section: ConsumerSection = parse_section(dir, section, "consumer")?;
-        let toml_path = dir.join(crate::exercise::EXERCISE_FILE);
-        let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
+        // Each problem points at the key it is about (or the nearest enclosing one that is written).
+        let at = |keys: &[&str], message: String| {
+            let mut candidates: Vec<&[&str]> = (1..=keys.len()).rev().map(|n| &keys[..n]).collect();
+            candidates.push(&["consumer"]);
+            error_at_key(dir, &candidates, message)
+        };
         if section.state.is_empty() {
-            return Err(invalid("[consumer] needs at least one [[consumer.state]] query".into()));
+            return Err(at(
+                &["consumer", "state"],
+                "[consumer] needs at least one [[consumer.state]] query".into(),
+            ));
         }
+        let message = |value: &serde_json::Value, name: &str| {
+            check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
+        };
         let messages = Messages {
-            fresh: Arc::new(check_message(&section.messages.fresh, "fresh").map_err(invalid)?),
-            same_body: Arc::new(check_message(&section.messages.same_body, "same_body").map_err(invalid)?),
-            violation: Arc::new(check_message(&section.messages.violation, "violation").map_err(invalid)?),
+            fresh: Arc::new(message(&section.messages.fresh, "fresh")?),
+            same_body: Arc::new(message(&section.messages.same_body, "same_body")?),
+            violation: Arc::new(message(&section.messages.violation, "violation")?),
             batch: Vec::new(),
         };
         let mut messages = messages;
@@ -115,31 +125,55 @@ impl ConsumerExercise {
             Arc::clone(&messages.violation),
         ];
         for (index, extra) in section.messages.batch.iter().enumerate() {
-            let extra = check_message(extra, &format!("batch[{index}]")).map_err(invalid)?;
+            let batch = ["consumer", "messages", "batch"];
+            let extra = check_message(extra, &format!("batch[{index}]")).map_err(|m| at(&batch, m))?;
             if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
-                return Err(invalid(format!(
-                    "[consumer.messages] batch[{index}] repeats the id {}",
-                    extra["id"]
-                )));
+                return Err(at(
+                    &batch,
+                    format!("[consumer.messages] batch[{index}] repeats the id {}", extra["id"]),
+                ));
             }
             messages.batch.push(Arc::new(extra));
         }
         if messages.batch.len() > BATCH_MESSAGES_MAX {
-            return Err(invalid(format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all")));
+            return Err(at(
+                &["consumer", "messages", "batch"],
+                format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all"),
+            ));
         }
         if messages.fresh.get("id") == messages.same_body.get("id") {
-            return Err(invalid("[consumer.messages] same_body must have another id than fresh".into()));
+            return Err(at(
+                &["consumer", "messages", "same_body"],
+                "[consumer.messages] same_body must have another id than fresh".into(),
+            ));
         }
         if messages.fresh.get("body") != messages.same_body.get("body") {
-            return Err(invalid("[consumer.messages] same_body must have the same body as fresh".into()));
+            return Err(at(
+                &["consumer", "messages", "same_body"],
+                "[consumer.messages] same_body must have the same body as fresh".into(),
+            ));
         }
         let schema_path = dir.join(&section.schema);
-        let schema = read_file(&schema_path)?;
-        let (template, tables, initial_state) = build_template(&schema, &section.state)
-            .map_err(|message| ExerciseError::Invalid { path: schema_path.clone(), message })?;
+        let schema = std::fs::read_to_string(&schema_path).map_err(|e| {
+            at(&["consumer", "schema"], format!("the schema {:?} cannot be read: {e}", section.schema))
+        })?;
+        let (template, tables, initial_state) =
+            build_template(&schema, &section.state).map_err(|problem| match problem {
+                TemplateProblem::Schema { line, column, message } => {
+                    ExerciseError::At { path: schema_path.clone(), line, column, message }
+                }
+                TemplateProblem::State(message) => at(&["consumer", "state"], message),
+                TemplateProblem::Other(message) => {
+                    ExerciseError::Invalid { path: schema_path.clone(), message }
+                }
+            })?;
         let reference_path = dir.join(&section.reference);
-        let reference = std::fs::read(&reference_path)
-            .map_err(|source| ExerciseError::Io { path: reference_path.clone(), source })?;
+        let reference = std::fs::read(&reference_path).map_err(|e| {
+            at(
+                &["consumer", "reference"],
+                format!("the reference solution {:?} cannot be read: {e}", section.reference),
+            )
+        })?;
         Ok(ConsumerExercise {
             entry: section.entry,
             reference_path,
@@ -167,25 +201,156 @@ fn check_message(value: &serde_json::Value, name: &str) -> Result<serde_json::Va
     }
 }
 
+/// Why the database template could not be built.
+enum TemplateProblem {
+    /// A statement of the schema fails at `line` and `column`.
+    Schema {
+        line: usize,
+        column: usize,
+        message: String,
+    },
+    /// A `[[consumer.state]]` query fails, or the schema creates no table.
+    State(String),
+    Other(String),
+}
+
+impl From<rusqlite::Error> for TemplateProblem {
+    fn from(e: rusqlite::Error) -> Self {
+        TemplateProblem::Other(e.to_string())
+    }
+}
+
+/// Runs the schema statement by statement, so that a failing one is named with its line. Chunks end
+/// at a `;` outside quotes and comments; a chunk SQLite calls incomplete (a trigger body) is joined
+/// with the next.
+fn apply_schema(conn: &rusqlite::Connection, schema: &str) -> Result<(), TemplateProblem> {
+    let mut start = 0;
+    let mut pending_start: Option<usize> = None;
+    for end in statement_ends(schema) {
+        let from = pending_start.unwrap_or(start);
+        let chunk = &schema[from..end];
+        start = end;
+        if chunk.trim().trim_end_matches(';').trim().is_empty() || only_comments(chunk) {
+            continue;
+        }
+        match conn.execute_batch(chunk) {
+            Ok(()) => pending_start = None,
+            Err(e) if e.to_string().contains("incomplete input") => pending_start = Some(from),
+            Err(rusqlite::Error::SqlInputError { msg, offset, .. }) if offset >= 0 => {
+                let (line, column) = crate::exercise::line_column(schema, from + offset as usize);
+                return Err(TemplateProblem::Schema {
+                    line,
+                    column,
+                    message: format!("the schema does not apply: {msg}"),
+                });
+            }
+            Err(e) => {
+                let (line, column) = crate::exercise::line_column(schema, from + code_start(chunk));
+                return Err(TemplateProblem::Schema {
+                    line,
+                    column,
+                    message: format!("the schema does not apply: {e}"),
+                });
+            }
+        }
+    }
+    if let Some(from) = pending_start {
+        let (line, _) = crate::exercise::line_column(schema, from + code_start(&schema[from..]));
+        return Err(TemplateProblem::Schema {
+            line,
+            column: 1,
+            message: "the schema ends inside a statement".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Byte offsets just after each `;` outside quotes and comments, and the end of the text.
+fn statement_ends(sql: &str) -> Vec<usize> {
+    let bytes = sql.as_bytes();
+    let mut ends = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            quote @ (b'\'' | b'"' | b'`') => {
+                i += 1;
+                while i < bytes.len() && bytes[i] != quote {
+                    i += 1;
+                }
+            }
+            b'[' => {
+                while i < bytes.len() && bytes[i] != b']' {
+                    i += 1;
+                }
+            }
+            b'-' if bytes.get(i + 1) == Some(&b'-') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'/' if bytes.get(i + 1) == Some(&b'*') => {
+                i += 2;
+                while i + 1 < bytes.len() && !(bytes[i] == b'*' && bytes[i + 1] == b'/') {
+                    i += 1;
+                }
+                i += 1;
+            }
+            b';' => ends.push(i + 1),
+            _ => {}
+        }
+        i += 1;
+    }
+    ends.push(sql.len());
+    ends
+}
+
+/// The offset of the first byte of a chunk that is neither whitespace nor in a `--` comment line.
+fn code_start(chunk: &str) -> usize {
+    let mut offset = 0;
+    for line in chunk.split_inclusive('\n') {
+        let trimmed = line.trim_start();
+        if !trimmed.is_empty() && !trimmed.starts_with("--") {
+            return offset + (line.len() - trimmed.len());
+        }
+        offset += line.len();
+    }
+    0
+}
+
+/// True if a chunk holds nothing but whitespace and comments.
+fn only_comments(chunk: &str) -> bool {
+    chunk.lines().all(|l| {
+        let l = l.trim();
+        l.is_empty() || l.starts_with("--") || l == ";"
+    })
+}
+
 /// Applies the schema to a new database file and returns its bytes, its tables and its state.
-fn build_template(schema: &str, queries: &[StateQuery]) -> Result<(Vec<u8>, Vec<String>, State), String> {
-    let dir = tempfile::tempdir().map_err(|e| format!("cannot create a temporary directory: {e}"))?;
+fn build_template(
+    schema: &str,
+    queries: &[StateQuery],
+) -> Result<(Vec<u8>, Vec<String>, State), TemplateProblem> {
+    let dir = tempfile::tempdir()
+        .map_err(|e| TemplateProblem::Other(format!("cannot create a temporary directory: {e}")))?;
     let path = dir.path().join("template.db");
-    let conn = rusqlite::Connection::open(&path).map_err(|e| e.to_string())?;
-    conn.execute_batch("PRAGMA journal_mode = DELETE;").map_err(|e| e.to_string())?;
-    conn.execute_batch(schema).map_err(|e| format!("the schema does not apply: {e}"))?;
+    let conn = rusqlite::Connection::open(&path)?;
+    conn.execute_batch("PRAGMA journal_mode = DELETE;")?;
+    apply_schema(&conn, schema)?;
     let tables: Vec<String> = conn
         .prepare(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
         )
-        .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())
-        .map_err(|e| e.to_string())?;
+        .and_then(|mut stmt| stmt.query_map([], |row| row.get(0))?.collect())?;
     if tables.is_empty() {
-        return Err("the schema creates no table".into());
+        return Err(TemplateProblem::Schema {
+            line: 1,
+            column: 1,
+            message: "the schema creates no table".into(),
+        });
     }
-    let state =
-        read_state_from(&conn, queries).map_err(|e| format!("a [[consumer.state]] query fails: {e}"))?;
-    conn.close().map_err(|(_, e)| e.to_string())?;
-    let bytes = std::fs::read(&path).map_err(|e| e.to_string())?;
+    let state = read_state_from(&conn, queries)
+        .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))?;
+    conn.close().map_err(|(_, e)| TemplateProblem::Other(e.to_string()))?;
+    let bytes = std::fs::read(&path).map_err(|e| TemplateProblem::Other(e.to_string()))?;
     Ok((bytes, tables, state))
 }

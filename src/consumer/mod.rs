@@ -386,8 +386,15 @@ fn module_files(dir: &Path) -> Vec<std::path::PathBuf> {
 /// check it declares.
 pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
     let mut soundness = Soundness::default();
+    let reference_key: [&[&str]; 2] = [&["consumer", "reference"], &["consumer"]];
     if let Err(error) = oracle(exercise, consumer) {
-        soundness.problems.push(error.to_string());
+        let message = match error {
+            GradeError::Exercise { message, .. } => message,
+            other => other.to_string(),
+        };
+        soundness
+            .problems
+            .push(crate::exercise::error_at_key(&exercise.dir, &reference_key, message).to_string());
         return soundness;
     }
     let relative = |p: &Path| p.strip_prefix(&exercise.dir).unwrap_or(p).display().to_string();
@@ -399,10 +406,37 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
         }
     }
     for file in solutions {
+        let is_reference = file == consumer.reference_path;
         let row = match grade_file(exercise, consumer, &file, &options) {
             Ok(report) => {
                 let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
                 let note = report.rejection.as_ref().map(|r| r.message.en.clone()).unwrap_or_default();
+                if report.verdict != Verdict::Passed {
+                    let why = match (&report.rejection, report.failed_checks().next()) {
+                        (Some(rejection), _) => format!("it is rejected: {}", rejection.message.en),
+                        (None, Some(first)) => format!(
+                            "it fails {}; {}: {}",
+                            failed.join(", "),
+                            first.name,
+                            first.failure.as_ref().map(|f| f.en.as_str()).unwrap_or("")
+                        ),
+                        (None, None) => "it does not pass".into(),
+                    };
+                    let problem = if is_reference {
+                        crate::exercise::error_at_key(
+                            &exercise.dir,
+                            &reference_key,
+                            format!(
+                                "the reference solution {} must pass every check, but {why}",
+                                relative(&file)
+                            ),
+                        )
+                        .to_string()
+                    } else {
+                        format!("{}: a solution must pass every check, but {why}", relative(&file))
+                    };
+                    soundness.problems.push(problem);
+                }
                 SoundnessRow {
                     file: relative(&file),
                     expect: "pass".into(),
@@ -411,13 +445,16 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
                     note,
                 }
             }
-            Err(error) => SoundnessRow {
-                file: relative(&file),
-                expect: "pass".into(),
-                failed_checks: vec![],
-                ok: false,
-                note: error,
-            },
+            Err(error) => {
+                soundness.problems.push(format!("{}: {error}", relative(&file)));
+                SoundnessRow {
+                    file: relative(&file),
+                    expect: "pass".into(),
+                    failed_checks: vec![],
+                    ok: false,
+                    note: error,
+                }
+            }
         };
         soundness.rows.push(row);
     }
@@ -429,12 +466,17 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
         ));
     }
     for file in mutants {
-        let (declared, _line) = match declared_check(&file) {
+        let (declared, line) = match declared_check(&file) {
             Ok(found) => found,
             Err(problem) => {
                 soundness.problems.push(problem);
                 continue;
             }
+        };
+        let declared_at = if file.extension().is_some_and(|e| e == "wasm") {
+            format!("{}.expect:{line}", relative(&file))
+        } else {
+            format!("{}:{line}", relative(&file))
         };
         let row = match grade_file(exercise, consumer, &file, &options) {
             Ok(report) => {
@@ -444,21 +486,38 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
                     .as_ref()
                     .map(|r| format!("rejected: {}", r.message.en))
                     .unwrap_or_default();
+                let ok = failed.contains(&declared);
+                if !ok {
+                    let problem = match (&report.rejection, failed.is_empty()) {
+                        (Some(rejection), _) => format!(
+                            "{declared_at}: the mutant is rejected before any check runs ({}), so it cannot \
+                             prove {declared}",
+                            rejection.message.en
+                        ),
+                        (None, true) => format!(
+                            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant passes \
+                             every check: it proves nothing. Make it wrong in the way {declared} catches"
+                        ),
+                        (None, false) => format!(
+                            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant fails \
+                             only {}: declare one of those, or change the mutant",
+                            failed.join(", ")
+                        ),
+                    };
+                    soundness.problems.push(problem);
+                }
+                SoundnessRow { file: relative(&file), ok, expect: declared, failed_checks: failed, note }
+            }
+            Err(error) => {
+                soundness.problems.push(format!("{}: {error}", relative(&file)));
                 SoundnessRow {
                     file: relative(&file),
-                    ok: failed.contains(&declared),
                     expect: declared,
-                    failed_checks: failed,
-                    note,
+                    failed_checks: vec![],
+                    ok: false,
+                    note: error,
                 }
             }
-            Err(error) => SoundnessRow {
-                file: relative(&file),
-                expect: declared,
-                failed_checks: vec![],
-                ok: false,
-                note: error,
-            },
         };
         soundness.rows.push(row);
     }

@@ -1088,13 +1088,25 @@ pub async fn redeliver_webhook(
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 pub struct ReportQuery {
+    /// The report token from the submission's `links.report`.
     t: Option<String>,
+    /// `de` (default) or `en`.
     lang: Option<String>,
 }
 
 /// The student's report page: `/reports/{id}?t=TOKEN[&lang=en]`. Without the right token: 404.
+#[utoipa::path(
+    get,
+    path = "/reports/{id}",
+    tag = "reports",
+    params(("id" = String, Path, description = "The submission id"), ReportQuery),
+    responses(
+        (status = 200, description = "The report as an HTML page (no JavaScript)", content_type = "text/html"),
+        (status = 404, description = "No such report, or a wrong token", content_type = "text/html"),
+    )
+)]
 pub async fn report_page(
     path: web::Path<String>,
     query: web::Query<ReportQuery>,
@@ -1158,11 +1170,20 @@ async fn kit_file(path: web::Path<(String, String)>, shared: Data) -> HttpRespon
     }
 }
 
-async fn healthz() -> HttpResponse {
+/// Liveness: the process answers.
+#[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "alive")))]
+pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok\n")
 }
 
-async fn readyz(shared: Data) -> HttpResponse {
+/// Readiness: exercises loaded, the store answers, not shutting down.
+#[utoipa::path(
+    get,
+    path = "/readyz",
+    tag = "operations",
+    responses((status = 200, description = "ready"), (status = 503, description = "not ready"))
+)]
+pub async fn readyz(shared: Data) -> HttpResponse {
     if !shared.accepting.load(Ordering::SeqCst) {
         return HttpResponse::ServiceUnavailable().content_type("text/plain").body("shutting down\n");
     }
@@ -1175,7 +1196,14 @@ async fn readyz(shared: Data) -> HttpResponse {
     }
 }
 
-async fn metrics(shared: Data) -> HttpResponse {
+/// Metrics in the Prometheus text format.
+#[utoipa::path(
+    get,
+    path = "/metrics",
+    tag = "operations",
+    responses((status = 200, description = "Prometheus text format", content_type = "text/plain"))
+)]
+pub async fn metrics(shared: Data) -> HttpResponse {
     match db(&shared, |store| store.stats()).await {
         Ok(stats) => HttpResponse::Ok()
             .insert_header((
@@ -1238,7 +1266,11 @@ impl utoipa::Modify for SecurityAddon {
         list_exercises,
         get_exercise,
         dead_webhooks,
-        redeliver_webhook
+        redeliver_webhook,
+        report_page,
+        healthz,
+        readyz,
+        metrics
     ),
     components(schemas(
         SubmissionRequest,

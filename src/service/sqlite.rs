@@ -938,6 +938,24 @@ mod tests {
     }
 
     #[test]
+    fn idempotency_keys_are_forgotten_after_the_retention_only() {
+        let (_dir, store) = store();
+        let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+        store.submit(&new_submission(client.id, Some("old"), "(1)"), 10, 1_000).unwrap();
+        store.submit(&new_submission(client.id, Some("new"), "(1)"), 10, 5_000).unwrap();
+        assert_eq!(store.forget_idempotency_keys(2_000).unwrap(), 1);
+        // The old key is free again; the new one still finds its submission.
+        assert!(matches!(
+            store.submit(&new_submission(client.id, Some("old"), "(1)"), 10, 6_000).unwrap(),
+            Intake::Created(_)
+        ));
+        assert!(matches!(
+            store.submit(&new_submission(client.id, Some("new"), "(1)"), 10, 6_000).unwrap(),
+            Intake::Existing(_)
+        ));
+    }
+
+    #[test]
     fn dead_events_are_redelivered_once_asked() {
         let (_dir, store) = store();
         let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();

@@ -115,6 +115,30 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
     };
     let seconds = started.elapsed().as_secs_f64();
     let now = clock::now_ms();
+    let ms = format!("{:.1}", seconds * 1e3);
+    let public = Shared::public_id(job.submission_id);
+    let attempt = job.attempt.to_string();
+    match &outcome {
+        JobOutcome::Graded { verdict, .. } => log::info(
+            "graded",
+            &[
+                ("submission", &public),
+                ("exercise", &job.exercise),
+                ("verdict", verdict),
+                ("ms", &ms),
+                ("attempt", &attempt),
+            ],
+        ),
+        JobOutcome::Failed { reason } => log::warn(
+            "not_graded",
+            &[
+                ("submission", &public),
+                ("exercise", &job.exercise),
+                ("reason", reason),
+                ("attempt", &attempt),
+            ],
+        ),
+    }
     let event = job.callback_url.as_ref().map(|url| NewEvent {
         event_id: event_id(job.submission_id),
         url: url.clone(),
@@ -122,9 +146,9 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
     });
     let id = job.submission_id;
     let has_event = event.is_some();
-    let (verdict, failure) = match &outcome {
-        JobOutcome::Graded { verdict, .. } => (Some(verdict.clone()), None),
-        JobOutcome::Failed { reason } => (None, Some(reason.clone())),
+    let verdict = match &outcome {
+        JobOutcome::Graded { verdict, .. } => Some(verdict.clone()),
+        JobOutcome::Failed { .. } => None,
     };
     let after = shared.clone();
     // The completion commits with the next group; the worker goes on meanwhile. Until it is
@@ -137,20 +161,13 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
         Box::new(move |stored| match stored {
             Ok(stored) => {
                 if stored {
-                    match (&verdict, &failure) {
-                        (Some(verdict), _) => {
+                    match &verdict {
+                        Some(verdict) => {
                             after.metrics.verdict(verdict);
                             after.metrics.observe_grade(seconds);
                         }
-                        (None, reason) => {
+                        None => {
                             after.metrics.grading_failed.fetch_add(1, Ordering::Relaxed);
-                            log::warn(
-                                "grading_failed",
-                                &[
-                                    ("submission", &Shared::public_id(id)),
-                                    ("reason", reason.as_deref().unwrap_or("")),
-                                ],
-                            );
                         }
                     }
                 }

@@ -1,0 +1,266 @@
+//! Writing exercises: `pruefstein new` scaffolds folders that pass `pruefstein check` as generated;
+//! `check` explains each problem of a broken folder with its file and line; exercise 04-lager, written
+//! only through this path, is sound.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pruefstein::authoring::scaffold;
+use pruefstein::check::{Soundness, check_dir};
+use pruefstein::exercise::GraderKind;
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A fresh consumer scaffold in a temporary folder, to be broken by a test.
+fn consumer_scaffold(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join(name);
+    scaffold(GraderKind::Consumer, &dir).expect("scaffold");
+    (temp, dir)
+}
+
+/// The 1-based number of the first line of `file` (in `dir`) that contains `needle`.
+fn line_of(dir: &Path, file: &str, needle: &str) -> usize {
+    let text = std::fs::read_to_string(dir.join(file)).expect("file readable");
+    text.lines().position(|l| l.contains(needle)).unwrap_or_else(|| panic!("{file} has no {needle:?}")) + 1
+}
+
+fn edit(dir: &Path, file: &str, from: &str, to: &str) {
+    let path = dir.join(file);
+    let text = std::fs::read_to_string(&path).expect("file readable");
+    assert!(text.contains(from), "{file} contains {from:?}");
+    std::fs::write(&path, text.replacen(from, to, 1)).expect("write");
+}
+
+/// Asserts that the folder is not sound and one problem contains every one of `parts`.
+fn assert_problem(soundness: &Soundness, parts: &[&str]) {
+    assert!(!soundness.sound(), "must not be sound:\n{}", soundness.render());
+    assert!(
+        soundness.problems.iter().any(|p| parts.iter().all(|part| p.contains(part))),
+        "no problem contains {parts:?}:\n{}",
+        soundness.render()
+    );
+}
+
+#[test]
+fn scaffolds_of_both_kinds_pass_check_as_generated() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    for (kind, name) in [(GraderKind::Consumer, "05-outbox"), (GraderKind::Prediction, "06-sichtbar")] {
+        let dir = temp.path().join(name);
+        let files = scaffold(kind, &dir).expect("scaffold");
+        assert!(files.iter().any(|f| f == "statement.de.md") && files.iter().any(|f| f == "statement.en.md"));
+        let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+        assert!(toml.contains(&format!("slug = \"{name}\"")), "{toml}");
+        let soundness = check_dir(&dir);
+        assert!(soundness.sound(), "{name}:\n{}", soundness.render());
+        let (caught, total) = soundness.mutants_caught();
+        assert!(total >= 1 && caught == total, "{name}: {caught}/{total}");
+    }
+    // A consumer scaffold has its schema, reference and one mutant; every key of exercise.toml is
+    // commented.
+    let dir = temp.path().join("05-outbox");
+    for file in ["schema.sql", "solutions/reference.wat", "mutants/no-transaction.wat"] {
+        assert!(dir.join(file).is_file(), "{file}");
+    }
+    let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    for key in
+        ["slug =", "grader =", "points =", "entry =", "schema =", "reference =", "solutions =", "mutants ="]
+    {
+        let line = toml.lines().find(|l| l.trim_start().starts_with(key)).unwrap_or_else(|| panic!("{key}"));
+        assert!(line.contains('#'), "{key} has a comment: {line}");
+    }
+    assert!(toml.contains("# fuel_per_delivery"), "the limits are listed, commented out");
+}
+
+#[test]
+fn the_command_line_scaffolds_checks_and_refuses_to_overwrite() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("07-neu");
+    let binary = env!("CARGO_BIN_EXE_pruefstein");
+    let new = Command::new(binary).arg("new").arg("consumer").arg(&dir).output().expect("runs");
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    let check = Command::new(binary).arg("check").arg(&dir).output().expect("runs");
+    let stdout = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("exercise is sound"), "{stdout}");
+    // A second `new` into the same folder writes nothing and says why.
+    let again = Command::new(binary).arg("new").arg("prediction").arg(&dir).output().expect("runs");
+    assert_eq!(again.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&again.stderr).contains("is not empty"));
+    assert!(!dir.join("scenario.rhai").exists());
+}
+
+#[test]
+fn toml_syntax_errors_and_unknown_keys_are_named_with_line_and_column() {
+    let (_temp, dir) = consumer_scaffold("10-syntax");
+    edit(&dir, "exercise.toml", "points = 10", "points = = 10");
+    let line = line_of(&dir, "exercise.toml", "points = = 10");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "expected"]);
+
+    // Several syntax errors are all named at once.
+    let (_temp, dir) = consumer_scaffold("10-two-syntax-errors");
+    edit(&dir, "exercise.toml", "points = 10", "points = = 10");
+    edit(&dir, "exercise.toml", "[consumer]", "[consumer");
+    let first = line_of(&dir, "exercise.toml", "points = = 10");
+    let second = line_of(&dir, "exercise.toml", "[consumer");
+    let soundness = check_dir(&dir);
+    assert_problem(&soundness, &[&format!("exercise.toml:{first}:")]);
+    assert_problem(&soundness, &[&format!("exercise.toml:{second}:")]);
+
+    let (_temp, dir) = consumer_scaffold("11-unknown-key");
+    edit(&dir, "exercise.toml", "points = 10", "pointz = 10");
+    let line = line_of(&dir, "exercise.toml", "pointz");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:1:"), "unknown field `pointz`"]);
+
+    let (_temp, dir) = consumer_scaffold("12-unknown-section-key");
+    edit(&dir, "exercise.toml", "entry = \"verarbeite\"", "entri = \"verarbeite\"");
+    let line = line_of(&dir, "exercise.toml", "entri =");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:1:"), "[consumer]", "unknown field `entri`"],
+    );
+}
+
+#[test]
+fn missing_files_are_named() {
+    let (_temp, dir) = consumer_scaffold("13-no-schema");
+    std::fs::remove_file(dir.join("schema.sql")).expect("remove");
+    let line = line_of(&dir, "exercise.toml", "schema = \"schema.sql\"");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "schema \"schema.sql\" cannot be read"],
+    );
+
+    let (_temp, dir) = consumer_scaffold("14-no-statements");
+    std::fs::remove_file(dir.join("statement.de.md")).expect("remove");
+    std::fs::remove_file(dir.join("statement.en.md")).expect("remove");
+    let soundness = check_dir(&dir);
+    assert_problem(&soundness, &["statement.de.md: missing"]);
+    assert_problem(&soundness, &["statement.en.md: missing"]);
+}
+
+#[test]
+fn schema_errors_point_at_the_statement() {
+    let (_temp, dir) = consumer_scaffold("15-schema");
+    edit(&dir, "schema.sql", "CHECK (saldo <= 10000)", "CHEK (saldo <= 10000)");
+    let line = line_of(&dir, "schema.sql", "CHEK");
+    assert_problem(&check_dir(&dir), &[&format!("schema.sql:{line}:"), "near \"CHEK\""]);
+}
+
+#[test]
+fn a_mutant_that_passes_or_fails_another_check_is_explained_at_its_declaration() {
+    let (_temp, dir) = consumer_scaffold("16-mutants");
+    // A "mutant" that is in fact the reference: it proves nothing.
+    let reference = std::fs::read_to_string(dir.join("solutions/reference.wat")).expect("reference");
+    std::fs::write(dir.join("mutants/not-wrong.wat"), format!(";; expect-fail: lost-ack\n{reference}"))
+        .expect("write");
+    // The scaffold's mutant, declared for a check it does not fail.
+    edit(
+        &dir,
+        "mutants/no-transaction.wat",
+        "expect-fail: crash-after-write",
+        "expect-fail: same-body-new-id",
+    );
+    let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
+    let soundness = check_dir(&dir);
+    assert_problem(&soundness, &["mutants/not-wrong.wat:1:", "passes every check"]);
+    assert_problem(
+        &soundness,
+        &[
+            &format!("mutants/no-transaction.wat:{line}:"),
+            "same-body-new-id",
+            "fails only",
+            "crash-after-write",
+        ],
+    );
+    assert_eq!(soundness.mutants_caught(), (0, 2));
+}
+
+#[test]
+fn an_unknown_declared_check_is_named_with_the_known_ones() {
+    let (_temp, dir) = consumer_scaffold("17-typo");
+    edit(
+        &dir,
+        "mutants/no-transaction.wat",
+        "expect-fail: crash-after-write",
+        "expect-fail: crash-after-wirte",
+    );
+    let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("no-transaction.wat:{line}:"), "unknown check \"crash-after-wirte\"", "crash-after-write"],
+    );
+}
+
+#[test]
+fn a_reference_that_fails_a_check_is_explained_at_its_key() {
+    let (_temp, dir) = consumer_scaffold("18-reference");
+    // REPLACE never reports the duplicate key (and has the same length, so the WAT stays valid): the
+    // reference credits a redelivered message twice.
+    edit(
+        &dir,
+        "solutions/reference.wat",
+        "\"INSERT INTO verarbeitet (msg_id) VALUES (?)\"",
+        "\"REPLACE INTO verarbeitet (msg_id) VALUES(?)\"",
+    );
+    let line = line_of(&dir, "exercise.toml", "reference = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[
+            &format!("exercise.toml:{line}:"),
+            "reference solution",
+            "must pass every check",
+            "duplicate-same-instance",
+        ],
+    );
+}
+
+#[test]
+fn message_rules_point_at_the_message() {
+    let (_temp, dir) = consumer_scaffold("19-messages");
+    edit(&dir, "exercise.toml", "same_body = { id = 2,", "same_body = { id = 1,");
+    let line = line_of(&dir, "exercise.toml", "same_body = { id = 1,");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "same_body must have another id"]);
+}
+
+#[test]
+fn a_prediction_scaffold_with_an_unknown_key_is_named_with_its_line() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("20-prediction");
+    scaffold(GraderKind::Prediction, &dir).expect("scaffold");
+    edit(&dir, "exercise.toml", "example = \"(1, 1)\"", "exampel = \"(1, 1)\"");
+    let line = line_of(&dir, "exercise.toml", "exampel");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "[prediction]", "exampel"]);
+}
+
+#[test]
+fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
+    let dir = root().join("exercises/04-lager");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound(), "{}", soundness.render());
+    let mut declared: Vec<(String, String)> = soundness
+        .rows
+        .iter()
+        .filter(|r| r.expect != "pass")
+        .map(|r| (r.file.clone(), r.expect.clone()))
+        .collect();
+    declared.sort();
+    assert_eq!(
+        declared,
+        [
+            ("mutants/check-then-act.wat", "concurrent-duplicate"),
+            ("mutants/clamps-at-zero.wat", "constraint-violation"),
+            ("mutants/effect-before-dedup.wat", "at-least-once-schedule"),
+            ("mutants/insert-or-ignore.wat", "duplicate-same-instance"),
+            ("mutants/separate-writes.wat", "crash-after-write"),
+        ]
+        .map(|(f, c)| (f.to_string(), c.to_string()))
+    );
+    for row in &soundness.rows {
+        if row.expect != "pass" {
+            assert!(row.failed_checks.contains(&row.expect), "{}: {:?}", row.file, row.failed_checks);
+        }
+    }
+}
