@@ -226,6 +226,22 @@ fn message_rules_point_at_the_message() {
 }
 
 #[test]
+fn a_violation_message_that_violates_nothing_is_named_at_its_line() {
+    let (_temp, dir) = consumer_scaffold("21-violation");
+    edit(
+        &dir,
+        "exercise.toml",
+        "body = { konto = \"ben\", betrag = 50 }",
+        "body = { konto = \"ben\", betrag = 5 }",
+    );
+    let line = line_of(&dir, "exercise.toml", "violation = { id = 3");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "must report an error for the violation message"],
+    );
+}
+
+#[test]
 fn a_prediction_scaffold_with_an_unknown_key_is_named_with_its_line() {
     let temp = tempfile::tempdir().expect("temporary directory");
     let dir = temp.path().join("20-prediction");

@@ -1151,35 +1151,56 @@ fn exercise_folders_reload_while_running() {
     assert_eq!(reloads(&server, "removed"), 1);
 }
 
-/// Exercise 04-lager, written only through `pruefstein new` + `check`, is served and graded over HTTP
-/// like the bundled one: its reference passes, a mutant fails the check it declares.
+/// Exercise 04 (written only through `pruefstein new` and `check`, no grader code of its own) is
+/// served and graded over HTTP like exercise 03: its reference passes, and each mutant fails the
+/// check it declares in its first line (`;; expect-fail: CHECK`).
 #[test]
 fn the_authored_stock_exercise_is_graded_over_http() {
+    const LAGER: &str = "04-lager";
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &[]);
     let (token, _) = server.client("lms");
-    let lager = |file: &str| {
-        let wat = std::fs::read_to_string(repo().join("exercises/04-lager").join(file)).unwrap();
-        json!({"exercise": "04-lager", "learner": "cem", "wat": wat})
-    };
-    let listed = server.get("/api/v1/exercises/04-lager?lang=en", &token);
+    let folder = repo().join("exercises").join(LAGER);
+    let listed = server.get(&format!("/api/v1/exercises/{LAGER}?lang=en"), &token);
     assert_eq!(listed.status, 200, "{}", listed.text());
+    let grade = |file: &str| {
+        let body = json!({
+            "exercise": LAGER,
+            "learner": "cem",
+            "wat": std::fs::read_to_string(folder.join(file)).unwrap(),
+        });
+        let r = server.post_json("/api/v1/submissions?wait=30s", &token, &body, None);
+        assert_eq!(r.status, 200, "{file}: {}", r.text());
+        r.json()
+    };
+    let passed = grade("solutions/reference.wat");
+    assert_eq!(passed["verdict"], "passed", "{passed}");
 
-    let r = server.post_json("/api/v1/submissions?wait=30s", &token, &lager("solutions/reference.wat"), None);
-    assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json()["verdict"], "passed", "{}", r.text());
-
-    let r =
-        server.post_json("/api/v1/submissions?wait=30s", &token, &lager("mutants/clamps-at-zero.wat"), None);
-    assert_eq!(r.status, 200, "{}", r.text());
-    let report = r.json();
-    assert_eq!(report["verdict"], "failed");
-    let failed: Vec<&str> = report["report"]["checks"]
-        .as_array()
+    let mut mutants: Vec<PathBuf> = std::fs::read_dir(folder.join("mutants"))
         .unwrap()
-        .iter()
-        .filter(|c| c["passed"] == false)
-        .map(|c| c["name"].as_str().unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
         .collect();
-    assert!(failed.contains(&"constraint-violation"), "{failed:?}");
+    mutants.sort();
+    assert!(mutants.len() >= 2, "{mutants:?}");
+    for mutant in mutants {
+        let source = std::fs::read_to_string(&mutant).unwrap();
+        let declared = source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix(";; expect-fail:"))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("{} declares no check", mutant.display()));
+        let file = format!("mutants/{}", mutant.file_name().unwrap().to_str().unwrap());
+        let failed = grade(&file);
+        assert_eq!(failed["verdict"], "failed", "{file}");
+        let failing: Vec<&str> = failed["report"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["passed"] == false)
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert!(failing.contains(&declared), "{file} must fail {declared}, failed {failing:?}");
+    }
 }

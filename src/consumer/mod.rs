@@ -392,9 +392,22 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
             GradeError::Exercise { message, .. } => message,
             other => other.to_string(),
         };
+        // A rule about one message points at that message; anything else at the reference.
+        let message_key: Option<&[&str]> = if message.contains("violation message") {
+            Some(&["consumer", "messages", "violation"])
+        } else if message.contains("same_body") {
+            Some(&["consumer", "messages", "same_body"])
+        } else if message.contains("fresh message") {
+            Some(&["consumer", "messages", "fresh"])
+        } else if message.contains("batch message") || message.contains("reports an error for") {
+            Some(&["consumer", "messages", "batch"])
+        } else {
+            None
+        };
+        let candidates: Vec<&[&str]> = message_key.into_iter().chain(reference_key).collect();
         soundness
             .problems
-            .push(crate::exercise::error_at_key(&exercise.dir, &reference_key, message).to_string());
+            .push(crate::exercise::error_at_key(&exercise.dir, &candidates, message).to_string());
         return soundness;
     }
     let relative = |p: &Path| p.strip_prefix(&exercise.dir).unwrap_or(p).display().to_string();
