@@ -409,3 +409,41 @@ fn a_script_that_breaks_for_some_learners_is_caught_by_check_and_never_hangs_gra
     let own = p.variant(&exercise.slug, Some(&fine), "").unwrap().outcome.answer.render();
     assert_eq!(grade_answer(&exercise, &own, Some(&fine)).verdict, Verdict::Passed);
 }
+
+#[test]
+fn cli_renders_and_grades_a_learners_variant() {
+    let exercise = load("01-visibility-timeout");
+    let p = prediction(&exercise);
+    let secret = "kurs-geheim";
+    // A learner whose variant differs from the lesson's numbers (found deterministically).
+    let learner = (0..200)
+        .map(|i| format!("learner-{i}"))
+        .find(|l| {
+            let v = p.variant(&exercise.slug, Some(l), secret).expect("variant");
+            v.outcome.answer != p.lesson().outcome.answer
+        })
+        .expect("some learner has another answer");
+    let variant = p.variant(&exercise.slug, Some(&learner), secret).expect("variant");
+    let timeout = variant.params[0].1;
+    let dir = exercise_dir("01-visibility-timeout");
+    let dir = dir.to_str().expect("utf-8 path");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+            .args(args)
+            .env("PRUEFSTEIN_COURSE_SECRET", secret)
+            .output()
+            .expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, statement) = run(&["statement", dir, "--learner", &learner, "--lang", "de"]);
+    assert_eq!(code, Some(0));
+    assert!(statement.contains(&format!("Visibility Timeout von **{timeout} Ticks**")), "{statement}");
+    assert!(statement.contains(&format!("q.tick({})", variant.params[1].1)), "{statement}");
+    let own = variant.outcome.answer.render();
+    assert_eq!(run(&["grade", dir, "--answer", &own, "--learner", &learner]).0, Some(0));
+    let (code, json) = run(&["grade", dir, "--answer", "(2, 2, 0)", "--learner", &learner, "--json"]);
+    assert_eq!(code, Some(1), "the lesson's answer is not this learner's");
+    let report: Report = serde_json::from_str(&json).expect("JSON report");
+    assert_eq!(report.learner.as_deref(), Some(learner.as_str()));
+    assert!(report.checks.iter().any(|c| !c.passed));
+}
