@@ -770,6 +770,11 @@ impl Store for SqliteStore {
         })
     }
 
+    fn flush(&self) -> Result<(), StoreError> {
+        // The writer takes writes in order: once this one is committed, every earlier one is.
+        self.write(|_| Ok(()))
+    }
+
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError> {
         self.write(move |tx| {
             Ok(tx.execute(
