@@ -1204,3 +1204,39 @@ fn the_authored_stock_exercise_is_graded_over_http() {
         assert!(failing.contains(&declared), "{file} must fail {declared}, failed {failing:?}");
     }
 }
+
+/// Settings come from a TOML file under the flags; a key the file does not know stops the start.
+#[test]
+fn configuration_file_is_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pruefstein.toml");
+    std::fs::write(
+        &config,
+        "public_url = \"https://grading.example.org/\"\nworkers = 1\ndurability = \"normal\"\n",
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let server = Server::start(&data, &["--config", config.to_str().unwrap()]);
+    let (token, _) = server.client("lms");
+    let body = json!({"exercise": PREDICTION, "learner": "a", "answer": "(2, 2, 0)"});
+    let view = server.post_json("/api/v1/submissions", &token, &body, None).json();
+    assert!(
+        view["links"]["report"].as_str().unwrap().starts_with("https://grading.example.org/reports/sub_"),
+        "{view}"
+    );
+    drop(server);
+
+    std::fs::write(&config, "bnid = \"0.0.0.0:1\"\n").unwrap();
+    let out = Command::new(BIN)
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bnid"), "{stderr}");
+}
