@@ -172,6 +172,21 @@ fn malformed_answers_are_rejected_with_an_example() {
         assert!(report.checks.is_empty());
         assert_eq!(report.score.points, 0);
     }
+    // Exercise 2 nests pairs in a tuple: a flat or short answer is the wrong shape, and the message
+    // shows the nested example in both languages.
+    let ex2 = load("02-wann-acken");
+    for answer in ["(0, 0, 2, 0, 1, 0)", "((0, 0), (2, 0))", "[]"] {
+        let report = grade_answer(&ex2, answer, None);
+        assert_eq!(report.verdict, Verdict::Rejected, "{answer}");
+        let rejection = report.rejection.expect("rejection");
+        assert_eq!(rejection.code, "answer-shape", "{answer}");
+        assert!(
+            rejection.message.de.contains("Erwartet werden 3 Werte in dieser Reihenfolge: ack_zuerst, wirkung_dann_tod, sofort_tod, z. B. ((1, 1), (1, 1), (1, 1))"),
+            "{}",
+            rejection.message.de
+        );
+        assert!(rejection.message.en.contains("e.g. ((1, 1), (1, 1), (1, 1))"), "{}", rejection.message.en);
+    }
     let huge = format!("({})", vec!["1"; 3000].join(", "));
     let report = grade_answer(&ex1, &huge, None);
     assert_eq!(report.rejection.map(|r| r.code).as_deref(), Some("answer-too-large"));
@@ -275,6 +290,13 @@ fn broken_teacher_scripts_fail_at_load_with_a_clear_error() {
 
     let cases = [
         ("let i = 0;\nwhile true { i += 1; }", "{{n}}", "scenario.rhai:2:", "more than 500000 operations"),
+        // Not endless, only too long.
+        (
+            "let s = 0;\nfor i in 0..1000000 { s += i; }\ns",
+            "{{n}}",
+            "scenario.rhai:2:",
+            "more than 500000 operations",
+        ),
         ("fn f(x) { f(x) }\nf(n)", "{{n}}", "scenario.rhai", "deeper than 32 levels"),
         ("let x = ;", "{{n}}", "scenario.rhai:1:", ""),
         ("m * 2", "{{n}}", "scenario.rhai:1:1", "m"),
@@ -360,6 +382,7 @@ fn check_explains_a_broken_script_with_file_and_line() {
     let cases = [
         ("let x = 1;\nlet y = ;\ny", "scenario.rhai:2:"),
         ("let i = 0;\nloop { i += 1; }", "more than 500000 operations"),
+        ("let s = 0;\nfor i in 0..1000000 { s += i; }\ns", "more than 500000 operations"),
         ("let q = Queue(1);\nfor i in 0..20000 { q.send(\"m\"); }\n1", "more than 10000 events"),
     ];
     for (script, needle) in cases {
