@@ -627,6 +627,16 @@ fn api_contract() {
         assert!(openapi["paths"][path].is_object(), "{path} missing in the OpenAPI document");
     }
     assert!(openapi["components"]["schemas"]["SubmissionView"].is_object());
+    // A wrong prediction's page explains it with the simulated timeline, in both languages.
+    let wrong = json!({"exercise": PREDICTION, "learner": "dora", "answer": "(9, 9, 9)"});
+    let wrong = server.post_json("/api/v1/submissions?wait=10s", &token, &wrong, None).json();
+    assert_eq!(wrong["verdict"], "failed");
+    let url = wrong["links"]["report"].as_str().unwrap();
+    let path = &url[url.find("/reports/").unwrap()..];
+    let de = request(server.port, "GET", path, &[], b"").unwrap().text();
+    assert!(de.contains("Zeitachse der Simulation") && de.contains("t=0"), "{de}");
+    let en = request(server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
+    assert!(en.contains("Simulated timeline") && en.contains("Your answer"), "{en}");
     let unknown = request(server.port, "GET", "/api/v2/nothing", &[], b"").unwrap();
     assert_eq!(unknown.status, 404);
     assert_eq!(unknown.json()["type"], "urn:pruefstein:problem:no-route");
