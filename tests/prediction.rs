@@ -470,3 +470,20 @@ fn cli_renders_and_grades_a_learners_variant() {
     assert_eq!(report.learner.as_deref(), Some(learner.as_str()));
     assert!(report.checks.iter().any(|c| !c.passed));
 }
+
+#[test]
+fn check_finds_a_statement_that_hides_a_parameter_the_answer_depends_on() {
+    // statement.de.md forgets {{n}}: learners read the same German text but must answer n.
+    let dir = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert?");
+    let exercise = Exercise::load(dir.path()).expect("loads");
+    let soundness = pruefstein::check::check_exercise(&exercise);
+    assert!(!soundness.sound(), "{}", soundness.render());
+    let problems = soundness.problems.join("\n");
+    assert!(problems.contains("read the same statement.de.md but have different answers"), "{problems}");
+    assert!(problems.contains("{{name}} placeholder"), "{problems}");
+    assert!(!problems.contains("statement.en.md"), "the English statement shows n: {problems}");
+    // With the placeholder, the same exercise is sound.
+    let fixed = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert hat n = {{n}}?");
+    let soundness = pruefstein::check::check_exercise(&Exercise::load(fixed.path()).expect("loads"));
+    assert!(soundness.sound(), "{}", soundness.render());
+}

@@ -12,7 +12,7 @@ pub mod script;
 pub mod statement;
 pub mod variant;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -421,14 +421,40 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
     let mut params_seen = BTreeSet::new();
     let mut answers_seen = BTreeSet::new();
     let mut failures = 0;
+    // Who read which statement, and the answer it leads to: two learners who read the same text
+    // must have the same answer, or the statement lacks a parameter that changes it.
+    let mut readers: [BTreeMap<String, (String, String)>; 2] = [BTreeMap::new(), BTreeMap::new()];
+    let mut unreadable = [false, false];
+    let mut read = |learner: &str, statements: [String; 2], answer: String| {
+        for (i, statement) in statements.into_iter().enumerate() {
+            let entry = readers[i].entry(statement).or_insert_with(|| (learner.to_string(), answer.clone()));
+            if entry.1 != answer && !unreadable[i] {
+                unreadable[i] = true;
+                let lang = if i == 0 { "de" } else { "en" };
+                return Some(format!(
+                    "{} and {learner} read the same statement.{lang}.md but have different answers ({} and \
+                     {answer}): the statement lacks a parameter (a {{{{name}}}} placeholder) that changes the answer",
+                    entry.0, entry.1
+                ));
+            }
+        }
+        None
+    };
+    let lesson_statements = [Lang::De, Lang::En].map(|lang| prediction.render_statement(lesson, lang));
+    if let [Ok(de), Ok(en)] = lesson_statements
+        && let Some(problem) = read("the lesson", [de, en], lesson.outcome.answer.render())
+    {
+        soundness.problems.push(problem);
+    }
     for i in 0..CHECK_LEARNERS {
         let learner = format!("check-learner-{i}");
         let options = GradeOptions { learner: Some(learner.clone()), ..GradeOptions::default() };
         let result =
             prediction.variant(&exercise.slug, Some(&learner), "").map_err(|e| e.to_string()).and_then(|v| {
                 prediction.validate_variant(&v)?;
-                for lang in [Lang::De, Lang::En] {
-                    prediction
+                let mut statements = [String::new(), String::new()];
+                for (statement, lang) in statements.iter_mut().zip([Lang::De, Lang::En]) {
+                    *statement = prediction
                         .render_statement(&v, lang)
                         .map_err(|e| format!("statement.{}.md: {e}", lang.code()))?;
                 }
@@ -436,12 +462,15 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
                 if report.verdict != crate::report::Verdict::Passed {
                     return Err(format!("its own answer {} does not pass", v.outcome.answer.render()));
                 }
-                Ok(v)
+                Ok((v, statements))
             });
         match result {
-            Ok(v) => {
+            Ok((v, statements)) => {
                 params_seen.insert(v.params.iter().map(|(_, x)| *x).collect::<Vec<_>>());
                 answers_seen.insert(v.outcome.answer.render());
+                if let Some(problem) = read(&learner, statements, v.outcome.answer.render()) {
+                    soundness.problems.push(problem);
+                }
             }
             Err(e) => {
                 failures += 1;
