@@ -350,6 +350,25 @@ fn api_contract() {
     let r = server.get("/api/v1/exercises", &revoked);
     assert_eq!(r.status, 403);
     assert_eq!(r.json()["type"], "urn:pruefstein:problem:client-revoked");
+    let list = Command::new(BIN).args(["client", "list", "--data-dir"]).arg(dir.path()).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.lines().any(|l| l.starts_with("lms\t") && l.ends_with("active")), "{list}");
+    assert!(list.lines().any(|l| l.starts_with("old-lms\t") && l.contains("revoked")), "{list}");
+    // Only the tokens' hashes are stored: the database holds no token.
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let hashes: Vec<String> = db
+        .prepare("SELECT token_hash FROM clients")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(hashes.contains(&pruefstein::service::auth::token_hash(&token)));
+    drop(db);
+    for file in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(file.unwrap().path()).unwrap_or_default();
+        assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()), "a token is stored in clear");
+    }
 
     // 413 over the body limit.
     let big = vec![b' '; pruefstein::limits::REQUEST_BODY_BYTES_MAX + 1];
