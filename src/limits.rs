@@ -67,7 +67,8 @@ pub const SCRIPT_WALL_MS_MAX: u64 = 2_000;
 pub const SCRIPT_SIM_EVENTS_MAX: usize = 10_000;
 /// Timeline lines a report shows per part; longer timelines are cut and the cut is said.
 pub const TIMELINE_LINES_MAX: usize = 200;
-/// Learner variants whose expected answer is kept in memory per exercise.
+/// Learner variants whose expected answer is kept in memory per exercise (two generations of half
+/// this size: learners who keep answering stay, the others are retired a generation at a time).
 pub const VARIANT_CACHE_MAX: usize = 4_096;
 /// Draws to find parameters that satisfy an exercise's constraint before the variant is an error.
 pub const VARIANT_DRAWS_MAX: u32 = 1_000;

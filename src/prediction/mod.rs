@@ -101,8 +101,8 @@ pub struct PredictionExercise {
     example: Value,
     statement: [Template; 2],
     lesson: Arc<Variant>,
-    /// Learner variants by seed; cleared when full (see [`VARIANT_CACHE_MAX`]).
-    cache: Mutex<HashMap<[u8; 32], Arc<Variant>>>,
+    /// Learner variants by seed (see [`VariantCache`]).
+    cache: Mutex<VariantCache>,
 }
 
 impl std::fmt::Debug for PredictionExercise {
@@ -214,7 +214,7 @@ impl PredictionExercise {
             example,
             statement,
             lesson: Arc::new(Variant { params: lesson_params, outcome }),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(VariantCache::default()),
         };
         if exercise.split_parts(&exercise.example).is_none() {
             return Err(invalid(format!(
@@ -300,16 +300,14 @@ impl PredictionExercise {
         let Some(learner) = learner else { return Ok(self.lesson.clone()) };
         let seed = variant::learner_seed(slug, learner, course_secret);
         if let Some(v) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&seed) {
-            return Ok(v.clone());
+            return Ok(v);
         }
         let params = variant::derive(&self.parameters, seed, |p| self.scenario.satisfies(p))?;
         let outcome = self.scenario.run(&params)?;
         let v = Arc::new(Variant { params, outcome });
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= VARIANT_CACHE_MAX {
-            cache.clear();
-        }
-        cache.insert(seed, v.clone());
+        let retired = self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(seed, v.clone());
+        // Dropping a retired generation frees thousands of variants: not while others wait.
+        drop(retired);
         Ok(v)
     }
 
@@ -324,6 +322,78 @@ impl PredictionExercise {
 
     pub(crate) fn example(&self) -> &Value {
         &self.example
+    }
+}
+
+/// Learner variants kept in memory, at most [`VARIANT_CACHE_MAX`]: two generations of half that
+/// size each. New variants go into the current one; when it is full, it becomes the previous one and
+/// the previous one is retired. A variant found in the previous generation moves back into the
+/// current one, so learners who keep answering keep their variant, and no moment drops them all.
+#[derive(Debug, Default)]
+struct VariantCache {
+    current: HashMap<[u8; 32], Arc<Variant>>,
+    previous: HashMap<[u8; 32], Arc<Variant>>,
+}
+
+impl VariantCache {
+    const GENERATION: usize = VARIANT_CACHE_MAX / 2;
+
+    /// A cached variant; one found in the previous generation moves into the current one while
+    /// that has room (moving never retires a generation, so a lookup never drops variants).
+    fn get(&mut self, seed: &[u8; 32]) -> Option<Arc<Variant>> {
+        if let Some(v) = self.current.get(seed) {
+            return Some(v.clone());
+        }
+        let v = self.previous.get(seed)?.clone();
+        if self.current.len() < Self::GENERATION {
+            self.previous.remove(seed);
+            self.current.insert(*seed, v.clone());
+        }
+        Some(v)
+    }
+
+    /// Inserts a variant and returns the generation it retired, if any, for the caller to drop
+    /// outside the lock.
+    fn insert(&mut self, seed: [u8; 32], variant: Arc<Variant>) -> Option<HashMap<[u8; 32], Arc<Variant>>> {
+        let retired = (self.current.len() >= Self::GENERATION)
+            .then(|| std::mem::replace(&mut self.previous, std::mem::take(&mut self.current)));
+        self.current.insert(seed, variant);
+        retired
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.current.len() + self.previous.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_cache_keeps_active_learners_and_stays_bounded() {
+        let scenario = Scenario::compile("s.rhai", "1", &[], None).expect("compiles");
+        let variant = Arc::new(Variant { params: vec![], outcome: scenario.run(&vec![]).expect("runs") });
+        let seed = |n: usize| {
+            let mut s = [0u8; 32];
+            s[..8].copy_from_slice(&(n as u64).to_le_bytes());
+            s
+        };
+        let mut cache = VariantCache::default();
+        let mut retired = 0;
+        for n in 1..=3 * VARIANT_CACHE_MAX {
+            retired += cache.insert(seed(n), variant.clone()).map_or(0, |r| r.len());
+            if n == 1 {
+                cache.insert(seed(0), variant.clone());
+            }
+            // Learner 0 keeps answering.
+            assert!(cache.get(&seed(0)).is_some(), "active learner kept after {n} others");
+            assert!(cache.len() <= VARIANT_CACHE_MAX);
+        }
+        assert!(cache.get(&seed(1)).is_none(), "a learner who stopped answering is retired");
+        assert!(cache.get(&seed(3 * VARIANT_CACHE_MAX)).is_some());
+        assert!(retired >= VARIANT_CACHE_MAX, "whole generations were retired: {retired}");
     }
 }
 
