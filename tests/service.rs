@@ -1135,6 +1135,16 @@ fn exercise_folders_reload_while_running() {
     };
     assert_eq!(graded("solutions/reference.wat"), "passed");
     assert_eq!(graded("mutants/no-dedup.wat"), "failed");
+    // Replay commands name the folder as a student's checkout has it, never the server's path.
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &token,
+        &wat_submission("mutants/no-dedup.wat", "replay"),
+        None,
+    );
+    let text = r.text();
+    assert!(text.contains("pruefstein grade exercises/lager-neu <module.wasm>"), "{text}");
+    assert!(!text.contains(dir.path().to_str().unwrap()), "{text}");
 
     // A broken edit: rejected, and the last good version is still served and graded.
     std::fs::write(
