@@ -5,9 +5,12 @@
 //! - a correct answer and a wrong answer (a wrong part carries the simulated timeline), lesson variant;
 //! - a known learner (the variant comes from the exercise's cache);
 //! - the first answer of a new learner (the variant is derived: ChaCha draw, script run);
-//! - a wrong answer of a known learner with the report rendered as JSON (what the service stores).
+//! - a wrong answer of a known learner with the report rendered as JSON (what the service stores);
+//! - the first answer of a new learner that is wrong, so its report needs the simulated timeline,
+//!   which an outcome writes only then (the difference to the case before is that cost).
 //!
-//! Run: `cargo bench --bench prediction` (add `-- --rounds 51 --batch 4000` for more).
+//! Run: `cargo bench --bench prediction` (add `-- --rounds 51 --batch 4000` for more; `--case N`
+//! runs only case N, counting from 0, e.g. under a profiler).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -35,6 +38,9 @@ struct Case {
 
 struct Bench {
     exercise: Exercise,
+    /// The same exercise loaded a second time: it derives new learners' answers before they are
+    /// graded on `exercise`, where those learners are still new.
+    twin: Exercise,
     correct: String,
     wrong: String,
     cases: Vec<Case>,
@@ -49,6 +55,7 @@ fn grade_one(exercise: &Exercise, answer: &str, learner: Option<String>, expect:
 
 fn main() {
     let rounds = arg("--rounds", 31);
+    let only = std::env::args().any(|a| a == "--case").then(|| arg("--case", 0));
     let batch = arg("--batch", 2_000);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
     let wrong_answers = [
@@ -72,11 +79,13 @@ fn main() {
                 "correct answer, known learner",
                 "wrong answer + JSON report",
                 "first answer of a new learner",
+                "first answer of a new learner, wrong",
             ]
             .into_iter()
             .map(|label| Case { label, samples: Vec::new() })
             .collect();
-            Bench { exercise, correct, wrong: wrong.to_string(), cases }
+            let twin = Exercise::load(&root.join(name)).expect("exercise loads");
+            Bench { exercise, twin, correct, wrong: wrong.to_string(), cases }
         })
         .collect();
 
@@ -100,13 +109,28 @@ fn main() {
             let known_answers: Vec<(String, String)> =
                 known.iter().map(|l| (l.clone(), own_answer(ex, l))).collect();
             for case in 0..bench.cases.len() {
-                // New learners: ids never used before, so every answer derives a variant.
-                let new_learners: Vec<String> = (0..batch)
-                    .map(|_| {
-                        fresh += 1;
-                        format!("new-{fresh}")
-                    })
-                    .collect();
+                if only.is_some_and(|n| n != case) {
+                    continue;
+                }
+                // New learners: ids never used before on `ex`, so every answer derives a variant;
+                // their own answer and a wrong one come from the twin.
+                let new_learners: Vec<(String, String, String)> = if case >= 4 {
+                    (0..batch)
+                        .map(|_| {
+                            fresh += 1;
+                            let learner = format!("new-{fresh}");
+                            let own = own_answer(&bench.twin, &learner);
+                            let wrong = if own != bench.correct {
+                                bench.correct.clone()
+                            } else {
+                                bench.wrong.clone()
+                            };
+                            (learner, own, wrong)
+                        })
+                        .collect()
+                } else {
+                    Vec::new()
+                };
                 let start = Instant::now();
                 let mut sink = 0_usize;
                 for i in 0..batch {
@@ -125,15 +149,14 @@ fn main() {
                                 .expect("grades");
                             report.to_json().len()
                         }
-                        _ => {
+                        4 => {
                             // Last in the round: new learners may fill the variant cache and clear it.
-                            let options = GradeOptions {
-                                learner: Some(new_learners[i].clone()),
-                                ..GradeOptions::default()
-                            };
-                            let report = grade(ex, &Submission::Answer(bench.correct.clone()), &options)
-                                .expect("grades");
-                            report.checks.len()
+                            let (learner, own, _) = &new_learners[i];
+                            grade_one(ex, own, Some(learner.clone()), Verdict::Passed)
+                        }
+                        _ => {
+                            let (learner, _, wrong) = &new_learners[i];
+                            grade_one(ex, wrong, Some(learner.clone()), Verdict::Failed)
                         }
                     };
                 }
@@ -148,11 +171,11 @@ fn main() {
     for (name, load) in &load_times {
         println!("load {name:<24} {:>10.3} ms (compile the script, run the lesson's variant)", ms(*load));
     }
-    println!("{:<24} {:<34} {:>14} {:>12}", "exercise", "case", "answers/s", "µs/answer");
+    println!("{:<24} {:<38} {:>12} {:>12}", "exercise", "case", "answers/s", "µs/answer");
     for bench in &mut benches {
-        for case in &mut bench.cases {
+        for case in bench.cases.iter_mut().filter(|c| !c.samples.is_empty()) {
             let rate = median(&mut case.samples);
-            println!("{:<24} {:<34} {:>14.0} {:>12.2}", bench.exercise.slug, case.label, rate, 1e6 / rate);
+            println!("{:<24} {:<38} {:>12.0} {:>12.2}", bench.exercise.slug, case.label, rate, 1e6 / rate);
         }
     }
 }

@@ -67,7 +67,8 @@ pub const SCRIPT_WALL_MS_MAX: u64 = 2_000;
 pub const SCRIPT_SIM_EVENTS_MAX: usize = 10_000;
 /// Timeline lines a report shows per part; longer timelines are cut and the cut is said.
 pub const TIMELINE_LINES_MAX: usize = 200;
-/// Learner variants whose expected answer is kept in memory per exercise.
+/// Learner variants whose expected answer is kept in memory per exercise (two generations of half
+/// this size: learners who keep answering stay, the others are retired a generation at a time).
 pub const VARIANT_CACHE_MAX: usize = 4_096;
 /// Draws to find parameters that satisfy an exercise's constraint before the variant is an error.
 pub const VARIANT_DRAWS_MAX: u32 = 1_000;
@@ -118,6 +119,14 @@ pub const WEBHOOK_SENDERS: usize = 4;
 pub const WEBHOOK_RESPONSE_BYTES_MAX: usize = 8 * 1024;
 /// Dead webhook events one `GET /api/v1/webhooks/dead` lists.
 pub const DEAD_EVENTS_LISTED_MAX: usize = 1_000;
+/// A body larger than [`REQUEST_BODY_BYTES_MAX`] is read (and dropped) up to this size before 413
+/// is answered, so that a client still sending gets the answer rather than a reset connection.
+pub const OVERSIZED_BODY_DRAINED_MAX: usize = 4 * REQUEST_BODY_BYTES_MAX;
+/// Writes the service's SQLite store commits together at most (one fsync for the group).
+pub const GROUP_COMMIT_MAX: usize = 512;
+/// Files of one starter kit that are listed and served, and the largest one, in bytes.
+pub const KIT_FILES_MAX: usize = 200;
+pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 /// Time a graceful shutdown waits for running gradings before their leases are released.
 pub const SHUTDOWN_GRACE_MS: u64 = 10_000;
 

@@ -172,6 +172,21 @@ fn malformed_answers_are_rejected_with_an_example() {
         assert!(report.checks.is_empty());
         assert_eq!(report.score.points, 0);
     }
+    // Exercise 2 nests pairs in a tuple: a flat or short answer is the wrong shape, and the message
+    // shows the nested example in both languages.
+    let ex2 = load("02-wann-acken");
+    for answer in ["(0, 0, 2, 0, 1, 0)", "((0, 0), (2, 0))", "[]"] {
+        let report = grade_answer(&ex2, answer, None);
+        assert_eq!(report.verdict, Verdict::Rejected, "{answer}");
+        let rejection = report.rejection.expect("rejection");
+        assert_eq!(rejection.code, "answer-shape", "{answer}");
+        assert!(
+            rejection.message.de.contains("Erwartet werden 3 Werte in dieser Reihenfolge: ack_zuerst, wirkung_dann_tod, sofort_tod, z. B. ((1, 1), (1, 1), (1, 1))"),
+            "{}",
+            rejection.message.de
+        );
+        assert!(rejection.message.en.contains("e.g. ((1, 1), (1, 1), (1, 1))"), "{}", rejection.message.en);
+    }
     let huge = format!("({})", vec!["1"; 3000].join(", "));
     let report = grade_answer(&ex1, &huge, None);
     assert_eq!(report.rejection.map(|r| r.code).as_deref(), Some("answer-too-large"));
@@ -275,6 +290,13 @@ fn broken_teacher_scripts_fail_at_load_with_a_clear_error() {
 
     let cases = [
         ("let i = 0;\nwhile true { i += 1; }", "{{n}}", "scenario.rhai:2:", "more than 500000 operations"),
+        // Not endless, only too long.
+        (
+            "let s = 0;\nfor i in 0..1000000 { s += i; }\ns",
+            "{{n}}",
+            "scenario.rhai:2:",
+            "more than 500000 operations",
+        ),
         ("fn f(x) { f(x) }\nf(n)", "{{n}}", "scenario.rhai", "deeper than 32 levels"),
         ("let x = ;", "{{n}}", "scenario.rhai:1:", ""),
         ("m * 2", "{{n}}", "scenario.rhai:1:1", "m"),
@@ -360,6 +382,7 @@ fn check_explains_a_broken_script_with_file_and_line() {
     let cases = [
         ("let x = 1;\nlet y = ;\ny", "scenario.rhai:2:"),
         ("let i = 0;\nloop { i += 1; }", "more than 500000 operations"),
+        ("let s = 0;\nfor i in 0..1000000 { s += i; }\ns", "more than 500000 operations"),
         ("let q = Queue(1);\nfor i in 0..20000 { q.send(\"m\"); }\n1", "more than 10000 events"),
     ];
     for (script, needle) in cases {
@@ -408,4 +431,59 @@ fn a_script_that_breaks_for_some_learners_is_caught_by_check_and_never_hangs_gra
         .expect("most learners are fine");
     let own = p.variant(&exercise.slug, Some(&fine), "").unwrap().outcome.answer.render();
     assert_eq!(grade_answer(&exercise, &own, Some(&fine)).verdict, Verdict::Passed);
+}
+
+#[test]
+fn cli_renders_and_grades_a_learners_variant() {
+    let exercise = load("01-visibility-timeout");
+    let p = prediction(&exercise);
+    let secret = "kurs-geheim";
+    // A learner whose variant differs from the lesson's numbers (found deterministically).
+    let learner = (0..200)
+        .map(|i| format!("learner-{i}"))
+        .find(|l| {
+            let v = p.variant(&exercise.slug, Some(l), secret).expect("variant");
+            v.outcome.answer != p.lesson().outcome.answer
+        })
+        .expect("some learner has another answer");
+    let variant = p.variant(&exercise.slug, Some(&learner), secret).expect("variant");
+    let timeout = variant.params[0].1;
+    let dir = exercise_dir("01-visibility-timeout");
+    let dir = dir.to_str().expect("utf-8 path");
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+            .args(args)
+            .env("PRUEFSTEIN_COURSE_SECRET", secret)
+            .output()
+            .expect("runs");
+        (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let (code, statement) = run(&["statement", dir, "--learner", &learner, "--lang", "de"]);
+    assert_eq!(code, Some(0));
+    assert!(statement.contains(&format!("Visibility Timeout von **{timeout} Ticks**")), "{statement}");
+    assert!(statement.contains(&format!("q.tick({})", variant.params[1].1)), "{statement}");
+    let own = variant.outcome.answer.render();
+    assert_eq!(run(&["grade", dir, "--answer", &own, "--learner", &learner]).0, Some(0));
+    let (code, json) = run(&["grade", dir, "--answer", "(2, 2, 0)", "--learner", &learner, "--json"]);
+    assert_eq!(code, Some(1), "the lesson's answer is not this learner's");
+    let report: Report = serde_json::from_str(&json).expect("JSON report");
+    assert_eq!(report.learner.as_deref(), Some(learner.as_str()));
+    assert!(report.checks.iter().any(|c| !c.passed));
+}
+
+#[test]
+fn check_finds_a_statement_that_hides_a_parameter_the_answer_depends_on() {
+    // statement.de.md forgets {{n}}: learners read the same German text but must answer n.
+    let dir = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert?");
+    let exercise = Exercise::load(dir.path()).expect("loads");
+    let soundness = pruefstein::check::check_exercise(&exercise);
+    assert!(!soundness.sound(), "{}", soundness.render());
+    let problems = soundness.problems.join("\n");
+    assert!(problems.contains("read the same statement.de.md but have different answers"), "{problems}");
+    assert!(problems.contains("{{name}} placeholder"), "{problems}");
+    assert!(!problems.contains("statement.en.md"), "the English statement shows n: {problems}");
+    // With the placeholder, the same exercise is sound.
+    let fixed = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert hat n = {{n}}?");
+    let soundness = pruefstein::check::check_exercise(&Exercise::load(fixed.path()).expect("loads"));
+    assert!(soundness.sound(), "{}", soundness.render());
 }

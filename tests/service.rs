@@ -350,6 +350,25 @@ fn api_contract() {
     let r = server.get("/api/v1/exercises", &revoked);
     assert_eq!(r.status, 403);
     assert_eq!(r.json()["type"], "urn:pruefstein:problem:client-revoked");
+    let list = Command::new(BIN).args(["client", "list", "--data-dir"]).arg(dir.path()).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.lines().any(|l| l.starts_with("lms\t") && l.ends_with("active")), "{list}");
+    assert!(list.lines().any(|l| l.starts_with("old-lms\t") && l.contains("revoked")), "{list}");
+    // Only the tokens' hashes are stored: the database holds no token.
+    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
+    let hashes: Vec<String> = db
+        .prepare("SELECT token_hash FROM clients")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(hashes.contains(&pruefstein::service::auth::token_hash(&token)));
+    drop(db);
+    for file in std::fs::read_dir(dir.path()).unwrap() {
+        let bytes = std::fs::read(file.unwrap().path()).unwrap_or_default();
+        assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()), "a token is stored in clear");
+    }
 
     // 413 over the body limit.
     let big = vec![b' '; pruefstein::limits::REQUEST_BODY_BYTES_MAX + 1];
@@ -627,6 +646,16 @@ fn api_contract() {
         assert!(openapi["paths"][path].is_object(), "{path} missing in the OpenAPI document");
     }
     assert!(openapi["components"]["schemas"]["SubmissionView"].is_object());
+    // A wrong prediction's page explains it with the simulated timeline, in both languages.
+    let wrong = json!({"exercise": PREDICTION, "learner": "dora", "answer": "(9, 9, 9)"});
+    let wrong = server.post_json("/api/v1/submissions?wait=10s", &token, &wrong, None).json();
+    assert_eq!(wrong["verdict"], "failed");
+    let url = wrong["links"]["report"].as_str().unwrap();
+    let path = &url[url.find("/reports/").unwrap()..];
+    let de = request(server.port, "GET", path, &[], b"").unwrap().text();
+    assert!(de.contains("Zeitachse der Simulation") && de.contains("t=0"), "{de}");
+    let en = request(server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
+    assert!(en.contains("Simulated timeline") && en.contains("Your answer"), "{en}");
     let unknown = request(server.port, "GET", "/api/v2/nothing", &[], b"").unwrap();
     assert_eq!(unknown.status, 404);
     assert_eq!(unknown.json()["type"], "urn:pruefstein:problem:no-route");
@@ -1106,6 +1135,16 @@ fn exercise_folders_reload_while_running() {
     };
     assert_eq!(graded("solutions/reference.wat"), "passed");
     assert_eq!(graded("mutants/no-dedup.wat"), "failed");
+    // Replay commands name the folder as a student's checkout has it, never the server's path.
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &token,
+        &wat_submission("mutants/no-dedup.wat", "replay"),
+        None,
+    );
+    let text = r.text();
+    assert!(text.contains("pruefstein grade exercises/lager-neu <module.wasm>"), "{text}");
+    assert!(!text.contains(dir.path().to_str().unwrap()), "{text}");
 
     // A broken edit: rejected, and the last good version is still served and graded.
     std::fs::write(
@@ -1151,35 +1190,92 @@ fn exercise_folders_reload_while_running() {
     assert_eq!(reloads(&server, "removed"), 1);
 }
 
-/// Exercise 04-lager, written only through `pruefstein new` + `check`, is served and graded over HTTP
-/// like the bundled one: its reference passes, a mutant fails the check it declares.
+/// Exercise 04 (written only through `pruefstein new` and `check`, no grader code of its own) is
+/// served and graded over HTTP like exercise 03: its reference passes, and each mutant fails the
+/// check it declares in its first line (`;; expect-fail: CHECK`).
 #[test]
 fn the_authored_stock_exercise_is_graded_over_http() {
+    const LAGER: &str = "04-lager";
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &[]);
     let (token, _) = server.client("lms");
-    let lager = |file: &str| {
-        let wat = std::fs::read_to_string(repo().join("exercises/04-lager").join(file)).unwrap();
-        json!({"exercise": "04-lager", "learner": "cem", "wat": wat})
-    };
-    let listed = server.get("/api/v1/exercises/04-lager?lang=en", &token);
+    let folder = repo().join("exercises").join(LAGER);
+    let listed = server.get(&format!("/api/v1/exercises/{LAGER}?lang=en"), &token);
     assert_eq!(listed.status, 200, "{}", listed.text());
+    let grade = |file: &str| {
+        let body = json!({
+            "exercise": LAGER,
+            "learner": "cem",
+            "wat": std::fs::read_to_string(folder.join(file)).unwrap(),
+        });
+        let r = server.post_json("/api/v1/submissions?wait=30s", &token, &body, None);
+        assert_eq!(r.status, 200, "{file}: {}", r.text());
+        r.json()
+    };
+    let passed = grade("solutions/reference.wat");
+    assert_eq!(passed["verdict"], "passed", "{passed}");
 
-    let r = server.post_json("/api/v1/submissions?wait=30s", &token, &lager("solutions/reference.wat"), None);
-    assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(r.json()["verdict"], "passed", "{}", r.text());
-
-    let r =
-        server.post_json("/api/v1/submissions?wait=30s", &token, &lager("mutants/clamps-at-zero.wat"), None);
-    assert_eq!(r.status, 200, "{}", r.text());
-    let report = r.json();
-    assert_eq!(report["verdict"], "failed");
-    let failed: Vec<&str> = report["report"]["checks"]
-        .as_array()
+    let mut mutants: Vec<PathBuf> = std::fs::read_dir(folder.join("mutants"))
         .unwrap()
-        .iter()
-        .filter(|c| c["passed"] == false)
-        .map(|c| c["name"].as_str().unwrap())
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat"))
         .collect();
-    assert!(failed.contains(&"constraint-violation"), "{failed:?}");
+    mutants.sort();
+    assert!(mutants.len() >= 2, "{mutants:?}");
+    for mutant in mutants {
+        let source = std::fs::read_to_string(&mutant).unwrap();
+        let declared = source
+            .lines()
+            .next()
+            .and_then(|l| l.strip_prefix(";; expect-fail:"))
+            .map(str::trim)
+            .unwrap_or_else(|| panic!("{} declares no check", mutant.display()));
+        let file = format!("mutants/{}", mutant.file_name().unwrap().to_str().unwrap());
+        let failed = grade(&file);
+        assert_eq!(failed["verdict"], "failed", "{file}");
+        let failing: Vec<&str> = failed["report"]["checks"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["passed"] == false)
+            .map(|c| c["name"].as_str().unwrap())
+            .collect();
+        assert!(failing.contains(&declared), "{file} must fail {declared}, failed {failing:?}");
+    }
+}
+
+/// Settings come from a TOML file under the flags; a key the file does not know stops the start.
+#[test]
+fn configuration_file_is_read_and_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("pruefstein.toml");
+    std::fs::write(
+        &config,
+        "public_url = \"https://grading.example.org/\"\nworkers = 1\ndurability = \"normal\"\n",
+    )
+    .unwrap();
+    let data = dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let server = Server::start(&data, &["--config", config.to_str().unwrap()]);
+    let (token, _) = server.client("lms");
+    let body = json!({"exercise": PREDICTION, "learner": "a", "answer": "(2, 2, 0)"});
+    let view = server.post_json("/api/v1/submissions", &token, &body, None).json();
+    assert!(
+        view["links"]["report"].as_str().unwrap().starts_with("https://grading.example.org/reports/sub_"),
+        "{view}"
+    );
+    drop(server);
+
+    std::fs::write(&config, "bnid = \"0.0.0.0:1\"\n").unwrap();
+    let out = Command::new(BIN)
+        .arg("serve")
+        .arg("--config")
+        .arg(&config)
+        .arg("--data-dir")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("bnid"), "{stderr}");
 }

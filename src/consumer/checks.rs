@@ -362,23 +362,21 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         evidence: &mut Option<StateEvidence>,
     ) -> Step<()> {
-        let db = self.fresh_db()?;
-        let mut process = self.start(run, &db)?;
-        self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
-        run.queue(text!(
-            "bestätigt (Ack); der Produzent sendet dieselbe Nachricht noch einmal",
-            "acked; the producer sends the same message again"
-        ));
-        let before = self.state(&db)?;
-        let note = text!("Duplikat", "duplicate");
-        let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, Some(note));
-        drop(process);
-        let after = self.state(&db)?;
-        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
-        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
-            return Err(Failure::Student(problem));
-        }
-        require_state(&after, &oracle.after_fresh, &outcome)
+        self.second_delivery(
+            run,
+            evidence,
+            SecondDelivery {
+                between: text!(
+                    "bestätigt (Ack); der Produzent sendet dieselbe Nachricht noch einmal",
+                    "acked; the producer sends the same message again"
+                ),
+                restart: false,
+                note: text!("Duplikat", "duplicate"),
+                same_body: false,
+                expect: Expect::Duplicate,
+                expected: &oracle.after_fresh,
+            },
+        )
     }
 
     fn duplicate_after_restart(
@@ -387,25 +385,21 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         evidence: &mut Option<StateEvidence>,
     ) -> Step<()> {
-        let db = self.fresh_db()?;
-        let mut first = self.start(run, &db)?;
-        self.process_first(run, &mut first, &self.exercise.messages.fresh)?;
-        run.queue(text!(
-            "bestätigt (Ack); der Konsument wird neu gestartet, dann kommt dieselbe Nachricht noch einmal",
-            "acked; the consumer restarts, then the same message arrives again"
-        ));
-        drop(first);
-        let before = self.state(&db)?;
-        let mut second = self.start(run, &db)?;
-        let note = text!("Duplikat nach Neustart", "duplicate after a restart");
-        let outcome = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
-        drop(second);
-        let after = self.state(&db)?;
-        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
-        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
-            return Err(Failure::Student(problem));
-        }
-        require_state(&after, &oracle.after_fresh, &outcome)
+        self.second_delivery(
+            run,
+            evidence,
+            SecondDelivery {
+                between: text!(
+                    "bestätigt (Ack); der Konsument wird neu gestartet, dann kommt dieselbe Nachricht noch einmal",
+                    "acked; the consumer restarts, then the same message arrives again"
+                ),
+                restart: true,
+                note: text!("Duplikat nach Neustart", "duplicate after a restart"),
+                same_body: false,
+                expect: Expect::Duplicate,
+                expected: &oracle.after_fresh,
+            },
+        )
     }
 
     fn same_body_new_id(
@@ -414,20 +408,51 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         evidence: &mut Option<StateEvidence>,
     ) -> Step<()> {
+        self.second_delivery(
+            run,
+            evidence,
+            SecondDelivery {
+                between: text!("bestätigt (Ack)", "acked"),
+                restart: false,
+                note: text!("neue ID, gleicher Inhalt", "new id, same body"),
+                same_body: true,
+                expect: Expect::Processed,
+                expected: &oracle.after_fresh_same_body,
+            },
+        )
+    }
+
+    /// The fresh message is processed and acked; then a second message arrives (the same again, or
+    /// the same body under a new id), at the same instance or at a new one, and must have the
+    /// expected outcome and leave the expected state.
+    fn second_delivery(
+        &mut self,
+        run: &mut Run,
+        evidence: &mut Option<StateEvidence>,
+        second: SecondDelivery<'_>,
+    ) -> Step<()> {
         let db = self.fresh_db()?;
         let mut process = self.start(run, &db)?;
         self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
-        run.queue(text!("bestätigt (Ack)", "acked"));
-        let before = self.state(&db)?;
-        let note = text!("neue ID, gleicher Inhalt", "new id, same body");
-        let outcome = self.deliver(run, &mut process, &self.exercise.messages.same_body, None, Some(note));
+        run.queue(second.between);
+        let before = if second.restart {
+            drop(process);
+            let before = self.state(&db)?;
+            process = self.start(run, &db)?;
+            before
+        } else {
+            self.state(&db)?
+        };
+        let message =
+            if second.same_body { &self.exercise.messages.same_body } else { &self.exercise.messages.fresh };
+        let outcome = self.deliver(run, &mut process, message, None, Some(second.note));
         drop(process);
         let after = self.state(&db)?;
-        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh_same_body.clone(), None));
-        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+        *evidence = Some(evidence_of(before, after.clone(), second.expected.clone(), None));
+        if let Some(problem) = delivery_problem(&outcome, second.expect) {
             return Err(Failure::Student(problem));
         }
-        require_state(&after, &oracle.after_fresh_same_body, &outcome)
+        require_state(&after, second.expected, &outcome)
     }
 
     fn constraint_violation(
@@ -573,26 +598,38 @@ impl<'a> Harness<'a> {
     }
 
     fn lost_ack(&mut self, run: &mut Run, oracle: &Oracle, evidence: &mut Option<StateEvidence>) -> Step<()> {
-        let db = self.fresh_db()?;
-        let mut first = self.start(run, &db)?;
-        self.process_first(run, &mut first, &self.exercise.messages.fresh)?;
-        run.queue(text!(
-            "das Ack geht verloren: der Prozess stirbt, bevor es die Queue erreicht; nach dem Visibility Timeout stellt die Queue erneut zu",
-            "the ack is lost: the process dies before it reaches the queue; after the visibility timeout the queue delivers again"
-        ));
-        drop(first);
-        let before = self.state(&db)?;
-        let mut second = self.start(run, &db)?;
-        let note = text!("erneute Zustellung (Ack verloren)", "redelivery (ack lost)");
-        let outcome = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
-        drop(second);
-        let after = self.state(&db)?;
-        *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
-        if let Some(problem) = delivery_problem(&outcome, Expect::Duplicate) {
-            return Err(Failure::Student(problem));
-        }
-        require_state(&after, &oracle.after_fresh, &outcome)
+        self.second_delivery(
+            run,
+            evidence,
+            SecondDelivery {
+                between: text!(
+                    "das Ack geht verloren: der Prozess stirbt, bevor es die Queue erreicht; nach dem Visibility Timeout stellt die Queue erneut zu",
+                    "the ack is lost: the process dies before it reaches the queue; after the visibility timeout the queue delivers again"
+                ),
+                restart: true,
+                note: text!("erneute Zustellung (Ack verloren)", "redelivery (ack lost)"),
+                same_body: false,
+                expect: Expect::Duplicate,
+                expected: &oracle.after_fresh,
+            },
+        )
     }
+}
+
+/// The second delivery of [`Harness::second_delivery`]: what happens between the two, and what the
+/// second must do.
+struct SecondDelivery<'a> {
+    /// What the trace says between the first delivery and the second.
+    between: Text,
+    /// The second delivery goes to a new instance (the first one died or restarted).
+    restart: bool,
+    /// How the trace labels the second delivery.
+    note: Text,
+    /// The second message is the same body under a new id, not the same message again.
+    same_body: bool,
+    expect: Expect,
+    /// The state the second delivery must leave.
+    expected: &'a State,
 }
 
 /// What the reference solution does without faults (see [`Oracle`]).

@@ -214,7 +214,9 @@ fn build_report(
     coverage.extend(extra_coverage);
     let sha = submission.sha256();
     let seed = seed_of(submission);
-    let dir = Path::new("exercises").join(&exercise.slug);
+    // The folder as a student's checkout has it: never the server's own path, so that the report is
+    // the same on every machine.
+    let dir = Path::new("exercises").join(exercise.dir.file_name().unwrap_or(exercise.slug.as_ref()));
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {

@@ -12,7 +12,7 @@ pub mod script;
 pub mod statement;
 pub mod variant;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
@@ -101,8 +101,8 @@ pub struct PredictionExercise {
     example: Value,
     statement: [Template; 2],
     lesson: Arc<Variant>,
-    /// Learner variants by seed; cleared when full (see [`VARIANT_CACHE_MAX`]).
-    cache: Mutex<HashMap<[u8; 32], Arc<Variant>>>,
+    /// Learner variants by seed (see [`VariantCache`]).
+    cache: Mutex<VariantCache>,
 }
 
 impl std::fmt::Debug for PredictionExercise {
@@ -214,7 +214,7 @@ impl PredictionExercise {
             example,
             statement,
             lesson: Arc::new(Variant { params: lesson_params, outcome }),
-            cache: Mutex::new(HashMap::new()),
+            cache: Mutex::new(VariantCache::default()),
         };
         if exercise.split_parts(&exercise.example).is_none() {
             return Err(invalid(format!(
@@ -300,16 +300,14 @@ impl PredictionExercise {
         let Some(learner) = learner else { return Ok(self.lesson.clone()) };
         let seed = variant::learner_seed(slug, learner, course_secret);
         if let Some(v) = self.cache.lock().unwrap_or_else(|p| p.into_inner()).get(&seed) {
-            return Ok(v.clone());
+            return Ok(v);
         }
         let params = variant::derive(&self.parameters, seed, |p| self.scenario.satisfies(p))?;
         let outcome = self.scenario.run(&params)?;
         let v = Arc::new(Variant { params, outcome });
-        let mut cache = self.cache.lock().unwrap_or_else(|p| p.into_inner());
-        if cache.len() >= VARIANT_CACHE_MAX {
-            cache.clear();
-        }
-        cache.insert(seed, v.clone());
+        let retired = self.cache.lock().unwrap_or_else(|p| p.into_inner()).insert(seed, v.clone());
+        // Dropping a retired generation frees thousands of variants: not while others wait.
+        drop(retired);
         Ok(v)
     }
 
@@ -324,6 +322,78 @@ impl PredictionExercise {
 
     pub(crate) fn example(&self) -> &Value {
         &self.example
+    }
+}
+
+/// Learner variants kept in memory, at most [`VARIANT_CACHE_MAX`]: two generations of half that
+/// size each. New variants go into the current one; when it is full, it becomes the previous one and
+/// the previous one is retired. A variant found in the previous generation moves back into the
+/// current one, so learners who keep answering keep their variant, and no moment drops them all.
+#[derive(Debug, Default)]
+struct VariantCache {
+    current: HashMap<[u8; 32], Arc<Variant>>,
+    previous: HashMap<[u8; 32], Arc<Variant>>,
+}
+
+impl VariantCache {
+    const GENERATION: usize = VARIANT_CACHE_MAX / 2;
+
+    /// A cached variant; one found in the previous generation moves into the current one while
+    /// that has room (moving never retires a generation, so a lookup never drops variants).
+    fn get(&mut self, seed: &[u8; 32]) -> Option<Arc<Variant>> {
+        if let Some(v) = self.current.get(seed) {
+            return Some(v.clone());
+        }
+        let v = self.previous.get(seed)?.clone();
+        if self.current.len() < Self::GENERATION {
+            self.previous.remove(seed);
+            self.current.insert(*seed, v.clone());
+        }
+        Some(v)
+    }
+
+    /// Inserts a variant and returns the generation it retired, if any, for the caller to drop
+    /// outside the lock.
+    fn insert(&mut self, seed: [u8; 32], variant: Arc<Variant>) -> Option<HashMap<[u8; 32], Arc<Variant>>> {
+        let retired = (self.current.len() >= Self::GENERATION)
+            .then(|| std::mem::replace(&mut self.previous, std::mem::take(&mut self.current)));
+        self.current.insert(seed, variant);
+        retired
+    }
+
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.current.len() + self.previous.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_cache_keeps_active_learners_and_stays_bounded() {
+        let scenario = Scenario::compile("s.rhai", "1", &[], None).expect("compiles");
+        let variant = Arc::new(Variant { params: vec![], outcome: scenario.run(&vec![]).expect("runs") });
+        let seed = |n: usize| {
+            let mut s = [0u8; 32];
+            s[..8].copy_from_slice(&(n as u64).to_le_bytes());
+            s
+        };
+        let mut cache = VariantCache::default();
+        let mut retired = 0;
+        for n in 1..=3 * VARIANT_CACHE_MAX {
+            retired += cache.insert(seed(n), variant.clone()).map_or(0, |r| r.len());
+            if n == 1 {
+                cache.insert(seed(0), variant.clone());
+            }
+            // Learner 0 keeps answering.
+            assert!(cache.get(&seed(0)).is_some(), "active learner kept after {n} others");
+            assert!(cache.len() <= VARIANT_CACHE_MAX);
+        }
+        assert!(cache.get(&seed(1)).is_none(), "a learner who stopped answering is retired");
+        assert!(cache.get(&seed(3 * VARIANT_CACHE_MAX)).is_some());
+        assert!(retired >= VARIANT_CACHE_MAX, "whole generations were retired: {retired}");
     }
 }
 
@@ -421,14 +491,40 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
     let mut params_seen = BTreeSet::new();
     let mut answers_seen = BTreeSet::new();
     let mut failures = 0;
+    // Who read which statement, and the answer it leads to: two learners who read the same text
+    // must have the same answer, or the statement lacks a parameter that changes it.
+    let mut readers: [BTreeMap<String, (String, String)>; 2] = [BTreeMap::new(), BTreeMap::new()];
+    let mut unreadable = [false, false];
+    let mut read = |learner: &str, statements: [String; 2], answer: String| {
+        for (i, statement) in statements.into_iter().enumerate() {
+            let entry = readers[i].entry(statement).or_insert_with(|| (learner.to_string(), answer.clone()));
+            if entry.1 != answer && !unreadable[i] {
+                unreadable[i] = true;
+                let lang = if i == 0 { "de" } else { "en" };
+                return Some(format!(
+                    "{} and {learner} read the same statement.{lang}.md but have different answers ({} and \
+                     {answer}): the statement lacks a parameter (a {{{{name}}}} placeholder) that changes the answer",
+                    entry.0, entry.1
+                ));
+            }
+        }
+        None
+    };
+    let lesson_statements = [Lang::De, Lang::En].map(|lang| prediction.render_statement(lesson, lang));
+    if let [Ok(de), Ok(en)] = lesson_statements
+        && let Some(problem) = read("the lesson", [de, en], lesson.outcome.answer.render())
+    {
+        soundness.problems.push(problem);
+    }
     for i in 0..CHECK_LEARNERS {
         let learner = format!("check-learner-{i}");
         let options = GradeOptions { learner: Some(learner.clone()), ..GradeOptions::default() };
         let result =
             prediction.variant(&exercise.slug, Some(&learner), "").map_err(|e| e.to_string()).and_then(|v| {
                 prediction.validate_variant(&v)?;
-                for lang in [Lang::De, Lang::En] {
-                    prediction
+                let mut statements = [String::new(), String::new()];
+                for (statement, lang) in statements.iter_mut().zip([Lang::De, Lang::En]) {
+                    *statement = prediction
                         .render_statement(&v, lang)
                         .map_err(|e| format!("statement.{}.md: {e}", lang.code()))?;
                 }
@@ -436,12 +532,15 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
                 if report.verdict != crate::report::Verdict::Passed {
                     return Err(format!("its own answer {} does not pass", v.outcome.answer.render()));
                 }
-                Ok(v)
+                Ok((v, statements))
             });
         match result {
-            Ok(v) => {
+            Ok((v, statements)) => {
                 params_seen.insert(v.params.iter().map(|(_, x)| *x).collect::<Vec<_>>());
                 answers_seen.insert(v.outcome.answer.render());
+                if let Some(problem) = read(&learner, statements, v.outcome.answer.render()) {
+                    soundness.problems.push(problem);
+                }
             }
             Err(e) => {
                 failures += 1;

@@ -19,7 +19,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 use std::time::{Duration, Instant};
 
 use rhai::packages::{
@@ -46,22 +46,51 @@ pub struct ScriptError {
     pub message: String,
 }
 
-/// One run of the script for one variant.
+/// One run of the script for one variant. The simulations' traces are kept as they are; their
+/// bilingual timelines are written only when a report first needs one (most answers of a variant
+/// are right, and most variants are never explained), then kept.
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub answer: Value,
-    /// Every simulation's timeline, merged by tick.
-    pub timeline: Vec<TimelineLine>,
-    /// Timelines the script bound to parts with `explain`.
-    pub by_part: BTreeMap<String, Vec<TimelineLine>>,
     /// Values for the statement.
     pub published: BTreeMap<String, Text>,
+    /// Every simulation the run created, in creation order.
+    sims: Vec<SimHandle>,
+    /// The simulations the script bound to parts with `explain`.
+    bindings: Vec<(String, SimHandle)>,
+    timelines: OnceLock<Timelines>,
+}
+
+#[derive(Debug, Clone)]
+struct Timelines {
+    /// Every simulation's timeline, merged by tick.
+    all: Vec<TimelineLine>,
+    /// The timelines bound to parts, each merged by tick.
+    by_part: BTreeMap<String, Vec<TimelineLine>>,
 }
 
 impl Outcome {
-    /// The timeline that explains `part`.
+    fn timelines(&self) -> &Timelines {
+        self.timelines.get_or_init(|| {
+            let all = describe::merge(self.sims.iter().map(SimHandle::timeline));
+            let mut grouped: BTreeMap<String, Vec<Vec<TimelineLine>>> = BTreeMap::new();
+            for (part, sim) in &self.bindings {
+                grouped.entry(part.clone()).or_default().push(sim.timeline());
+            }
+            let by_part = grouped.into_iter().map(|(part, lines)| (part, describe::merge(lines))).collect();
+            Timelines { all, by_part }
+        })
+    }
+
+    /// Every simulation's timeline, merged by tick.
+    pub fn timeline(&self) -> &[TimelineLine] {
+        &self.timelines().all
+    }
+
+    /// The timeline that explains `part`: the simulations bound to it with `explain`, else all.
     pub fn timeline_for(&self, part: &str) -> &[TimelineLine] {
-        self.by_part.get(part).map(Vec::as_slice).unwrap_or(&self.timeline)
+        let timelines = self.timelines();
+        timelines.by_part.get(part).map(Vec::as_slice).unwrap_or(&timelines.all)
     }
 }
 
@@ -176,13 +205,13 @@ impl Scenario {
             location: String::new(),
             message: format!("the script's value is not a valid answer: {message}"),
         })?;
-        let timeline = describe::merge(recording.sims.iter().map(SimHandle::timeline));
-        let mut grouped: BTreeMap<String, Vec<Vec<TimelineLine>>> = BTreeMap::new();
-        for (part, sim) in &recording.bindings {
-            grouped.entry(part.clone()).or_default().push(sim.timeline());
-        }
-        let by_part = grouped.into_iter().map(|(part, lines)| (part, describe::merge(lines))).collect();
-        Ok(Outcome { answer, timeline, by_part, published: recording.published })
+        Ok(Outcome {
+            answer,
+            published: recording.published,
+            sims: recording.sims,
+            bindings: recording.bindings,
+            timelines: OnceLock::new(),
+        })
     }
 }
 
@@ -280,6 +309,15 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl QueueHandle {
     fn lock(&self) -> MutexGuard<'_, ScriptQueue> {
         lock(&self.0)
+    }
+}
+
+impl std::fmt::Debug for SimHandle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SimHandle::Queue(q) => write!(f, "Queue({} events)", q.lock().queue.trace().len()),
+            SimHandle::Network(n) => write!(f, "Network(seed {})", lock(&n.0).seed()),
+        }
     }
 }
 
@@ -646,7 +684,7 @@ mod tests {
             run("let q = Queue(t); q.send(\"x\"); let m = q.receive(); [m.versuche, q.offen()]", &[("t", 3)])
                 .unwrap();
         assert_eq!(outcome.answer.render(), "[1, 1]");
-        assert_eq!(outcome.timeline.len(), 3, "send, receive, offen");
+        assert_eq!(outcome.timeline().len(), 3, "send, receive, offen");
     }
 
     #[test]

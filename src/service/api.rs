@@ -21,16 +21,12 @@ use super::{Shared, auth, clock, html, log};
 use crate::exercise::{ExerciseKind, GraderKind};
 use crate::limits::{
     CALLBACK_URL_BYTES_MAX, DEAD_EVENTS_LISTED_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX,
-    METADATA_BYTES_MAX, QUEUE_DEPTH_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+    METADATA_BYTES_MAX, OVERSIZED_BODY_DRAINED_MAX, QUEUE_DEPTH_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
 use crate::submission::Submission;
 use crate::text::Lang;
 
 type Data = web::Data<Shared>;
-
-/// A body larger than the limit is read (and dropped) up to this size before 413 is answered, so
-/// that a client still sending gets the answer rather than a reset connection.
-const OVERSIZED_BODY_DRAINED_MAX: usize = 4 * REQUEST_BODY_BYTES_MAX;
 
 /// Runs the HTTP server until SIGTERM or SIGINT, then stops taking requests and lets running ones
 /// finish.

@@ -11,15 +11,12 @@ use anyhow::Result;
 
 use super::log;
 use crate::exercise::Exercise;
+use crate::limits::{KIT_FILE_BYTES_MAX, KIT_FILES_MAX};
 
 /// The ABI guide's place below the graders folder.
 pub const ABI_GUIDE: &str = "consumer/ABI.md";
 /// Where starter kits live below the graders folder: one folder per kit.
 pub const KITS_DIR: &str = "consumer/kits";
-/// Files of one kit that are listed and served (deeper trees are not walked further).
-const KIT_FILES_MAX: usize = 200;
-/// Largest kit file served, in bytes.
-const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
 pub struct Catalogue {
     exercises: RwLock<Arc<BTreeMap<String, Arc<Exercise>>>>,

@@ -210,6 +210,10 @@ pub fn serve(config: Config) -> Result<()> {
         }
     }
     drop(watcher);
+    // Completions the workers handed over are committed before the process ends.
+    if let Err(e) = shared.store.flush() {
+        log::error("flush_failed", &[("error", &e.to_string())]);
+    }
     log::info("stopped", &[]);
     result
 }

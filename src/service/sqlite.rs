@@ -14,6 +14,7 @@ use std::sync::{Arc, Mutex};
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use super::store::*;
+use crate::limits::GROUP_COMMIT_MAX;
 use crate::submission::Submission;
 
 /// The database file inside the data directory.
@@ -118,9 +119,6 @@ pub struct SqliteStore {
     readers: Mutex<Vec<Connection>>,
 }
 
-/// Writes committed together at most.
-pub const GROUP_COMMIT_MAX: usize = 512;
-
 /// Runs after the group's commit with its outcome (an error message if the commit failed).
 type Finish = Box<dyn FnOnce(Option<String>) + Send>;
 
@@ -138,7 +136,7 @@ impl std::fmt::Debug for SqliteStore {
     }
 }
 
-/// Readers kept open for reuse.
+/// Read connections kept open for reuse (more are opened when needed and closed after use).
 const READERS_KEPT: usize = 16;
 
 impl SqliteStore {
@@ -770,6 +768,11 @@ impl Store for SqliteStore {
                 Some(_) => Ok(Some(false)),
             }
         })
+    }
+
+    fn flush(&self) -> Result<(), StoreError> {
+        // The writer takes writes in order: once this one is committed, every earlier one is.
+        self.write(|_| Ok(()))
     }
 
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError> {

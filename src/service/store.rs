@@ -271,6 +271,9 @@ pub trait Store: Send + Sync + 'static {
     /// such event of this client, Some(false) if it is not dead.
     fn redeliver(&self, client_id: i64, event_id: &str, now: Millis) -> Result<Option<bool>, StoreError>;
 
+    /// Returns once every write handed to the store before this call is committed (writes that
+    /// report their outcome later, like [`Store::complete_job`], included). Called at shutdown.
+    fn flush(&self) -> Result<(), StoreError>;
     /// Forgets idempotency keys older than `before`.
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError>;
     fn stats(&self) -> Result<Stats, StoreError>;

@@ -412,6 +412,43 @@ mod tests {
         assert!(backoff_ms(0, 1000, "e", 60) <= WEBHOOK_BACKOFF_MAX_MS);
     }
 
+    /// A receiver on loopback that answers every connection with `answer` after reading a little.
+    fn receiver(answer: &'static [u8]) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            for stream in listener.incoming().take(4) {
+                let mut stream = stream.unwrap();
+                let mut buffer = [0u8; 4096];
+                let _ = stream.read(&mut buffer);
+                let _ = stream.write_all(answer);
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn answers_decide_between_delivered_retry_and_dead() {
+        let headers = [("webhook-id", "evt_sub_1".to_string())];
+        let ok = receiver(b"HTTP/1.1 204 No Content\r\n\r\n");
+        assert!(post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", true).is_ok());
+        let busy = receiver(b"HTTP/1.1 503 Busy\r\n\r\n");
+        let error = post(&format!("http://127.0.0.1:{busy}/h"), &headers, b"{}", true).unwrap_err();
+        assert!(error.retry && error.message.contains("503"), "{error:?}");
+        let gone = receiver(b"HTTP/1.1 410 Gone\r\n\r\n");
+        let error = post(&format!("http://127.0.0.1:{gone}/h"), &headers, b"{}", true).unwrap_err();
+        assert!(!error.retry && error.message.contains("410"), "{error:?}");
+        // https to a server that speaks plain HTTP: the TLS handshake fails, which may pass.
+        let plain = receiver(b"HTTP/1.1 200 OK\r\n\r\n");
+        let error = post(&format!("https://127.0.0.1:{plain}/h"), &headers, b"{}", true).unwrap_err();
+        assert!(error.retry, "{error:?}");
+        // Nobody listening: a network error, retried.
+        let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        assert!(post(&format!("http://127.0.0.1:{closed}/h"), &headers, b"{}", true).unwrap_err().retry);
+        // Loopback without the operator's permission: refused for good.
+        assert!(!post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", false).unwrap_err().retry);
+    }
+
     #[test]
     fn status_lines() {
         assert_eq!(parse_status(b"HTTP/1.1 204 No Content\r\n"), Some(204));
