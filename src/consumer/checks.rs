@@ -80,6 +80,18 @@ impl Run {
         self.trace.push(TraceEvent::Queue { text });
     }
 
+    /// Takes over a finished inner run (an interleaving, a schedule) as the one the check shows:
+    /// its trace, fuel and instances; its problem, if any, is the check's failure.
+    fn adopt(&mut self, inner: Run, problem: Option<Text>) -> Step<()> {
+        self.trace.extend(inner.trace);
+        self.fuel_used += inner.fuel_used;
+        self.instances = inner.instances;
+        match problem {
+            Some(problem) => Err(Failure::Student(problem)),
+            None => Ok(()),
+        }
+    }
+
     fn into_detail(
         self,
         state: Option<StateEvidence>,
@@ -726,14 +738,8 @@ impl<'a> Harness<'a> {
             order = order.join(" ")
         );
         run.trace.push(TraceEvent::Queue { text: note });
-        run.trace.extend(shown.run.trace);
-        run.fuel_used += shown.run.fuel_used;
-        run.instances = shown.run.instances;
         *evidence = Some(shown.evidence);
-        match shown.problem {
-            Some(problem) => Err(Failure::Student(problem)),
-            None => Ok(()),
-        }
+        run.adopt(shown.run, shown.problem)
     }
 
     /// One interleaved run: two instances get the same message at once (the visibility timeout
@@ -961,16 +967,10 @@ impl<'a> Harness<'a> {
             de: format!("Zeitplan (Seed {}): {}", info.seed, info.description.de),
             en: format!("schedule (seed {}): {}", info.seed, info.description.en),
         });
-        run.trace.extend(outcome.run.trace);
-        run.fuel_used += outcome.run.fuel_used;
-        run.instances = outcome.run.instances;
         run.replay_spec = Some(schedule.encode());
         run.schedule = Some(info);
         *evidence = outcome.evidence;
-        match outcome.problem {
-            Some(problem) => Err(Failure::Student(problem)),
-            None => Ok(()),
-        }
+        run.adopt(outcome.run, outcome.problem)
     }
 
     /// Shrinks a failing schedule: tries smaller ones and keeps any that still fails, until none of
