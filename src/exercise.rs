@@ -53,6 +53,13 @@ pub enum ExerciseKind {
 }
 
 impl Exercise {
+    /// The folder as a student's checkout has it, for the replay commands in reports:
+    /// `exercises/<folder name>`, never the grader's own path, so a report is the same on every machine.
+    pub fn replay_dir(&self) -> String {
+        let folder = self.dir.file_name().map(|n| n.to_string_lossy().into_owned());
+        format!("exercises/{}", folder.unwrap_or_else(|| self.slug.clone()))
+    }
+
     pub fn grader(&self) -> GraderKind {
         match self.kind {
             ExerciseKind::Consumer(_) => GraderKind::Consumer,

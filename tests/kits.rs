@@ -65,7 +65,7 @@ fn run(mut command: Command, what: &str) {
 fn declared_check(source: &Path) -> String {
     let text = std::fs::read_to_string(source).expect("mutant source readable");
     text.lines()
-        .find_map(|l| l.split_once("expect-fail:").map(|(_, rest)| rest.trim().trim_end_matches("*/").trim()))
+        .find_map(pruefstein::consumer::expect_fail_on_line)
         .unwrap_or_else(|| panic!("{} declares no `expect-fail:` check", source.display()))
         .to_string()
 }

@@ -1226,9 +1226,7 @@ fn the_authored_stock_exercise_is_graded_over_http() {
         let source = std::fs::read_to_string(&mutant).unwrap();
         let declared = source
             .lines()
-            .next()
-            .and_then(|l| l.strip_prefix(";; expect-fail:"))
-            .map(str::trim)
+            .find_map(pruefstein::consumer::expect_fail_on_line)
             .unwrap_or_else(|| panic!("{} declares no check", mutant.display()));
         let file = format!("mutants/{}", mutant.file_name().unwrap().to_str().unwrap());
         let failed = grade(&file);

@@ -214,9 +214,7 @@ fn build_report(
     coverage.extend(extra_coverage);
     let sha = submission.sha256();
     let seed = seed_of(submission);
-    // The folder as a student's checkout has it: never the server's own path, so that the report is
-    // the same on every machine.
-    let dir = Path::new("exercises").join(exercise.dir.file_name().unwrap_or(exercise.slug.as_ref()));
+    let dir = exercise.replay_dir();
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {
@@ -228,8 +226,7 @@ fn build_report(
                     spec: result.replay_spec.clone(),
                 };
                 format!(
-                    "pruefstein grade {} <module.wasm> --replay {}   # seed {seed:#018x}",
-                    dir.display(),
+                    "pruefstein grade {dir} <module.wasm> --replay {}   # seed {seed:#018x}",
                     token.render()
                 )
             });
@@ -267,11 +264,7 @@ fn build_report(
         summary,
         checks,
         coverage,
-        replay: Some(format!(
-            "pruefstein grade {} <module.wasm>   # sha256 {}",
-            dir.display(),
-            submission.sha256()
-        )),
+        replay: Some(format!("pruefstein grade {dir} <module.wasm>   # sha256 {}", submission.sha256())),
         ..report_base(exercise, submission)
     };
     fit_report(&mut report, crate::limits::REPORT_BYTES_MAX);
@@ -344,6 +337,11 @@ impl ReplayToken {
 /// (or `// expect-fail: <check>` in C and AssemblyScript sources).
 pub const EXPECT_FAIL_MARK: &str = "expect-fail:";
 
+/// The check a source line declares (`;; expect-fail: <check>`, `// …`, `/* … */`), if it does.
+pub fn expect_fail_on_line(line: &str) -> Option<&str> {
+    line.split_once(EXPECT_FAIL_MARK).map(|(_, rest)| rest.trim().trim_end_matches("*/").trim_end())
+}
+
 /// The check a mutant declares, with the line it is on.
 fn declared_check(path: &Path) -> Result<(String, usize), String> {
     let sidecar = path
@@ -354,8 +352,8 @@ fn declared_check(path: &Path) -> Result<(String, usize), String> {
         (std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?, path.to_path_buf())
     };
     for (index, line) in source.lines().enumerate().take(40) {
-        if let Some((_, rest)) = line.split_once(EXPECT_FAIL_MARK) {
-            let name = rest.trim().to_string();
+        if let Some(name) = expect_fail_on_line(line) {
+            let name = name.to_string();
             if !catalogue::contains(&name) {
                 return Err(format!(
                     "{}:{}: unknown check \"{name}\" (known: {})",

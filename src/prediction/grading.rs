@@ -218,8 +218,7 @@ fn failure_text(expected: &Value, given: &Value, expected_text: &str, given_text
 
 /// The command that reproduces this grade (the course secret comes from the environment).
 fn replay_command(exercise: &Exercise, answer: &str, learner: Option<&str>) -> String {
-    let folder = exercise.dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let mut command = format!("pruefstein grade exercises/{folder} --answer {}", shell_quote(answer));
+    let mut command = format!("pruefstein grade {} --answer {}", exercise.replay_dir(), shell_quote(answer));
     if let Some(learner) = learner {
         let _ = write!(command, " --learner {}", shell_quote(learner));
     }

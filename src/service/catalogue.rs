@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, RwLock};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::log;
 use crate::exercise::Exercise;
@@ -20,13 +20,18 @@ pub const KITS_DIR: &str = "consumer/kits";
 
 pub struct Catalogue {
     exercises: RwLock<Arc<BTreeMap<String, Arc<Exercise>>>>,
+    /// The exercises folder, canonical: every served exercise's `dir` is a folder right below it.
+    root: PathBuf,
     graders: PathBuf,
 }
 
 impl Catalogue {
     pub fn load(exercises_dir: &Path, graders: &Path) -> Result<Catalogue> {
+        let root = exercises_dir
+            .canonicalize()
+            .with_context(|| format!("exercises folder {}", exercises_dir.display()))?;
         let mut exercises = BTreeMap::new();
-        for (dir, loaded) in Exercise::load_all(exercises_dir)? {
+        for (dir, loaded) in Exercise::load_all(&root)? {
             match loaded {
                 Ok(exercise) => {
                     exercises.insert(exercise.slug.clone(), Arc::new(exercise));
@@ -37,7 +42,7 @@ impl Catalogue {
                 ),
             }
         }
-        Ok(Catalogue { exercises: RwLock::new(Arc::new(exercises)), graders: graders.to_path_buf() })
+        Ok(Catalogue { exercises: RwLock::new(Arc::new(exercises)), root, graders: graders.to_path_buf() })
     }
 
     pub fn all(&self) -> Arc<BTreeMap<String, Arc<Exercise>>> {
@@ -52,29 +57,31 @@ impl Catalogue {
         self.all().keys().cloned().collect()
     }
 
-    /// Serves `exercise` under its slug from now on (a reloaded folder replaces its old version).
-    /// Submissions being graded keep the version they started with.
-    pub fn insert(&self, exercise: Arc<Exercise>) {
-        let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
-        let mut next = BTreeMap::clone(&guard);
-        next.insert(exercise.slug.clone(), exercise);
-        *guard = Arc::new(next);
+    /// The exercises folder (canonical).
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
-    /// Stops serving `slug` (its folder was removed).
-    pub fn remove(&self, slug: &str) {
-        let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
-        let mut next = BTreeMap::clone(&guard);
-        next.remove(slug);
-        *guard = Arc::new(next);
+    /// The folder `slug` is served from.
+    pub fn folder_of(&self, slug: &str) -> Option<PathBuf> {
+        self.get(slug).map(|e| e.dir.clone())
     }
 
-    /// The folder each served exercise was loaded from (canonical paths), with its slug.
-    pub fn folders(&self) -> BTreeMap<PathBuf, String> {
-        self.all()
-            .values()
-            .map(|e| (e.dir.canonicalize().unwrap_or_else(|_| e.dir.clone()), e.slug.clone()))
-            .collect()
+    /// Serves what `folder` holds now: the exercise loaded from it before (under whatever slug) gives
+    /// way to `exercise`, or to nothing when the folder is gone. Returns the slug served from it
+    /// before. Submissions being graded keep the version they started with.
+    pub fn replace_folder(&self, folder: &Path, exercise: Option<Arc<Exercise>>) -> Option<String> {
+        let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
+        let mut next = BTreeMap::clone(&guard);
+        let previous = next.iter().find(|(_, e)| e.dir == folder).map(|(slug, _)| slug.clone());
+        if let Some(slug) = &previous {
+            next.remove(slug);
+        }
+        if let Some(exercise) = exercise {
+            next.insert(exercise.slug.clone(), exercise);
+        }
+        *guard = Arc::new(next);
+        previous
     }
 
     /// The ABI guide (Markdown), if the graders folder has it.

@@ -107,6 +107,28 @@ pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
     page(lang, title, "", &format!("<h1>{title}</h1>\n<p>{}</p>\n", escape(text)))
 }
 
+/// A trace or timeline as a numbered list under its heading (nothing when it is empty), each line
+/// with an optional class, and how many lines the report left out.
+fn trace_list(
+    body: &mut String,
+    heading: &str,
+    lines: impl ExactSizeIterator<Item = (Option<&'static str>, String)>,
+    (omitted, omitted_label): (usize, &str),
+) {
+    if lines.len() == 0 {
+        return;
+    }
+    let _ = writeln!(body, "<h3>{heading}</h3>\n<ol class=\"trace\">");
+    for (class, line) in lines {
+        let class = class.map(|c| format!(" class=\"{c}\"")).unwrap_or_default();
+        let _ = writeln!(body, "<li{class}>{}</li>", escape(&line));
+    }
+    let _ = writeln!(body, "</ol>");
+    if omitted > 0 {
+        let _ = writeln!(body, "<p class=\"meta\">… {omitted} {omitted_label}</p>");
+    }
+}
+
 fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
     if lang == Lang::De { de } else { en }
 }
@@ -317,26 +339,17 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang, body: &mut String) {
             escape(&schedule.seed)
         );
     }
-    if !detail.trace.is_empty() {
-        let _ = writeln!(body, "<h3>{}</h3>\n<ol class=\"trace\">", t(lang, "Ablauf", "Trace"));
-        for event in &detail.trace {
-            let class = match event {
-                TraceEvent::Crash { .. } => " class=\"crash\"",
-                TraceEvent::Fault { .. } => " class=\"fault\"",
-                _ => "",
-            };
-            let _ = writeln!(body, "<li{class}>{}</li>", escape(&event.render(lang)));
-        }
-        let _ = writeln!(body, "</ol>");
-        if detail.trace_omitted > 0 {
-            let _ = writeln!(
-                body,
-                "<p class=\"meta\">… {} {}</p>",
-                detail.trace_omitted,
-                t(lang, "weitere Ereignisse ausgelassen", "more events left out")
-            );
-        }
-    }
+    let events = detail.trace.iter().map(|event| {
+        let class = match event {
+            TraceEvent::Crash { .. } => Some("crash"),
+            TraceEvent::Fault { .. } => Some("fault"),
+            _ => None,
+        };
+        (class, event.render(lang))
+    });
+    let omitted =
+        (detail.trace_omitted as usize, t(lang, "weitere Ereignisse ausgelassen", "more events left out"));
+    trace_list(body, t(lang, "Ablauf", "Trace"), events, omitted);
     if let Some(points) = &detail.crash_points {
         let _ = write!(
             body,
@@ -445,23 +458,7 @@ fn render_prediction(detail: &PredictionDetail, lang: Lang, body: &mut String) {
             escape(earlier)
         );
     }
-    if !detail.timeline.is_empty() {
-        let _ = writeln!(
-            body,
-            "<h3>{}</h3>\n<ol class=\"trace\">",
-            t(lang, "Zeitachse der Simulation", "Simulated timeline")
-        );
-        for line in &detail.timeline {
-            let _ = writeln!(body, "<li>{}</li>", escape(&line.render(lang)));
-        }
-        let _ = writeln!(body, "</ol>");
-        if detail.timeline_omitted > 0 {
-            let _ = writeln!(
-                body,
-                "<p class=\"meta\">… {} {}</p>",
-                detail.timeline_omitted,
-                t(lang, "weitere Zeilen", "more lines")
-            );
-        }
-    }
+    let lines = detail.timeline.iter().map(|line| (None, line.render(lang)));
+    let omitted = (detail.timeline_omitted, t(lang, "weitere Zeilen", "more lines"));
+    trace_list(body, t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted);
 }

@@ -5,7 +5,7 @@
 //! problem `check` found, counted in `/metrics`, and the last good version stays served. A removed
 //! folder is no longer served.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
@@ -33,8 +33,7 @@ pub struct ExerciseWatcher {
 
 /// Starts watching the exercises folder and reloading changed folders into the catalogue.
 pub fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
-    let root = &shared.config.exercises;
-    let root = root.canonicalize().with_context(|| format!("exercises folder {}", root.display()))?;
+    let root = shared.catalogue.root().to_path_buf();
     let (sender, events) = channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {
         // The receiver only goes away when the service stops.
@@ -42,11 +41,10 @@ pub fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
     })
     .context("starting the file watcher of the exercises folder")?;
     watcher.watch(&root, RecursiveMode::Recursive).with_context(|| format!("watching {}", root.display()))?;
-    let folders = shared.catalogue.folders();
     let shared = Arc::clone(shared);
     std::thread::Builder::new()
         .name("exercise-reload".into())
-        .spawn(move || reload_loop(&root, &events, &shared.catalogue, &shared.metrics, folders))
+        .spawn(move || reload_loop(&root, &events, &shared.catalogue, &shared.metrics))
         .context("starting the exercise reload thread")?;
     Ok(ExerciseWatcher { _watcher: watcher })
 }
@@ -58,7 +56,6 @@ fn reload_loop(
     events: &Receiver<notify::Result<notify::Event>>,
     catalogue: &Catalogue,
     metrics: &Metrics,
-    mut folders: BTreeMap<PathBuf, String>,
 ) {
     while let Ok(first) = events.recv() {
         let mut changed = BTreeSet::new();
@@ -75,7 +72,7 @@ fn reload_loop(
             }
         }
         for folder in changed {
-            reload_folder(&folder, catalogue, metrics, &mut folders);
+            reload_folder(&folder, catalogue, metrics);
         }
     }
 }
@@ -104,16 +101,14 @@ fn note(root: &Path, event: notify::Result<notify::Event>, changed: &mut BTreeSe
 
 /// Loads one folder again: sound → served, broken → rejected (the last good version stays),
 /// gone → no longer served.
-fn reload_folder(
-    folder: &Path,
-    catalogue: &Catalogue,
-    metrics: &Metrics,
-    folders: &mut BTreeMap<PathBuf, String>,
-) {
+fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
     let dir = folder.display().to_string();
+    let reject = |error: &str| {
+        metrics.exercise_reload("rejected");
+        log::error("exercise_rejected", &[("dir", &dir), ("error", error)]);
+    };
     if !folder.join(EXERCISE_FILE).is_file() {
-        if let Some(slug) = folders.remove(folder) {
-            catalogue.remove(&slug);
+        if let Some(slug) = catalogue.replace_folder(folder, None) {
             metrics.exercise_reload("removed");
             log::info("exercise_removed", &[("dir", &dir), ("slug", &slug)]);
         }
@@ -121,36 +116,17 @@ fn reload_folder(
     }
     let exercise = match Exercise::load(folder) {
         Ok(exercise) => exercise,
-        Err(error) => {
-            metrics.exercise_reload("rejected");
-            log::error("exercise_rejected", &[("dir", &dir), ("error", &error.to_string())]);
-            return;
-        }
+        Err(error) => return reject(&error.to_string()),
     };
+    let slug = exercise.slug.clone();
+    if let Some(other) = catalogue.folder_of(&slug).filter(|other| other != folder) {
+        return reject(&format!("slug {slug:?} is already served from {}", other.display()));
+    }
     let soundness = crate::check::check_exercise(&exercise);
     if !soundness.sound() {
-        metrics.exercise_reload("rejected");
-        log::error("exercise_rejected", &[("dir", &dir), ("check", &soundness.render())]);
-        return;
+        return reject(&soundness.render());
     }
-    let slug = exercise.slug.clone();
-    if let Some((other, _)) =
-        folders.iter().find(|(path, served)| **served == slug && path.as_path() != folder)
-    {
-        metrics.exercise_reload("rejected");
-        let other = other.display().to_string();
-        log::error(
-            "exercise_rejected",
-            &[("dir", &dir), ("error", &format!("slug {slug:?} is already served from {other}"))],
-        );
-        return;
-    }
-    if let Some(previous) = folders.insert(folder.to_path_buf(), slug.clone())
-        && previous != slug
-    {
-        catalogue.remove(&previous);
-    }
-    catalogue.insert(Arc::new(exercise));
+    catalogue.replace_folder(folder, Some(Arc::new(exercise)));
     metrics.exercise_reload("loaded");
     log::info("exercise_loaded", &[("dir", &dir), ("slug", &slug)]);
 }
