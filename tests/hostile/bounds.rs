@@ -1,0 +1,1 @@
+//! Hostile inputs that grow: compile input, traces, texts, reports, scratch databases, SQL functions.
