@@ -6,6 +6,7 @@ pub mod authoring;
 pub mod check;
 pub mod cli;
 pub mod consumer;
+pub mod deadline;
 pub mod exercise;
 pub mod grade;
 pub mod limits;

@@ -34,8 +34,24 @@ pub const SQL_VALUE_BYTES_MAX: usize = 1024 * 1024;
 pub const LOG_BYTES_PER_RUN: usize = 16 * 1024;
 /// Wall-clock backstop for one delivery, in milliseconds (fuel is the real budget).
 pub const WALL_MS_PER_DELIVERY: u64 = 1_000;
-/// Wall-clock budget for grading one whole submission, in milliseconds.
+/// Wall-clock budget for grading one whole submission, in milliseconds: the one deadline every
+/// check, delivery, SQL statement, lock wait and instantiation obeys (`crate::deadline`). A
+/// submission that meets it fails with the limit named, and the checks it did not reach are listed
+/// as not run. Fuel and counted SQL steps stay the real budget; this is the backstop.
 pub const WALL_MS_PER_SUBMISSION: u64 = 5_000;
+/// Wall-clock backstop for one SQL statement, in milliseconds, beside the counted
+/// [`SQL_STEPS_PER_STATEMENT`]: it stops a statement whose few steps are each very expensive (a
+/// `LIKE` or `instr` over the largest strings, row after row). Fifty times what the counted steps
+/// take, so a statement within the step limit never meets it on an ordinary machine.
+pub const SQL_WALL_MS_PER_STATEMENT: u64 = 500;
+/// Crash points the crash check tests at most. A consumer with more writes per message gets the
+/// first and last [`CRASH_POINTS_EDGE`] and the rest of this many drawn from the submission's seed
+/// (the coverage line says so): a correct consumer with a thousand writes then finishes well
+/// within [`WALL_MS_PER_SUBMISSION`].
+pub const CRASH_POINTS_MAX: u32 = 48;
+/// Crash points at each end (after the first and before the last writes) that are always tested
+/// when the crash points are sampled.
+pub const CRASH_POINTS_EDGE: u32 = 8;
 /// Largest HTTP request body, in bytes.
 pub const REQUEST_BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
 /// Largest serialized report, in bytes; traces are trimmed to stay below it.
@@ -165,6 +181,12 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The wall-clock budget of one submission's grading: a supervisor that runs gradings (a worker
+    /// process) may stop one that is still running some margin after it.
+    pub fn wall_per_submission(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.wall_ms_per_submission)
+    }
+
     /// Checks that overrides stay within what the service can afford; a teacher cannot lift a
     /// limit to a value that would let one submission starve the others.
     pub fn validate(&self) -> Result<(), String> {
