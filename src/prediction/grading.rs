@@ -162,6 +162,7 @@ pub fn grade(
             name: part.name.clone(),
             title: part.title.clone(),
             passed,
+            not_run: false,
             explanation: part.question.clone(),
             failure,
             hint: if passed { None } else { part.hint.clone() },

@@ -95,6 +95,10 @@ pub struct CheckReport {
     pub name: String,
     pub title: Text,
     pub passed: bool,
+    /// The check did not run: the submission's time limit was reached before its turn. Such a
+    /// check is not passed, and not failed either (`failed_checks` leaves it out).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_run: bool,
     /// What the check asserts and why it matters (from the catalogue).
     pub explanation: Text,
     /// What went wrong, when the check failed.
@@ -127,7 +131,13 @@ impl Report {
         serde_json::to_string_pretty(self).expect("report serializes")
     }
 
+    /// The checks that ran and failed (not those that did not run).
     pub fn failed_checks(&self) -> impl Iterator<Item = &CheckReport> {
-        self.checks.iter().filter(|c| !c.passed)
+        self.checks.iter().filter(|c| !c.passed && !c.not_run)
+    }
+
+    /// The checks that did not run because the submission's time limit was reached.
+    pub fn not_run_checks(&self) -> impl Iterator<Item = &CheckReport> {
+        self.checks.iter().filter(|c| c.not_run)
     }
 }

@@ -1,5 +1,6 @@
 //! Renders a [`Report`] for the terminal: the verdict, then each check with its explanation and, for
-//! a failed check, the evidence (the grader renders its own detail).
+//! a failed check, the evidence (the grader renders its own detail). A check that did not run (the
+//! submission's time limit came first) is marked `–` and says so.
 
 use std::fmt::Write;
 
@@ -33,13 +34,29 @@ pub fn render_text(report: &Report, lang: Lang) -> String {
         let _ = writeln!(out, "\n[{}] {}", rejection.code, rejection.message.get(lang));
     }
     for check in &report.checks {
-        let mark = if check.passed { "✓" } else { "✗" };
+        let mark = match (check.passed, check.not_run) {
+            (true, _) => "✓",
+            (false, true) => "–",
+            (false, false) => "✗",
+        };
         let _ = write!(out, "\n{mark} {} ({})", check.title.get(lang), check.name);
         if let Some(points) = check.points {
             let _ = write!(out, "  {}/{}", points.points, points.max);
         }
         out.push('\n');
         if check.passed {
+            continue;
+        }
+        if check.not_run {
+            let label = if lang == Lang::De { "nicht ausgeführt" } else { "not run" };
+            match &check.failure {
+                Some(failure) => {
+                    let _ = writeln!(out, "  [{label}] {}", failure.get(lang));
+                }
+                None => {
+                    let _ = writeln!(out, "  [{label}]");
+                }
+            }
             continue;
         }
         let _ = writeln!(out, "  {}", check.explanation.get(lang));

@@ -33,6 +33,7 @@ h3 { font-size: 1rem; margin: .8rem 0 .3rem; }
 .check { border: 1px solid var(--line); border-radius: .4rem; padding: .6rem .8rem; margin: .6rem 0; break-inside: avoid-page; }
 .check.failed { border-color: var(--bad); background: var(--bg-bad); }
 .check.passed { background: var(--bg-ok); padding: .3rem .8rem; }
+.check.not-run { border-style: dashed; color: var(--muted); padding: .3rem .8rem; }
 .check .name { color: var(--muted); font-family: ui-monospace, monospace; font-size: .85rem; }
 .mark { font-weight: 700; } .failed .mark { color: var(--bad); } .passed .mark { color: var(--ok); }
 pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85rem; }
@@ -240,11 +241,15 @@ fn render_report(report: &Report, lang: Lang, body: &mut String) {
     }
     if !report.checks.is_empty() {
         let _ = writeln!(body, "<h2>{}</h2>", t(lang, "Prüfungen", "Checks"));
-        // Failed checks first: they are what the student needs to read.
-        for check in report.checks.iter().filter(|c| !c.passed) {
+        // Failed checks first: they are what the student needs to read; then those that passed,
+        // then those that did not run (the time limit came first).
+        for check in report.failed_checks() {
             render_check(check, lang, body);
         }
         for check in report.checks.iter().filter(|c| c.passed) {
+            render_check(check, lang, body);
+        }
+        for check in report.not_run_checks() {
             render_check(check, lang, body);
         }
     }
@@ -276,8 +281,11 @@ fn render_report(report: &Report, lang: Lang, body: &mut String) {
 }
 
 fn render_check(check: &CheckReport, lang: Lang, body: &mut String) {
-    let class = if check.passed { "passed" } else { "failed" };
-    let mark = if check.passed { "✓" } else { "✗" };
+    let (class, mark) = match (check.passed, check.not_run) {
+        (true, _) => ("passed", "✓"),
+        (false, true) => ("not-run", "–"),
+        (false, false) => ("failed", "✗"),
+    };
     let _ = write!(
         body,
         "<section class=\"check {class}\" id=\"check-{}\">\n<h3><span class=\"mark\">{mark}</span> {} <span class=\"name\">{}</span>",
@@ -291,6 +299,15 @@ fn render_check(check: &CheckReport, lang: Lang, body: &mut String) {
     let _ = writeln!(body, "</h3>");
     if check.passed {
         let _ = writeln!(body, "</section>");
+        return;
+    }
+    if check.not_run {
+        let _ = writeln!(
+            body,
+            "<p><strong>{}</strong> {}</p>\n</section>",
+            t(lang, "Nicht ausgeführt.", "Not run."),
+            check.failure.as_ref().map(|f| escape(f.get(lang))).unwrap_or_default()
+        );
         return;
     }
     let _ = writeln!(body, "<p>{}</p>", escape(check.explanation.get(lang)));
@@ -461,4 +478,63 @@ fn render_prediction(detail: &PredictionDetail, lang: Lang, body: &mut String) {
     let lines = detail.timeline.iter().map(|line| (None, line.render(lang)));
     let omitted = (detail.timeline_omitted, t(lang, "weitere Zeilen", "more lines"));
     trace_list(body, t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{REPORT_FORMAT, Score};
+    use crate::text::Text;
+
+    fn check(name: &str, passed: bool, not_run: bool) -> CheckReport {
+        CheckReport {
+            name: name.into(),
+            title: Text::same(name),
+            passed,
+            not_run,
+            explanation: Text::same("explanation"),
+            failure: (!passed).then(|| Text::same(if not_run { "Not run: time" } else { "it broke" })),
+            hint: None,
+            points: None,
+            replay: None,
+            detail: CheckDetail::Consumer(ConsumerDetail {
+                trace: Vec::new(),
+                trace_omitted: 0,
+                state: None,
+                fuel_used: 0,
+                crash_points: None,
+                schedule: None,
+            }),
+        }
+    }
+
+    /// A check that did not run is shown as such, after the failed and the passed ones, with its
+    /// reason and without the evidence of a failure.
+    #[test]
+    fn a_check_that_did_not_run_is_shown_as_not_run_last() {
+        let report = Report {
+            format: REPORT_FORMAT,
+            exercise: "x".into(),
+            grader: crate::exercise::GraderKind::Consumer,
+            submission_sha256: "00".into(),
+            learner: None,
+            verdict: Verdict::Failed,
+            score: Score { points: 0, max: 1 },
+            summary: Text::same("summary"),
+            rejection: None,
+            checks: vec![check("later", false, true), check("ok", true, false), check("broke", false, false)],
+            coverage: Vec::new(),
+            replay: None,
+        };
+        for (lang, label) in [(Lang::De, "Nicht ausgeführt."), (Lang::En, "Not run.")] {
+            let mut body = String::new();
+            render_report(&report, lang, &mut body);
+            let at = |id: &str| body.find(&format!("id=\"check-{id}\"")).expect("check rendered");
+            assert!(at("broke") < at("ok") && at("ok") < at("later"), "{body}");
+            let not_run = &body[at("later")..];
+            assert!(body.contains("<section class=\"check not-run\" id=\"check-later\">"), "{body}");
+            assert!(not_run.contains(label) && not_run.contains("Not run: time"), "{body}");
+            assert!(!not_run.contains("explanation"), "no failure evidence for a check that did not run");
+        }
+    }
 }
