@@ -13,6 +13,7 @@ use std::sync::{Arc, OnceLock};
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
 use super::detail::TraceEvent;
+use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
 use super::state::SqlValue;
@@ -423,6 +424,18 @@ fn finish_statement(
             "A statement was stopped after too many SQL steps (limit \"SQL steps per statement\")."
         ));
     }
+    match result.wall_limit_hit {
+        Some(false) => state.notes.push(text!(
+            "Eine Anweisung wurde nach {ms} gestoppt (Grenze „SQL-Zeit pro Anweisung“).",
+            "A statement was stopped after {ms} (limit \"SQL time per statement\").",
+            ms = crate::deadline::format_ms(crate::limits::SQL_WALL_MS_PER_STATEMENT)
+        )),
+        Some(true) => state.notes.push(text!(
+            "Eine Anweisung wurde gestoppt: die Zeit für die ganze Abgabe war abgelaufen (Grenze „Zeit pro Abgabe“).",
+            "A statement was stopped: the time for the whole submission had run out (limit \"time per submission\")."
+        )),
+        None => {}
+    }
     state.events.push(TraceEvent::Statement {
         instance,
         call: call.call.to_string(),
@@ -494,17 +507,26 @@ async fn db_statement_interleaved(
         let events = std::mem::take(&mut caller.data_mut().events);
         gate.wait(Arrival::Ready { in_transaction }, events).await;
     }
+    let mut waited = false;
     let result = loop {
-        let result = run_statement(&mut caller, &call);
+        let mut result = run_statement(&mut caller, &call);
         if !result.busy {
             break result;
         }
         let state = caller.data_mut();
         let instance = state.instance;
-        state.events.push(TraceEvent::Wait { instance, sql: call.sql.clone() });
+        // One wait per statement in the trace, however often the retry finds the lock taken.
+        if !waited {
+            state.events.push(TraceEvent::Wait { instance, sql: call.sql.clone() });
+            waited = true;
+        }
         let has_written = state.writes > 0;
         let events = std::mem::take(&mut state.events);
-        if gate.wait(Arrival::Blocked { has_written }, events).await == Signal::GiveUp {
+        if let Signal::GiveUp(why) = gate.wait(Arrival::Blocked { has_written }, events).await {
+            if let Some(reason) = why.reason() {
+                result.error = Some(format!("{LOCKED_PREFIX}: {reason}"));
+                caller.data_mut().db.set_last_error(result.error.clone().unwrap_or_default());
+            }
             break result;
         }
     };

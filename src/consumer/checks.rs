@@ -1,9 +1,16 @@
 //! The crash harness and its checks. Each check runs on fresh databases and fresh instances of the
 //! submission, compares the observable state with the oracle (the reference solution run without
 //! faults) and explains a failure with the trace that shows it.
+//!
+//! Every loop here (crash points, interleavings, schedules, shrinking, redeliveries) checks the
+//! submission's [`Deadline`] before each round; a check that meets it ends with
+//! [`CheckEnd::OutOfTime`] and names the limit, and the caller lists the checks after it as not run.
 
 use std::path::PathBuf;
 use std::sync::Arc;
+
+use rand_chacha::ChaCha8Rng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::Oracle;
 use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, TraceEvent};
@@ -12,8 +19,9 @@ use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
 use super::schedule::{self, Fault, SCHEDULE_DELIVERIES_MAX, Schedule, ScheduleInfo};
 use super::state::{State, diff, open_observer, read_state_from};
+use crate::deadline::Deadline;
 use crate::grade::GradeError;
-use crate::limits::Limits;
+use crate::limits::{CRASH_POINTS_EDGE, CRASH_POINTS_MAX, Limits};
 use crate::sim::{Queue, QueueConfig};
 use crate::text;
 use crate::text::Text;
@@ -42,6 +50,42 @@ pub struct CheckResult {
     /// What a replay token must carry besides the check's name to rerun exactly the reported run
     /// (the choices of an interleaving, the seed and shape of a schedule).
     pub replay_spec: Option<String>,
+    pub end: CheckEnd,
+}
+
+/// How a check ended, besides its verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckEnd {
+    /// It ran to its end (passed or failed).
+    Finished,
+    /// It met the submission's deadline before its end; its failure names the limit.
+    OutOfTime,
+    /// It did not run: the submission's time was used up before it began.
+    NotRun,
+}
+
+impl CheckResult {
+    /// A check that did not run because the submission's time was used up.
+    pub fn not_run(name: &'static str, deadline: &Deadline) -> CheckResult {
+        let why = deadline.limit_name();
+        CheckResult {
+            name,
+            failure: Some(Text {
+                de: format!("Nicht ausgeführt: {} erreicht, bevor diese Prüfung an der Reihe war.", why.de),
+                en: format!("Not run: the {} was reached before this check's turn.", why.en),
+            }),
+            detail: ConsumerDetail {
+                trace: Vec::new(),
+                trace_omitted: 0,
+                state: None,
+                fuel_used: 0,
+                crash_points: None,
+                schedule: None,
+            },
+            replay_spec: None,
+            end: CheckEnd::NotRun,
+        }
+    }
 }
 
 /// The world one grading runs in: a temporary directory for its databases and the compiled module.
@@ -57,6 +101,8 @@ pub struct Harness<'a> {
     pub coverage: Vec<crate::report::Coverage>,
     /// Keep every trace event (a replay prints the whole run).
     pub full_trace: bool,
+    /// The submission's deadline: every loop checks it, every instance's clock is capped to it.
+    pub deadline: Deadline,
     /// The reference's state after processing batch messages in a given order, computed once.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
     /// A read-only connection to the database last observed.
@@ -119,6 +165,8 @@ type Step<T> = Result<T, Failure>;
 enum Failure {
     /// The submission did something wrong.
     Student(Text),
+    /// The submission's deadline passed before the check's end.
+    OutOfTime,
     /// The harness or the exercise broke.
     Internal(GradeError),
 }
@@ -145,9 +193,15 @@ impl<'a> Harness<'a> {
             seed: 0,
             coverage: Vec::new(),
             full_trace: false,
+            deadline: Deadline::for_submission(limits),
             reference_states: Default::default(),
             observer: Default::default(),
         })
+    }
+
+    /// Ends the check when the submission's time is used up (called before each round of a loop).
+    fn in_time(&self) -> Step<()> {
+        if self.deadline.expired() { Err(Failure::OutOfTime) } else { Ok(()) }
     }
 
     /// A new database file holding the exercise's schema and seed rows.
@@ -184,6 +238,7 @@ impl<'a> Harness<'a> {
             db,
             Arc::clone(&self.exercise.tables),
             self.limits,
+            &self.deadline,
             instance,
         );
         match started {
@@ -323,14 +378,21 @@ impl<'a> Harness<'a> {
             "at-least-once-schedule" => self.schedules(&mut run, oracle, &mut evidence, spec),
             other => return Err(GradeError::Internal(format!("unknown consumer check {other}"))),
         };
-        let failure = match outcome {
-            Ok(()) => None,
-            Err(Failure::Student(text)) => Some(text),
+        let (failure, end) = match outcome {
+            Ok(()) => (None, CheckEnd::Finished),
+            Err(Failure::Student(text)) => (Some(text), CheckEnd::Finished),
+            Err(Failure::OutOfTime) => {
+                run.queue(self.deadline.limit_name());
+                (Some(self.deadline.limit_text()), CheckEnd::OutOfTime)
+            }
             Err(Failure::Internal(error)) => return Err(error),
         };
+        // A check whose deliveries met the deadline (a capped epoch, a stopped statement) failed
+        // because time ran out, whatever it concluded from them.
+        let end = if failure.is_some() && self.deadline.expired() { CheckEnd::OutOfTime } else { end };
         let replay_spec = run.replay_spec.take();
         let detail = run.into_detail(evidence, crash_points, self.full_trace);
-        Ok(CheckResult { name, failure, detail, replay_spec })
+        Ok(CheckResult { name, failure, detail, replay_spec, end })
     }
 
     /// Delivers `message` to a fresh instance and requires a clean "processed" (1), the first step of
@@ -446,6 +508,7 @@ impl<'a> Harness<'a> {
         let db = self.fresh_db()?;
         let mut process = self.start(run, &db)?;
         self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
+        self.in_time()?;
         run.queue(second.between);
         let before = if second.restart {
             drop(process);
@@ -525,7 +588,7 @@ impl<'a> Harness<'a> {
             return Err(Failure::Student(prefix_first_delivery(problem)));
         }
         let writes = outcome.writes;
-        *crash_points = Some(CrashPoints { writes, tested: 0, failed_at: None });
+        *crash_points = Some(CrashPoints { writes, tested: 0, sampled: false, failed_at: None });
         if writes == 0 {
             return Err(Failure::Student(text!(
                 "Der Konsument hat bei einer neuen Nachricht nichts in die Datenbank geschrieben; es gibt \
@@ -535,9 +598,14 @@ impl<'a> Harness<'a> {
                  test. An effect that is not in the database does not survive a restart."
             )));
         }
-        for k in 1..=writes {
+        let (points_to_test, sampled) = crash_points_to_test(writes, self.seed);
+        if let Some(points) = crash_points.as_mut() {
+            points.sampled = sampled;
+        }
+        for k in points_to_test {
+            self.in_time()?;
             if let Some(points) = crash_points.as_mut() {
-                points.tested = k;
+                points.tested += 1;
             }
             run.queue(text!("Absturzpunkt {k} von {writes}", "crash point {k} of {writes}"));
             let db = self.fresh_db()?;
@@ -680,9 +748,9 @@ impl<'a> Harness<'a> {
         }
         let seed = self.seed ^ 0x636f_6e63_7572_7265; // "concurre": one stream per check
         let mut first: Option<ConcurrentRun> = None;
-        let mut internal: Option<GradeError> = None;
+        let mut internal: Option<Failure> = None;
         let exploration = interleave::explore(seed, |prefix, chooser| {
-            match self.concurrent_run(oracle, prefix, chooser) {
+            match self.in_time().and_then(|()| self.concurrent_run(oracle, prefix, chooser)) {
                 Ok(outcome) => {
                     let choices = outcome.choices.clone();
                     if outcome.problem.is_some() {
@@ -704,8 +772,8 @@ impl<'a> Harness<'a> {
                 }
             }
         });
-        if let Some(error) = internal {
-            return Err(Failure::Internal(error));
+        if let Some(failure) = internal {
+            return Err(failure);
         }
         self.coverage.push(crate::report::Coverage {
             name: "interleavings".into(),
@@ -750,7 +818,7 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         prefix: &[usize],
         chooser: &mut dyn FnMut() -> usize,
-    ) -> Result<ConcurrentRun, GradeError> {
+    ) -> Step<ConcurrentRun> {
         let mut run = Run::default();
         let message = Arc::clone(&self.exercise.messages.fresh);
         let db = self.fresh_db()?;
@@ -767,11 +835,14 @@ impl<'a> Harness<'a> {
                 &db,
                 tables,
                 self.limits,
+                &self.deadline,
                 instance,
                 gate.clone(),
             ) {
                 Ok(process) => processes.push(process),
-                Err(StartError::Internal(message)) => return Err(GradeError::Internal(message)),
+                Err(StartError::Internal(message)) => {
+                    return Err(Failure::Internal(GradeError::Internal(message)));
+                }
                 Err(StartError::Fault { code, message, events, fuel_used }) => {
                     run.trace.extend(events);
                     run.fuel_used += fuel_used;
@@ -809,7 +880,7 @@ impl<'a> Harness<'a> {
         }
         let [mut first, mut second]: [ConsumerProcess; 2] = match processes.try_into() {
             Ok(pair) => pair,
-            Err(_) => return Err(GradeError::Internal("two instances expected".into())),
+            Err(_) => return Err(GradeError::Internal("two instances expected".into()).into()),
         };
         let interleaved = interleave::drive(&mut first, &mut second, &gates[0], &message, prefix, chooser);
         drop((first, second));
@@ -819,7 +890,9 @@ impl<'a> Harness<'a> {
         let mut redeliver = 0;
         for outcome in interleaved.outcomes.iter() {
             let Some(outcome) = outcome else {
-                return Err(GradeError::Internal("an interleaved instance did not report its end".into()));
+                return Err(
+                    GradeError::Internal("an interleaved instance did not report its end".into()).into()
+                );
             };
             run.fuel_used += outcome.fuel_used;
             match outcome.returned() {
@@ -839,6 +912,7 @@ impl<'a> Harness<'a> {
             if problem.is_some() {
                 break;
             }
+            self.in_time()?;
             run.queue(text!(
                 "eine Zustellung endete mit einem Fehler: die Queue stellt erneut zu",
                 "one delivery ended in an error: the queue delivers again"
@@ -846,11 +920,11 @@ impl<'a> Harness<'a> {
             let middle = self.state(&db)?;
             let mut again = match self.start(&mut run, &db) {
                 Ok(process) => process,
-                Err(Failure::Internal(error)) => return Err(error),
                 Err(Failure::Student(text)) => {
                     problem = Some(text);
                     break;
                 }
+                Err(other) => return Err(other),
             };
             let note = text!("erneute Zustellung", "redelivery");
             let outcome = self.deliver(&mut run, &mut again, &message, None, Some(note));
@@ -920,6 +994,7 @@ impl<'a> Harness<'a> {
         }
         let mut explored = 0;
         for index in 0..schedule::SCHEDULES_PER_SUBMISSION {
+            self.in_time()?;
             let seed = self.seed ^ 0x7363_6865_6475_6c65u64.wrapping_add(index); // "schedule"
             let mut drawn = Schedule::generate(seed, messages);
             if index == 0 {
@@ -980,12 +1055,12 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         mut best: Schedule,
         mut best_outcome: ScheduleOutcome,
-    ) -> Result<(Schedule, ScheduleOutcome), GradeError> {
+    ) -> Step<(Schedule, ScheduleOutcome)> {
         best.faults.truncate(best_outcome.deliveries);
         let mut runs = 0;
         'smaller: loop {
             for mut candidate in best.candidates() {
-                if runs >= schedule::SHRINK_RUNS_MAX {
+                if runs >= schedule::SHRINK_RUNS_MAX || self.deadline.expired() {
                     break 'smaller;
                 }
                 runs += 1;
@@ -1002,28 +1077,45 @@ impl<'a> Harness<'a> {
             }
             break;
         }
-        // The reported trace must be the run of exactly the reported schedule.
+        // The reported trace must be the run of exactly the reported schedule. When time ran out
+        // while shrinking, the failure found so far stands, with the run that found it.
+        if self.deadline.expired() {
+            return Ok((best, best_outcome));
+        }
         let outcome = self.run_schedule(oracle, &best)?;
-        let _ = best_outcome;
         Ok((best, outcome))
     }
 
     /// The reference's state after processing the batch messages `order` once each, in that order.
-    fn reference_state(&mut self, oracle: &Oracle, order: &[usize]) -> Result<State, GradeError> {
+    fn reference_state(&mut self, oracle: &Oracle, order: &[usize]) -> Step<State> {
         if let Some(state) = self.reference_states.get(order) {
             return Ok(state.clone());
         }
+        self.in_time()?;
         let db = self.fresh_db()?;
+        // The reference runs under the submission's deadline too; failing only because that ran
+        // out is the submission's time limit, not a broken exercise.
+        let broken = |harness: &Self, message: String| {
+            if harness.deadline.expired() {
+                Failure::OutOfTime
+            } else {
+                Failure::Internal(GradeError::Internal(message))
+            }
+        };
+        let tables = Arc::clone(&self.exercise.tables);
         let mut process =
-            ConsumerProcess::start(&oracle.reference, &db, Arc::clone(&self.exercise.tables), self.limits, 1)
-                .map_err(|_| GradeError::Internal("the reference solution does not start".into()))?;
+            ConsumerProcess::start(&oracle.reference, &db, tables, self.limits, &self.deadline, 1)
+                .map_err(|_| broken(self, "the reference solution does not start".into()))?;
         for &index in order {
             let outcome = process.deliver(&self.exercise.messages.batch[index], None);
             if outcome.returned() != Some(1) {
-                return Err(GradeError::Internal(format!(
-                    "the exercise's reference solution does not process batch message {} after the others",
-                    self.exercise.messages.batch[index]
-                )));
+                return Err(broken(
+                    self,
+                    format!(
+                        "the exercise's reference solution does not process batch message {} after the others",
+                        self.exercise.messages.batch[index]
+                    ),
+                ));
             }
         }
         drop(process);
@@ -1033,7 +1125,7 @@ impl<'a> Harness<'a> {
     }
 
     /// Runs one schedule to the end (the queue empty) and judges it.
-    fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Result<ScheduleOutcome, GradeError> {
+    fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
         let batch = self.exercise.messages.batch.clone();
         let label = |i: &usize| schedule::message_label(&batch[*i]);
         let config = QueueConfig {
@@ -1068,6 +1160,7 @@ impl<'a> Harness<'a> {
         let mut problem: Option<Text> = None;
         let mut deliveries = 0;
         'queue: while problem.is_none() {
+            self.in_time()?;
             if deliveries >= SCHEDULE_DELIVERIES_MAX {
                 problem = Some(text!(
                     "Der Zeitplan wurde nach {SCHEDULE_DELIVERIES_MAX} Zustellungen abgebrochen.",
@@ -1100,11 +1193,11 @@ impl<'a> Harness<'a> {
                 Some(process) => process,
                 None => match self.start(&mut run, &db) {
                     Ok(process) => process,
-                    Err(Failure::Internal(error)) => return Err(error),
                     Err(Failure::Student(text)) => {
                         problem = Some(text);
                         break;
                     }
+                    Err(other) => return Err(other),
                 },
             };
             let message = Arc::clone(&batch[delivery.body]);
@@ -1122,11 +1215,11 @@ impl<'a> Harness<'a> {
                     flush(&queue, &mut run, &mut seen);
                     let mut helper = match self.start(&mut run, &db) {
                         Ok(process) => process,
-                        Err(Failure::Internal(error)) => return Err(error),
                         Err(Failure::Student(text)) => {
                             problem = Some(text);
                             break 'queue;
                         }
+                        Err(other) => return Err(other),
                     };
                     let other = Arc::clone(&batch[second.body]);
                     let outcome = self.deliver(&mut run, &mut helper, &other, None, None);
@@ -1281,6 +1374,25 @@ impl<'a> Harness<'a> {
     }
 }
 
+/// The crash points to test for a consumer that makes `writes` writes, ascending, and whether they
+/// are a sample: every one up to [`CRASH_POINTS_MAX`]; beyond it the first and last
+/// [`CRASH_POINTS_EDGE`] (where a transaction begins and commits) and the rest drawn without
+/// repetition from `seed`, so a regrade tests the same points.
+pub fn crash_points_to_test(writes: u32, seed: u64) -> (Vec<u32>, bool) {
+    if writes <= CRASH_POINTS_MAX {
+        return ((1..=writes).collect(), false);
+    }
+    let edge = CRASH_POINTS_EDGE.min(CRASH_POINTS_MAX / 2);
+    let mut points: std::collections::BTreeSet<u32> = (1..=edge).chain(writes - edge + 1..=writes).collect();
+    let middle = (edge + 1, writes - edge);
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x6372_6173_6870_6f69); // "crashpoi"
+    while points.len() < CRASH_POINTS_MAX as usize {
+        let span = middle.1 - middle.0 + 1;
+        points.insert(middle.0 + rng.next_u32() % span);
+    }
+    (points.into_iter().collect(), true)
+}
+
 /// "0110" -> [0, 1, 1, 0]; an empty spec is the first interleaving.
 fn parse_choices(spec: &str) -> Option<Vec<usize>> {
     spec.chars()
@@ -1404,4 +1516,37 @@ fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect) -> Option<Text> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_crash_point_is_tested_up_to_the_bound() {
+        assert_eq!(crash_points_to_test(2, 7), (vec![1, 2], false));
+        let (all, sampled) = crash_points_to_test(CRASH_POINTS_MAX, 7);
+        assert_eq!(all, (1..=CRASH_POINTS_MAX).collect::<Vec<_>>());
+        assert!(!sampled);
+        assert_eq!(crash_points_to_test(0, 7), (vec![], false));
+    }
+
+    /// Beyond the bound: exactly the bound many, ascending, distinct, the edges always in, the
+    /// middle drawn from the seed (the same seed, the same points; another seed, others).
+    #[test]
+    fn many_crash_points_are_sampled_from_the_seed_with_both_edges() {
+        let writes = 992;
+        let (points, sampled) = crash_points_to_test(writes, 7);
+        assert!(sampled);
+        assert_eq!(points.len(), CRASH_POINTS_MAX as usize);
+        assert!(points.windows(2).all(|w| w[0] < w[1]), "ascending and distinct");
+        assert!(points.iter().all(|k| (1..=writes).contains(k)));
+        for k in (1..=CRASH_POINTS_EDGE).chain(writes - CRASH_POINTS_EDGE + 1..=writes) {
+            assert!(points.contains(&k), "edge point {k}");
+        }
+        assert_eq!(crash_points_to_test(writes, 7).0, points);
+        assert_ne!(crash_points_to_test(writes, 8).0, points);
+        let (just_over, _) = crash_points_to_test(CRASH_POINTS_MAX + 1, 3);
+        assert_eq!(just_over.len(), CRASH_POINTS_MAX as usize);
+    }
 }

@@ -36,8 +36,12 @@ fn is_zero(n: &u32) -> bool {
 pub struct CrashPoints {
     /// Writes the consumer performs when it processes the message without faults.
     pub writes: u32,
-    /// Crash points tested (one after each write).
+    /// Crash points tested (one after each write; a sample of them beyond
+    /// [`crate::limits::CRASH_POINTS_MAX`]).
     pub tested: u32,
+    /// The crash points tested are a sample drawn from the submission's seed, not all of them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub sampled: bool,
     /// The first crash point whose outcome was wrong.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<u32>,
@@ -226,10 +230,15 @@ pub fn render_detail_text(detail: &ConsumerDetail, lang: Lang, out: &mut String)
     if let Some(points) = &detail.crash_points {
         let _ = writeln!(
             out,
-            "  {}: {}/{}{}",
+            "  {}: {}/{}{}{}",
             if de { "Absturzpunkte" } else { "Crash points" },
             points.tested,
             points.writes,
+            match (points.sampled, de) {
+                (false, _) => "",
+                (true, true) => " (Stichprobe aus dem Seed)",
+                (true, false) => " (sampled from the seed)",
+            },
             points
                 .failed_at
                 .map(|k| if de {

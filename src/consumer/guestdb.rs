@@ -1,7 +1,9 @@
 //! The guest's SQLite connection, hardened: an authorizer that allows only reads and writes of the
 //! exercise's own tables and transaction control (no ATTACH, PRAGMA, DDL, extension loading), one
 //! statement per call, defensive mode, length limits, and a progress handler that stops a runaway
-//! statement after a counted number of VM steps (counted, so the verdict is the same everywhere).
+//! statement after a counted number of VM steps (counted, so the verdict is the same everywhere)
+//! and, as a wall-clock backstop, after [`crate::limits::SQL_WALL_MS_PER_STATEMENT`] or when the
+//! submission's deadline passes, whichever comes first.
 //!
 //! It also maps SQLite's errors onto ABI v1's status codes and describes each statement for the
 //! trace.
@@ -10,6 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
@@ -17,6 +20,8 @@ use rusqlite::types::ValueRef;
 use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use super::state::SqlValue;
+use crate::deadline::{Deadline, format_ms};
+use crate::limits::SQL_WALL_MS_PER_STATEMENT;
 
 /// ABI v1 status codes.
 pub mod status {
@@ -55,6 +60,10 @@ const PARAMETERS_MAX: i32 = 32;
 struct Guard {
     steps: AtomicU64,
     step_limit_hit: AtomicBool,
+    /// The wall-clock moment the current statement is stopped at (none: host statements such as
+    /// the harness's own ROLLBACK).
+    wall_deadline: Mutex<Option<Instant>>,
+    wall_limit_hit: AtomicBool,
     /// Reasons of the denials while preparing the current statement, with a priority: a
     /// statement-level reason (DROP TABLE) explains more than the table reads it implies.
     denied: Mutex<Vec<(u8, String)>>,
@@ -74,6 +83,9 @@ pub struct StatementResult {
     pub error: Option<String>,
     /// The statement was stopped by the SQL step limit.
     pub step_limit_hit: bool,
+    /// The statement was stopped by the wall clock: its own backstop, or the submission's
+    /// deadline (the second value: true when the submission's time ran out).
+    pub wall_limit_hit: Option<bool>,
     /// The database was locked by another connection's transaction.
     pub busy: bool,
 }
@@ -86,6 +98,11 @@ pub struct GuestDb {
     last_error: String,
     last_changes: u64,
     step_limit: u64,
+    /// The submission's deadline: no statement runs past it.
+    deadline: Option<Deadline>,
+    /// Whether the submission's deadline (not the statement's own backstop) bound the statement
+    /// running now.
+    submission_binds: bool,
 }
 
 impl GuestDb {
@@ -132,6 +149,11 @@ impl GuestDb {
                     progress_guard.step_limit_hit.store(true, Ordering::Relaxed);
                     return true;
                 }
+                let until = progress_guard.wall_deadline.lock().ok().and_then(|d| *d);
+                if until.is_some_and(|until| Instant::now() >= until) {
+                    progress_guard.wall_limit_hit.store(true, Ordering::Relaxed);
+                    return true;
+                }
                 false
             }),
         )?;
@@ -165,7 +187,24 @@ impl GuestDb {
             last_error: String::new(),
             last_changes: 0,
             step_limit,
+            deadline: None,
+            submission_binds: false,
         })
+    }
+
+    /// Sets the submission's deadline: from now on no statement runs past it.
+    pub fn set_deadline(&mut self, deadline: Deadline) {
+        self.deadline = Some(deadline);
+    }
+
+    /// Arms (or, with `None`, disarms) the wall-clock stop for the next statement.
+    fn arm(&mut self, until: Option<Instant>) {
+        self.guard.steps.store(0, Ordering::Relaxed);
+        self.guard.step_limit_hit.store(false, Ordering::Relaxed);
+        self.guard.wall_limit_hit.store(false, Ordering::Relaxed);
+        if let Ok(mut wall) = self.guard.wall_deadline.lock() {
+            *wall = until;
+        }
     }
 
     pub fn bind(&mut self, index: i32, value: SqlValue) {
@@ -192,6 +231,12 @@ impl GuestDb {
         &self.last_error
     }
 
+    /// Replaces the last error a guest reads with `db.last_error` (a lock wait given up for a
+    /// reason SQLite does not know).
+    pub fn set_last_error(&mut self, message: String) {
+        self.last_error = message;
+    }
+
     pub fn changes(&self) -> u64 {
         self.last_changes
     }
@@ -204,8 +249,10 @@ impl GuestDb {
     /// Rolls back an open transaction (the harness does this when a delivery ends with one open).
     pub fn rollback(&mut self) {
         if self.in_transaction() {
-            // The authorizer allows transaction control; a failure leaves the transaction to be
-            // discarded when the connection closes.
+            // The harness's own statement: no limit may stop it (an expired deadline would leave
+            // the lock held). The authorizer allows transaction control; a failure leaves the
+            // transaction to be discarded when the connection closes.
+            self.arm(None);
             let _ = self.conn.execute_batch("ROLLBACK");
         }
     }
@@ -248,13 +295,19 @@ impl GuestDb {
             row: None,
             error: Some(error),
             step_limit_hit,
+            wall_limit_hit: None,
             busy: false,
         };
         if let Some(error) = self.pending_error.take() {
             return failed(status::ERROR, error, false, false);
         }
-        self.guard.steps.store(0, Ordering::Relaxed);
-        self.guard.step_limit_hit.store(false, Ordering::Relaxed);
+        let own = Duration::from_millis(SQL_WALL_MS_PER_STATEMENT);
+        let (until, submission_binds) = match &self.deadline {
+            Some(deadline) => deadline.cap(own),
+            None => (Instant::now() + own, false),
+        };
+        self.submission_binds = submission_binds;
+        self.arm(Some(until));
         if let Ok(mut denied) = self.guard.denied.lock() {
             denied.clear();
         }
@@ -263,7 +316,10 @@ impl GuestDb {
             Ok(stmt) => stmt,
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
-                return failed(status, message, false, self.step_limit_hit());
+                return StatementResult {
+                    wall_limit_hit: self.wall_limit_hit(),
+                    ..failed(status, message, false, self.step_limit_hit())
+                };
             }
         };
         // BEGIN IMMEDIATE is not read-only to SQLite (it takes the write lock) but writes nothing.
@@ -304,7 +360,10 @@ impl GuestDb {
         match stepped {
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
-                failed(status, message, is_write, self.step_limit_hit())
+                StatementResult {
+                    wall_limit_hit: self.wall_limit_hit(),
+                    ..failed(status, message, is_write, self.step_limit_hit())
+                }
             }
             Ok(first) => {
                 let changes = if is_write { self.conn.changes() } else { 0 };
@@ -315,6 +374,7 @@ impl GuestDb {
                     row: None,
                     error: None,
                     step_limit_hit: false,
+                    wall_limit_hit: None,
                     busy: false,
                 };
                 match (want_row, first) {
@@ -341,6 +401,12 @@ impl GuestDb {
         self.guard.step_limit_hit.load(Ordering::Relaxed)
     }
 
+    /// Whether the wall clock stopped the statement, and if so whether the submission's deadline
+    /// (true) or the statement's own backstop (false) did.
+    fn wall_limit_hit(&self) -> Option<bool> {
+        self.guard.wall_limit_hit.load(Ordering::Relaxed).then_some(self.submission_binds)
+    }
+
     /// Maps an SQLite error onto a status code and a message a student understands.
     fn describe_error(&self, sql: &str, error: &rusqlite::Error) -> (i32, String) {
         if self.step_limit_hit() {
@@ -352,6 +418,28 @@ impl GuestDb {
                     self.step_limit
                 ),
             );
+        }
+        match (self.wall_limit_hit(), &self.deadline) {
+            (Some(true), Some(deadline)) => {
+                return (
+                    status::ERROR,
+                    format!(
+                        "statement stopped: the time for the whole submission ran out ({})",
+                        deadline.limit_name().en
+                    ),
+                );
+            }
+            (Some(_), _) => {
+                return (
+                    status::ERROR,
+                    format!(
+                        "statement stopped: it ran longer than {} (limit \"SQL time per statement\"); does a \
+                         query do heavy work on long strings, row after row?",
+                        format_ms(SQL_WALL_MS_PER_STATEMENT)
+                    ),
+                );
+            }
+            (None, _) => {}
         }
         if let rusqlite::Error::MultipleStatement = error {
             return (

@@ -10,7 +10,11 @@
 //! A statement that finds the database locked waits, as `busy_timeout` would: the instance reports
 //! itself blocked and retries when the lock holder's transaction has ended. When both are blocked,
 //! SQLite would return `SQLITE_BUSY` to the one promoting a read lock (it has written nothing yet) and
-//! let the other wait; the controller does the same.
+//! let the other wait; the controller does the same. A lock wait always ends: an instance that
+//! dies (a trap, a limit) has its transaction rolled back at once, which wakes the waiter, and a
+//! waiter whose retry still finds the lock taken after the other instance has ended gives up with
+//! that reason instead of being granted the same retry forever. The trace records a wait once per
+//! statement, not once per retry.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,7 +33,29 @@ pub enum Signal {
     /// Run the statement (or retry it).
     Go,
     /// Give up waiting for the lock: the statement fails with "database is locked".
-    GiveUp,
+    GiveUp(GiveUp),
+}
+
+/// Why a waiting instance gives up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum GiveUp {
+    /// Both wait for each other; SQLite answers this one with `SQLITE_BUSY`.
+    Deadlock,
+    /// The other instance has ended, and the lock is still taken.
+    HolderEnded,
+}
+
+impl GiveUp {
+    /// What the statement's error says after [`LOCKED_PREFIX`](super::guestdb::LOCKED_PREFIX), if
+    /// more than SQLite's own message.
+    pub fn reason(self) -> Option<&'static str> {
+        match self {
+            GiveUp::Deadlock => None,
+            GiveUp::HolderEnded => Some(
+                "the other instance has ended, and the lock it held was not released; waiting longer cannot help",
+            ),
+        }
+    }
 }
 
 /// Why an instance waits.
@@ -79,7 +105,9 @@ struct Turn {
 impl Future for Turn {
     type Output = Signal;
     fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Signal> {
-        let Ok(mut shared) = self.shared.lock() else { return Poll::Ready(Signal::GiveUp) };
+        let Ok(mut shared) = self.shared.lock() else {
+            return Poll::Ready(Signal::GiveUp(GiveUp::HolderEnded));
+        };
         match shared.granted[self.who].take() {
             Some(signal) => {
                 shared.waiting[self.who] = None;
@@ -149,8 +177,10 @@ pub fn drive(
                     (0..2).filter(|&w| matches!(phase[w], Phase::Blocked { .. })).collect();
                 match blocked.as_slice() {
                     [] => break,
-                    [only] => (*only, Signal::Go),
-                    _ => (deadlock_victim(&phase), Signal::GiveUp),
+                    // The other has ended, and still the retry after its end found the lock
+                    // taken: nobody will release it.
+                    [only] => (*only, Signal::GiveUp(GiveUp::HolderEnded)),
+                    _ => (deadlock_victim(&phase), Signal::GiveUp(GiveUp::Deadlock)),
                 }
             }
             [only] => (*only, Signal::Go),

@@ -19,15 +19,15 @@ pub mod schedule;
 pub mod state;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 pub use detail::{ConsumerDetail, render_detail_text};
 pub use exercise::ConsumerExercise;
 
-use self::checks::{CHECKS, CheckResult, Harness};
+use self::checks::{CHECKS, CheckEnd, CheckResult, Harness};
 use self::process::CompiledConsumer;
 use self::state::State;
 use crate::check::{Soundness, SoundnessRow};
+use crate::deadline::Deadline;
 use crate::exercise::{Exercise, GraderKind};
 use crate::grade::{GradeError, GradeOptions};
 use crate::report::{CheckDetail, CheckReport, Coverage, REPORT_FORMAT, Rejection, Report, Score, Verdict};
@@ -123,6 +123,8 @@ pub fn grade(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
+    // The one deadline of this grading: compiling counts, and everything after obeys it.
+    let deadline = Deadline::for_submission(&exercise.limits);
     let Submission::Module(bytes) = submission else {
         return Ok(rejected(
             exercise,
@@ -144,6 +146,7 @@ pub fn grade(
     let oracle = oracle(exercise, consumer)?;
     let mut harness = Harness::new(consumer, &exercise.limits, &compiled)?;
     harness.seed = seed_of(submission);
+    harness.deadline = deadline;
     if let Some(token) = &options.replay {
         let replay = ReplayToken::parse(token)?;
         let sha = submission.sha256();
@@ -155,35 +158,23 @@ pub fn grade(
         }
         harness.full_trace = true;
         let result = harness.run_check_spec(replay.check, replay.spec.as_deref(), oracle)?;
-        return Ok(build_report(exercise, submission, vec![result], Vec::new()));
+        return Ok(build_report(exercise, submission, vec![result], Vec::new(), &deadline));
     }
-    let deadline = Instant::now() + Duration::from_millis(exercise.limits.wall_ms_per_submission);
     let mut results = Vec::with_capacity(CHECKS.len());
+    let mut out_of_time = false;
     for &name in CHECKS {
-        if Instant::now() > deadline {
-            results.push(CheckResult {
-                name,
-                failure: Some(text!(
-                    "Nicht ausgeführt: die Zeit für die ganze Einreichung ({ms} ms, Grenze „Zeit pro Einreichung“) war aufgebraucht.",
-                    "Not run: the time for the whole submission ({ms} ms, limit \"time per submission\") was used up.",
-                    ms = exercise.limits.wall_ms_per_submission
-                )),
-                detail: ConsumerDetail {
-                    trace: Vec::new(),
-                    trace_omitted: 0,
-                    state: None,
-                    fuel_used: 0,
-                    crash_points: None,
-                    schedule: None,
-                },
-                replay_spec: None,
-            });
+        // Once the time is used up, every check after is listed as not run, never left out.
+        if out_of_time || deadline.expired() {
+            out_of_time = true;
+            results.push(CheckResult::not_run(name, &deadline));
             continue;
         }
-        results.push(harness.run_check(name, oracle)?);
+        let result = harness.run_check(name, oracle)?;
+        out_of_time = result.end != CheckEnd::Finished;
+        results.push(result);
     }
     let extra_coverage = std::mem::take(&mut harness.coverage);
-    Ok(build_report(exercise, submission, results, extra_coverage))
+    Ok(build_report(exercise, submission, results, extra_coverage, &deadline))
 }
 
 /// The seed of every random choice in grading `submission`: the first 8 bytes of its SHA-256, so a
@@ -201,12 +192,18 @@ fn build_report(
     submission: &Submission,
     results: Vec<CheckResult>,
     extra_coverage: Vec<Coverage>,
+    deadline: &Deadline,
 ) -> Report {
     let mut coverage = Vec::new();
+    let out_of_time = results.iter().any(|r| r.end != CheckEnd::Finished);
     if let Some(points) = results.iter().find_map(|r| r.detail.crash_points.as_ref()) {
         coverage.push(Coverage {
             name: "crash-points".into(),
-            label: text!("Absturzpunkte", "crash points"),
+            label: if points.sampled {
+                text!("Absturzpunkte (Stichprobe aus dem Seed)", "crash points (sampled from the seed)")
+            } else {
+                text!("Absturzpunkte", "crash points")
+            },
             exercised: points.tested as u64,
             total: Some(points.writes as u64),
         });
@@ -219,7 +216,8 @@ fn build_report(
         .into_iter()
         .map(|result| {
             let info = catalogue::info(result.name);
-            let replay = result.failure.as_ref().map(|_| {
+            let not_run = result.end == CheckEnd::NotRun;
+            let replay = result.failure.as_ref().filter(|_| !not_run).map(|_| {
                 let token = ReplayToken {
                     check: result.name,
                     module: sha[..REPLAY_HASH_CHARS].to_string(),
@@ -235,6 +233,7 @@ fn build_report(
                 name: result.name.to_string(),
                 title: info.title,
                 passed: result.failure.is_none(),
+                not_run,
                 explanation: info.explanation,
                 failure: result.failure,
                 hint: None,
@@ -246,7 +245,21 @@ fn build_report(
     let passed = checks.iter().filter(|c| c.passed).count();
     let total = checks.len();
     let all = passed == total;
-    let summary = if all {
+    let not_run = checks.iter().filter(|c| c.not_run).count();
+    let summary = if out_of_time {
+        let limit = deadline.limit_name();
+        let first = checks.iter().find(|c| !c.passed).map(|c| c.title.clone()).unwrap_or_default();
+        Text {
+            de: format!(
+                "{} erreicht: {passed} von {total} Prüfungen bestanden, {not_run} nicht ausgeführt; zuerst gescheitert: {}.",
+                limit.de, first.de
+            ),
+            en: format!(
+                "The {} was reached: {passed} of {total} checks passed, {not_run} not run; first failure: {}.",
+                limit.en, first.en
+            ),
+        }
+    } else if all {
         text!(
             "Alle {total} Prüfungen bestanden: der Konsument ist idempotent und übersteht Abstürze.",
             "All {total} checks passed: the consumer is idempotent and survives crashes."
@@ -558,6 +571,7 @@ mod tests {
             name: "fresh-message".into(),
             title: Text::same("t"),
             passed,
+            not_run: false,
             explanation: Text::same("e"),
             failure: None,
             hint: None,

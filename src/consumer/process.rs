@@ -1,6 +1,11 @@
 //! A consumer instance: one `Store` (a process with its own memory) and its own database connection.
 //! The harness starts instances, delivers messages to them, and kills them; dropping an instance
 //! closes its connection as a killed process would, so SQLite discards any uncommitted transaction.
+//! An instance that dies on its own (a trap, a limit) has its open transaction rolled back at once,
+//! so a lock it held is released as a dead process's would be.
+//!
+//! Every instance obeys the submission's [`Deadline`]: the epoch deadline of its start and of each
+//! delivery is capped to the time left, and a trap at that cap names the submission's limit.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -11,6 +16,7 @@ use super::abi::{self, GuestState, HostFault};
 use super::detail::TraceEvent;
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
+use crate::deadline::Deadline;
 use crate::limits::Limits;
 use crate::report::Rejection;
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
@@ -88,6 +94,10 @@ pub struct ConsumerProcess {
     entry: TypedFunc<(), i32>,
     pub instance: u32,
     limits: Limits,
+    deadline: Deadline,
+    /// The current delivery's epoch deadline is the submission's deadline (it left less time than
+    /// the delivery's own budget).
+    capped: bool,
     alive: bool,
 }
 
@@ -105,21 +115,26 @@ impl ConsumerProcess {
         db_path: &Path,
         tables: Arc<[String]>,
         limits: &Limits,
+        deadline: &Deadline,
         instance: u32,
     ) -> Result<ConsumerProcess, StartError> {
-        Self::start_with(compiled, db_path, tables, limits, instance, None)
+        Self::start_with(compiled, db_path, tables, limits, deadline, instance, None)
     }
 
-    /// Starts an instance that waits at `gate` before every statement (an interleaved run).
+    /// Starts an instance that waits at `gate` before every statement of its deliveries (an
+    /// interleaved run). Its start function runs before the gate is attached: a process starts up
+    /// alone, before the interleaving of its first delivery begins, so a start function that runs
+    /// statements cannot wait for a turn that nobody grants.
     pub fn start_gated(
         compiled: &CompiledConsumer,
         db_path: &Path,
         tables: Arc<[String]>,
         limits: &Limits,
+        deadline: &Deadline,
         instance: u32,
         gate: GateHandle,
     ) -> Result<ConsumerProcess, StartError> {
-        Self::start_with(compiled, db_path, tables, limits, instance, Some(gate))
+        Self::start_with(compiled, db_path, tables, limits, deadline, instance, Some(gate))
     }
 
     fn start_with(
@@ -127,12 +142,15 @@ impl ConsumerProcess {
         db_path: &Path,
         tables: Arc<[String]>,
         limits: &Limits,
+        deadline: &Deadline,
         instance: u32,
         gate: Option<GateHandle>,
     ) -> Result<ConsumerProcess, StartError> {
         let pre = if gate.is_some() { &compiled.pre_interleaved } else { &compiled.pre };
-        let db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
+        let mut db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
+        db.set_deadline(*deadline);
+        let interleaved = gate.is_some();
         let state = GuestState {
             limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
             db,
@@ -146,39 +164,66 @@ impl ConsumerProcess {
             log_bytes: 0,
             log_limit: limits.log_bytes_per_run,
             notes: Vec::new(),
-            gate,
+            // Attached after the start function ran (see `start_gated`).
+            gate: None,
         };
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
         let internal = |e: wasmtime::Error| StartError::Internal(format!("{e:#}"));
         store.set_fuel(limits.fuel_per_delivery).map_err(internal)?;
-        store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
+        let (ticks, capped) = epoch_ticks(limits, deadline);
+        store.set_epoch_deadline(ticks);
         store.epoch_deadline_trap();
-        // An instance that will run interleaved must be created the same way (its start function
-        // may call the ABI too).
-        let instantiated = if store.data().gate.is_some() {
+        // An instance that will run interleaved must be created the same way (the linker's
+        // statements are async). Without a gate nothing in it waits, so one poll finishes it; the
+        // loop only guards that invariant, and ends with the deadline.
+        let instantiated = if interleaved {
             let mut future = std::pin::pin!(pre.instantiate_async(&mut store));
             let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
             loop {
                 if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
-                    break result;
+                    break Some(result);
+                }
+                if deadline.expired() {
+                    break None;
                 }
             }
         } else {
-            pre.instantiate(&mut store)
+            Some(pre.instantiate(&mut store))
         };
         let fuel_used = limits.fuel_per_delivery - store.get_fuel().unwrap_or(0);
         let instance_handle = match instantiated {
-            Ok(handle) => handle,
-            Err(error) => {
-                let (code, message) = classify(&error, limits);
+            Some(Ok(handle)) => handle,
+            Some(Err(error)) => {
+                let (code, message) = classify_at(&error, limits, deadline, capped);
                 let events = std::mem::take(&mut store.data_mut().events);
                 return Err(StartError::Fault { code, message, events, fuel_used });
+            }
+            None => {
+                let events = std::mem::take(&mut store.data_mut().events);
+                return Err(StartError::Fault {
+                    code: "start-pending".into(),
+                    message: text!(
+                        "Die Startfunktion des Moduls wurde nicht fertig: sie wartete auf etwas, das nie kam.",
+                        "The module's start function did not finish: it waited for something that never came."
+                    ),
+                    events,
+                    fuel_used,
+                });
             }
         };
         let entry =
             instance_handle.get_typed_func::<(), i32>(&mut store, &compiled.entry).map_err(internal)?;
-        Ok(ConsumerProcess { store, entry, instance, limits: limits.clone(), alive: true })
+        store.data_mut().gate = gate;
+        Ok(ConsumerProcess {
+            store,
+            entry,
+            instance,
+            limits: limits.clone(),
+            deadline: *deadline,
+            capped: false,
+            alive: true,
+        })
     }
 
     pub fn is_alive(&self) -> bool {
@@ -216,7 +261,9 @@ impl ConsumerProcess {
         state.notes.clear();
         // A fresh budget for each delivery; setting fuel cannot fail with fuel enabled.
         let _ = self.store.set_fuel(self.limits.fuel_per_delivery);
-        self.store.set_epoch_deadline(sandbox::epoch_ticks(self.limits.wall_ms_per_delivery));
+        let (ticks, capped) = epoch_ticks(&self.limits, &self.deadline);
+        self.capped = capped;
+        self.store.set_epoch_deadline(ticks);
     }
 
     fn finish_delivery(&mut self, result: wasmtime::Result<i32>) -> DeliveryOutcome {
@@ -243,10 +290,13 @@ impl ConsumerProcess {
             }
             Err(error) => {
                 self.alive = false;
+                // The process is dead: SQLite discards what it had not committed, and its locks go
+                // with it (another instance waiting for them may go on).
+                self.store.data_mut().db.rollback();
                 match error.downcast_ref::<HostFault>() {
                     Some(HostFault::InjectedCrash(k)) => DeliveryEnd::Crashed(*k),
                     _ => {
-                        let (code, message) = classify(&error, limits);
+                        let (code, message) = classify_at(&error, limits, &self.deadline, self.capped);
                         self.store.data_mut().events.push(TraceEvent::Fault {
                             instance,
                             code: code.clone(),
@@ -272,6 +322,28 @@ impl ConsumerProcess {
     pub fn take_events(&mut self) -> Vec<TraceEvent> {
         std::mem::take(&mut self.store.data_mut().events)
     }
+}
+
+/// Epoch ticks for one start or delivery: its own wall-clock budget, capped to the time the
+/// submission has left; the second value says whether the cap binds.
+fn epoch_ticks(limits: &Limits, deadline: &Deadline) -> (u64, bool) {
+    let left = deadline.remaining().as_millis().min(u128::from(u64::MAX)) as u64;
+    let capped = left < limits.wall_ms_per_delivery;
+    (sandbox::epoch_ticks(limits.wall_ms_per_delivery.min(left)), capped)
+}
+
+/// [`classify`], except that an interrupt at an epoch deadline capped to the submission's names
+/// the submission's limit.
+fn classify_at(
+    error: &wasmtime::Error,
+    limits: &Limits,
+    deadline: &Deadline,
+    capped: bool,
+) -> (String, Text) {
+    if matches!(error.downcast_ref::<Trap>(), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
+        return ("submission-time-limit".into(), deadline.limit_text());
+    }
+    classify(error, limits)
 }
 
 /// Turns a trap or host fault into a stable code and a message a student understands.
