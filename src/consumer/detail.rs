@@ -13,10 +13,14 @@ use super::state::{SqlValue, State, TableDiff};
 use crate::limits::{GUEST_TEXT_BYTES_MAX, TRACE_BYTES_RECORDED_MAX, TRACE_EVENTS_RECORDED_MAX};
 use crate::text::{Lang, Text};
 
-/// `text` cut to at most `max` bytes (at a character boundary) followed by a visible mark that says
-/// how many bytes were left out; `text` itself when it fits.
+/// Room for the mark of a cut: a text at most this much over `max` is kept whole, so that clipping
+/// a clipped text again changes nothing.
+const CLIP_MARK_ROOM: usize = 48;
+
+/// `text` cut to `max` bytes (at a character boundary) followed by a visible mark that says how
+/// many bytes were left out; `text` itself when it fits (within the room of a mark).
 pub fn clip(text: &str, max: usize) -> String {
-    if text.len() <= max {
+    if text.len() <= max + CLIP_MARK_ROOM {
         return text.to_string();
     }
     let mut cut = max;
@@ -28,16 +32,16 @@ pub fn clip(text: &str, max: usize) -> String {
 
 /// Like [`clip`], without copying a text that fits.
 pub fn clip_owned(text: String, max: usize) -> String {
-    if text.len() <= max { text } else { clip(&text, max) }
+    if text.len() <= max + CLIP_MARK_ROOM { text } else { clip(&text, max) }
 }
 
 /// [`clip`] for a bilingual text.
 pub fn clip_text(text: Text, max: usize) -> Text {
-    if text.de.len() <= max && text.en.len() <= max {
+    if text.de.len() <= max + CLIP_MARK_ROOM && text.en.len() <= max + CLIP_MARK_ROOM {
         return text;
     }
     let cut = |t: &str, word: &str| {
-        if t.len() <= max {
+        if t.len() <= max + CLIP_MARK_ROOM {
             return t.to_string();
         }
         let mut cut = max;
@@ -424,13 +428,17 @@ mod tests {
 
     #[test]
     fn clip_keeps_short_texts_and_marks_the_cut_of_long_ones() {
-        assert_eq!(clip("abc", 3), "abc");
-        assert_eq!(clip("abcdef", 3), "abc… (3 bytes omitted)");
+        let long = "a".repeat(100);
+        assert_eq!(clip(&long, 100), long);
+        assert_eq!(clip(&long, 52), long, "within the room of a mark");
+        assert_eq!(clip(&long, 3), "aaa… (97 bytes omitted)");
+        assert_eq!(clip(&clip(&long, 3), 3), clip(&long, 3), "clipping twice changes nothing");
         // Never inside a character: "ü" is two bytes.
-        assert_eq!(clip("aüb", 2), "a… (3 bytes omitted)");
-        let text = clip_text(Text { de: "x".repeat(10), en: "y".repeat(10) }, 4);
-        assert_eq!(text.de, "xxxx… (6 Bytes ausgelassen)");
-        assert_eq!(text.en, "yyyy… (6 bytes omitted)");
+        let umlauts = format!("a{}", "ü".repeat(50));
+        assert_eq!(clip(&umlauts, 2), "a… (100 bytes omitted)");
+        let text = clip_text(Text { de: "x".repeat(60), en: "y".repeat(60) }, 4);
+        assert_eq!(text.de, "xxxx… (56 Bytes ausgelassen)");
+        assert_eq!(text.en, "yyyy… (56 bytes omitted)");
     }
 
     #[test]

@@ -458,13 +458,18 @@ impl GuestDb {
                     crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX
                 ),
             ),
+            ErrorCode::TooBig if message.contains("statement too long") => (
+                status::ERROR,
+                format!(
+                    "statement too long: limit \"SQL text length\" ({} bytes)",
+                    crate::limits::SQL_TEXT_BYTES_MAX
+                ),
+            ),
             ErrorCode::TooBig => (
                 status::ERROR,
                 format!(
-                    "value too long: limit \"SQL value length\" ({} bytes) or \"SQL text length\" ({} bytes) \
-                     reached ({message})",
-                    crate::limits::SQL_VALUE_BYTES_MAX,
-                    crate::limits::SQL_TEXT_BYTES_MAX
+                    "value too long: limit \"SQL value length\" ({} bytes) for a string, blob or row",
+                    crate::limits::SQL_VALUE_BYTES_MAX
                 ),
             ),
             _ => (status::ERROR, message),

@@ -108,13 +108,15 @@ fn cut_longest_trace(report: &mut Report, excess: usize) -> bool {
     true
 }
 
-/// How many items to keep from the front so that the dropped ones add up to about `excess` bytes
-/// (at least one is dropped). Sizes are of compact JSON; the pretty report is longer, so a cut may
-/// shed less than asked, and the next round cuts again.
+/// How many items to keep from the front so that the dropped ones add up to about `excess` bytes:
+/// at least one is dropped, at most half, so that the cuts spread over all long traces instead of
+/// emptying the first one. Sizes are of compact JSON; the pretty report is longer, so a cut may shed
+/// less than asked, and the next round cuts again.
 fn keep_for<T: serde::Serialize>(items: &[T], excess: usize) -> usize {
+    let half = items.len() / 2;
     let mut shed = 0;
     let mut keep = items.len();
-    while keep > 0 && shed < excess {
+    while keep > half && shed < excess {
         keep -= 1;
         shed += serde_json::to_string(&items[keep]).map(|j| j.len()).unwrap_or(0);
     }
