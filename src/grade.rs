@@ -48,15 +48,24 @@ pub enum GradeError {
 
 /// Grades `submission` against `exercise`. A submission that cannot be graded (bad module,
 /// malformed answer) yields a report with `verdict = rejected`, never an error.
+///
+/// Every report a caller stores, serves or posts comes from here, so this is where the report size
+/// is a hard limit: a report over [`crate::limits::REPORT_BYTES_MAX`] is shrunk and says so
+/// ([`crate::report::limit_size`]). Only a replay, which prints the whole run on a terminal and
+/// is never stored, keeps everything it recorded.
 pub fn grade(
     exercise: &Exercise,
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    match &exercise.kind {
-        ExerciseKind::Consumer(consumer) => crate::consumer::grade(exercise, consumer, submission, options),
+    let mut report = match &exercise.kind {
+        ExerciseKind::Consumer(consumer) => crate::consumer::grade(exercise, consumer, submission, options)?,
         ExerciseKind::Prediction(prediction) => {
-            crate::prediction::grade(exercise, prediction, submission, options)
+            crate::prediction::grade(exercise, prediction, submission, options)?
         }
+    };
+    if options.replay.is_none() {
+        crate::report::limit_size(&mut report, crate::limits::REPORT_BYTES_MAX);
     }
+    Ok(report)
 }

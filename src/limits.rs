@@ -8,6 +8,31 @@ use serde::{Deserialize, Serialize};
 
 /// Largest accepted submission module (binary wasm or WAT text), in bytes.
 pub const MODULE_BYTES_MAX: usize = 2 * 1024 * 1024;
+/// Compile budget: a module is checked against these counts before it is compiled, because the
+/// compilers' time and memory grow with them (a 16 KB module can declare millions of locals). The
+/// defaults leave ample room for modules built from the starter kits (AssemblyScript, C, Zig, Rust);
+/// an exercise with a larger guest (an interpreter) raises them under `[limits]`.
+/// Functions a module may define.
+pub const WASM_FUNCTIONS_MAX: u32 = 10_000;
+/// Locals (not parameters) one function may declare.
+pub const WASM_LOCALS_PER_FUNCTION_MAX: u32 = 2_000;
+/// Locals all functions of a module may declare together.
+pub const WASM_LOCALS_TOTAL_MAX: u64 = 200_000;
+/// Size of the code section, in bytes.
+pub const WASM_CODE_BYTES_MAX: u32 = 2 * 1024 * 1024;
+/// Size of one function body, in bytes.
+pub const WASM_FUNCTION_BODY_BYTES_MAX: u32 = 512 * 1024;
+/// Bytes of all data segments together.
+pub const WASM_DATA_BYTES_MAX: u32 = 2 * 1024 * 1024;
+/// Entries of the type, import, export, global, table, element and data sections (each section on
+/// its own).
+pub const WASM_TYPES_MAX: u32 = 2_000;
+pub const WASM_IMPORTS_MAX: u32 = 100;
+pub const WASM_EXPORTS_MAX: u32 = 1_000;
+pub const WASM_GLOBALS_MAX: u32 = 1_000;
+pub const WASM_TABLES_MAX: u32 = 4;
+pub const WASM_ELEMENT_SEGMENTS_MAX: u32 = 1_000;
+pub const WASM_DATA_SEGMENTS_MAX: u32 = 1_000;
 /// Largest linear memory a guest may have, in bytes.
 pub const MEMORY_BYTES_MAX: u64 = 64 * 1024 * 1024;
 /// Largest wasm table a guest may have, in elements.
@@ -28,10 +53,44 @@ pub const SQL_STEPS_PER_STATEMENT: u64 = 2_000_000;
 pub const SQL_STATEMENTS_PER_DELIVERY: u32 = 1_000;
 /// Longest SQL text of one statement, in bytes.
 pub const SQL_TEXT_BYTES_MAX: usize = 16 * 1024;
-/// Longest string or blob value SQLite will build for the guest, in bytes.
-pub const SQL_VALUE_BYTES_MAX: usize = 1024 * 1024;
+/// Longest string or blob value (and table row) SQLite will build for the guest, in bytes. One
+/// SQLite step over such values (`instr`, `replace`: value length squared; `LIKE`: value length
+/// times pattern length) must stay in milliseconds, since the step counter cannot see inside a
+/// step: at 16 KB the worst `instr`/`replace` costs about 1 ms, at the former 1 MB 11 s.
+pub const SQL_VALUE_BYTES_MAX: usize = 16 * 1024;
+/// Longest LIKE or GLOB pattern, in bytes: `x LIKE '%aaa…ab'` costs value length times pattern
+/// length (about 5 ms at 16 KB and 100 bytes; 60 ms with the former 1,000).
+pub const SQL_LIKE_PATTERN_BYTES_MAX: usize = 100;
+/// Deepest expression nesting, most terms of a compound SELECT, most arguments of one function call.
+pub const SQL_EXPR_DEPTH_MAX: usize = 100;
+pub const SQL_COMPOUND_SELECT_MAX: usize = 50;
+pub const SQL_FUNCTION_ARGS_MAX: usize = 16;
+/// Highest `?` index a guest may bind.
+pub const SQL_PARAMETERS_MAX: usize = 32;
+/// Largest the scratch database of one run may grow, in bytes (the exercise's tables with
+/// everything a consumer writes into them). A write beyond it fails with "database full".
+pub const SCRATCH_DB_BYTES_MAX: u64 = 16 * 1024 * 1024;
+/// Page cache of one guest connection, in bytes.
+pub const SQL_CACHE_BYTES_MAX: u64 = 2 * 1024 * 1024;
+/// Heap a dedicated grading process lets SQLite use in all (its connections, their caches, sort and
+/// temporary tables). Only set in such a process: see `sandbox::limit_grading_process`.
+pub const GRADING_PROCESS_SQL_HEAP_BYTES_MAX: u64 = 256 * 1024 * 1024;
+/// Rows and bytes of one state read (all state queries of one database together): the evidence a
+/// check compares and shows. A state beyond it is cut, and the cut is a visible row that matches
+/// nothing, so the check fails and says why.
+pub const STATE_ROWS_MAX: usize = 10_000;
+pub const STATE_BYTES_MAX: usize = 1024 * 1024;
 /// Log output kept per delivery, in bytes; the rest is cut and the cut is reported.
 pub const LOG_BYTES_PER_RUN: usize = 16 * 1024;
+/// Longest text copied from a guest into the trace or a failure text (a message path, an SQL
+/// statement, a bound value, an error message, a log line), in bytes; the rest is replaced by a
+/// visible mark "… (n bytes omitted)" at the moment it is copied.
+pub const GUEST_TEXT_BYTES_MAX: usize = 1024;
+/// Trace events, and their bytes (as JSON), one check records while it runs; later events are only
+/// counted. The report shows at most [`crate::consumer::checks::TRACE_EVENTS_PER_CHECK_MAX`] of them,
+/// a replay all that were recorded.
+pub const TRACE_EVENTS_RECORDED_MAX: usize = 2_000;
+pub const TRACE_BYTES_RECORDED_MAX: usize = 512 * 1024;
 /// Wall-clock backstop for one delivery, in milliseconds (fuel is the real budget).
 pub const WALL_MS_PER_DELIVERY: u64 = 1_000;
 /// Wall-clock budget for grading one whole submission, in milliseconds: the one deadline every
@@ -54,7 +113,8 @@ pub const CRASH_POINTS_MAX: u32 = 48;
 pub const CRASH_POINTS_EDGE: u32 = 8;
 /// Largest HTTP request body, in bytes.
 pub const REQUEST_BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
-/// Largest serialized report, in bytes; traces are trimmed to stay below it.
+/// Largest serialized report, in bytes: a hard limit. A larger report is shrunk (traces first, then
+/// state evidence, then long texts) and says so; no report over it is stored, served or posted.
 pub const REPORT_BYTES_MAX: usize = 256 * 1024;
 /// Longest prediction answer, in bytes.
 pub const ANSWER_BYTES_MAX: usize = 4 * 1024;
@@ -161,6 +221,19 @@ pub struct Limits {
     pub log_bytes_per_run: usize,
     pub wall_ms_per_delivery: u64,
     pub wall_ms_per_submission: u64,
+    pub wasm_functions: u32,
+    pub wasm_locals_per_function: u32,
+    pub wasm_locals_total: u64,
+    pub wasm_code_bytes: u32,
+    pub wasm_function_body_bytes: u32,
+    pub wasm_data_bytes: u32,
+    pub wasm_types: u32,
+    pub wasm_imports: u32,
+    pub wasm_exports: u32,
+    pub wasm_globals: u32,
+    pub wasm_tables: u32,
+    pub wasm_element_segments: u32,
+    pub wasm_data_segments: u32,
 }
 
 impl Default for Limits {
@@ -176,6 +249,19 @@ impl Default for Limits {
             log_bytes_per_run: LOG_BYTES_PER_RUN,
             wall_ms_per_delivery: WALL_MS_PER_DELIVERY,
             wall_ms_per_submission: WALL_MS_PER_SUBMISSION,
+            wasm_functions: WASM_FUNCTIONS_MAX,
+            wasm_locals_per_function: WASM_LOCALS_PER_FUNCTION_MAX,
+            wasm_locals_total: WASM_LOCALS_TOTAL_MAX,
+            wasm_code_bytes: WASM_CODE_BYTES_MAX,
+            wasm_function_body_bytes: WASM_FUNCTION_BODY_BYTES_MAX,
+            wasm_data_bytes: WASM_DATA_BYTES_MAX,
+            wasm_types: WASM_TYPES_MAX,
+            wasm_imports: WASM_IMPORTS_MAX,
+            wasm_exports: WASM_EXPORTS_MAX,
+            wasm_globals: WASM_GLOBALS_MAX,
+            wasm_tables: WASM_TABLES_MAX,
+            wasm_element_segments: WASM_ELEMENT_SEGMENTS_MAX,
+            wasm_data_segments: WASM_DATA_SEGMENTS_MAX,
         }
     }
 }
@@ -190,13 +276,27 @@ impl Limits {
     /// Checks that overrides stay within what the service can afford; a teacher cannot lift a
     /// limit to a value that would let one submission starve the others.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(&str, u64, u64); 6] = [
+        // The upper bounds of the compile budget are wasmtime's own (its validator refuses more).
+        let checks: [(&str, u64, u64); 19] = [
             ("module_bytes", self.module_bytes as u64, 16 * 1024 * 1024),
             ("memory_bytes", self.memory_bytes, 512 * 1024 * 1024),
             ("wasm_stack_bytes", self.wasm_stack_bytes as u64, 8 * 1024 * 1024),
             ("fuel_per_delivery", self.fuel_per_delivery, 1_000_000_000),
             ("sql_steps_per_statement", self.sql_steps_per_statement, 100_000_000),
             ("wall_ms_per_submission", self.wall_ms_per_submission, 60_000),
+            ("wasm_functions", self.wasm_functions.into(), 1_000_000),
+            ("wasm_locals_per_function", self.wasm_locals_per_function.into(), 50_000),
+            ("wasm_locals_total", self.wasm_locals_total, 5_000_000),
+            ("wasm_code_bytes", self.wasm_code_bytes.into(), 64 * 1024 * 1024),
+            ("wasm_function_body_bytes", self.wasm_function_body_bytes.into(), 7_654_321),
+            ("wasm_data_bytes", self.wasm_data_bytes.into(), 64 * 1024 * 1024),
+            ("wasm_types", self.wasm_types.into(), 1_000_000),
+            ("wasm_imports", self.wasm_imports.into(), 100_000),
+            ("wasm_exports", self.wasm_exports.into(), 100_000),
+            ("wasm_globals", self.wasm_globals.into(), 1_000_000),
+            ("wasm_tables", self.wasm_tables.into(), 100),
+            ("wasm_element_segments", self.wasm_element_segments.into(), 100_000),
+            ("wasm_data_segments", self.wasm_data_segments.into(), 100_000),
         ];
         for (name, value, max) in checks {
             if value == 0 || value > max {

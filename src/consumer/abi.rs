@@ -12,12 +12,12 @@ use std::sync::{Arc, OnceLock};
 
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
-use super::detail::TraceEvent;
+use super::detail::{TraceEvent, clip};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
 use super::state::SqlValue;
-use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL};
+use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::sandbox::limiter::GuestLimiter;
 use crate::sandbox::{ImportSpec, ValKind::*};
 use crate::text;
@@ -294,8 +294,11 @@ fn write_if_fits(
 
 /// Looks up a dotted path ("body.kunde", "items.0.sku") in the current message.
 fn lookup(caller: &Caller<'_, GuestState>, call: &'static str, path: &str) -> HostResult<serde_json::Value> {
-    let fault =
-        |problem: String| wasmtime::Error::new(HostFault::MessagePath { call, path: path.into(), problem });
+    // The path is the guest's text: it is clipped where it is copied into the fault (and from there
+    // into the trace and the failure text).
+    let fault = |problem: String| {
+        wasmtime::Error::new(HostFault::MessagePath { call, path: clip(path, GUEST_TEXT_BYTES_MAX), problem })
+    };
     let Some(message) = caller.data().message.clone() else {
         return Err(fault("message (no delivery is in progress)".into()));
     };
@@ -311,6 +314,7 @@ fn lookup(caller: &Caller<'_, GuestState>, call: &'static str, path: &str) -> Ho
                 serde_json::Value::Object(map) => map.keys().cloned().collect::<Vec<_>>().join(", "),
                 _ => String::new(),
             };
+            let segment = clip(segment, GUEST_TEXT_BYTES_MAX / 4);
             fault(format!("field \"{segment}\" in this message (its top-level fields: {fields})"))
         })?;
     }
@@ -324,7 +328,7 @@ fn msg_int(mut caller: Caller<'_, GuestState>, path_ptr: i32, path_len: i32) -> 
     value.as_i64().ok_or_else(|| {
         wasmtime::Error::new(HostFault::MessagePath {
             call: "msg.int",
-            path: path.clone(),
+            path: clip(&path, GUEST_TEXT_BYTES_MAX),
             problem: format!("integer there; the field holds {value} (use msg.text for text)"),
         })
     })
@@ -436,7 +440,8 @@ fn finish_statement(
         )),
         None => {}
     }
-    state.events.push(TraceEvent::Statement {
+    // SQL text, bound values and the error are the guest's: clipped as they enter the trace.
+    let event = TraceEvent::Statement {
         instance,
         call: call.call.to_string(),
         sql: call.sql,
@@ -446,7 +451,8 @@ fn finish_statement(
         row: result.row,
         write,
         error: result.error.clone(),
-    });
+    };
+    state.events.push(event.clipped(GUEST_TEXT_BYTES_MAX));
     if let (Some(out), Some(row)) = (call.out_ptr, result.row) {
         let memory = memory(caller)?;
         let data = memory.data_mut(&mut *caller);
@@ -517,7 +523,7 @@ async fn db_statement_interleaved(
         let instance = state.instance;
         // One wait per statement in the trace, however often the retry finds the lock taken.
         if !waited {
-            state.events.push(TraceEvent::Wait { instance, sql: call.sql.clone() });
+            state.events.push(TraceEvent::Wait { instance, sql: clip(&call.sql, GUEST_TEXT_BYTES_MAX) });
             waited = true;
         }
         let has_written = state.writes > 0;

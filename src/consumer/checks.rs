@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::Oracle;
-use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, TraceEvent};
+use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, Trace, TraceEvent};
 use super::exercise::ConsumerExercise;
 use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
@@ -112,7 +112,8 @@ pub struct Harness<'a> {
 /// What one check records while it runs.
 #[derive(Default)]
 struct Run {
-    trace: Vec<TraceEvent>,
+    /// Bounded while it is recorded (events and bytes), not only when the report is built.
+    trace: Trace,
     fuel_used: u64,
     instances: u32,
     /// The replay spec of the run shown in the report.
@@ -129,7 +130,7 @@ impl Run {
     /// Takes over a finished inner run (an interleaving, a schedule) as the one the check shows:
     /// its trace, fuel and instances; its problem, if any, is the check's failure.
     fn adopt(&mut self, inner: Run, problem: Option<Text>) -> Step<()> {
-        self.trace.extend(inner.trace);
+        self.trace.append(inner.trace);
         self.fuel_used += inner.fuel_used;
         self.instances = inner.instances;
         match problem {
@@ -144,13 +145,13 @@ impl Run {
         crash_points: Option<CrashPoints>,
         full_trace: bool,
     ) -> ConsumerDetail {
-        let mut trace = self.trace;
+        let (mut trace, omitted_while_recording) = self.trace.into_parts();
         let keep = if full_trace { trace.len() } else { TRACE_EVENTS_PER_CHECK_MAX };
         let omitted = trace.len().saturating_sub(keep);
         trace.truncate(keep);
         ConsumerDetail {
             trace,
-            trace_omitted: omitted as u32,
+            trace_omitted: (omitted as u32).saturating_add(omitted_while_recording),
             state,
             fuel_used: self.fuel_used,
             crash_points,

@@ -1,6 +1,8 @@
 //! The evidence a consumer check leaves in the report: the trace of deliveries and statements, the
 //! state before, after and expected with its diff, the crash points and the fuel used; and how it is
-//! rendered for the terminal.
+//! rendered for the terminal. Also [`Trace`], which records a check's events within a count and a
+//! byte budget while the check runs, and [`clip`], which cuts a text copied from a guest to a named
+//! length with a visible mark.
 
 use std::fmt::Write;
 
@@ -8,7 +10,113 @@ use serde::{Deserialize, Serialize};
 
 use super::guestdb::status;
 use super::state::{SqlValue, State, TableDiff};
+use crate::limits::{GUEST_TEXT_BYTES_MAX, TRACE_BYTES_RECORDED_MAX, TRACE_EVENTS_RECORDED_MAX};
 use crate::text::{Lang, Text};
+
+/// Room for the mark of a cut: a text at most this much over `max` is kept whole, so that clipping
+/// a clipped text again changes nothing.
+const CLIP_MARK_ROOM: usize = 48;
+
+/// `text` cut to `max` bytes (at a character boundary) followed by a visible mark that says how
+/// many bytes were left out; `text` itself when it fits (within the room of a mark).
+pub fn clip(text: &str, max: usize) -> String {
+    if text.len() <= max + CLIP_MARK_ROOM {
+        return text.to_string();
+    }
+    let mut cut = max;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes omitted)", &text[..cut], text.len() - cut)
+}
+
+/// Like [`clip`], without copying a text that fits.
+pub fn clip_owned(text: String, max: usize) -> String {
+    if text.len() <= max + CLIP_MARK_ROOM { text } else { clip(&text, max) }
+}
+
+/// [`clip`] for a bilingual text.
+pub fn clip_text(text: Text, max: usize) -> Text {
+    if text.de.len() <= max + CLIP_MARK_ROOM && text.en.len() <= max + CLIP_MARK_ROOM {
+        return text;
+    }
+    let cut = |t: &str, word: &str| {
+        if t.len() <= max + CLIP_MARK_ROOM {
+            return t.to_string();
+        }
+        let mut cut = max;
+        while !t.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        format!("{}… ({} {word})", &t[..cut], t.len() - cut)
+    };
+    Text { de: cut(&text.de, "Bytes ausgelassen"), en: cut(&text.en, "bytes omitted") }
+}
+
+/// The trace of one check while it runs. Events are recorded until [`TRACE_EVENTS_RECORDED_MAX`]
+/// events or [`TRACE_BYTES_RECORDED_MAX`] bytes (as JSON) are reached; later ones are only counted,
+/// so a check that makes millions of statements keeps a bounded trace. Every text in an event is
+/// clipped to [`GUEST_TEXT_BYTES_MAX`] as it is recorded.
+#[derive(Debug, Default)]
+pub struct Trace {
+    events: Vec<TraceEvent>,
+    bytes: usize,
+    omitted: u32,
+    full: bool,
+}
+
+impl Trace {
+    pub fn push(&mut self, event: TraceEvent) {
+        if self.full {
+            self.omitted = self.omitted.saturating_add(1);
+            return;
+        }
+        let event = event.clipped(GUEST_TEXT_BYTES_MAX);
+        let size = serde_json::to_string(&event).map(|j| j.len()).unwrap_or(GUEST_TEXT_BYTES_MAX);
+        if self.events.len() >= TRACE_EVENTS_RECORDED_MAX || self.bytes + size > TRACE_BYTES_RECORDED_MAX {
+            self.full = true;
+            self.omitted = self.omitted.saturating_add(1);
+            return;
+        }
+        self.bytes += size;
+        self.events.push(event);
+    }
+
+    pub fn extend<I: IntoIterator<Item = TraceEvent>>(&mut self, events: I) {
+        for event in events {
+            self.push(event);
+        }
+    }
+
+    /// Appends another recorded trace, with the events it left out.
+    pub fn append(&mut self, other: Trace) {
+        let omitted = other.omitted;
+        self.extend(other.events);
+        self.omitted = self.omitted.saturating_add(omitted);
+        if omitted > 0 {
+            // The other trace lost events: whatever follows here would leave a gap unmarked.
+            self.full = true;
+        }
+    }
+
+    /// The recorded events and the number left out.
+    pub fn into_parts(self) -> (Vec<TraceEvent>, u32) {
+        (self.events, self.omitted)
+    }
+
+    pub fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.events.is_empty()
+    }
+
+    /// Bytes recorded (as JSON).
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConsumerDetail {
@@ -110,6 +218,43 @@ pub enum TraceEvent {
 }
 
 impl TraceEvent {
+    /// The event with every text clipped to `max` bytes (see [`clip`]).
+    pub fn clipped(self, max: usize) -> TraceEvent {
+        let value = |v: SqlValue| match v {
+            SqlValue::Text(t) => SqlValue::Text(clip_owned(t, max)),
+            SqlValue::Blob { hex } => SqlValue::Blob { hex: clip_owned(hex, max) },
+            other => other,
+        };
+        match self {
+            TraceEvent::Deliver { instance, message, note } => {
+                TraceEvent::Deliver { instance, message, note: note.map(|n| clip_text(n, max)) }
+            }
+            TraceEvent::Statement { instance, call, sql, params, status, changes, row, write, error } => {
+                TraceEvent::Statement {
+                    instance,
+                    call: clip_owned(call, max),
+                    sql: clip_owned(sql, max),
+                    params: params.into_iter().map(value).collect(),
+                    status,
+                    changes,
+                    row,
+                    write,
+                    error: error.map(|e| clip_owned(e, max)),
+                }
+            }
+            TraceEvent::Wait { instance, sql } => TraceEvent::Wait { instance, sql: clip_owned(sql, max) },
+            TraceEvent::Log { instance, text } => TraceEvent::Log { instance, text: clip_owned(text, max) },
+            TraceEvent::Fault { instance, code, message } => {
+                TraceEvent::Fault { instance, code: clip_owned(code, max), message: clip_text(message, max) }
+            }
+            TraceEvent::RolledBack { instance, reason } => {
+                TraceEvent::RolledBack { instance, reason: clip_text(reason, max) }
+            }
+            TraceEvent::Queue { text } => TraceEvent::Queue { text: clip_text(text, max) },
+            other @ (TraceEvent::Start { .. } | TraceEvent::Crash { .. } | TraceEvent::Return { .. }) => other,
+        }
+    }
+
     /// One line for the terminal (and the HTML report).
     pub fn render(&self, lang: Lang) -> String {
         let de = lang == Lang::De;
@@ -284,4 +429,60 @@ pub fn render_detail_text(detail: &ConsumerDetail, lang: Lang, out: &mut String)
 
 fn row_text(row: &[SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clip_keeps_short_texts_and_marks_the_cut_of_long_ones() {
+        let long = "a".repeat(100);
+        assert_eq!(clip(&long, 100), long);
+        assert_eq!(clip(&long, 52), long, "within the room of a mark");
+        assert_eq!(clip(&long, 3), "aaa… (97 bytes omitted)");
+        assert_eq!(clip(&clip(&long, 3), 3), clip(&long, 3), "clipping twice changes nothing");
+        // Never inside a character: "ü" is two bytes.
+        let umlauts = format!("a{}", "ü".repeat(50));
+        assert_eq!(clip(&umlauts, 2), "a… (100 bytes omitted)");
+        let text = clip_text(Text { de: "x".repeat(60), en: "y".repeat(60) }, 4);
+        assert_eq!(text.de, "xxxx… (56 Bytes ausgelassen)");
+        assert_eq!(text.en, "yyyy… (56 bytes omitted)");
+    }
+
+    #[test]
+    fn a_trace_is_bounded_in_events_and_bytes_while_it_is_recorded() {
+        let mut trace = Trace::default();
+        for _ in 0..100_000 {
+            trace.push(TraceEvent::Log { instance: 1, text: String::new() });
+        }
+        assert_eq!(trace.len(), TRACE_EVENTS_RECORDED_MAX);
+        let (events, omitted) = trace.into_parts();
+        assert_eq!(events.len() + omitted as usize, 100_000, "every event is kept or counted");
+
+        let mut trace = Trace::default();
+        for _ in 0..10_000 {
+            trace.push(TraceEvent::Log { instance: 1, text: "z".repeat(100_000) });
+        }
+        assert!(trace.bytes() <= TRACE_BYTES_RECORDED_MAX, "{}", trace.bytes());
+        let (events, omitted) = trace.into_parts();
+        assert!(!events.is_empty() && omitted > 0);
+        let TraceEvent::Log { text, .. } = &events[0] else { panic!() };
+        assert!(text.len() < GUEST_TEXT_BYTES_MAX + 40, "clipped as recorded: {}", text.len());
+    }
+
+    #[test]
+    fn after_a_cut_nothing_more_is_recorded_so_the_kept_part_is_a_prefix() {
+        let mut trace = Trace::default();
+        trace.push(TraceEvent::Start { instance: 1 });
+        let mut inner = Trace::default();
+        for _ in 0..TRACE_EVENTS_RECORDED_MAX + 5 {
+            inner.push(TraceEvent::Start { instance: 2 });
+        }
+        trace.append(inner);
+        trace.push(TraceEvent::Start { instance: 3 });
+        let (events, omitted) = trace.into_parts();
+        assert!(events.iter().all(|e| !matches!(e, TraceEvent::Start { instance: 3 })));
+        assert_eq!(events.len() + omitted as usize, TRACE_EVENTS_RECORDED_MAX + 7);
+    }
 }

@@ -1,7 +1,10 @@
 //! The guest's SQLite connection, hardened: an authorizer that allows only reads and writes of the
-//! exercise's own tables and transaction control (no ATTACH, PRAGMA, DDL, extension loading), one
-//! statement per call, defensive mode, length limits, and a progress handler that stops a runaway
-//! statement after a counted number of VM steps (counted, so the verdict is the same everywhere)
+//! exercise's own tables, transaction control and a named list of SQL functions (no ATTACH, PRAGMA,
+//! DDL, virtual or table-valued tables, extension loading, time or randomness), one statement per
+//! call, defensive mode, limits on lengths and sizes (so that the costliest single SQLite step stays
+//! in milliseconds, and the database cannot outgrow [`crate::limits::SCRATCH_DB_BYTES_MAX`]), and a
+//! progress handler that stops a runaway statement after a counted number of VM steps (counted, so
+//! the verdict is the same everywhere)
 //! and, as a wall-clock backstop, after [`crate::limits::SQL_WALL_MS_PER_STATEMENT`] or when the
 //! submission's deadline passes, whichever comes first.
 //!
@@ -53,7 +56,9 @@ pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";
 /// How often (in VM steps) the progress handler runs.
 const PROGRESS_GRANULARITY: i32 = 1_000;
 /// Highest `?` index a guest may bind.
-const PARAMETERS_MAX: i32 = 32;
+const PARAMETERS_MAX: i32 = crate::limits::SQL_PARAMETERS_MAX as i32;
+/// The page size of scratch databases (SQLite's default; the template is built with it).
+const PAGE_BYTES: u64 = 4096;
 
 /// State shared with the SQLite callbacks of one connection.
 #[derive(Debug, Default)]
@@ -116,24 +121,35 @@ impl GuestDb {
         // Host settings first, before the authorizer forbids PRAGMA.
         // The rollback journal stays in memory: a crash is simulated by closing the connection,
         // which rolls back exactly as a hot journal would be rolled back after a real kill.
-        conn.execute_batch(
-            "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON;",
-        )?;
+        // max_page_count bounds the database file (a write beyond it fails with SQLITE_FULL), and
+        // cache_size the pages this connection keeps in memory. The guest cannot change either:
+        // the authorizer denies PRAGMA.
+        use crate::limits::{SCRATCH_DB_BYTES_MAX, SQL_CACHE_BYTES_MAX};
+        conn.execute_batch(&format!(
+            "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON; \
+             PRAGMA max_page_count = {pages}; PRAGMA cache_size = -{cache_kib};",
+            pages = SCRATCH_DB_BYTES_MAX / PAGE_BYTES,
+            cache_kib = SQL_CACHE_BYTES_MAX / 1024
+        ))?;
+        drop_virtual_table_modules(&conn);
         conn.busy_timeout(std::time::Duration::ZERO)?;
         use rusqlite::config::DbConfig;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_TRUSTED_SCHEMA, false)?;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_FKEY, true)?;
+        use crate::limits as l;
         let limits = [
-            (Limit::SQLITE_LIMIT_SQL_LENGTH, crate::limits::SQL_TEXT_BYTES_MAX as i32),
-            (Limit::SQLITE_LIMIT_LENGTH, crate::limits::SQL_VALUE_BYTES_MAX as i32),
+            (Limit::SQLITE_LIMIT_SQL_LENGTH, l::SQL_TEXT_BYTES_MAX as i32),
+            (Limit::SQLITE_LIMIT_LENGTH, l::SQL_VALUE_BYTES_MAX as i32),
             (Limit::SQLITE_LIMIT_ATTACHED, 0),
-            (Limit::SQLITE_LIMIT_EXPR_DEPTH, 100),
-            (Limit::SQLITE_LIMIT_COMPOUND_SELECT, 50),
+            (Limit::SQLITE_LIMIT_EXPR_DEPTH, l::SQL_EXPR_DEPTH_MAX as i32),
+            (Limit::SQLITE_LIMIT_COMPOUND_SELECT, l::SQL_COMPOUND_SELECT_MAX as i32),
             (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, PARAMETERS_MAX),
-            (Limit::SQLITE_LIMIT_FUNCTION_ARG, 16),
-            (Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 1_000),
+            (Limit::SQLITE_LIMIT_FUNCTION_ARG, l::SQL_FUNCTION_ARGS_MAX as i32),
+            (Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, l::SQL_LIKE_PATTERN_BYTES_MAX as i32),
             (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 10),
+            // One row of a table may not span more columns than a real schema needs.
+            (Limit::SQLITE_LIMIT_COLUMN, 100),
         ];
         for (limit, value) in limits {
             conn.set_limit(limit, value)?;
@@ -312,7 +328,9 @@ impl GuestDb {
             denied.clear();
         }
         self.guard.transaction_control.store(false, Ordering::Relaxed);
-        let mut stmt = match self.conn.prepare(sql) {
+        // NO_VTAB: a statement that uses any virtual table (json_each, pragma_table_info, ...) fails
+        // to prepare, whatever the authorizer sees.
+        let mut stmt = match self.conn.prepare_with_flags(sql, rusqlite::PrepFlags::SQLITE_PREPARE_NO_VTAB) {
             Ok(stmt) => stmt,
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
@@ -464,6 +482,28 @@ impl GuestDb {
             // Denied functions fail with a plain error, not SQLITE_AUTH.
             return (status::ERROR, format!("not allowed: {reason}"));
         }
+        // Virtual table modules are dropped from the connection, so a table-valued table is not
+        // found at all; say why rather than only that it is missing.
+        if let Some(name) = message.strip_prefix("no such table: ")
+            && is_table_valued(&name.to_ascii_lowercase())
+        {
+            return (
+                status::ERROR,
+                format!(
+                    "not allowed: {name} (virtual and table-valued tables are not available; use the tables \
+                     of schema.sql)"
+                ),
+            );
+        }
+        if message.contains("LIKE or GLOB pattern too complex") {
+            return (
+                status::ERROR,
+                format!(
+                    "{message}: limit \"LIKE pattern length\" ({} bytes)",
+                    crate::limits::SQL_LIKE_PATTERN_BYTES_MAX
+                ),
+            );
+        }
         let Some(code) = code else {
             return (status::ERROR, message);
         };
@@ -490,6 +530,36 @@ impl GuestDb {
             ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
                 (status::ERROR, format!("{LOCKED_PREFIX}: {message}"))
             }
+            ErrorCode::DiskFull => (
+                status::ERROR,
+                format!(
+                    "database full: limit \"scratch database size\" ({} bytes) reached; a consumer writes \
+                     one row per message, not bulk data",
+                    crate::limits::SCRATCH_DB_BYTES_MAX
+                ),
+            ),
+            ErrorCode::OutOfMemory => (
+                status::ERROR,
+                format!(
+                    "out of memory: limit \"SQL memory of the grading process\" ({} bytes) reached; the \
+                     statement builds too large a result",
+                    crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX
+                ),
+            ),
+            ErrorCode::TooBig if message.contains("statement too long") => (
+                status::ERROR,
+                format!(
+                    "statement too long: limit \"SQL text length\" ({} bytes)",
+                    crate::limits::SQL_TEXT_BYTES_MAX
+                ),
+            ),
+            ErrorCode::TooBig => (
+                status::ERROR,
+                format!(
+                    "value too long: limit \"SQL value length\" ({} bytes) for a string, blob or row",
+                    crate::limits::SQL_VALUE_BYTES_MAX
+                ),
+            ),
             _ => (status::ERROR, message),
         }
     }
@@ -527,11 +597,19 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
     match ctx.action {
         AuthAction::Select | AuthAction::Recursive => Ok(()),
         AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => Ok(()),
-        // Reads of names that are not tables of the schema come from CTEs and subqueries; only
-        // SQLite's own tables (the schema, sequences, statistics) are out of bounds.
+        // A read in a database ("main") must be of a table of the exercise: that excludes SQLite's
+        // own tables and every virtual or table-valued table (json_each, pragma_table_info, dbstat,
+        // fts tables). Reads without a database come from CTEs and subqueries; of those, only
+        // SQLite's and the pragma tables are out of bounds.
         AuthAction::Read { table_name, .. } => {
-            if known(table_name) || !table_name.to_ascii_lowercase().starts_with("sqlite_") {
+            let lower = table_name.to_ascii_lowercase();
+            if known(table_name) || (ctx.database_name.is_none() && !is_table_valued(&lower)) {
                 Ok(())
+            } else if is_table_valued(&lower) {
+                Err(format!(
+                    "{table_name} (virtual and table-valued tables are not available; use the tables of \
+                     schema.sql)"
+                ))
             } else {
                 Err(unknown_table(table_name))
             }
@@ -547,10 +625,20 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
         }
         AuthAction::Function { function_name } => {
             let name = function_name.to_ascii_lowercase();
-            if DENIED_FUNCTIONS.contains(&name.as_str()) {
+            if ALLOWED_FUNCTIONS.contains(&name.as_str()) {
+                Ok(())
+            } else if TIME_FUNCTIONS.contains(&name.as_str()) {
+                Err(format!(
+                    "the function {name}() is not available: the time differs from run to run, so results \
+                     would not be reproducible (take times from the message)"
+                ))
+            } else if RANDOM_FUNCTIONS.contains(&name.as_str()) {
                 Err(format!("the function {name}() is not available (results must be reproducible)"))
             } else {
-                Ok(())
+                Err(format!(
+                    "the function {name}() is not available to consumers (allowed are SQL's ordinary \
+                     scalar, aggregate, window and JSON functions; see ABI.md)"
+                ))
             }
         }
         AuthAction::Pragma { pragma_name, .. } => {
@@ -566,9 +654,74 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
     }
 }
 
-/// Functions a consumer may not call: they would make results differ between runs, or reach
-/// outside the database.
-const DENIED_FUNCTIONS: &[&str] = &["random", "randomblob", "load_extension", "sqlite_offset"];
+/// The SQL functions a consumer may call (lower case; `->` and `->>` are the JSON operators). Every
+/// other function is denied: an allow-list, so a function added to SQLite later (or compiled in
+/// with an extension, like `fts3_tokenizer`, which hands out host pointers) is denied until it is
+/// judged. Each one here is deterministic, and its cost is bounded by the length limits: the
+/// costliest (`instr`, `replace`, `like`, `glob` over values of `SQL_VALUE_BYTES_MAX` bytes) stays
+/// in milliseconds per call (BENCHMARKS.md). Left out on purpose: time (`date`, `time`,
+/// `datetime`, `julianday`, `unixepoch`, `strftime`, `timediff`, `current_*`: `'now'` differs
+/// between runs), randomness (`random`, `randomblob`), floating-point maths of the C library (`exp`,
+/// `ln`, `pow`, `sin`, …: results may differ between machines), `json_pretty` (its output grows
+/// with nesting depth), and everything that reaches outside the database (`load_extension`,
+/// `sqlite_*`, `fts3_tokenizer`).
+const ALLOWED_FUNCTIONS: &[&str] = &[
+    // scalar
+    "abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull", "iif",
+    "instr", "length", "like", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif",
+    "octet_length", "printf", "quote", "replace", "round", "rtrim", "sign", "substr", "substring",
+    "trim", "typeof", "unhex", "unicode", "unistr", "unlikely", "upper", "zeroblob",
+    // the connection's own counters
+    "changes", "last_insert_rowid", "total_changes",
+    // exact arithmetic
+    "ceil", "ceiling", "floor", "mod", "trunc",
+    // aggregate
+    "avg", "count", "group_concat", "string_agg", "sum", "total",
+    // window
+    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
+    "first_value", "last_value", "nth_value",
+    // JSON (scalar and aggregate; the table-valued json_each and json_tree are not functions)
+    "json", "jsonb", "json_array", "jsonb_array", "json_array_length", "json_error_position",
+    "json_extract", "jsonb_extract", "->", "->>", "json_insert", "jsonb_insert", "json_object",
+    "jsonb_object", "json_patch", "jsonb_patch", "json_quote", "json_remove", "jsonb_remove",
+    "json_replace", "jsonb_replace", "json_set", "jsonb_set", "json_type", "json_valid",
+    "json_group_array", "jsonb_group_array", "json_group_object", "jsonb_group_object",
+];
+
+/// Functions that read the clock (named in the denial, so a student knows why).
+const TIME_FUNCTIONS: &[&str] = &[
+    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", "current_date",
+    "current_time", "current_timestamp",
+];
+/// Functions that draw random numbers.
+const RANDOM_FUNCTIONS: &[&str] = &["random", "randomblob"];
+
+/// Virtual and table-valued tables SQLite may know (for a clearer denial; every read outside the
+/// exercise's tables is denied anyway).
+fn is_table_valued(lower: &str) -> bool {
+    lower.starts_with("pragma_")
+        || lower.starts_with("json_")
+        || lower.starts_with("jsonb_")
+        || matches!(lower, "dbstat" | "fts3tokenize" | "fts5vocab" | "generate_series" | "carray")
+        || lower.starts_with("sqlite_")
+}
+
+/// Removes every virtual table module from the connection (json_each, json_tree, fts3, fts4, fts5,
+/// rtree, dbstat...), so that none can be reached even through a path the authorizer does not see.
+fn drop_virtual_table_modules(conn: &Connection) {
+    unsafe extern "C" {
+        // Part of SQLite's API since 3.30; libsqlite3-sys compiles it but has no binding for it.
+        fn sqlite3_drop_modules(
+            db: *mut rusqlite::ffi::sqlite3,
+            keep: *const *const std::ffi::c_char,
+        ) -> std::ffi::c_int;
+    }
+    // SAFETY: the handle belongs to `conn`, which is open and used by this thread only; a null
+    // list means "keep none".
+    unsafe {
+        sqlite3_drop_modules(conn.handle(), std::ptr::null());
+    }
+}
 
 fn action_name(action: &AuthAction<'_>) -> String {
     let debug = format!("{action:?}");
@@ -582,4 +735,72 @@ fn action_name(action: &AuthAction<'_>) -> String {
         words.push(c.to_ascii_uppercase());
     }
     words
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn db() -> (tempfile::TempDir, GuestDb) {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("t.db");
+        let setup = Connection::open(&path).expect("create");
+        setup.execute_batch("CREATE TABLE t (k TEXT PRIMARY KEY, v INTEGER)").expect("schema");
+        drop(setup);
+        let tables: Arc<[String]> = vec!["t".to_string()].into();
+        let db = GuestDb::open(&path, tables, crate::limits::SQL_STEPS_PER_STATEMENT).expect("open");
+        (dir, db)
+    }
+
+    fn error(db: &mut GuestDb, sql: &str) -> String {
+        let result = db.run(sql, false);
+        assert_eq!(result.status, status::ERROR, "{sql} must fail");
+        result.error.unwrap_or_default()
+    }
+
+    #[test]
+    fn only_listed_functions_run() {
+        let (_dir, mut db) = db();
+        for sql in ["SELECT fts3_tokenizer('simple')", "SELECT load_extension('x')", "SELECT sqlite_version()"] {
+            assert!(error(&mut db, sql).contains("is not available"), "{sql}");
+        }
+        assert!(error(&mut db, "SELECT date('now')").contains("the time differs"));
+        assert!(error(&mut db, "SELECT randomblob(4)").contains("reproducible"));
+        let ok = db.run("SELECT abs(-1) + instr('ab', 'b') + json_extract('[1]', '$[0]')", true);
+        assert_eq!((ok.status, ok.row), (status::OK, Some(4)), "{:?}", ok.error);
+    }
+
+    #[test]
+    fn virtual_and_table_valued_tables_are_denied() {
+        let (_dir, mut db) = db();
+        for sql in [
+            "SELECT count(*) FROM json_each('[1]')",
+            "SELECT value FROM json_tree('[1]')",
+            "SELECT name FROM pragma_table_info('t')",
+            "SELECT count(*) FROM pragma_database_list",
+            "SELECT * FROM sqlite_schema",
+            "SELECT count(*) FROM dbstat",
+        ] {
+            assert!(error(&mut db, sql).starts_with("not allowed: "), "{sql}");
+        }
+        let cte = db.run("WITH c(x) AS (SELECT 1) SELECT count(*) FROM c", true);
+        assert_eq!((cte.status, cte.row), (status::OK, Some(1)), "CTEs stay readable: {:?}", cte.error);
+        let sub = db.run("SELECT count(*) FROM (SELECT k FROM t)", true);
+        assert_eq!(sub.status, status::OK, "subqueries stay readable: {:?}", sub.error);
+    }
+
+    #[test]
+    fn a_full_scratch_database_is_a_clear_error_and_writes_nothing() {
+        let (_dir, mut db) = db();
+        let message = error(
+            &mut db,
+            "WITH RECURSIVE r(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM r WHERE i < 4000) \
+             INSERT INTO t (k, v) SELECT hex(zeroblob(4000)) || i, i FROM r",
+        );
+        assert!(message.starts_with("database full: limit \"scratch database size\""), "{message}");
+        let count = db.run("SELECT count(*) FROM t", true);
+        assert_eq!(count.row, Some(0), "the statement is undone");
+        assert!(error(&mut db, "SELECT zeroblob(100000)").contains("limit \"SQL value length\""));
+        assert!(error(&mut db, "PRAGMA max_page_count = 100000000").contains("PRAGMA is not allowed"));
+    }
 }

@@ -271,7 +271,7 @@ fn build_report(
             en: format!("{passed} of {total} checks passed; first failure: {}.", first.en),
         }
     };
-    let mut report = Report {
+    Report {
         verdict: if all { Verdict::Passed } else { Verdict::Failed },
         score: Score { points: if all { exercise.points } else { 0 }, max: exercise.points },
         summary,
@@ -279,30 +279,6 @@ fn build_report(
         coverage,
         replay: Some(format!("pruefstein grade {dir} <module.wasm>   # sha256 {}", submission.sha256())),
         ..report_base(exercise, submission)
-    };
-    fit_report(&mut report, crate::limits::REPORT_BYTES_MAX);
-    report
-}
-
-/// Keeps a report under `max_bytes` of JSON by halving the longest traces (passing checks first);
-/// each cut is counted in `trace_omitted`, so the reader knows something was left out.
-fn fit_report(report: &mut Report, max_bytes: usize) {
-    while report.to_json().len() > max_bytes {
-        let longest = report
-            .checks
-            .iter_mut()
-            .filter_map(|check| match &mut check.detail {
-                CheckDetail::Consumer(detail) if !detail.trace.is_empty() => Some((check.passed, detail)),
-                _ => None,
-            })
-            .max_by_key(|(passed, detail)| (*passed, detail.trace.len()));
-        let Some((_, detail)) = longest else { return };
-        let keep = detail.trace.len() / 2;
-        detail.trace_omitted += (detail.trace.len() - keep) as u32;
-        detail.trace.truncate(keep);
-        if keep == 0 {
-            detail.state = None;
-        }
     }
 }
 
@@ -558,55 +534,4 @@ fn grade_file(
 ) -> Result<Report, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     grade(exercise, consumer, &Submission::Module(bytes), options).map_err(|e| e.to_string())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_oversized_report_is_cut_to_the_limit_and_says_so() {
-        let event = detail::TraceEvent::Log { instance: 1, text: "x".repeat(1000) };
-        let check = |passed: bool| CheckReport {
-            name: "fresh-message".into(),
-            title: Text::same("t"),
-            passed,
-            not_run: false,
-            explanation: Text::same("e"),
-            failure: None,
-            hint: None,
-            points: None,
-            replay: None,
-            detail: CheckDetail::Consumer(ConsumerDetail {
-                trace: vec![event.clone(); 400],
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-            }),
-        };
-        let mut report = Report {
-            format: REPORT_FORMAT,
-            exercise: "x".into(),
-            grader: GraderKind::Consumer,
-            submission_sha256: "00".into(),
-            learner: None,
-            verdict: Verdict::Failed,
-            score: Score { points: 0, max: 1 },
-            summary: Text::default(),
-            rejection: None,
-            checks: vec![check(true), check(false)],
-            coverage: Vec::new(),
-            replay: None,
-        };
-        assert!(report.to_json().len() > 700_000);
-        fit_report(&mut report, 256 * 1024);
-        assert!(report.to_json().len() <= 256 * 1024);
-        let CheckDetail::Consumer(passing) = &report.checks[0].detail else { panic!() };
-        let CheckDetail::Consumer(failing) = &report.checks[1].detail else { panic!() };
-        assert!(passing.trace_omitted > 0, "passing checks are cut first");
-        assert!(failing.trace.len() >= passing.trace.len());
-        assert_eq!(failing.trace.len() as u32 + failing.trace_omitted, 400);
-    }
 }

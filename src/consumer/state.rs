@@ -1,5 +1,6 @@
 //! The observable state of an exercise's database: the rows of the exercise's state queries, in a
-//! canonical order, and the difference between two states as missing and unexpected rows.
+//! canonical order (read within a bound on rows and bytes), and the difference between two states
+//! as missing and unexpected rows.
 
 use std::cmp::Ordering;
 use std::collections::BTreeMap;
@@ -8,6 +9,8 @@ use std::path::Path;
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use serde::{Deserialize, Serialize};
+
+use crate::limits::{STATE_BYTES_MAX, STATE_ROWS_MAX};
 
 /// One SQL value, as it appears in a state row or a bound parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -117,18 +120,70 @@ pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
     Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
 }
 
+/// Reads the state with the default bounds, [`STATE_ROWS_MAX`] rows and [`STATE_BYTES_MAX`] bytes
+/// over all queries together.
 pub fn read_state_from(conn: &Connection, queries: &[StateQuery]) -> rusqlite::Result<State> {
+    read_state_bounded(conn, queries, STATE_ROWS_MAX, STATE_BYTES_MAX)
+}
+
+/// Reads the state, at most `max_rows` rows and `max_bytes` bytes of values in all. A query whose
+/// rows go past the bound is cut there, and a row holding only [`state_cut_mark`] takes the place
+/// of the rest: it matches no row of a real state, so a check comparing a cut state fails, and the
+/// evidence says why.
+pub fn read_state_bounded(
+    conn: &Connection,
+    queries: &[StateQuery],
+    max_rows: usize,
+    max_bytes: usize,
+) -> rusqlite::Result<State> {
     let mut state = State::new();
+    let (mut total_rows, mut total_bytes) = (0usize, 0usize);
     for query in queries {
         let mut stmt = conn.prepare_cached(&query.sql)?;
         let columns = stmt.column_count();
-        let mut rows: Vec<Row> = stmt
-            .query_map([], |row| (0..columns).map(|i| row.get_ref(i).map(SqlValue::from_ref)).collect())?
-            .collect::<rusqlite::Result<_>>()?;
+        let mut rows: Vec<Row> = Vec::new();
+        let mut cut = false;
+        let mut query_rows = stmt.query([])?;
+        while let Some(row) = query_rows.next()? {
+            if total_rows >= max_rows || total_bytes > max_bytes {
+                cut = true;
+                break;
+            }
+            let mut values = Vec::with_capacity(columns);
+            for i in 0..columns {
+                let value = row.get_ref(i)?;
+                total_bytes += match value {
+                    ValueRef::Text(t) => t.len(),
+                    ValueRef::Blob(b) => 2 * b.len(),
+                    _ => 8,
+                };
+                if total_bytes > max_bytes {
+                    cut = true;
+                    break;
+                }
+                values.push(SqlValue::from_ref(value));
+            }
+            if cut {
+                break;
+            }
+            total_rows += 1;
+            rows.push(values);
+        }
+        if cut {
+            rows.push(vec![SqlValue::Text(state_cut_mark(max_rows, max_bytes))]);
+        }
         rows.sort_by(cmp_rows);
         state.insert(query.name.clone(), rows);
     }
     Ok(state)
+}
+
+/// The row that stands for the rows of a state beyond its bounds.
+pub fn state_cut_mark(max_rows: usize, max_bytes: usize) -> String {
+    format!(
+        "… more rows left out: limit \"state size\" ({max_rows} rows, {max_bytes} bytes) / weitere Zeilen \
+         ausgelassen: Grenze „Zustandsgröße“"
+    )
 }
 
 /// The rows in which `actual` differs from `expected`, per state query.
@@ -211,5 +266,47 @@ mod tests {
         let d = diff(&actual, &expected);
         assert_eq!(d[0].unexpected.len(), 1);
         assert!(d[0].missing.is_empty());
+    }
+}
+
+#[cfg(test)]
+mod bounded_tests {
+    use super::*;
+
+    fn database(rows: usize, text_bytes: usize) -> Connection {
+        let conn = Connection::open_in_memory().expect("open");
+        conn.execute_batch("CREATE TABLE t (k TEXT)").expect("schema");
+        let value = "v".repeat(text_bytes);
+        for i in 0..rows {
+            conn.execute("INSERT INTO t VALUES (?1)", [format!("{i:05}{value}")]).expect("insert");
+        }
+        conn
+    }
+
+    fn queries() -> Vec<StateQuery> {
+        vec![StateQuery { name: "t".into(), sql: "SELECT k FROM t".into() }]
+    }
+
+    #[test]
+    fn a_state_over_its_rows_or_bytes_is_cut_with_a_row_that_says_so() {
+        let mark = SqlValue::Text(state_cut_mark(10, 1_000_000));
+        let state = read_state_bounded(&database(25, 0), &queries(), 10, 1_000_000).expect("read");
+        assert_eq!(state["t"].len(), 11);
+        assert!(state["t"].contains(&vec![mark]), "the cut is a visible row");
+        let mut sorted = state["t"].clone();
+        sorted.sort_by(cmp_rows);
+        assert_eq!(sorted, state["t"], "still in canonical order, so diffs work");
+
+        let state = read_state_bounded(&database(25, 1_000), &queries(), 1_000, 5_000).expect("read");
+        assert!(state["t"].len() <= 6, "{}", state["t"].len());
+        let mark = SqlValue::Text(state_cut_mark(1_000, 5_000));
+        assert!(state["t"].contains(&vec![mark]));
+    }
+
+    #[test]
+    fn a_state_within_its_bounds_is_read_whole() {
+        let state = read_state_bounded(&database(25, 10), &queries(), 25, 1_000_000).expect("read");
+        assert_eq!(state["t"].len(), 25);
+        assert!(state["t"].iter().all(|row| row.len() == 1 && matches!(&row[0], SqlValue::Text(t) if t.len() == 15)));
     }
 }

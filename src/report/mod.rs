@@ -3,8 +3,10 @@
 //! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
 
 mod render_text;
+mod size;
 
 pub use render_text::render_text;
+pub use size::limit_size;
 
 use serde::{Deserialize, Serialize};
 

@@ -6,6 +6,7 @@
 //! [`limiter::GuestLimiter`] caps memory and tables and says which limit was hit, and the wasm stack
 //! is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
 
+pub mod budget;
 pub mod limiter;
 
 use std::sync::OnceLock;
@@ -190,16 +191,24 @@ pub fn load_module(
             ),
         ));
     }
-    let module = Module::new(engine, bytes).map_err(|e| {
+    let invalid = |e: &str| {
         reject(
             "invalid-module",
             text!(
                 "Das Modul ist ungültig und lässt sich nicht übersetzen: {e}",
                 "The module is invalid and cannot be compiled: {e}",
-                e = first_line_chain(&e)
+                e = e
             ),
         )
-    })?;
+    };
+    // WAT text becomes a binary first, so that the compile budget counts what will be compiled.
+    let binary = wat::parse_bytes(bytes).map_err(|e| invalid(&one_line(&e.to_string())))?;
+    match budget::check(&binary, limits) {
+        Err(budget::Malformed(message)) => return Err(invalid(&one_line(&message))),
+        Ok(Err(over)) => return Err(over.rejection()),
+        Ok(Ok(())) => {}
+    }
+    let module = Module::from_binary(engine, &binary).map_err(|e| invalid(&first_line_chain(&e)))?;
     check_imports(&module, contract)?;
     check_exports(&module, contract, limits)?;
     Ok(module)
@@ -217,7 +226,10 @@ fn looks_like_wat(bytes: &[u8]) -> bool {
 
 /// The error chain on one line, without wasmtime's backtraces.
 fn first_line_chain(error: &wasmtime::Error) -> String {
-    let text = format!("{error:#}");
+    one_line(&format!("{error:#}"))
+}
+
+fn one_line(text: &str) -> String {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
 }
 
@@ -335,4 +347,23 @@ fn check_exports(module: &Module, contract: &ModuleContract<'_>, limits: &Limits
 
 fn reject(code: &str, message: text::Text) -> Rejection {
     Rejection { code: code.to_string(), message }
+}
+
+/// Limits for a process that does nothing but grade: SQLite's heap in the whole process (every
+/// connection, page cache, sorter and temporary table together) is capped at
+/// [`crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX`], so that a statement that would build a
+/// huge temporary result fails with "out of memory" instead of taking the machine's. Returns the
+/// limit in force afterwards.
+///
+/// Call it only in a dedicated grading worker process, never in the service process: the cap is
+/// process-wide and would also bind the service's own store.
+pub fn limit_grading_process() -> u64 {
+    let max = crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX;
+    // SAFETY: sets a process-wide SQLite setting; SQLite synchronises it internally.
+    unsafe {
+        rusqlite::ffi::sqlite3_hard_heap_limit64(max as i64);
+    }
+    // SAFETY: a negative argument only reads the limit.
+    let now = unsafe { rusqlite::ffi::sqlite3_hard_heap_limit64(-1) };
+    now.max(0) as u64
 }
