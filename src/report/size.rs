@@ -176,6 +176,7 @@ mod tests {
             name: "fresh-message".into(),
             title: Text::same("t"),
             passed,
+            not_run: false,
             explanation: Text::same("e"),
             failure,
             hint: None,
