@@ -329,7 +329,13 @@ impl ConsumerProcess {
 fn epoch_ticks(limits: &Limits, deadline: &Deadline) -> (u64, bool) {
     let left = deadline.remaining().as_millis().min(u128::from(u64::MAX)) as u64;
     let capped = left < limits.wall_ms_per_delivery;
-    (sandbox::epoch_ticks(limits.wall_ms_per_delivery.min(left)), capped)
+    if !capped {
+        return (sandbox::epoch_ticks(limits.wall_ms_per_delivery), false);
+    }
+    // Rounded up, plus one tick for the ticker's phase: a trap at the cap comes only once the
+    // deadline has passed, so the check that meets it knows that the submission's time is up.
+    let tick = sandbox::EPOCH_TICK.as_millis() as u64;
+    (left.div_ceil(tick) + 1, true)
 }
 
 /// [`classify`], except that an interrupt at an epoch deadline capped to the submission's names
