@@ -8,7 +8,7 @@ use std::sync::Arc;
 use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 
 use super::abi::{self, GuestState, HostFault};
-use super::detail::TraceEvent;
+use super::detail::{Boundary, CrashPoint, TraceEvent};
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
 use crate::limits::Limits;
@@ -58,8 +58,8 @@ impl CompiledConsumer {
 pub enum DeliveryEnd {
     /// The entry function returned this value.
     Returned(i32),
-    /// The harness killed the instance after this write.
-    Crashed(u32),
+    /// The harness killed the instance at this crash point of the delivery.
+    Crashed { point: u32, after: Boundary },
     /// The instance died on its own: a trap, a limit, a bad host call.
     Faulted { code: String, message: Text },
 }
@@ -70,6 +70,8 @@ pub struct DeliveryOutcome {
     /// The consumer returned with a transaction still open (the harness rolled it back).
     pub transaction_left_open: bool,
     pub writes: u32,
+    /// The crash points the delivery passed, in order: after each write and each COMMIT.
+    pub crash_points: Vec<CrashPoint>,
     pub fuel_used: u64,
     pub notes: Vec<Text>,
 }
@@ -140,6 +142,8 @@ impl ConsumerProcess {
             message: None,
             events: Vec::new(),
             writes: 0,
+            commits: 0,
+            crash_points: Vec::new(),
             crash_after: None,
             statements: 0,
             statement_limit: limits.sql_statements_per_delivery,
@@ -186,7 +190,7 @@ impl ConsumerProcess {
     }
 
     /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
-    /// successful write. A dead instance (crashed or faulted) must not be used again.
+    /// crash point (a successful write, or a statement that committed a transaction). A dead instance (crashed or faulted) must not be used again.
     pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
         self.begin_delivery(message, crash_after);
         let result = self.entry.call(&mut self.store, ());
@@ -211,6 +215,8 @@ impl ConsumerProcess {
         let state = self.store.data_mut();
         state.message = Some(Arc::clone(message));
         state.writes = 0;
+        state.commits = 0;
+        state.crash_points.clear();
         state.statements = 0;
         state.crash_after = crash_after;
         state.notes.clear();
@@ -244,7 +250,9 @@ impl ConsumerProcess {
             Err(error) => {
                 self.alive = false;
                 match error.downcast_ref::<HostFault>() {
-                    Some(HostFault::InjectedCrash(k)) => DeliveryEnd::Crashed(*k),
+                    Some(HostFault::InjectedCrash { point, after }) => {
+                        DeliveryEnd::Crashed { point: *point, after: *after }
+                    }
                     _ => {
                         let (code, message) = classify(&error, limits);
                         self.store.data_mut().events.push(TraceEvent::Fault {
@@ -263,6 +271,7 @@ impl ConsumerProcess {
             end,
             transaction_left_open,
             writes: state.writes,
+            crash_points: std::mem::take(&mut state.crash_points),
             fuel_used,
             notes: std::mem::take(&mut state.notes),
         }
