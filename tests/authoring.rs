@@ -254,8 +254,11 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
             ("mutants/check-then-act.wat", "concurrent-duplicate"),
             ("mutants/clamps-at-zero.wat", "constraint-violation"),
             ("mutants/effect-before-dedup.wat", "at-least-once-schedule"),
+            ("mutants/failed-reservation-committed-then-deleted.wat", "crash-points"),
             ("mutants/insert-or-ignore.wat", "duplicate-same-instance"),
+            ("mutants/reservation-committed-first.wat", "crash-points"),
             ("mutants/separate-writes.wat", "crash-points"),
+            ("mutants/stock-taken-in-second-transaction.wat", "crash-points"),
         ]
         .map(|(f, c)| (f.to_string(), c.to_string()))
     );

@@ -182,6 +182,100 @@ fn crash_check_reports_the_half_done_effect_with_its_crash_point() {
     assert!(failure.en.contains("all or nothing"));
 }
 
+/// The mistake the lesson warns about, in every form the mutants give it: the id committed first,
+/// the effect afterwards. Only a crash between the two transactions shows it.
+#[test]
+fn committing_the_id_before_the_effect_is_caught_at_the_crash_after_the_commit() {
+    for file in [
+        "mutants/commits-id-first.wat",
+        "mutants/commits-id-then-credit-in-second-transaction.wat",
+        "mutants/commits-id-after-checking-the-limit.wat",
+    ] {
+        let report = grade_file(file);
+        let failed = failed(&report);
+        // The schedules crash at the same points, so they may catch it too; nothing else does.
+        assert!(failed.contains(&"crash-points".to_string()), "{file}: {failed:?}");
+        assert!(
+            failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"),
+            "{file}: {failed:?}"
+        );
+        let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+        let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+        let points = detail.crash_points.as_ref().expect("crash points");
+        assert_eq!(points.failed_at, Some(2), "{file}: the crash right after the first COMMIT");
+        let crash = detail.trace.iter().rev().find_map(|e| match e {
+            TraceEvent::Crash { point, after_write, after_commit, .. } => {
+                Some((*point, *after_write, *after_commit))
+            }
+            _ => None,
+        });
+        assert_eq!(crash, Some((2, None, Some(1))), "{file}");
+        let failure = check.failure.as_ref().expect("failure");
+        assert!(
+            failure.de.contains(
+                "Nach dem Absturz nach dem COMMIT der 1. Transaktion, vor der nächsten Anweisung `UPDATE punkte SET stand = stand + ? WHERE kunde = ?`"
+            ),
+            "{file}: {}",
+            failure.de
+        );
+        assert!(
+            failure.en.contains(
+                "After the crash after the COMMIT of transaction 1, before the next statement `UPDATE punkte"
+            ),
+            "{file}: {}",
+            failure.en
+        );
+        assert!(failure.en.contains("all or nothing"));
+        // The evidence: the id is remembered, the credit is missing.
+        let state = detail.state.as_ref().expect("state evidence");
+        let punkte = state.diff.iter().find(|d| d.table == "punkte").expect("punkte differ");
+        assert_eq!(punkte.missing.len(), 1, "the credited row is missing");
+        assert!(state.diff.iter().all(|d| d.table != "gesehen"), "the id is remembered as expected");
+        assert!(check.replay.as_deref().is_some_and(|r| r.contains("--replay crash-points@")));
+    }
+}
+
+#[test]
+fn committing_the_id_of_a_failed_effect_is_caught_on_the_failing_path() {
+    let report = grade_file("mutants/commits-failed-id-then-forgets.wat");
+    let failed = failed(&report);
+    assert!(failed.contains(&"crash-points".to_string()), "{failed:?}");
+    assert!(failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"), "{failed:?}");
+    let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+    let failure = check.failure.as_ref().expect("failure");
+    assert!(
+        failure
+            .en
+            .contains("after the COMMIT of transaction 1, before the next statement `DELETE FROM gesehen"),
+        "{}",
+        failure.en
+    );
+    assert!(failure.de.contains("Wirkung dieser Nachricht scheitert"), "{}", failure.de);
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    let state = detail.state.as_ref().expect("state evidence");
+    let gesehen = state.diff.iter().find(|d| d.table == "gesehen").expect("gesehen differs");
+    assert_eq!(gesehen.unexpected.len(), 1, "the failed message's id is remembered");
+}
+
+#[test]
+fn changing_the_database_on_a_duplicate_is_caught_on_the_duplicate_path() {
+    let report = grade_file("mutants/refreshes-id-on-duplicate.wat");
+    let failed = failed(&report);
+    assert!(failed.contains(&"crash-points".to_string()), "{failed:?}");
+    assert!(failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"), "{failed:?}");
+    let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+    let failure = check.failure.as_ref().expect("failure");
+    assert!(failure.en.starts_with("A duplicate must change nothing"), "{}", failure.en);
+    assert!(
+        failure.de.contains("nach Schreibzugriff 1 (`DELETE FROM gesehen WHERE msg_id = ?`, ohne Transaktion: sofort dauerhaft), vor der nächsten Anweisung `INSERT INTO gesehen"),
+        "{}",
+        failure.de
+    );
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    let gesehen = detail.state.as_ref().expect("state").diff.iter().find(|d| d.table == "gesehen").cloned();
+    assert_eq!(gesehen.expect("gesehen differs").missing.len(), 1, "the id is forgotten");
+}
+
 #[test]
 fn a_replay_token_with_the_former_check_name_still_works() {
     let bytes = std::fs::read(exercise_dir().join("mutants/separate-autocommit.wat")).expect("read");
@@ -486,7 +580,7 @@ fn cli_check_proves_exercise_03_sound() {
     let out = pruefstein(&["check", "exercises/03-idempotenter-konsument"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("mutants caught: 11/11 (100%)"), "{stdout}");
+    assert!(stdout.contains("mutants caught: 16/16 (100%)"), "{stdout}");
     assert!(stdout.contains("exercise is sound"));
 }
 

@@ -164,6 +164,7 @@ fn wat_kit_grades_directly() {
         mutants: &[
             ("examples/swallows-error.wat", "constraint-violation"),
             ("examples/ignores-duplicate.wat", "duplicate-same-instance"),
+            ("examples/commits-id-first.wat", "crash-points"),
         ],
     };
     // WAT has no build step: the text is the submission. "Building" copies it.
