@@ -92,8 +92,9 @@ const INSERT: &str = "INSERT INTO gesehen (msg_id) VALUES (?)";
 const CREDIT: &str = "UPDATE punkte SET stand = stand + ? WHERE kunde = ?";
 
 #[test]
-fn the_statement_in_the_helper_is_what_it_says() {
-    // The helper itself: the lesson's transaction grades like the reference.
+fn the_lessons_transaction_passes_and_has_four_crash_points() {
+    // The helper builds the lesson's transaction: it passes like the reference; three writes (two
+    // on the fresh message, one on the failing one) and one COMMIT are its crash points.
     let report = grade_wat(&consumer(&["BEGIN", INSERT, CREDIT, "COMMIT"]));
     let failed: Vec<&str> = report.failed_checks().map(|c| c.name.as_str()).collect();
     assert!(failed.is_empty(), "{failed:?}");
