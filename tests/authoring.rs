@@ -157,23 +157,13 @@ fn a_mutant_that_passes_or_fails_another_check_is_explained_at_its_declaration()
     std::fs::write(dir.join("mutants/not-wrong.wat"), format!(";; expect-fail: lost-ack\n{reference}"))
         .expect("write");
     // The scaffold's mutant, declared for a check it does not fail.
-    edit(
-        &dir,
-        "mutants/no-transaction.wat",
-        "expect-fail: crash-after-write",
-        "expect-fail: same-body-new-id",
-    );
+    edit(&dir, "mutants/no-transaction.wat", "expect-fail: crash-points", "expect-fail: same-body-new-id");
     let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
     let soundness = check_dir(&dir);
     assert_problem(&soundness, &["mutants/not-wrong.wat:1:", "passes every check"]);
     assert_problem(
         &soundness,
-        &[
-            &format!("mutants/no-transaction.wat:{line}:"),
-            "same-body-new-id",
-            "fails only",
-            "crash-after-write",
-        ],
+        &[&format!("mutants/no-transaction.wat:{line}:"), "same-body-new-id", "fails only", "crash-points"],
     );
     assert_eq!(soundness.mutants_caught(), (0, 2));
 }
@@ -181,16 +171,11 @@ fn a_mutant_that_passes_or_fails_another_check_is_explained_at_its_declaration()
 #[test]
 fn an_unknown_declared_check_is_named_with_the_known_ones() {
     let (_temp, dir) = consumer_scaffold("17-typo");
-    edit(
-        &dir,
-        "mutants/no-transaction.wat",
-        "expect-fail: crash-after-write",
-        "expect-fail: crash-after-wirte",
-    );
+    edit(&dir, "mutants/no-transaction.wat", "expect-fail: crash-points", "expect-fail: crash-after-wirte");
     let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
     assert_problem(
         &check_dir(&dir),
-        &[&format!("no-transaction.wat:{line}:"), "unknown check \"crash-after-wirte\"", "crash-after-write"],
+        &[&format!("no-transaction.wat:{line}:"), "unknown check \"crash-after-wirte\"", "crash-points"],
     );
 }
 
@@ -269,8 +254,11 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
             ("mutants/check-then-act.wat", "concurrent-duplicate"),
             ("mutants/clamps-at-zero.wat", "constraint-violation"),
             ("mutants/effect-before-dedup.wat", "at-least-once-schedule"),
+            ("mutants/failed-reservation-committed-then-deleted.wat", "crash-points"),
             ("mutants/insert-or-ignore.wat", "duplicate-same-instance"),
-            ("mutants/separate-writes.wat", "crash-after-write"),
+            ("mutants/reservation-committed-first.wat", "crash-points"),
+            ("mutants/separate-writes.wat", "crash-points"),
+            ("mutants/stock-taken-in-second-transaction.wat", "crash-points"),
         ]
         .map(|(f, c)| (f.to_string(), c.to_string()))
     );

@@ -49,11 +49,12 @@ fn reference_and_three_correct_variants_pass() {
         assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
         assert_eq!(report.score.points, report.score.max);
         assert_eq!(report.checks.len(), pruefstein::consumer::checks::CHECKS.len());
+        // Every crash point found is tried: after each write and each COMMIT of the fresh message,
+        // of the message whose effect fails, and of a duplicate.
         let coverage = &report.coverage[0];
-        assert_eq!(
-            (coverage.name.as_str(), coverage.exercised, coverage.total),
-            ("crash-points", 2, Some(2))
-        );
+        assert_eq!(coverage.name, "crash-points");
+        assert_eq!(coverage.total, Some(coverage.exercised), "{}", file.display());
+        assert!(coverage.exercised >= 3, "{}: {coverage:?}", file.display());
     }
 }
 
@@ -83,7 +84,7 @@ fn every_mutant_fails_the_check_it_declares() {
         "duplicate-same-instance",
         "duplicate-after-restart",
         "constraint-violation",
-        "crash-after-write",
+        "crash-points",
         "fresh-message",
     ] {
         assert!(seen.iter().any(|s| s == check), "no mutant proves {check}");
@@ -140,7 +141,8 @@ fn the_report_says_how_much_was_exercised() {
     let schedules = &report.coverage[2];
     assert_eq!(schedules.exercised, pruefstein::consumer::schedule::SCHEDULES_PER_SUBMISSION);
     let text = pruefstein::report::render_text(&report, pruefstein::Lang::En);
-    assert!(text.contains("crash points 2/2"), "{text}");
+    // Fresh message: INSERT, UPDATE, COMMIT; the failing one: its INSERT (then the ROLLBACK).
+    assert!(text.contains("crash points 4/4"), "{text}");
 }
 
 #[test]
@@ -169,15 +171,120 @@ fn the_reference_is_explored_in_every_interleaving() {
 #[test]
 fn crash_check_reports_the_half_done_effect_with_its_crash_point() {
     let report = grade_file("mutants/update-then-insert-separate.wat");
-    let check = report.checks.iter().find(|c| c.name == "crash-after-write").expect("present");
+    let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
     assert!(!check.passed);
     let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
     let points = detail.crash_points.as_ref().expect("crash points");
     assert_eq!((points.writes, points.failed_at), (2, Some(1)));
-    assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::Crash { after_write: 1, .. })));
+    assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::Crash { after_write: Some(1), .. })));
     let failure = check.failure.as_ref().expect("failure text");
     assert!(failure.de.contains("entweder beides oder nichts"), "{}", failure.de);
     assert!(failure.en.contains("all or nothing"));
+}
+
+/// The mistake the lesson warns about, in every form the mutants give it: the id committed first,
+/// the effect afterwards. Only a crash between the two transactions shows it.
+#[test]
+fn committing_the_id_before_the_effect_is_caught_at_the_crash_after_the_commit() {
+    for file in [
+        "mutants/commits-id-first.wat",
+        "mutants/commits-id-then-credit-in-second-transaction.wat",
+        "mutants/commits-id-after-checking-the-limit.wat",
+    ] {
+        let report = grade_file(file);
+        let failed = failed(&report);
+        // The schedules crash at the same points, so they may catch it too; nothing else does.
+        assert!(failed.contains(&"crash-points".to_string()), "{file}: {failed:?}");
+        assert!(
+            failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"),
+            "{file}: {failed:?}"
+        );
+        let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+        let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+        let points = detail.crash_points.as_ref().expect("crash points");
+        assert_eq!(points.failed_at, Some(2), "{file}: the crash right after the first COMMIT");
+        let crash = detail.trace.iter().rev().find_map(|e| match e {
+            TraceEvent::Crash { point, after_write, after_commit, .. } => {
+                Some((*point, *after_write, *after_commit))
+            }
+            _ => None,
+        });
+        assert_eq!(crash, Some((2, None, Some(1))), "{file}");
+        let failure = check.failure.as_ref().expect("failure");
+        assert!(
+            failure.de.contains(
+                "Nach dem Absturz nach dem COMMIT der 1. Transaktion, vor der nächsten Anweisung `UPDATE punkte SET stand = stand + ? WHERE kunde = ?`"
+            ),
+            "{file}: {}",
+            failure.de
+        );
+        assert!(
+            failure.en.contains(
+                "After the crash after the COMMIT of transaction 1, before the next statement `UPDATE punkte"
+            ),
+            "{file}: {}",
+            failure.en
+        );
+        assert!(failure.en.contains("all or nothing"));
+        // The evidence: the id is remembered, the credit is missing.
+        let state = detail.state.as_ref().expect("state evidence");
+        let punkte = state.diff.iter().find(|d| d.table == "punkte").expect("punkte differ");
+        assert_eq!(punkte.missing.len(), 1, "the credited row is missing");
+        assert!(state.diff.iter().all(|d| d.table != "gesehen"), "the id is remembered as expected");
+        assert!(check.replay.as_deref().is_some_and(|r| r.contains("--replay crash-points@")));
+    }
+}
+
+#[test]
+fn committing_the_id_of_a_failed_effect_is_caught_on_the_failing_path() {
+    let report = grade_file("mutants/commits-failed-id-then-forgets.wat");
+    let failed = failed(&report);
+    assert!(failed.contains(&"crash-points".to_string()), "{failed:?}");
+    assert!(failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"), "{failed:?}");
+    let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+    let failure = check.failure.as_ref().expect("failure");
+    assert!(
+        failure
+            .en
+            .contains("after the COMMIT of transaction 1, before the next statement `DELETE FROM gesehen"),
+        "{}",
+        failure.en
+    );
+    assert!(failure.de.contains("Wirkung dieser Nachricht scheitert"), "{}", failure.de);
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    let state = detail.state.as_ref().expect("state evidence");
+    let gesehen = state.diff.iter().find(|d| d.table == "gesehen").expect("gesehen differs");
+    assert_eq!(gesehen.unexpected.len(), 1, "the failed message's id is remembered");
+}
+
+#[test]
+fn changing_the_database_on_a_duplicate_is_caught_on_the_duplicate_path() {
+    let report = grade_file("mutants/refreshes-id-on-duplicate.wat");
+    let failed = failed(&report);
+    assert!(failed.contains(&"crash-points".to_string()), "{failed:?}");
+    assert!(failed.iter().all(|c| c == "crash-points" || c == "at-least-once-schedule"), "{failed:?}");
+    let check = report.checks.iter().find(|c| c.name == "crash-points").expect("present");
+    let failure = check.failure.as_ref().expect("failure");
+    assert!(failure.en.starts_with("A duplicate must change nothing"), "{}", failure.en);
+    assert!(
+        failure.de.contains("nach Schreibzugriff 1 (`DELETE FROM gesehen WHERE msg_id = ?`, ohne Transaktion: sofort dauerhaft), vor der nächsten Anweisung `INSERT INTO gesehen"),
+        "{}",
+        failure.de
+    );
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!() };
+    let gesehen = detail.state.as_ref().expect("state").diff.iter().find(|d| d.table == "gesehen").cloned();
+    assert_eq!(gesehen.expect("gesehen differs").missing.len(), 1, "the id is forgotten");
+}
+
+#[test]
+fn a_replay_token_with_the_former_check_name_still_works() {
+    let bytes = std::fs::read(exercise_dir().join("mutants/separate-autocommit.wat")).expect("read");
+    let sha = pruefstein::submission::Submission::Module(bytes.clone()).sha256();
+    let options =
+        GradeOptions { replay: Some(format!("crash-after-write@{}", &sha[..12])), ..GradeOptions::default() };
+    let replayed = grade(exercise(), &Submission::Module(bytes), &options).expect("replays");
+    assert_eq!(replayed.checks[0].name, "crash-points");
+    assert!(!replayed.checks[0].passed);
 }
 
 #[test]
@@ -473,7 +580,7 @@ fn cli_check_proves_exercise_03_sound() {
     let out = pruefstein(&["check", "exercises/03-idempotenter-konsument"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{stdout}");
-    assert!(stdout.contains("mutants caught: 11/11 (100%)"), "{stdout}");
+    assert!(stdout.contains("mutants caught: 16/16 (100%)"), "{stdout}");
     assert!(stdout.contains("exercise is sound"));
 }
 
@@ -497,7 +604,7 @@ fn cli_grade_exit_codes_are_0_1_2() {
 fn replay_reproduces_the_reported_run_byte_for_byte() {
     for (file, check) in [
         ("mutants/check-then-act.wat", "concurrent-duplicate"),
-        ("mutants/separate-autocommit.wat", "crash-after-write"),
+        ("mutants/separate-autocommit.wat", "crash-points"),
     ] {
         let bytes = std::fs::read(exercise_dir().join(file)).expect("read");
         let report = grade_bytes(bytes.clone());

@@ -1,6 +1,6 @@
 //! The starter kits under `graders/consumer/kits/`, built from source with each kit's own build
 //! command and graded with the library's grading code: each kit's correct solution of exercise 3
-//! passes, each of its two mutants fails the check it declares, and its skeleton compiles and gets a
+//! passes, each of its mutants fails the check it declares, and its skeleton compiles and gets a
 //! clear failing report (graded, not rejected, not a crash).
 //!
 //! Every toolchain these tests need is installed by `scripts/test`; a missing one fails the test with
@@ -75,7 +75,7 @@ struct KitCase {
     kit: &'static str,
     skeleton: &'static str,
     correct: &'static str,
-    mutants: [(&'static str, &'static str); 2],
+    mutants: &'static [(&'static str, &'static str)],
 }
 
 /// Builds every source of `case` with `build` (source, output) in parallel, then grades and asserts.
@@ -142,8 +142,8 @@ fn c_kit_builds_and_grades() {
         kit: "c",
         skeleton: "consumer.c",
         correct: "examples/correct.c",
-        mutants: [
-            ("examples/no-transaction.c", "crash-after-write"),
+        mutants: &[
+            ("examples/no-transaction.c", "crash-points"),
             ("examples/dedup-in-memory.c", "duplicate-after-restart"),
         ],
     };
@@ -161,9 +161,10 @@ fn wat_kit_grades_directly() {
         kit: "wat",
         skeleton: "consumer.wat",
         correct: "examples/correct.wat",
-        mutants: [
+        mutants: &[
             ("examples/swallows-error.wat", "constraint-violation"),
             ("examples/ignores-duplicate.wat", "duplicate-same-instance"),
+            ("examples/commits-id-first.wat", "crash-points"),
         ],
     };
     // WAT has no build step: the text is the submission. "Building" copies it.
@@ -188,9 +189,9 @@ fn zig_kit_builds_and_grades() {
         kit: "zig",
         skeleton: "consumer.zig",
         correct: "examples/correct.zig",
-        mutants: [
+        mutants: &[
             ("examples/errors-as-duplicates.zig", "constraint-violation"),
-            ("examples/update-then-insert.zig", "crash-after-write"),
+            ("examples/update-then-insert.zig", "crash-points"),
         ],
     };
     let build_script = kit("zig").join("build.sh");
@@ -222,7 +223,7 @@ fn assemblyscript_kit_builds_and_grades() {
         kit: "assemblyscript",
         skeleton: "assembly/index.ts",
         correct: "examples/correct.ts",
-        mutants: [
+        mutants: &[
             ("examples/check-then-act.ts", "concurrent-duplicate"),
             ("examples/acks-failed-credit.ts", "constraint-violation"),
         ],
@@ -315,8 +316,8 @@ fn rust_kit_checks_on_the_host_and_builds_wasm_where_the_target_exists() {
         kit: "rust",
         skeleton: "consumer/src/lib.rs",
         correct: "sdk/examples/correct.rs",
-        mutants: [
-            ("sdk/examples/no-transaction.rs", "crash-after-write"),
+        mutants: &[
+            ("sdk/examples/no-transaction.rs", "crash-points"),
             ("sdk/examples/swallows-error.rs", "constraint-violation"),
         ],
     };

@@ -5,14 +5,15 @@
 //!
 //! Every host call charges fuel ([`crate::limits::FUEL_PER_HOST_CALL`] plus a charge per byte
 //! copied), checks every pointer and length against the guest's memory, and records what it did in
-//! the trace. The crash harness injects its crash here: right after the k-th successful write, the
-//! call returns a [`HostFault::InjectedCrash`] that kills the instance.
+//! the trace. The crash harness injects its crash here: right after the k-th crash point (a successful
+//! write, or a statement that committed a transaction), the call returns a
+//! [`HostFault::InjectedCrash`] that kills the instance.
 
 use std::sync::{Arc, OnceLock};
 
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
-use super::detail::{TraceEvent, clip};
+use super::detail::{Boundary, CrashPoint, TraceEvent, clip, quote_sql};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
@@ -48,7 +49,12 @@ pub struct GuestState {
     pub events: Vec<TraceEvent>,
     /// Successful write statements in the current delivery.
     pub writes: u32,
-    /// Kill the instance right after this write (crash injection).
+    /// Statements in the current delivery that committed a transaction they did not open themselves
+    /// (`COMMIT`, `END`, `RELEASE` of the outermost savepoint).
+    pub commits: u32,
+    /// The crash points of the current delivery so far, in order.
+    pub crash_points: Vec<CrashPoint>,
+    /// Kill the instance right after this crash point (crash injection).
     pub crash_after: Option<u32>,
     pub statements: u32,
     pub statement_limit: u32,
@@ -64,8 +70,8 @@ pub struct GuestState {
 /// A fault the host detects in a guest's call; ends the instance like a trap.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum HostFault {
-    #[error("crash injected after write {0}")]
-    InjectedCrash(u32),
+    #[error("crash injected at crash point {point}")]
+    InjectedCrash { point: u32, after: Boundary },
     #[error("{call}: the range {ptr}..{ptr}+{len} lies outside the module's memory ({memory} bytes)")]
     OutOfBounds { call: &'static str, ptr: u32, len: u32, memory: usize },
     #[error("{call}: the message has no {problem}")]
@@ -84,13 +90,19 @@ impl HostFault {
     /// A stable code and a message a student understands.
     pub fn explain(&self) -> (&'static str, Text) {
         match self {
-            HostFault::InjectedCrash(k) => (
-                "crash",
-                text!(
-                    "Absturz nach Schreibzugriff {k} (vom Prüfstand ausgelöst)",
-                    "crash after write {k} (injected by the harness)"
-                ),
-            ),
+            HostFault::InjectedCrash { point, after } => {
+                let after = after.describe();
+                (
+                    "crash",
+                    Text {
+                        de: format!(
+                            "Absturz an Absturzpunkt {point}, {} (vom Prüfstand ausgelöst)",
+                            after.de
+                        ),
+                        en: format!("crash at crash point {point}, {} (injected by the harness)", after.en),
+                    },
+                )
+            }
             HostFault::OutOfBounds { call, ptr, len, memory } => (
                 "pointer-out-of-bounds",
                 text!(
@@ -407,8 +419,8 @@ fn run_statement(caller: &mut Caller<'_, GuestState>, call: &StatementCall) -> S
     caller.data_mut().db.run_with_params(&call.sql, call.out_ptr.is_some(), call.params.clone())
 }
 
-/// Counts the write, records the statement, stores the row, and injects the crash if this was the
-/// write to crash after.
+/// Counts the write, records the statement, stores the row, marks a crash point after a write or a
+/// commit, and injects the crash if this is the crash point to crash at.
 fn finish_statement(
     caller: &mut Caller<'_, GuestState>,
     call: StatementCall,
@@ -416,12 +428,36 @@ fn finish_statement(
 ) -> HostResult<i32> {
     let state = caller.data_mut();
     let instance = state.instance;
-    let write = if result.is_write && result.status == status::OK {
+    let ok_write = result.is_write && result.status == status::OK;
+    let write = if ok_write {
         state.writes += 1;
         Some(state.writes)
     } else {
         None
     };
+    // The durable boundaries: after every write (inside a transaction a crash there is harmless,
+    // which is what the check shows), and after every statement that made a transaction durable.
+    let boundary = match write {
+        Some(write) => Some(Boundary::Write { write, autocommit: result.committed }),
+        None if result.committed => {
+            state.commits += 1;
+            Some(Boundary::Commit { transaction: state.commits })
+        }
+        None => None,
+    };
+    // What comes next after a crash point: the next statement that does something (a `BEGIN`
+    // only opens the transaction the next one works in).
+    if let Some(last) = state.crash_points.last_mut()
+        && last.next.is_none()
+        && !result.opened_transaction
+    {
+        last.next = Some(quote_sql(&call.sql));
+    }
+    let point = boundary.map(|after| {
+        let number = state.crash_points.len() as u32 + 1;
+        state.crash_points.push(CrashPoint { number, after, statement: quote_sql(&call.sql), next: None });
+        (number, after)
+    });
     if result.step_limit_hit {
         state.notes.push(text!(
             "Eine Anweisung wurde nach zu vielen SQL-Schritten gestoppt (Grenze „SQL-Schritte pro Anweisung“).",
@@ -447,7 +483,7 @@ fn finish_statement(
         sql: call.sql,
         params: call.params.into_values().collect(),
         status: result.status,
-        changes: (result.is_write && result.status == status::OK).then_some(result.changes),
+        changes: ok_write.then_some(result.changes),
         row: result.row,
         write,
         error: result.error.clone(),
@@ -460,11 +496,15 @@ fn finish_statement(
         data[slot].copy_from_slice(&row.to_le_bytes());
     }
     let state = caller.data_mut();
-    if let (Some(k), Some(crash_after)) = (write, state.crash_after)
-        && k == crash_after
+    if let (Some((number, after)), Some(crash_after)) = (point, state.crash_after)
+        && number == crash_after
     {
-        state.events.push(TraceEvent::Crash { instance, after_write: k });
-        return Err(wasmtime::Error::new(HostFault::InjectedCrash(k)));
+        let (after_write, after_commit) = match after {
+            Boundary::Write { write, .. } => (Some(write), None),
+            Boundary::Commit { transaction } => (None, Some(transaction)),
+        };
+        state.events.push(TraceEvent::Crash { instance, point: number, after_write, after_commit });
+        return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
     }
     Ok(result.status)
 }

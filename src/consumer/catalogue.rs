@@ -45,6 +45,15 @@ pub fn info(name: &str) -> CheckInfo {
     })
 }
 
+/// Former names of checks, with the name they go by now. Mutants and replay tokens written with a
+/// former name keep working.
+const FORMER_NAMES: &[(&str, &str)] = &[("crash-after-write", "crash-points")];
+
+/// The current name of check `name` (itself, unless it is a former name).
+pub fn current_name(name: &str) -> &str {
+    FORMER_NAMES.iter().find(|(former, _)| *former == name).map_or(name, |(_, current)| current)
+}
+
 pub fn contains(name: &str) -> bool {
     catalogue().iter().any(|c| c.name == name)
 }
@@ -59,5 +68,16 @@ mod tests {
             assert!(!info.explanation.de.is_empty() && !info.explanation.en.is_empty(), "{name}");
         }
         assert_eq!(super::names().len(), super::super::checks::CHECKS.len());
+    }
+
+    #[test]
+    fn a_former_name_leads_to_a_check_that_exists() {
+        for (former, _) in super::FORMER_NAMES {
+            let current = super::current_name(former);
+            assert_ne!(current, *former);
+            assert!(super::contains(current), "{former} -> {current}");
+            assert!(!super::contains(former), "{former} is not a current name");
+        }
+        assert_eq!(super::current_name("lost-ack"), "lost-ack");
     }
 }

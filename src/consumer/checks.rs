@@ -13,7 +13,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::Oracle;
-use super::detail::{ConsumerDetail, CrashPoints, StateEvidence, Trace, TraceEvent};
+use super::detail::{Boundary, ConsumerDetail, CrashPoint, CrashPoints, StateEvidence, Trace, TraceEvent};
 use super::exercise::ConsumerExercise;
 use super::interleave;
 use super::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, StartError};
@@ -33,7 +33,7 @@ pub const CHECKS: &[&str] = &[
     "duplicate-after-restart",
     "same-body-new-id",
     "constraint-violation",
-    "crash-after-write",
+    "crash-points",
     "lost-ack",
     "concurrent-duplicate",
     "at-least-once-schedule",
@@ -373,7 +373,7 @@ impl<'a> Harness<'a> {
             "duplicate-after-restart" => self.duplicate_after_restart(&mut run, oracle, &mut evidence),
             "same-body-new-id" => self.same_body_new_id(&mut run, oracle, &mut evidence),
             "constraint-violation" => self.constraint_violation(&mut run, oracle, &mut evidence),
-            "crash-after-write" => self.crash_after_write(&mut run, oracle, &mut evidence, &mut crash_points),
+            "crash-points" => self.crash_points(&mut run, oracle, &mut evidence, &mut crash_points),
             "lost-ack" => self.lost_ack(&mut run, oracle, &mut evidence),
             "concurrent-duplicate" => self.concurrent_duplicate(&mut run, oracle, &mut evidence, spec),
             "at-least-once-schedule" => self.schedules(&mut run, oracle, &mut evidence, spec),
@@ -569,17 +569,20 @@ impl<'a> Harness<'a> {
         Ok(())
     }
 
-    fn crash_after_write(
+    /// Kills the consumer at every crash point of the fresh message (after each write and after each
+    /// statement that committed a transaction), then redelivers; afterwards does the same for the
+    /// message whose effect fails. See [`CrashPoint`] for why these points are all that matter.
+    fn crash_points(
         &mut self,
         run: &mut Run,
         oracle: &Oracle,
         evidence: &mut Option<StateEvidence>,
         crash_points: &mut Option<CrashPoints>,
     ) -> Step<()> {
-        // A fault-free run finds the crash points: one after each write the consumer performs.
+        // A fault-free run finds the crash points: one after each write and each COMMIT.
         run.queue(text!(
-            "Probelauf ohne Fehler: wie viele Schreibzugriffe macht der Konsument?",
-            "fault-free run: how many writes does the consumer make?"
+            "Probelauf ohne Fehler: nach welchen Anweisungen kann ein Absturz etwas ausmachen (nach jedem Schreibzugriff und jedem COMMIT)?",
+            "fault-free run: after which statements can a crash matter (after every write and every COMMIT)?"
         ));
         let probe_db = self.fresh_db()?;
         let mut probe = self.start(run, &probe_db)?;
@@ -588,9 +591,12 @@ impl<'a> Harness<'a> {
         if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
             return Err(Failure::Student(prefix_first_delivery(problem)));
         }
-        let writes = outcome.writes;
-        *crash_points = Some(CrashPoints { writes, tested: 0, sampled: false, failed_at: None });
-        if writes == 0 {
+        let points = outcome.crash_points;
+        let mut counted =
+            CrashPoints { writes: 0, commits: 0, tested: 0, sampled: false, failed_at: None, failed_where: None };
+        count_points(&mut counted, &points);
+        *crash_points = Some(counted);
+        if outcome.writes == 0 {
             return Err(Failure::Student(text!(
                 "Der Konsument hat bei einer neuen Nachricht nichts in die Datenbank geschrieben; es gibt \
                  keinen Absturzpunkt zu prüfen. Eine Wirkung, die nicht in der Datenbank steht, überlebt keinen \
@@ -599,27 +605,32 @@ impl<'a> Harness<'a> {
                  test. An effect that is not in the database does not survive a restart."
             )));
         }
-        let (points_to_test, sampled) = crash_points_to_test(writes, self.seed);
-        if let Some(points) = crash_points.as_mut() {
-            points.sampled = sampled;
+        let total = points.len();
+        let (points_to_test, sampled) = crash_points_to_test(total as u32, self.seed);
+        if let Some(counted) = crash_points.as_mut() {
+            counted.sampled = sampled;
         }
         for k in points_to_test {
             self.in_time()?;
-            if let Some(points) = crash_points.as_mut() {
-                points.tested += 1;
-            }
-            run.queue(text!("Absturzpunkt {k} von {writes}", "crash point {k} of {writes}"));
+            let Some(point) = points.get(k as usize - 1) else { continue };
+            let place = point.describe();
+            let tested = mark_tested(crash_points);
+            run.queue(Text {
+                de: format!("Absturzpunkt {k} von {total}: {}", place.de),
+                en: format!("crash point {k} of {total}: {}", place.en),
+            });
+            let fail = |crash_points: &mut Option<CrashPoints>| mark_failed(crash_points, tested, &place);
             let db = self.fresh_db()?;
             let before = self.exercise.initial_state.clone();
             let mut victim = self.start(run, &db)?;
             let outcome = self.deliver(run, &mut victim, &self.exercise.messages.fresh, Some(k), None);
             drop(victim); // the process dies: its connection closes, SQLite discards what was not committed
-            let crashed = matches!(outcome.end, DeliveryEnd::Crashed(_));
+            let crashed = matches!(outcome.end, DeliveryEnd::Crashed { .. });
             if !crashed {
-                // The same message, the same database: a deterministic consumer writes as often as in
-                // the probe. One that does not is reported as it behaved.
+                // The same message, the same database: a deterministic consumer passes the same crash
+                // points as in the probe. One that does not is reported as it behaved.
                 if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
-                    mark_failed(crash_points, k);
+                    fail(crash_points);
                     return Err(Failure::Student(problem));
                 }
             }
@@ -627,55 +638,238 @@ impl<'a> Harness<'a> {
             let nothing = middle == before;
             let everything = middle == oracle.after_fresh;
             if !nothing && !everything {
-                mark_failed(crash_points, k);
+                fail(crash_points);
                 *evidence =
                     Some(evidence_of(before.clone(), middle, oracle.after_fresh.clone(), Some(before)));
-                return Err(Failure::Student(text!(
-                    "Nach dem Absturz nach Schreibzugriff {k} ist nur ein Teil passiert: die Datenbank ist \
-                     weder im Zustand vorher noch im Zustand nach der vollständigen Verarbeitung (entweder beides \
-                     oder nichts). Die beiden Schreibzugriffe müssen in einer Transaktion stehen \
-                     (BEGIN … COMMIT).",
-                    "After the crash following write {k} only part happened: the database is neither in the \
-                     state before nor in the state after complete processing (all or nothing). The writes must \
-                     be in one transaction (BEGIN … COMMIT)."
-                )));
+                let advice = match point.after {
+                    Boundary::Commit { .. } => text!(
+                        "Dieses COMMIT hat einen Teil dauerhaft gemacht, bevor der Rest geschah: merkst du \
+                         die ID zuerst und die Buchung kommt nicht mehr, ist die Nachricht für immer \
+                         erledigt, aber nie ausgeführt. Merken und Wirkung gehören in dieselbe Transaktion: \
+                         ein BEGIN vor dem ersten Schreibzugriff, ein COMMIT nach dem letzten.",
+                        "This COMMIT made one part durable before the rest happened: if you remember the id \
+                         first and the credit never comes, the message is done forever but never carried \
+                         out. Remembering and effect belong in the same transaction: one BEGIN before the \
+                         first write, one COMMIT after the last."
+                    ),
+                    Boundary::Write { .. } => text!(
+                        "Die Schreibzugriffe müssen in einer Transaktion stehen (BEGIN … COMMIT).",
+                        "The writes must be in one transaction (BEGIN … COMMIT)."
+                    ),
+                };
+                return Err(Failure::Student(Text {
+                    de: format!(
+                        "Nach dem Absturz {}, ist nur ein Teil passiert: die Datenbank ist weder im Zustand \
+                         vorher noch im Zustand nach der vollständigen Verarbeitung (entweder beides oder \
+                         nichts; siehe Unterschied). {}",
+                        place.de, advice.de
+                    ),
+                    en: format!(
+                        "After the crash {}, only part happened: the database is neither in the state before \
+                         nor in the state after complete processing (all or nothing; see the difference). {}",
+                        place.en, advice.en
+                    ),
+                }));
             }
-            run.queue(if nothing {
-                text!(
-                    "nichts ist passiert; die Queue stellt neu zu",
-                    "nothing happened; the queue redelivers"
-                )
-            } else {
-                text!(
-                    "alles ist passiert, nur das Ack fehlt; die Queue stellt neu zu",
-                    "everything happened, only the ack is missing; the queue redelivers"
-                )
-            });
+            if everything {
+                // The process died after all its work: the redelivery is the check "lost-ack".
+                run.queue(text!(
+                    "alles ist passiert, nur das Ack fehlt: die erneute Zustellung prüft „Verlorenes Ack“",
+                    "everything happened, only the ack is missing: the redelivery is the check \"lost ack\""
+                ));
+                continue;
+            }
+            run.queue(text!(
+                "nichts ist passiert; die Queue stellt neu zu",
+                "nothing happened; the queue redelivers"
+            ));
             let mut second = self.start(run, &db)?;
             let note = text!("erneute Zustellung nach dem Absturz", "redelivery after the crash");
             let redelivery = self.deliver(run, &mut second, &self.exercise.messages.fresh, None, Some(note));
             drop(second);
             let after = self.state(&db)?;
-            let expect = if nothing { Expect::Processed } else { Expect::Duplicate };
-            let problem = delivery_problem(&redelivery, expect);
+            let problem = delivery_problem(&redelivery, Expect::Processed);
             if problem.is_some() || after != oracle.after_fresh {
-                mark_failed(crash_points, k);
+                fail(crash_points);
                 *evidence = Some(evidence_of(before, after.clone(), oracle.after_fresh.clone(), None));
                 let problem = problem.unwrap_or_else(|| {
                     with_notes(
-                        text!(
-                            "Nach Absturz nach Schreibzugriff {k} und erneuter Zustellung stimmt die Datenbank \
-                             nicht: die Wirkung muss am Ende genau einmal eingetreten sein (siehe Unterschied).",
-                            "After the crash following write {k} and redelivery the database is wrong: in the \
-                             end the effect must have happened exactly once (see the difference)."
-                        ),
+                        Text {
+                            de: format!(
+                                "Nach dem Absturz {}, und erneuter Zustellung stimmt die Datenbank nicht: die \
+                                 Wirkung muss am Ende genau einmal eingetreten sein (siehe Unterschied).",
+                                place.de
+                            ),
+                            en: format!(
+                                "After the crash {}, and redelivery the database is wrong: in the end the \
+                                 effect must have happened exactly once (see the difference).",
+                                place.en
+                            ),
+                        },
                         &redelivery,
                     )
                 });
                 return Err(Failure::Student(problem));
             }
         }
+        self.crash_points_changing_nothing(run, oracle, evidence, crash_points, QuietPath::FailingEffect)?;
+        self.crash_points_changing_nothing(run, oracle, evidence, crash_points, QuietPath::Duplicate)
+    }
+
+    /// The crash points of the deliveries that must change nothing durable: the message whose
+    /// effect violates a constraint, and a duplicate. Whatever a crash on such a path leaves
+    /// behind must be nothing; the redelivery then meets the state a check without a crash
+    /// already tried.
+    fn crash_points_changing_nothing(
+        &mut self,
+        run: &mut Run,
+        oracle: &Oracle,
+        evidence: &mut Option<StateEvidence>,
+        crash_points: &mut Option<CrashPoints>,
+        path: QuietPath,
+    ) -> Step<()> {
+        let (message, expect, expected) = match path {
+            QuietPath::FailingEffect => {
+                (Arc::clone(&self.exercise.messages.violation), Expect::Error, oracle.after_violation.clone())
+            }
+            QuietPath::Duplicate => {
+                (Arc::clone(&self.exercise.messages.fresh), Expect::Duplicate, oracle.after_fresh.clone())
+            }
+        };
+        let (label, probe_note) = match path {
+            QuietPath::FailingEffect => (
+                text!("der scheiternden Nachricht", "of the failing message"),
+                text!(
+                    "Probelauf ohne Fehler mit der Nachricht, deren Wirkung an einer Bedingung scheitert",
+                    "fault-free run with the message whose effect fails on a constraint"
+                ),
+            ),
+            QuietPath::Duplicate => (
+                text!("des Duplikats", "of the duplicate"),
+                text!(
+                    "Probelauf ohne Fehler mit einem Duplikat: die neue Nachricht ist verarbeitet, ein neuer Prozess erhält sie noch einmal",
+                    "fault-free run with a duplicate: the fresh message is processed, a new process receives it again"
+                ),
+            ),
+        };
+        run.queue(probe_note);
+        let probe_db = self.fresh_db()?;
+        let outcome = self.deliver_quietly(run, &probe_db, &message, path, None)?;
+        if delivery_problem(&outcome, expect).is_some() || self.state(&probe_db)? != expected {
+            // The checks without crashes report how this delivery goes wrong.
+            run.queue(text!(
+                "diese Zustellung geht schon ohne Absturz schief (siehe die anderen Prüfungen); keine weiteren Absturzpunkte",
+                "this delivery goes wrong without a crash already (see the other checks); no more crash points"
+            ));
+            return Ok(());
+        }
+        let points = outcome.crash_points;
+        if let Some(counted) = crash_points.as_mut() {
+            count_points(counted, &points);
+        }
+        let total = points.len();
+        let (points_to_test, sampled) = crash_points_to_test(total as u32, self.seed);
+        if let Some(counted) = crash_points.as_mut() {
+            counted.sampled |= sampled;
+        }
+        for k in points_to_test {
+            self.in_time()?;
+            let Some(point) = points.get(k as usize - 1) else { continue };
+            let place = point.describe();
+            let tested = mark_tested(crash_points);
+            run.queue(Text {
+                de: format!("Absturzpunkt {k} von {total} {}: {}", label.de, place.de),
+                en: format!("crash point {k} of {total} {}: {}", label.en, place.en),
+            });
+            let db = self.fresh_db()?;
+            let outcome = self.deliver_quietly(run, &db, &message, path, Some(k))?;
+            let crashed = matches!(outcome.end, DeliveryEnd::Crashed { .. });
+            if !crashed && let Some(problem) = delivery_problem(&outcome, expect) {
+                mark_failed(crash_points, tested, &place);
+                return Err(Failure::Student(problem));
+            }
+            let middle = self.state(&db)?;
+            if middle != expected {
+                mark_failed(crash_points, tested, &place);
+                let before = match path {
+                    QuietPath::FailingEffect => self.exercise.initial_state.clone(),
+                    QuietPath::Duplicate => oracle.after_fresh.clone(),
+                };
+                *evidence = Some(evidence_of(before, middle, expected, None));
+                return Err(Failure::Student(match path {
+                    QuietPath::FailingEffect => Text {
+                        de: format!(
+                            "Die Wirkung dieser Nachricht scheitert an einer Bedingung, aber nach dem Absturz {}, \
+                             ist die Datenbank verändert (siehe Unterschied): ist die ID dauerhaft gemerkt? Dann \
+                             hält die erneute Zustellung die Nachricht für ein Duplikat, sie wird bestätigt und \
+                             ist verloren, ohne dass jemand den Fehler sieht. Was bei einem Fehler zurückgenommen \
+                             wird, darf nie bestätigt werden: ROLLBACK statt COMMIT und Löschen.",
+                            place.de
+                        ),
+                        en: format!(
+                            "The effect of this message fails on a constraint, but after the crash {}, the \
+                             database has changed (see the difference): is the id remembered durably? Then the \
+                             redelivery takes the message for a duplicate, it is acked and lost without anybody \
+                             seeing the error. What is taken back on an error must never be committed: ROLLBACK \
+                             instead of COMMIT and delete.",
+                            place.en
+                        ),
+                    },
+                    QuietPath::Duplicate => Text {
+                        de: format!(
+                            "Ein Duplikat darf nichts ändern, aber nach dem Absturz {}, ist die Datenbank nicht \
+                             mehr im Zustand nach der ersten Verarbeitung (siehe Unterschied): die erneute \
+                             Zustellung findet die Nachricht nicht mehr als erledigt vor, oder ihre Wirkung ist \
+                             angetastet. Ein Duplikat wird nur erkannt, nicht neu geschrieben.",
+                            place.de
+                        ),
+                        en: format!(
+                            "A duplicate must change nothing, but after the crash {}, the database is no longer \
+                             in the state after the first processing (see the difference): the redelivery no \
+                             longer finds the message done, or its effect has been touched. A duplicate is only \
+                             recognised, never written again.",
+                            place.en
+                        ),
+                    },
+                }));
+            }
+            // Nothing changed: a redelivery meets the state a check without a crash already tried.
+            run.queue(text!(
+                "nichts hat sich geändert; die erneute Zustellung trifft denselben Zustand wie vorher",
+                "nothing changed; the redelivery meets the same state as before"
+            ));
+        }
         Ok(())
+    }
+
+    /// Delivers `message` on `db` for a path of [`Self::crash_points_changing_nothing`]: for a
+    /// duplicate, first the fresh message to a first process, then `message` to a new one, which is
+    /// killed at crash point `crash_after`.
+    fn deliver_quietly(
+        &mut self,
+        run: &mut Run,
+        db: &std::path::Path,
+        message: &Arc<serde_json::Value>,
+        path: QuietPath,
+        crash_after: Option<u32>,
+    ) -> Step<DeliveryOutcome> {
+        if path == QuietPath::Duplicate {
+            let mut first = self.start(run, db)?;
+            self.process_first(run, &mut first, &self.exercise.messages.fresh)?;
+            drop(first);
+            run.queue(text!(
+                "bestätigt (Ack); dieselbe Nachricht kommt noch einmal",
+                "acked; the same message comes again"
+            ));
+        }
+        let mut process = self.start(run, db)?;
+        let note = match path {
+            QuietPath::Duplicate => Some(text!("Duplikat", "duplicate")),
+            QuietPath::FailingEffect => None,
+        };
+        let outcome = self.deliver(run, &mut process, message, crash_after, note);
+        drop(process); // a crash: the connection closes, SQLite discards what was not committed
+        Ok(outcome)
     }
 
     fn lost_ack(&mut self, run: &mut Run, oracle: &Oracle, evidence: &mut Option<StateEvidence>) -> Step<()> {
@@ -695,6 +889,15 @@ impl<'a> Harness<'a> {
             },
         )
     }
+}
+
+/// A delivery that must leave nothing durable behind, whose crash points the crash check tries too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum QuietPath {
+    /// The message whose effect violates a constraint.
+    FailingEffect,
+    /// The fresh message again, after it was processed.
+    Duplicate,
 }
 
 /// The second delivery of [`Harness::second_delivery`]: what happens between the two, and what the
@@ -1295,7 +1498,7 @@ impl<'a> Harness<'a> {
         lose_ack: bool,
     ) -> Option<Text> {
         match &outcome.end {
-            DeliveryEnd::Crashed(_) => {
+            DeliveryEnd::Crashed { .. } => {
                 run.queue(text!("kein Ack: der Prozess ist tot", "no ack: the process is dead"));
                 None
             }
@@ -1405,9 +1608,31 @@ fn parse_choices(spec: &str) -> Option<Vec<usize>> {
         .collect()
 }
 
-fn mark_failed(points: &mut Option<CrashPoints>, k: u32) {
+/// Adds the crash points of one probe to the counts.
+fn count_points(counted: &mut CrashPoints, points: &[CrashPoint]) {
+    for point in points {
+        match point.after {
+            Boundary::Write { .. } => counted.writes += 1,
+            Boundary::Commit { .. } => counted.commits += 1,
+        }
+    }
+}
+
+/// Counts one more crash point as tested; returns its number over the whole check.
+fn mark_tested(points: &mut Option<CrashPoints>) -> u32 {
+    match points.as_mut() {
+        Some(points) => {
+            points.tested += 1;
+            points.tested
+        }
+        None => 0,
+    }
+}
+
+fn mark_failed(points: &mut Option<CrashPoints>, k: u32, place: &Text) {
     if let Some(points) = points.as_mut() {
         points.failed_at = Some(k);
+        points.failed_where = Some(place.clone());
     }
 }
 
@@ -1462,10 +1687,13 @@ enum Expect {
 /// Why `outcome` is not what `expect` requires, in words a student understands.
 fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect) -> Option<Text> {
     let problem = match (&outcome.end, expect) {
-        (DeliveryEnd::Crashed(k), _) => Some(text!(
-            "Der Prozess wurde nach Schreibzugriff {k} abgeschossen.",
-            "The process was killed after write {k}."
-        )),
+        (DeliveryEnd::Crashed { point, after }, _) => {
+            let after = after.describe();
+            Some(Text {
+                de: format!("Der Prozess wurde an Absturzpunkt {point} abgeschossen, {}.", after.de),
+                en: format!("The process was killed at crash point {point}, {}.", after.en),
+            })
+        }
         (DeliveryEnd::Faulted { code, message }, Expect::Error)
             if matches!(code.as_str(), "abort" | "unreachable" | "trap") =>
         {

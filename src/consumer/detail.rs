@@ -139,20 +139,128 @@ fn is_zero(n: &u32) -> bool {
     *n == 0
 }
 
-/// The crash points a crash check exercised.
+/// The crash points a crash check exercised: one after each write and one after each COMMIT the
+/// consumer performs without faults, for the fresh message and for the message whose effect fails.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CrashPoints {
-    /// Writes the consumer performs when it processes the message without faults.
+    /// Crash points that come right after a write.
     pub writes: u32,
-    /// Crash points tested (one after each write; a sample of them beyond
+    /// Crash points that come right after the statement that committed a transaction.
+    #[serde(default)]
+    pub commits: u32,
+    /// Crash points tested, in the order they happen (a sample of them beyond
     /// [`crate::limits::CRASH_POINTS_MAX`]).
     pub tested: u32,
     /// The crash points tested are a sample drawn from the submission's seed, not all of them.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub sampled: bool,
-    /// The first crash point whose outcome was wrong.
+    /// The first crash point whose outcome was wrong (counted like `tested`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failed_at: Option<u32>,
+    /// Where that crash point lies, in words: after which statement, before which.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failed_where: Option<Text>,
+}
+
+impl CrashPoints {
+    /// Every crash point found.
+    pub fn total(&self) -> u32 {
+        self.writes + self.commits
+    }
+}
+
+/// What a crash point comes right after.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Boundary {
+    /// The delivery's `write`-th successful data-changing statement; `autocommit` when it ran outside
+    /// a transaction, so SQLite made it durable at once.
+    Write { write: u32, autocommit: bool },
+    /// The statement that committed the delivery's `transaction`-th transaction (`COMMIT`, `END`,
+    /// `RELEASE` of the outermost savepoint).
+    Commit { transaction: u32 },
+}
+
+impl Boundary {
+    /// "nach Schreibzugriff 2" / "nach dem COMMIT der 1. Transaktion".
+    pub fn describe(&self) -> Text {
+        match *self {
+            Boundary::Write { write, .. } => {
+                Text { de: format!("nach Schreibzugriff {write}"), en: format!("after write {write}") }
+            }
+            Boundary::Commit { transaction } => Text {
+                de: format!("nach dem COMMIT der {transaction}. Transaktion"),
+                en: format!("after the COMMIT of transaction {transaction}"),
+            },
+        }
+    }
+}
+
+/// One crash point of a delivery: a moment right after a statement at which the harness may kill
+/// the consumer. Crash points are the durable boundaries (after every write and every COMMIT); a
+/// crash anywhere else adds nothing (see ARCHITECTURE.md).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrashPoint {
+    /// Its number in the delivery, from 1, in the order the points happen.
+    pub number: u32,
+    pub after: Boundary,
+    /// The statement it comes right after (shortened).
+    pub statement: String,
+    /// The statement the consumer ran next, a `BEGIN` skipped (shortened); `None` when it returned
+    /// instead.
+    pub next: Option<String>,
+}
+
+/// The longest SQL text a crash point's description quotes.
+const QUOTED_SQL_CHARS: usize = 60;
+
+/// `sql` on one line, cut after [`QUOTED_SQL_CHARS`] characters with " …".
+pub fn quote_sql(sql: &str) -> String {
+    let line = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+    if line.chars().count() <= QUOTED_SQL_CHARS {
+        return line;
+    }
+    let cut: String = line.chars().take(QUOTED_SQL_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(space) if space > QUOTED_SQL_CHARS / 2 => cut[..space].to_string(),
+        _ => cut,
+    };
+    format!("{cut} …")
+}
+
+impl CrashPoint {
+    /// Where the point lies, for a student: "nach dem COMMIT der 1. Transaktion, vor der nächsten
+    /// Anweisung `UPDATE punkte …`".
+    pub fn describe(&self) -> Text {
+        let after = self.after.describe();
+        let (what_de, what_en) = match self.after {
+            Boundary::Write { autocommit: true, .. } => (
+                format!(" (`{}`, ohne Transaktion: sofort dauerhaft)", self.statement),
+                format!(" (`{}`, outside a transaction: durable at once)", self.statement),
+            ),
+            Boundary::Write { autocommit: false, .. } => (
+                format!(" (`{}`, in der offenen Transaktion)", self.statement),
+                format!(" (`{}`, inside the open transaction)", self.statement),
+            ),
+            Boundary::Commit { .. } => {
+                let plain = self.statement.trim_end_matches(';').trim().eq_ignore_ascii_case("COMMIT");
+                if plain {
+                    (String::new(), String::new())
+                } else {
+                    (format!(" (`{}`)", self.statement), format!(" (`{}`)", self.statement))
+                }
+            }
+        };
+        let (next_de, next_en) = match &self.next {
+            Some(next) => (
+                format!(", vor der nächsten Anweisung `{next}`"),
+                format!(", before the next statement `{next}`"),
+            ),
+            None => {
+                (", bevor der Konsument zurückkehrt".to_string(), ", before the consumer returns".to_string())
+            }
+        };
+        Text { de: format!("{}{what_de}{next_de}", after.de), en: format!("{}{what_en}{next_en}", after.en) }
+    }
 }
 
 /// The state evidence of a check: what the database looked like, and what it should have.
@@ -205,8 +313,20 @@ pub enum TraceEvent {
     Wait { instance: u32, sql: String },
     /// A line from `env.log`.
     Log { instance: u32, text: String },
-    /// The harness killed the instance right after a write.
-    Crash { instance: u32, after_write: u32 },
+    /// The harness killed the instance at a crash point: right after a write or right after the
+    /// statement that committed a transaction.
+    Crash {
+        instance: u32,
+        /// The crash point's number in the delivery (writes and commits counted together).
+        #[serde(default, skip_serializing_if = "is_zero")]
+        point: u32,
+        /// The crash came right after this write of the delivery.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_write: Option<u32>,
+        /// The crash came right after the COMMIT of this transaction of the delivery.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_commit: Option<u32>,
+    },
     /// The entry function returned.
     Return { instance: u32, value: i32 },
     /// The instance died: a trap, a limit, a bad host call.
@@ -313,11 +433,18 @@ impl TraceEvent {
                     format!("#{instance} waits for the database lock: {sql}")
                 }
             }
-            TraceEvent::Crash { instance, after_write } => {
-                if de {
-                    format!("#{instance} ABSTURZ nach Schreibzugriff {after_write} (Prozess beendet)")
-                } else {
-                    format!("#{instance} CRASH after write {after_write} (process killed)")
+            TraceEvent::Crash { instance, point, after_write, after_commit } => {
+                let after = match (after_commit, after_write) {
+                    (Some(transaction), _) => Some(Boundary::Commit { transaction: *transaction }),
+                    (None, Some(write)) => Some(Boundary::Write { write: *write, autocommit: false }),
+                    (None, None) => None,
+                };
+                let after = after.map(|a| format!(" {}", a.describe().get(lang))).unwrap_or_default();
+                match (de, *point) {
+                    (true, 0) => format!("#{instance} ABSTURZ{after} (Prozess beendet)"),
+                    (true, p) => format!("#{instance} ABSTURZ{after} (Absturzpunkt {p}, Prozess beendet)"),
+                    (false, 0) => format!("#{instance} CRASH{after} (process killed)"),
+                    (false, p) => format!("#{instance} CRASH{after} (crash point {p}, process killed)"),
                 }
             }
             TraceEvent::Return { instance, value } => {
@@ -373,26 +500,7 @@ pub fn render_detail_text(detail: &ConsumerDetail, lang: Lang, out: &mut String)
         );
     }
     if let Some(points) = &detail.crash_points {
-        let _ = writeln!(
-            out,
-            "  {}: {}/{}{}{}",
-            if de { "Absturzpunkte" } else { "Crash points" },
-            points.tested,
-            points.writes,
-            match (points.sampled, de) {
-                (false, _) => "",
-                (true, true) => " (Stichprobe aus dem Seed)",
-                (true, false) => " (sampled from the seed)",
-            },
-            points
-                .failed_at
-                .map(|k| if de {
-                    format!(", falsch nach Schreibzugriff {k}")
-                } else {
-                    format!(", wrong after write {k}")
-                })
-                .unwrap_or_default()
-        );
+        let _ = writeln!(out, "  {}", crash_points_line(points, lang));
     }
     if let Some(state) = &detail.state {
         let _ = writeln!(out, "  {}:", if de { "Zustand vorher" } else { "State before" });
@@ -425,6 +533,40 @@ pub fn render_detail_text(detail: &ConsumerDetail, lang: Lang, out: &mut String)
         if de { "Verbrauchter Treibstoff (fuel)" } else { "Fuel used" },
         detail.fuel_used
     );
+}
+
+/// "Absturzpunkte: 4/4 (3 nach Schreibzugriffen, 1 nach COMMIT), falsch an Absturzpunkt 2: …".
+pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
+    let de = lang == Lang::De;
+    let mut line = if de {
+        format!(
+            "Absturzpunkte: {}/{} ({} nach Schreibzugriffen, {} nach COMMIT)",
+            points.tested,
+            points.total(),
+            points.writes,
+            points.commits
+        )
+    } else {
+        format!(
+            "Crash points: {}/{} ({} after writes, {} after COMMIT)",
+            points.tested,
+            points.total(),
+            points.writes,
+            points.commits
+        )
+    };
+    if points.sampled {
+        line.push_str(if de { ", Stichprobe aus dem Seed" } else { ", sampled from the seed" });
+    }
+    if let Some(k) = points.failed_at {
+        let place = points.failed_where.as_ref().map(|w| format!(": {}", w.get(lang))).unwrap_or_default();
+        let _ = if de {
+            write!(line, ", falsch an Absturzpunkt {k}{place}")
+        } else {
+            write!(line, ", wrong at crash point {k}{place}")
+        };
+    }
+    line
 }
 
 fn row_text(row: &[SqlValue]) -> String {

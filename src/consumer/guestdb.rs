@@ -74,6 +74,8 @@ struct Guard {
     denied: Mutex<Vec<(u8, String)>>,
     /// The statement being prepared is transaction control (BEGIN, COMMIT, SAVEPOINT, ...).
     transaction_control: AtomicBool,
+    /// A transaction committed while the current statement ran (SQLite's commit hook).
+    committed: AtomicBool,
 }
 
 /// The result of one statement, for the guest and for the trace.
@@ -93,6 +95,16 @@ pub struct StatementResult {
     pub wall_limit_hit: Option<bool>,
     /// The database was locked by another connection's transaction.
     pub busy: bool,
+    /// The statement made a transaction durable: SQLite committed while it ran, and no transaction is
+    /// open afterwards. True for a write outside a transaction (autocommit), for the statement that
+    /// ends a transaction by committing it (`COMMIT`, `END`, `RELEASE` of the outermost savepoint,
+    /// whatever its spelling), and for a failed statement outside a transaction whose partial
+    /// changes SQLite commits (`INSERT OR FAIL`). A `ROLLBACK` never is; neither is the end of a
+    /// transaction that only read (SQLite has nothing to commit).
+    pub committed: bool,
+    /// The statement opened a transaction (`BEGIN`, a `SAVEPOINT` outside one): there was none
+    /// before, there is one afterwards.
+    pub opened_transaction: bool,
 }
 
 pub struct GuestDb {
@@ -173,6 +185,11 @@ impl GuestDb {
                 false
             }),
         )?;
+        let commit_guard = Arc::clone(&guard);
+        conn.commit_hook(Some(move || {
+            commit_guard.committed.store(true, Ordering::Relaxed);
+            false // let the commit proceed
+        }))?;
         let auth_guard = Arc::clone(&guard);
         conn.authorizer(Some(move |ctx: AuthContext<'_>| {
             if matches!(ctx.action, AuthAction::Transaction { .. } | AuthAction::Savepoint { .. }) {
@@ -293,7 +310,13 @@ impl GuestDb {
         want_row: bool,
         params: BTreeMap<i32, SqlValue>,
     ) -> StatementResult {
+        self.guard.committed.store(false, Ordering::Relaxed);
+        let was_open = self.in_transaction();
         let mut result = self.run_inner(sql, want_row, params);
+        result.opened_transaction = !was_open && self.in_transaction();
+        // The hook also fires for a COMMIT that then fails (the database is busy); only a
+        // transaction that really ended is durable.
+        result.committed = self.guard.committed.load(Ordering::Relaxed) && self.conn.is_autocommit();
         result.busy = result.status == status::ERROR
             && result.error.as_deref().is_some_and(|e| e.starts_with(LOCKED_PREFIX));
         self.last_error = result.error.clone().unwrap_or_default();
@@ -313,6 +336,8 @@ impl GuestDb {
             step_limit_hit,
             wall_limit_hit: None,
             busy: false,
+            committed: false,
+            opened_transaction: false,
         };
         if let Some(error) = self.pending_error.take() {
             return failed(status::ERROR, error, false, false);
@@ -394,6 +419,8 @@ impl GuestDb {
                     step_limit_hit: false,
                     wall_limit_hit: None,
                     busy: false,
+                    committed: false,
+                    opened_transaction: false,
                 };
                 match (want_row, first) {
                     (false, _) => ok,

@@ -205,7 +205,7 @@ fn build_report(
                 text!("Absturzpunkte", "crash points")
             },
             exercised: points.tested as u64,
-            total: Some(points.writes as u64),
+            total: Some(points.total() as u64),
         });
     }
     coverage.extend(extra_coverage);
@@ -304,7 +304,7 @@ impl ReplayToken {
     pub fn parse(token: &str) -> Result<ReplayToken, GradeError> {
         let bad = || {
             GradeError::Replay(format!(
-                "\"{token}\" is not a replay token (they look like crash-after-write@259d59a6182d)"
+                "\"{token}\" is not a replay token (they look like crash-points@259d59a6182d)"
             ))
         };
         let (check, rest) = token.trim().split_once('@').ok_or_else(bad)?;
@@ -312,6 +312,7 @@ impl ReplayToken {
             Some((module, spec)) => (module, Some(spec.to_string())),
             None => (rest, None),
         };
+        let check = catalogue::current_name(check);
         let check = checks::CHECKS.iter().find(|c| **c == check).copied().ok_or_else(|| {
             GradeError::Replay(format!("unknown check \"{check}\" (known: {})", checks::CHECKS.join(", ")))
         })?;
@@ -342,7 +343,7 @@ fn declared_check(path: &Path) -> Result<(String, usize), String> {
     };
     for (index, line) in source.lines().enumerate().take(40) {
         if let Some(name) = expect_fail_on_line(line) {
-            let name = name.to_string();
+            let name = catalogue::current_name(name).to_string();
             if !catalogue::contains(&name) {
                 return Err(format!(
                     "{}:{}: unknown check \"{name}\" (known: {})",

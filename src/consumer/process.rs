@@ -13,7 +13,7 @@ use std::sync::Arc;
 use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 
 use super::abi::{self, GuestState, HostFault};
-use super::detail::TraceEvent;
+use super::detail::{Boundary, CrashPoint, TraceEvent};
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
 use crate::deadline::Deadline;
@@ -64,8 +64,8 @@ impl CompiledConsumer {
 pub enum DeliveryEnd {
     /// The entry function returned this value.
     Returned(i32),
-    /// The harness killed the instance after this write.
-    Crashed(u32),
+    /// The harness killed the instance at this crash point of the delivery.
+    Crashed { point: u32, after: Boundary },
     /// The instance died on its own: a trap, a limit, a bad host call.
     Faulted { code: String, message: Text },
 }
@@ -76,6 +76,8 @@ pub struct DeliveryOutcome {
     /// The consumer returned with a transaction still open (the harness rolled it back).
     pub transaction_left_open: bool,
     pub writes: u32,
+    /// The crash points the delivery passed, in order: after each write and each COMMIT.
+    pub crash_points: Vec<CrashPoint>,
     pub fuel_used: u64,
     pub notes: Vec<Text>,
 }
@@ -158,6 +160,8 @@ impl ConsumerProcess {
             message: None,
             events: Vec::new(),
             writes: 0,
+            commits: 0,
+            crash_points: Vec::new(),
             crash_after: None,
             statements: 0,
             statement_limit: limits.sql_statements_per_delivery,
@@ -231,7 +235,7 @@ impl ConsumerProcess {
     }
 
     /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
-    /// successful write. A dead instance (crashed or faulted) must not be used again.
+    /// crash point (a successful write, or a statement that committed a transaction). A dead instance (crashed or faulted) must not be used again.
     pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
         self.begin_delivery(message, crash_after);
         let result = self.entry.call(&mut self.store, ());
@@ -256,6 +260,8 @@ impl ConsumerProcess {
         let state = self.store.data_mut();
         state.message = Some(Arc::clone(message));
         state.writes = 0;
+        state.commits = 0;
+        state.crash_points.clear();
         state.statements = 0;
         state.crash_after = crash_after;
         state.notes.clear();
@@ -294,7 +300,9 @@ impl ConsumerProcess {
                 // with it (another instance waiting for them may go on).
                 self.store.data_mut().db.rollback();
                 match error.downcast_ref::<HostFault>() {
-                    Some(HostFault::InjectedCrash(k)) => DeliveryEnd::Crashed(*k),
+                    Some(HostFault::InjectedCrash { point, after }) => {
+                        DeliveryEnd::Crashed { point: *point, after: *after }
+                    }
                     _ => {
                         let (code, message) = classify_at(&error, limits, &self.deadline, self.capped);
                         self.store.data_mut().events.push(TraceEvent::Fault {
@@ -313,6 +321,7 @@ impl ConsumerProcess {
             end,
             transaction_left_open,
             writes: state.writes,
+            crash_points: std::mem::take(&mut state.crash_points),
             fuel_used,
             notes: std::mem::take(&mut state.notes),
         }

@@ -1,7 +1,7 @@
 //! The seeded at-least-once schedule check: a batch of messages (one of them a poison message whose
 //! effect always violates a constraint) goes through [`crate::sim::Queue`] with a visibility timeout
 //! and a receive limit, while a ChaCha seed draws the faults: duplicate and reordered sends, crashes
-//! at write points, lost acks, slow consumers, restarts. The run goes on until the queue is empty.
+//! at crash points (after a write or after a COMMIT), lost acks, slow consumers, restarts. The run goes on until the queue is empty.
 //! Afterwards every ordinary message must have taken effect exactly once (the state equals the
 //! reference's for them), the poison message must sit in the dead-letter list with no effect, and no
 //! message may be lost. A failing schedule is shrunk before it is reported.
@@ -26,14 +26,15 @@ pub const MAX_RECEIVES: u32 = 3;
 pub const SHRINK_RUNS_MAX: usize = 120;
 /// Deliveries one schedule may make before it is stopped (a bound the receive limit keeps far away).
 pub const SCHEDULE_DELIVERIES_MAX: usize = 200;
-/// The highest write a drawn crash comes after.
-const CRASH_WRITE_MAX: u32 = 3;
+/// The highest crash point a drawn crash strikes at (crash points are counted per delivery: after each
+/// write and each COMMIT; a correct consumer of the lesson's exercises has three).
+const CRASH_POINT_MAX: u32 = 3;
 
 /// What goes wrong at one delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Fault {
     None,
-    /// The consumer is killed after its k-th write.
+    /// The consumer is killed at its k-th crash point of the delivery (after a write or a COMMIT).
     Crash(u32),
     /// The consumer finishes, but its ack is lost on the way to the queue.
     LoseAck,
@@ -69,8 +70,8 @@ impl Fault {
         Some(match self {
             Fault::None => return None,
             Fault::Crash(k) => text!(
-                "Zustellung {delivery}: Absturz nach Schreibzugriff {k}",
-                "delivery {delivery}: crash after write {k}"
+                "Zustellung {delivery}: Absturz an Absturzpunkt {k}",
+                "delivery {delivery}: crash at crash point {k}"
             ),
             Fault::LoseAck => {
                 text!("Zustellung {delivery}: das Ack geht verloren", "delivery {delivery}: the ack is lost")
@@ -126,7 +127,7 @@ impl Schedule {
         let faults = (0..deliveries)
             .map(|_| match below(100) {
                 0..45 => Fault::None,
-                45..67 => Fault::Crash(1 + below(CRASH_WRITE_MAX)),
+                45..67 => Fault::Crash(1 + below(CRASH_POINT_MAX)),
                 67..80 => Fault::LoseAck,
                 80..92 => Fault::Slow,
                 _ => Fault::Restart,

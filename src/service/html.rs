@@ -368,17 +368,9 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang, body: &mut String) {
         (detail.trace_omitted as usize, t(lang, "weitere Ereignisse ausgelassen", "more events left out"));
     trace_list(body, t(lang, "Ablauf", "Trace"), events, omitted);
     if let Some(points) = &detail.crash_points {
-        let _ = write!(
-            body,
-            "<p><strong>{}</strong> {}/{}",
-            t(lang, "Absturzpunkte:", "Crash points:"),
-            points.tested,
-            points.writes
-        );
-        if let Some(k) = points.failed_at {
-            let _ = write!(body, " – {} {k}", t(lang, "falsch nach Schreibzugriff", "wrong after write"));
-        }
-        let _ = writeln!(body, "</p>");
+        let line = crate::consumer::detail::crash_points_line(points, lang);
+        let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
+        let _ = writeln!(body, "<p><strong>{}:</strong> {}</p>", escape(label), escape(rest));
     }
     if let Some(state) = &detail.state {
         let _ = writeln!(body, "<h3>{}</h3>", t(lang, "Datenbankzustand", "Database state"));

@@ -4,6 +4,7 @@
 //! other submissions are unaffected. One module per class of attack.
 
 mod bounds;
+mod crash_points;
 mod deadline;
 mod isolation;
 mod service_limits;

@@ -1,4 +1,4 @@
-;; expect-fail: crash-after-write
+;; expect-fail: crash-points
 ;;
 ;; Mutant: INSERT into gesehen and UPDATE as two separate autocommit statements (no transaction).
 ;; A crash between them leaves the id remembered but the points never credited.

@@ -1,4 +1,4 @@
-;; expect-fail: crash-after-write
+;; expect-fail: crash-points
 ;;
 ;; Mutant: UPDATE first, then INSERT into gesehen, each on its own (autocommit). A crash between
 ;; them credits the points without remembering the id, so the redelivery credits again.

@@ -1,4 +1,4 @@
-;; expect-fail: crash-after-write
+;; expect-fail: crash-points
 ;;
 ;; Mutant: takes the items from stock and records the reservation in two autocommit statements. A
 ;; crash between them leaves the stock reduced without a reservation: the redelivery takes it again.

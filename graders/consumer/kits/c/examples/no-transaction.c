@@ -1,4 +1,4 @@
-/* expect-fail: crash-after-write */
+/* expect-fail: crash-points */
 /* Mutant: the dedup row and the credit are two separate autocommit writes. A crash between them
  * leaves the id remembered but the points never credited: the redelivery is taken for a duplicate. */
 #include "pruefstein.h"

@@ -1,4 +1,4 @@
-//! expect-fail: crash-after-write
+//! expect-fail: crash-points
 //! Mutant: credits first and records the id afterwards, each in its own autocommit statement. A crash
 //! between the two writes leaves the credit without the id: the redelivery credits again.
 const sdk = @import("pruefstein");

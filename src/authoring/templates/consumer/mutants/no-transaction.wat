@@ -1,4 +1,4 @@
-;; expect-fail: crash-after-write
+;; expect-fail: crash-points
 ;;
 ;; A mutant: a wrong solution that must fail the check declared above (`pruefstein check` proves it).
 ;; This one writes the id and the credit as two autocommit statements: a crash between them leaves the
