@@ -110,9 +110,10 @@ impl GuestDb {
         use crate::limits::{SCRATCH_DB_BYTES_MAX, SQL_CACHE_BYTES_MAX};
         conn.execute_batch(&format!(
             "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON; \
-             PRAGMA max_page_count = {pages}; PRAGMA cache_size = -{cache_kib};",
+             PRAGMA max_page_count = {pages}; PRAGMA cache_size = -{cache_kib}; PRAGMA temp_store = {temp};",
             pages = SCRATCH_DB_BYTES_MAX / PAGE_BYTES,
-            cache_kib = SQL_CACHE_BYTES_MAX / 1024
+            cache_kib = SQL_CACHE_BYTES_MAX / 1024,
+            temp = temp_store(crate::sandbox::grading_process_limited())
         ))?;
         drop_virtual_table_modules(&conn);
         conn.busy_timeout(std::time::Duration::ZERO)?;
@@ -695,6 +696,13 @@ const TIME_FUNCTIONS: &[&str] = &[
 /// Functions that draw random numbers.
 const RANDOM_FUNCTIONS: &[&str] = &["random", "randomblob"];
 
+/// Where a guest connection keeps its temporary tables: in memory only where SQLite's heap is capped
+/// (a dedicated grading process), in files otherwise (the service process must not grow without
+/// bound).
+fn temp_store(heap_capped: bool) -> &'static str {
+    if heap_capped { "MEMORY" } else { "FILE" }
+}
+
 /// Virtual and table-valued tables SQLite may know (for a clearer denial; every read in the database
 /// outside the exercise's tables is denied anyway, and statements are prepared with NO_VTAB).
 fn is_table_valued(lower: &str) -> bool {
@@ -787,6 +795,14 @@ mod tests {
         assert_eq!((cte.status, cte.row), (status::OK, Some(1)), "CTEs stay readable: {:?}", cte.error);
         let sub = db.run("SELECT count(*) FROM (SELECT k FROM t)", true);
         assert_eq!(sub.status, status::OK, "subqueries stay readable: {:?}", sub.error);
+    }
+
+    #[test]
+    fn temporary_tables_stay_in_files_unless_the_heap_is_capped() {
+        assert_eq!(temp_store(false), "FILE");
+        assert_eq!(temp_store(true), "MEMORY");
+        // This test process never caps the heap: the service's process must not either.
+        assert!(!crate::sandbox::grading_process_limited());
     }
 
     #[test]
