@@ -371,7 +371,9 @@ impl TraceEvent {
                 TraceEvent::RolledBack { instance, reason: clip_text(reason, max) }
             }
             TraceEvent::Queue { text } => TraceEvent::Queue { text: clip_text(text, max) },
-            other @ (TraceEvent::Start { .. } | TraceEvent::Crash { .. } | TraceEvent::Return { .. }) => other,
+            other @ (TraceEvent::Start { .. } | TraceEvent::Crash { .. } | TraceEvent::Return { .. }) => {
+                other
+            }
         }
     }
 

@@ -139,9 +139,10 @@ impl GuestDb {
         use crate::limits::{SCRATCH_DB_BYTES_MAX, SQL_CACHE_BYTES_MAX};
         conn.execute_batch(&format!(
             "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = ON; \
-             PRAGMA max_page_count = {pages}; PRAGMA cache_size = -{cache_kib};",
+             PRAGMA max_page_count = {pages}; PRAGMA cache_size = -{cache_kib}; PRAGMA temp_store = {temp};",
             pages = SCRATCH_DB_BYTES_MAX / PAGE_BYTES,
-            cache_kib = SQL_CACHE_BYTES_MAX / 1024
+            cache_kib = SQL_CACHE_BYTES_MAX / 1024,
+            temp = temp_store(crate::sandbox::grading_process_limited())
         ))?;
         drop_virtual_table_modules(&conn);
         conn.busy_timeout(std::time::Duration::ZERO)?;
@@ -630,7 +631,8 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
         // SQLite's and the pragma tables are out of bounds.
         AuthAction::Read { table_name, .. } => {
             let lower = table_name.to_ascii_lowercase();
-            if known(table_name) || (ctx.database_name.is_none() && !is_table_valued(&lower)) {
+            let internal = lower.starts_with("sqlite_") || is_table_valued(&lower);
+            if known(table_name) || (ctx.database_name.is_none() && !internal) {
                 Ok(())
             } else if is_table_valued(&lower) {
                 Err(format!(
@@ -694,43 +696,135 @@ fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
 /// `sqlite_*`, `fts3_tokenizer`).
 const ALLOWED_FUNCTIONS: &[&str] = &[
     // scalar
-    "abs", "char", "coalesce", "concat", "concat_ws", "format", "glob", "hex", "if", "ifnull", "iif",
-    "instr", "length", "like", "likelihood", "likely", "lower", "ltrim", "max", "min", "nullif",
-    "octet_length", "printf", "quote", "replace", "round", "rtrim", "sign", "substr", "substring",
-    "trim", "typeof", "unhex", "unicode", "unistr", "unlikely", "upper", "zeroblob",
+    "abs",
+    "char",
+    "coalesce",
+    "concat",
+    "concat_ws",
+    "format",
+    "glob",
+    "hex",
+    "if",
+    "ifnull",
+    "iif",
+    "instr",
+    "length",
+    "like",
+    "likelihood",
+    "likely",
+    "lower",
+    "ltrim",
+    "max",
+    "min",
+    "nullif",
+    "octet_length",
+    "printf",
+    "quote",
+    "replace",
+    "round",
+    "rtrim",
+    "sign",
+    "substr",
+    "substring",
+    "trim",
+    "typeof",
+    "unhex",
+    "unicode",
+    "unistr",
+    "unlikely",
+    "upper",
+    "zeroblob",
     // the connection's own counters
-    "changes", "last_insert_rowid", "total_changes",
+    "changes",
+    "last_insert_rowid",
+    "total_changes",
     // exact arithmetic
-    "ceil", "ceiling", "floor", "mod", "trunc",
+    "ceil",
+    "ceiling",
+    "floor",
+    "mod",
+    "trunc",
     // aggregate
-    "avg", "count", "group_concat", "string_agg", "sum", "total",
+    "avg",
+    "count",
+    "group_concat",
+    "string_agg",
+    "sum",
+    "total",
     // window
-    "row_number", "rank", "dense_rank", "percent_rank", "cume_dist", "ntile", "lag", "lead",
-    "first_value", "last_value", "nth_value",
+    "row_number",
+    "rank",
+    "dense_rank",
+    "percent_rank",
+    "cume_dist",
+    "ntile",
+    "lag",
+    "lead",
+    "first_value",
+    "last_value",
+    "nth_value",
     // JSON (scalar and aggregate; the table-valued json_each and json_tree are not functions)
-    "json", "jsonb", "json_array", "jsonb_array", "json_array_length", "json_error_position",
-    "json_extract", "jsonb_extract", "->", "->>", "json_insert", "jsonb_insert", "json_object",
-    "jsonb_object", "json_patch", "jsonb_patch", "json_quote", "json_remove", "jsonb_remove",
-    "json_replace", "jsonb_replace", "json_set", "jsonb_set", "json_type", "json_valid",
-    "json_group_array", "jsonb_group_array", "json_group_object", "jsonb_group_object",
+    "json",
+    "jsonb",
+    "json_array",
+    "jsonb_array",
+    "json_array_length",
+    "json_error_position",
+    "json_extract",
+    "jsonb_extract",
+    "->",
+    "->>",
+    "json_insert",
+    "jsonb_insert",
+    "json_object",
+    "jsonb_object",
+    "json_patch",
+    "jsonb_patch",
+    "json_quote",
+    "json_remove",
+    "jsonb_remove",
+    "json_replace",
+    "jsonb_replace",
+    "json_set",
+    "jsonb_set",
+    "json_type",
+    "json_valid",
+    "json_group_array",
+    "jsonb_group_array",
+    "json_group_object",
+    "jsonb_group_object",
 ];
 
 /// Functions that read the clock (named in the denial, so a student knows why).
 const TIME_FUNCTIONS: &[&str] = &[
-    "date", "time", "datetime", "julianday", "unixepoch", "strftime", "timediff", "current_date",
-    "current_time", "current_timestamp",
+    "date",
+    "time",
+    "datetime",
+    "julianday",
+    "unixepoch",
+    "strftime",
+    "timediff",
+    "current_date",
+    "current_time",
+    "current_timestamp",
 ];
 /// Functions that draw random numbers.
 const RANDOM_FUNCTIONS: &[&str] = &["random", "randomblob"];
 
-/// Virtual and table-valued tables SQLite may know (for a clearer denial; every read outside the
-/// exercise's tables is denied anyway).
+/// Where a guest connection keeps its temporary tables: in memory only where SQLite's heap is capped
+/// (a dedicated grading process), in files otherwise (the service process must not grow without
+/// bound).
+fn temp_store(heap_capped: bool) -> &'static str {
+    if heap_capped { "MEMORY" } else { "FILE" }
+}
+
+/// Virtual and table-valued tables SQLite may know (for a clearer denial; every read in the database
+/// outside the exercise's tables is denied anyway, and statements are prepared with NO_VTAB).
 fn is_table_valued(lower: &str) -> bool {
     lower.starts_with("pragma_")
         || lower.starts_with("json_")
         || lower.starts_with("jsonb_")
         || matches!(lower, "dbstat" | "fts3tokenize" | "fts5vocab" | "generate_series" | "carray")
-        || lower.starts_with("sqlite_")
 }
 
 /// Removes every virtual table module from the connection (json_each, json_tree, fts3, fts4, fts5,
@@ -788,7 +882,9 @@ mod tests {
     #[test]
     fn only_listed_functions_run() {
         let (_dir, mut db) = db();
-        for sql in ["SELECT fts3_tokenizer('simple')", "SELECT load_extension('x')", "SELECT sqlite_version()"] {
+        for sql in
+            ["SELECT fts3_tokenizer('simple')", "SELECT load_extension('x')", "SELECT sqlite_version()"]
+        {
             assert!(error(&mut db, sql).contains("is not available"), "{sql}");
         }
         assert!(error(&mut db, "SELECT date('now')").contains("the time differs"));
@@ -814,6 +910,14 @@ mod tests {
         assert_eq!((cte.status, cte.row), (status::OK, Some(1)), "CTEs stay readable: {:?}", cte.error);
         let sub = db.run("SELECT count(*) FROM (SELECT k FROM t)", true);
         assert_eq!(sub.status, status::OK, "subqueries stay readable: {:?}", sub.error);
+    }
+
+    #[test]
+    fn temporary_tables_stay_in_files_unless_the_heap_is_capped() {
+        assert_eq!(temp_store(false), "FILE");
+        assert_eq!(temp_store(true), "MEMORY");
+        // This test process never caps the heap: the service's process must not either.
+        assert!(!crate::sandbox::grading_process_limited());
     }
 
     #[test]

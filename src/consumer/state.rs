@@ -307,6 +307,10 @@ mod bounded_tests {
     fn a_state_within_its_bounds_is_read_whole() {
         let state = read_state_bounded(&database(25, 10), &queries(), 25, 1_000_000).expect("read");
         assert_eq!(state["t"].len(), 25);
-        assert!(state["t"].iter().all(|row| row.len() == 1 && matches!(&row[0], SqlValue::Text(t) if t.len() == 15)));
+        assert!(
+            state["t"]
+                .iter()
+                .all(|row| row.len() == 1 && matches!(&row[0], SqlValue::Text(t) if t.len() == 15))
+        );
     }
 }

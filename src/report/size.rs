@@ -210,7 +210,7 @@ mod tests {
 
     #[test]
     fn huge_failure_texts_are_clipped_after_the_traces_are_gone() {
-        let huge = Text::same(&"p".repeat(200_000));
+        let huge = Text::same("p".repeat(200_000));
         let mut report = report((0..9).map(|_| check(false, 10, Some(huge.clone()))).collect());
         assert!(report.to_json().len() > 1_000_000);
         let mut again = report.clone();

@@ -349,15 +349,26 @@ fn reject(code: &str, message: text::Text) -> Rejection {
     Rejection { code: code.to_string(), message }
 }
 
+static GRADING_PROCESS_LIMITED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// True once [`limit_grading_process`] has run in this process: SQLite's heap is capped, so guest
+/// connections keep their temporary tables (sorts, `DISTINCT`, `UNION`) in memory, where the cap
+/// bounds them, rather than in temporary files, where nothing does.
+pub fn grading_process_limited() -> bool {
+    GRADING_PROCESS_LIMITED.load(std::sync::atomic::Ordering::Relaxed)
+}
+
 /// Limits for a process that does nothing but grade: SQLite's heap in the whole process (every
 /// connection, page cache, sorter and temporary table together) is capped at
 /// [`crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX`], so that a statement that would build a
-/// huge temporary result fails with "out of memory" instead of taking the machine's. Returns the
-/// limit in force afterwards.
+/// huge temporary result fails with "out of memory" instead of taking the machine's, and guest
+/// connections opened afterwards keep their temporary tables in memory under that cap (see
+/// [`grading_process_limited`]). Returns the limit in force afterwards.
 ///
 /// Call it only in a dedicated grading worker process, never in the service process: the cap is
 /// process-wide and would also bind the service's own store.
 pub fn limit_grading_process() -> u64 {
+    GRADING_PROCESS_LIMITED.store(true, std::sync::atomic::Ordering::Relaxed);
     let max = crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX;
     // SAFETY: sets a process-wide SQLite setting; SQLite synchronises it internally.
     unsafe {
