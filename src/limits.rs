@@ -39,6 +39,10 @@ pub const MEMORY_BYTES_MAX: u64 = 64 * 1024 * 1024;
 pub const TABLE_ELEMENTS_MAX: usize = 10_000;
 /// The guest's wasm stack, in bytes.
 pub const WASM_STACK_BYTES_MAX: usize = 512 * 1024;
+/// Different wasm stack sizes the exercises of one process may ask for (`limits.wasm_stack_bytes`):
+/// wasmtime fixes the stack per engine, so each size has an engine of its own, kept for the life of
+/// the process. A grading that needs one more fails with this limit named.
+pub const WASM_STACK_ENGINES_MAX: usize = 8;
 /// Fuel (wasm operations, plus host-call charges) for one delivery, including instantiation.
 /// A correct solution of the bundled exercises uses well under 1 % of it (see BENCHMARKS.md).
 pub const FUEL_PER_DELIVERY: u64 = 10_000_000;
@@ -113,6 +117,12 @@ pub const CRASH_POINTS_MAX: u32 = 48;
 pub const CRASH_POINTS_EDGE: u32 = 8;
 /// Largest HTTP request body, in bytes.
 pub const REQUEST_BODY_BYTES_MAX: usize = 4 * 1024 * 1024;
+/// Time to receive a whole request body, in milliseconds, counted from the end of the headers
+/// (actix-web's `client_request_timeout` covers the headers only). A client that sends its body a
+/// byte at a time gets 408 and its connection is closed, so it cannot hold a connection or a worker.
+/// 60 s carries the largest body at about 0.6 Mbit/s. An operator may set a shorter deadline
+/// (`--request-body-timeout-ms`).
+pub const REQUEST_BODY_MS_MAX: u64 = 60_000;
 /// Largest serialized report, in bytes: a hard limit. A larger report is shrunk (traces first, then
 /// state evidence, then long texts) and says so; no report over it is stored, served or posted.
 pub const REPORT_BYTES_MAX: usize = 256 * 1024;
@@ -162,6 +172,15 @@ pub const JOB_LEASE_BATCH_MAX: usize = 32;
 /// Leases a job may take before it fails with a stated reason (a submission that kills its worker
 /// every time must not be retried forever).
 pub const JOB_ATTEMPTS_MAX: u32 = 5;
+/// A queued submission whose exercise cannot be loaded right now (its folder is being edited, is
+/// broken, or was missing when the service started) waits and is tried again: first after this
+/// many milliseconds, each further time after twice as long, at most
+/// [`EXERCISE_UNAVAILABLE_RETRY_MAX_MS`]. Such a wait does not count as a grading attempt.
+pub const EXERCISE_UNAVAILABLE_RETRY_MS: u64 = 1_000;
+pub const EXERCISE_UNAVAILABLE_RETRY_MAX_MS: u64 = 30_000;
+/// How long a submission's exercise may stay unloadable before its waits count as attempts: after
+/// [`JOB_ATTEMPTS_MAX`] of those it fails, with the reason that its exercise could not be loaded.
+pub const EXERCISE_UNAVAILABLE_GRACE_MS: u64 = 30 * 60 * 1000;
 /// Submissions waiting to be graded before intake answers 503 with `Retry-After`.
 pub const QUEUE_DEPTH_MAX: u64 = 100_000;
 /// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
@@ -180,15 +199,21 @@ pub const WEBHOOK_ATTEMPTS_MAX: u32 = 10;
 /// The jitter takes a seeded random share of up to half of each delay away.
 pub const WEBHOOK_BACKOFF_BASE_MS: u64 = 2_000;
 pub const WEBHOOK_BACKOFF_MAX_MS: u64 = 3_600_000;
-/// Connecting to a webhook receiver, and waiting for its answer.
+/// Connecting to one address of a webhook receiver (within [`WEBHOOK_ATTEMPT_MS_MAX`]).
 pub const WEBHOOK_CONNECT_TIMEOUT_MS: u64 = 5_000;
-pub const WEBHOOK_RESPONSE_TIMEOUT_MS: u64 = 10_000;
+/// One webhook delivery attempt as a whole: resolving the name, connecting, the TLS handshake,
+/// writing the request and reading the answer's status line, together. A receiver that trickles
+/// its answer a byte at a time cannot hold a sender longer than this; the attempt ends as a
+/// timeout and is retried. An operator may set a shorter deadline (`--webhook-timeout-ms`).
+pub const WEBHOOK_ATTEMPT_MS_MAX: u64 = 15_000;
+/// Name lookups of webhook hosts still running after their attempt gave up on them (the system
+/// resolver cannot be interrupted); while this many hang, further attempts fail at once, retried.
+pub const WEBHOOK_LOOKUPS_PENDING_MAX: usize = 16;
 /// Webhook events one sender leases at once and delivers one after the other.
 pub const WEBHOOK_LEASE_BATCH_MAX: usize = 4;
 /// A webhook event is leased by one sender for this long: longer than a batch of deliveries that
 /// all time out, so a live sender never loses its lease. A server that starts gives back every lease.
-pub const WEBHOOK_LEASE_MS: u64 =
-    WEBHOOK_LEASE_BATCH_MAX as u64 * (WEBHOOK_CONNECT_TIMEOUT_MS + WEBHOOK_RESPONSE_TIMEOUT_MS) + 30_000;
+pub const WEBHOOK_LEASE_MS: u64 = WEBHOOK_LEASE_BATCH_MAX as u64 * WEBHOOK_ATTEMPT_MS_MAX + 30_000;
 /// Webhook deliveries in flight at once.
 pub const WEBHOOK_SENDERS: usize = 4;
 /// Bytes of a webhook receiver's answer that are read (the status line is all that counts).

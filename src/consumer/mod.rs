@@ -67,7 +67,15 @@ pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result
 }
 
 fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
-    let engine = crate::sandbox::engine(crate::grade::Compiler::default())?;
+    let stack = exercise.limits.wasm_stack_bytes;
+    crate::sandbox::with_stack(stack, || compute_oracle_here(exercise, consumer))?
+}
+
+fn compute_oracle_here(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
+    let engine = crate::sandbox::engine_with_stack(
+        crate::grade::Compiler::default(),
+        exercise.limits.wasm_stack_bytes,
+    )?;
     let compiled = CompiledConsumer::compile(engine, &consumer.reference, &exercise.limits, &consumer.entry)
         .map_err(|r| {
             format!(
@@ -116,8 +124,20 @@ fn rejected(exercise: &Exercise, submission: &Submission, rejection: Rejection) 
     }
 }
 
-/// Grades a consumer module against `consumer`.
+/// Grades a consumer module against `consumer`, on a thread with room for the exercise's wasm stack.
 pub fn grade(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    submission: &Submission,
+    options: &GradeOptions,
+) -> Result<Report, GradeError> {
+    crate::sandbox::with_stack(exercise.limits.wasm_stack_bytes, || {
+        grade_here(exercise, consumer, submission, options)
+    })
+    .map_err(GradeError::Internal)?
+}
+
+fn grade_here(
     exercise: &Exercise,
     consumer: &ConsumerExercise,
     submission: &Submission,
@@ -138,7 +158,8 @@ pub fn grade(
             },
         ));
     };
-    let engine = crate::sandbox::engine(options.compiler).map_err(GradeError::Internal)?;
+    let engine = crate::sandbox::engine_with_stack(options.compiler, exercise.limits.wasm_stack_bytes)
+        .map_err(GradeError::Internal)?;
     let compiled = match CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry) {
         Ok(compiled) => compiled,
         Err(rejection) => return Ok(rejected(exercise, submission, rejection)),

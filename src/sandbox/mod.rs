@@ -9,37 +9,93 @@
 pub mod budget;
 pub mod limiter;
 
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
 use wasmtime::{Config, Engine, ExternType, Module, OptLevel, Strategy, ValType};
 
 use crate::grade::Compiler;
-use crate::limits::Limits;
+use crate::limits::{Limits, WASM_STACK_BYTES_MAX, WASM_STACK_ENGINES_MAX};
 use crate::report::Rejection;
 use crate::text;
 
 /// How often the engine's epoch advances; deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// The engine for `compiler`, created once per process with the epoch ticker running.
+/// The engine for `compiler` with the default wasm stack ([`WASM_STACK_BYTES_MAX`]), created once
+/// per process with the epoch ticker running.
 pub fn engine(compiler: Compiler) -> Result<&'static Engine, String> {
-    static WINCH: OnceLock<Result<Engine, String>> = OnceLock::new();
-    static CRANELIFT: OnceLock<Result<Engine, String>> = OnceLock::new();
-    let cell = match compiler {
-        Compiler::Winch => &WINCH,
-        Compiler::Cranelift => &CRANELIFT,
-    };
-    cell.get_or_init(|| {
-        let engine = Engine::new(&engine_config(compiler)).map_err(|e| format!("{e:#}"))?;
-        start_epoch_ticker(engine.clone());
-        Ok(engine)
-    })
-    .as_ref()
-    .map_err(Clone::clone)
+    engine_with_stack(compiler, WASM_STACK_BYTES_MAX)
 }
 
-fn engine_config(compiler: Compiler) -> Config {
+/// The engine for `compiler` whose wasm stack is `stack_bytes` (an exercise's
+/// `limits.wasm_stack_bytes`). wasmtime fixes the stack per engine, so each (compiler, stack) pair
+/// has an engine of its own, created on first use and kept for the life of the process; at most
+/// [`WASM_STACK_ENGINES_MAX`] of them (exercises use one or two stack sizes, not dozens).
+pub fn engine_with_stack(compiler: Compiler, stack_bytes: usize) -> Result<&'static Engine, String> {
+    static WINCH: OnceLock<Result<Engine, String>> = OnceLock::new();
+    static CRANELIFT: OnceLock<Result<Engine, String>> = OnceLock::new();
+    static OTHERS: Mutex<Vec<(Compiler, usize, &'static Engine)>> = Mutex::new(Vec::new());
+    if stack_bytes == WASM_STACK_BYTES_MAX {
+        let cell = match compiler {
+            Compiler::Winch => &WINCH,
+            Compiler::Cranelift => &CRANELIFT,
+        };
+        return cell.get_or_init(|| new_engine(compiler, stack_bytes)).as_ref().map_err(Clone::clone);
+    }
+    let mut others = OTHERS.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, _, engine)) = others.iter().find(|(c, s, _)| *c == compiler && *s == stack_bytes) {
+        return Ok(engine);
+    }
+    if others.len() >= WASM_STACK_ENGINES_MAX {
+        return Err(format!(
+            "exercises ask for more than {WASM_STACK_ENGINES_MAX} different wasm stack sizes (wasm_stack_engines_max); \
+             a wasm stack of {stack_bytes} bytes needs an engine of its own"
+        ));
+    }
+    let engine: &'static Engine = Box::leak(Box::new(new_engine(compiler, stack_bytes)?));
+    others.push((compiler, stack_bytes, engine));
+    Ok(engine)
+}
+
+fn new_engine(compiler: Compiler, stack_bytes: usize) -> Result<Engine, String> {
+    let engine = Engine::new(&engine_config(compiler, stack_bytes)).map_err(|e| format!("{e:#}"))?;
+    start_epoch_ticker(engine.clone());
+    Ok(engine)
+}
+
+/// Host stack a thread needs beside the wasm stack: the harness, SQLite and wasmtime's own frames.
+pub const HOST_STACK_BYTES: usize = 1536 * 1024;
+
+/// Runs `f` where a wasm stack of `stack_bytes` fits: on this thread when it is the default (every
+/// thread that grades has room for it) or this thread was made for it, otherwise on a thread of its
+/// own with room for that stack and [`HOST_STACK_BYTES`] (a synchronous wasm call runs on the
+/// calling thread's stack). Err only when no thread can be started.
+pub fn with_stack<T: Send>(stack_bytes: usize, f: impl FnOnce() -> T + Send) -> Result<T, String> {
+    thread_local! {
+        /// The wasm stack this thread was started for (0: an ordinary thread).
+        static ROOM: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+    if stack_bytes <= WASM_STACK_BYTES_MAX || ROOM.with(|room| room.get()) >= stack_bytes {
+        return Ok(f());
+    }
+    std::thread::scope(|scope| {
+        let handle = std::thread::Builder::new()
+            .name("wasm-deep-stack".into())
+            .stack_size(stack_bytes + HOST_STACK_BYTES)
+            .spawn_scoped(scope, move || {
+                ROOM.with(|room| room.set(stack_bytes));
+                f()
+            })
+            .map_err(|e| format!("cannot start a thread for a wasm stack of {stack_bytes} bytes: {e}"))?;
+        match handle.join() {
+            Ok(value) => Ok(value),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    })
+}
+
+fn engine_config(compiler: Compiler, stack_bytes: usize) -> Config {
     let mut config = Config::new();
     config.strategy(match compiler {
         Compiler::Winch => Strategy::Winch,
@@ -48,7 +104,9 @@ fn engine_config(compiler: Compiler) -> Config {
     config.cranelift_opt_level(OptLevel::Speed);
     config.consume_fuel(true);
     config.epoch_interruption(true);
-    config.max_wasm_stack(crate::limits::WASM_STACK_BYTES_MAX);
+    config.max_wasm_stack(stack_bytes);
+    // Interleaved instances run on fibers: their stacks hold the wasm stack and the host's frames.
+    config.async_stack_size(stack_bytes + HOST_STACK_BYTES);
     config.wasm_simd(false);
     config.wasm_relaxed_simd(false);
     config.wasm_multi_memory(false);

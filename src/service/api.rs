@@ -3,8 +3,12 @@
 //! `/metrics`. The OpenAPI document at `/api/v1/openapi.json` is generated from the annotations of
 //! the handlers below. Store calls and statement rendering run on the blocking pool.
 
+use std::cell::RefCell;
+use std::pin::Pin;
+use std::rc::Rc;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::task::{Context, Poll};
 use std::time::{Duration, Instant};
 
 use actix_web::http::StatusCode;
@@ -331,6 +335,7 @@ struct Parsed {
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+        (status = 408, description = "Body not received in time", body = Problem, content_type = "application/problem+json"),
         (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
         (status = 415, description = "Neither JSON nor multipart", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Wrong kind of submission, bad callback URL, reused idempotency key", body = Problem, content_type = "application/problem+json"),
@@ -356,6 +361,10 @@ pub async fn create_submission(
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
+    // The body has one deadline as a whole (actix-web's client_request_timeout covers the head only):
+    // a client that trickles it cannot hold its connection.
+    let body_ms = shared.config.request_body_timeout_ms;
+    let deadline = Duration::from_millis(body_ms);
     if let Some(length) = req
         .headers()
         .get(header::CONTENT_LENGTH)
@@ -364,23 +373,41 @@ pub async fn create_submission(
         && length > REQUEST_BODY_BYTES_MAX
     {
         if length <= OVERSIZED_BODY_DRAINED_MAX {
-            drain(payload).await;
+            // Read (and dropped) until the deadline at most; the answer is 413 either way.
+            let _ = tokio::time::timeout(deadline, drain(payload)).await;
         }
         return Err(Problem::too_large(REQUEST_BODY_BYTES_MAX));
     }
-    let parsed = if content_type.starts_with("application/json") || content_type.is_empty() {
-        let body = read_body(payload).await?;
-        parse_json(&body)?
-    } else if content_type.starts_with("multipart/form-data") {
-        parse_multipart(&req, payload).await?
-    } else {
-        return Err(Problem::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported-media-type",
-            "Unsupported media type",
-            format!("Send application/json or multipart/form-data, not {content_type:?}."),
-            format!("Bitte application/json oder multipart/form-data senden, nicht {content_type:?}."),
-        ));
+    let body = Rc::new(RefCell::new(payload));
+    let read = async {
+        if content_type.starts_with("application/json") || content_type.is_empty() {
+            let bytes = read_body(UnreadBody(body.clone())).await?;
+            parse_json(&bytes)
+        } else if content_type.starts_with("multipart/form-data") {
+            parse_multipart(&req, UnreadBody(body.clone())).await
+        } else {
+            Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported-media-type",
+                "Unsupported media type",
+                format!("Send application/json or multipart/form-data, not {content_type:?}."),
+                format!("Bitte application/json oder multipart/form-data senden, nicht {content_type:?}."),
+            ))
+        }
+    };
+    let parsed = match tokio::time::timeout(deadline, read).await {
+        Ok(parsed) => parsed?,
+        Err(_) => {
+            let problem = Problem::body_timeout(body_ms);
+            let text = serde_json::to_vec(&problem).unwrap_or_default();
+            // The answer holds the unread body until its last byte is sent: actix-web then closes
+            // the connection, where a dropped chunked body would be drained for as long as the
+            // client keeps sending.
+            let answer = AnswerHoldingBody { text: Some(text.into()), _unread: body };
+            return Ok(actix_web::ResponseError::error_response(&problem)
+                .set_body(answer)
+                .map_into_boxed_body());
+        }
     };
     let new = validate(&shared, &client, parsed, key)?;
     let intake = db(&shared, move |store| store.submit(&new, QUEUE_DEPTH_MAX, clock::now_ms())).await?;
@@ -445,7 +472,41 @@ fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, Problem> {
     Ok(Some(key))
 }
 
-async fn drain(mut payload: web::Payload) {
+/// An answer's text that keeps the unread request body alive until the answer is sent.
+struct AnswerHoldingBody {
+    text: Option<web::Bytes>,
+    _unread: Rc<RefCell<web::Payload>>,
+}
+
+impl actix_web::body::MessageBody for AnswerHoldingBody {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        actix_web::body::BodySize::Sized(self.text.as_ref().map_or(0, |t| t.len() as u64))
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<web::Bytes, Self::Error>>> {
+        Poll::Ready(self.text.take().map(Ok))
+    }
+}
+
+/// The request body, shared between the handler and a reader that the deadline may cut off.
+struct UnreadBody(Rc<RefCell<web::Payload>>);
+
+impl futures_util::Stream for UnreadBody {
+    type Item = Result<web::Bytes, actix_web::error::PayloadError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.borrow_mut().poll_next_unpin(cx)
+    }
+}
+
+async fn drain(
+    mut payload: impl futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin,
+) {
     let mut seen = 0usize;
     while let Some(Ok(chunk)) = payload.next().await {
         seen += chunk.len();
@@ -455,7 +516,9 @@ async fn drain(mut payload: web::Payload) {
     }
 }
 
-async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, Problem> {
+async fn read_body(
+    mut payload: impl futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin,
+) -> Result<web::BytesMut, Problem> {
     let mut body = web::BytesMut::new();
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| {
@@ -518,7 +581,7 @@ fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
     })
 }
 
-async fn parse_multipart(req: &HttpRequest, payload: web::Payload) -> Result<Parsed, Problem> {
+async fn parse_multipart(req: &HttpRequest, payload: UnreadBody) -> Result<Parsed, Problem> {
     let bad = |en: String, de: String| Problem::bad_request("bad-multipart", en, de);
     let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
     let mut parsed = Parsed {

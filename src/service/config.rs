@@ -58,6 +58,12 @@ pub struct ServeArgs {
     /// Seed of the webhook retry jitter [default: 0].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_SEED")]
     pub webhook_seed: Option<u64>,
+    /// Deadline of one webhook attempt in milliseconds, lookup to answer [default and most: see limits].
+    #[arg(long, env = "PRUEFSTEIN_WEBHOOK_TIMEOUT_MS")]
+    pub webhook_timeout_ms: Option<u64>,
+    /// Deadline for receiving a request body in milliseconds [default and most: see limits].
+    #[arg(long, env = "PRUEFSTEIN_REQUEST_BODY_TIMEOUT_MS")]
+    pub request_body_timeout_ms: Option<u64>,
 }
 
 /// The TOML file: the same settings as the flags.
@@ -78,6 +84,8 @@ struct FileConfig {
     webhook_attempts: Option<u32>,
     webhook_backoff_ms: Option<u64>,
     webhook_seed: Option<u64>,
+    webhook_timeout_ms: Option<u64>,
+    request_body_timeout_ms: Option<u64>,
 }
 
 /// The settings in force.
@@ -98,6 +106,10 @@ pub struct Config {
     pub webhook_attempts: u32,
     pub webhook_backoff_ms: u64,
     pub webhook_seed: u64,
+    /// Deadline of one webhook attempt (at most [`limits::WEBHOOK_ATTEMPT_MS_MAX`]).
+    pub webhook_timeout_ms: u64,
+    /// Deadline for receiving a request body (at most [`limits::REQUEST_BODY_MS_MAX`]).
+    pub request_body_timeout_ms: u64,
 }
 
 impl Config {
@@ -130,6 +142,18 @@ impl Config {
         if webhook_attempts == 0 {
             anyhow::bail!("webhook-attempts must be at least 1");
         }
+        let webhook_timeout_ms = within(
+            "webhook-timeout-ms",
+            args.webhook_timeout_ms.or(file.webhook_timeout_ms),
+            limits::WEBHOOK_ATTEMPT_MS_MAX,
+            "webhook_attempt_ms_max",
+        )?;
+        let request_body_timeout_ms = within(
+            "request-body-timeout-ms",
+            args.request_body_timeout_ms.or(file.request_body_timeout_ms),
+            limits::REQUEST_BODY_MS_MAX,
+            "request_body_ms_max",
+        )?;
         Ok(Config {
             bind,
             data_dir: args.data_dir.clone().or(file.data_dir).unwrap_or_else(|| "data".into()),
@@ -151,6 +175,8 @@ impl Config {
                 .or(file.webhook_backoff_ms)
                 .unwrap_or(limits::WEBHOOK_BACKOFF_BASE_MS),
             webhook_seed: args.webhook_seed.or(file.webhook_seed).unwrap_or(0),
+            webhook_timeout_ms,
+            request_body_timeout_ms,
         })
     }
 
@@ -161,6 +187,15 @@ impl Config {
             None => FileConfig::default(),
         };
         Ok(data_dir.or(file.data_dir).unwrap_or_else(|| "data".into()))
+    }
+}
+
+/// A deadline an operator may shorten but not lengthen beyond the named limit (its default).
+fn within(flag: &str, value: Option<u64>, max: u64, limit: &str) -> Result<u64> {
+    match value {
+        None => Ok(max),
+        Some(ms) if (1..=max).contains(&ms) => Ok(ms),
+        Some(ms) => anyhow::bail!("{flag} = {ms} is outside 1..={max} ({limit})"),
     }
 }
 
@@ -185,6 +220,14 @@ mod tests {
         assert_eq!(config.durability, Durability::Normal);
         assert_eq!(config.public_url, "http://0.0.0.0:9000");
         assert_eq!(config.data_dir, PathBuf::from("data"));
+        assert_eq!(config.webhook_timeout_ms, limits::WEBHOOK_ATTEMPT_MS_MAX);
+        assert_eq!(config.request_body_timeout_ms, limits::REQUEST_BODY_MS_MAX);
+        let shorter = ServeArgs { webhook_timeout_ms: Some(500), ..args.clone() };
+        assert_eq!(Config::resolve(&shorter).unwrap().webhook_timeout_ms, 500);
+        let longer =
+            ServeArgs { request_body_timeout_ms: Some(limits::REQUEST_BODY_MS_MAX + 1), ..args.clone() };
+        let error = Config::resolve(&longer).unwrap_err();
+        assert!(format!("{error:#}").contains("request_body_ms_max"), "{error:#}");
         std::fs::write(&path, "bnid = 1\n").unwrap();
         let error = Config::resolve(&args).unwrap_err();
         assert!(format!("{error:#}").contains("bnid"), "{error:#}");

@@ -30,6 +30,9 @@ pub struct Problem {
     pub retry_after: Option<u32>,
     #[serde(skip)]
     pub authenticate: bool,
+    /// Close the connection after this answer (the request's body was not read to its end).
+    #[serde(skip)]
+    pub close: bool,
 }
 
 fn problem_type<S: serde::Serializer>(code: &&'static str, serializer: S) -> Result<S::Ok, S::Error> {
@@ -53,6 +56,7 @@ impl Problem {
             submission_id: None,
             retry_after: None,
             authenticate: false,
+            close: false,
         }
     }
 
@@ -86,6 +90,25 @@ impl Problem {
         )
     }
 
+    /// The request body did not arrive within `ms` milliseconds; the connection is closed.
+    pub fn body_timeout(ms: u64) -> Self {
+        let mut problem = Problem::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body-timeout",
+            "Request body too slow",
+            format!(
+                "The request body did not arrive within {ms} ms (request_body_ms_max); nothing was stored \
+                 and the connection is closed. Send the whole body at once."
+            ),
+            format!(
+                "Der Rumpf der Anfrage kam nicht innerhalb von {ms} ms an (request_body_ms_max); nichts wurde \
+                 gespeichert, die Verbindung wird geschlossen. Bitte den ganzen Rumpf auf einmal senden."
+            ),
+        );
+        problem.close = true;
+        problem
+    }
+
     pub fn internal(message: impl std::fmt::Display) -> Self {
         super::log::error("internal_error", &[("error", &message.to_string())]);
         Problem::new(
@@ -112,6 +135,9 @@ impl ResponseError for Problem {
     fn error_response(&self) -> HttpResponse {
         let mut response = HttpResponse::build(self.status_code());
         response.insert_header((header::CONTENT_TYPE, HeaderValue::from_static("application/problem+json")));
+        if self.close {
+            response.force_close();
+        }
         if let Some(seconds) = self.retry_after {
             response.insert_header((header::RETRY_AFTER, seconds.to_string()));
         }

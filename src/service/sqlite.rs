@@ -643,12 +643,12 @@ impl Store for SqliteStore {
     ) -> Result<Vec<LeasedJob>, StoreError> {
         self.write(move |tx| {
             let due: i64 = tx
-                .prepare_cached("SELECT count(*) FROM jobs WHERE leased = 0 OR lease_until <= ?1")?
+                .prepare_cached("SELECT count(*) FROM jobs WHERE lease_until <= ?1")?
                 .query_row([now], |r| r.get(0))?;
             let take = (due as usize).div_ceil(share.max(1)).clamp(0, max.max(1));
             let next = tx
                 .prepare_cached(
-                    "SELECT submission_id, attempts FROM jobs WHERE leased = 0 OR lease_until <= ?1 \
+                    "SELECT submission_id, attempts FROM jobs WHERE lease_until <= ?1 \
                      ORDER BY submission_id LIMIT ?2",
                 )?
                 .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
@@ -675,6 +675,19 @@ impl Store for SqliteStore {
                 "UPDATE jobs SET leased = 0, lease_until = 0, attempts = attempts - ?3 \
                  WHERE submission_id = ?1 AND attempts = ?2",
                 params![id, attempt, if count_attempt { 0 } else { 1 }],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn defer_job(&self, job: &LeasedJob, until: Millis, count_attempt: bool) -> Result<(), StoreError> {
+        let (id, attempt) = (job.submission_id, job.attempt);
+        self.write(move |tx| {
+            // Not leased, but not due before `until` (a waiting job is due at lease_until).
+            tx.execute(
+                "UPDATE jobs SET leased = 0, lease_until = ?3, attempts = attempts - ?4 \
+                 WHERE submission_id = ?1 AND attempts = ?2",
+                params![id, attempt, until, if count_attempt { 0 } else { 1 }],
             )?;
             Ok(())
         })
@@ -920,6 +933,24 @@ mod tests {
         assert_eq!(record.attempts, 2);
         assert_eq!(store.lease_events(10, 100, 2_000).unwrap().len(), 1);
         assert!(lease(&store, 5_000).is_none());
+    }
+
+    #[test]
+    fn a_deferred_job_waits_queued_until_its_time_and_counts_only_when_asked() {
+        let (_dir, store) = store();
+        let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+        store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
+        let first = lease(&store, 10).unwrap();
+        store.defer_job(&first, 2_000, false).unwrap();
+        let record = store.submission(first.submission_id).unwrap().unwrap();
+        assert_eq!((record.status, record.attempts), (Status::Queued, 0), "waiting, not running");
+        assert_eq!(store.stats().unwrap().jobs_queued, 1);
+        assert!(lease(&store, 1_999).is_none(), "not due before its time");
+        let again = lease(&store, 2_000).unwrap();
+        assert_eq!(again.attempt, 1, "an uncounted wait is no attempt");
+        store.defer_job(&again, 3_000, true).unwrap();
+        assert!(lease(&store, 2_999).is_none());
+        assert_eq!(lease(&store, 3_000).unwrap().attempt, 2, "a counted wait is one");
     }
 
     #[test]

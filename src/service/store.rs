@@ -259,6 +259,9 @@ pub trait Store: Send + Sync + 'static {
     /// Gives a lease back: without counting the attempt (graceful shutdown), or counting it (the
     /// grading panicked: it is tried again at once, until the attempts are used up).
     fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError>;
+    /// Gives a lease back and keeps the job out of reach until `until` (its exercise cannot be
+    /// loaded right now): the job is queued again, due at `until`, its attempt counted or not.
+    fn defer_job(&self, job: &LeasedJob, until: Millis, count_attempt: bool) -> Result<(), StoreError>;
     /// Releases every lease: called at start by the only process that uses this store, when no
     /// worker can be alive. Returns how many were released.
     fn release_all_leases(&self) -> Result<u64, StoreError>;

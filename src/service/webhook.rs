@@ -11,10 +11,10 @@
 //! on the addresses actually connected to, so a DNS name cannot point elsewhere after the check.
 
 use std::io::{Read, Write};
-use std::net::{IpAddr, SocketAddr, TcpStream, ToSocketAddrs};
-use std::sync::atomic::Ordering;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
@@ -24,7 +24,7 @@ use super::store::{Delivery, OutboxEvent};
 use super::{Shared, auth, clock, log};
 use crate::limits::{
     WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_BATCH_MAX, WEBHOOK_LEASE_MS,
-    WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_RESPONSE_TIMEOUT_MS, WEBHOOK_SENDERS,
+    WEBHOOK_LOOKUPS_PENDING_MAX, WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_SENDERS,
 };
 
 /// How often an idle sender looks for events whose retry time has come.
@@ -87,7 +87,13 @@ fn deliver(shared: &Shared, event: &OutboxEvent) {
         ("webhook-signature", signature),
     ];
     let attempt = event.attempts + 1;
-    let outcome = post(&event.url, &headers, event.payload.as_bytes(), shared.config.allow_private_callbacks);
+    let outcome = post(
+        &event.url,
+        &headers,
+        event.payload.as_bytes(),
+        shared.config.allow_private_callbacks,
+        shared.config.webhook_timeout_ms,
+    );
     let delivery = match outcome {
         Ok(()) => Delivery::Delivered,
         Err(error) if error.retry && attempt < shared.config.webhook_attempts => Delivery::Retry {
@@ -209,56 +215,106 @@ fn check_ip(ip: IpAddr, allow_private: bool) -> Result<(), String> {
     }
 }
 
-/// Whether an address is on the public internet (not loopback, private, link-local, shared,
-/// documentation, benchmarking, multicast, reserved or unspecified).
+/// IPv4 ranges that are not on the public internet (IANA IPv4 Special-Purpose Address Registry,
+/// plus multicast and the reserved class E): `(network, prefix length)`.
+const IPV4_NOT_PUBLIC: [(Ipv4Addr, u8); 15] = [
+    (Ipv4Addr::new(0, 0, 0, 0), 8),       // "this network" (RFC 791)
+    (Ipv4Addr::new(10, 0, 0, 0), 8),      // private (RFC 1918)
+    (Ipv4Addr::new(100, 64, 0, 0), 10),   // shared address space, carrier-grade NAT (RFC 6598)
+    (Ipv4Addr::new(127, 0, 0, 0), 8),     // loopback
+    (Ipv4Addr::new(169, 254, 0, 0), 16),  // link-local, cloud metadata services
+    (Ipv4Addr::new(172, 16, 0, 0), 12),   // private (RFC 1918)
+    (Ipv4Addr::new(192, 0, 0, 0), 24),    // IETF protocol assignments (RFC 6890)
+    (Ipv4Addr::new(192, 0, 2, 0), 24),    // documentation TEST-NET-1
+    (Ipv4Addr::new(192, 88, 99, 0), 24),  // 6to4 relay anycast, deprecated (RFC 7526)
+    (Ipv4Addr::new(192, 168, 0, 0), 16),  // private (RFC 1918)
+    (Ipv4Addr::new(198, 18, 0, 0), 15),   // benchmarking (RFC 2544)
+    (Ipv4Addr::new(198, 51, 100, 0), 24), // documentation TEST-NET-2
+    (Ipv4Addr::new(203, 0, 113, 0), 24),  // documentation TEST-NET-3
+    (Ipv4Addr::new(224, 0, 0, 0), 4),     // multicast
+    (Ipv4Addr::new(240, 0, 0, 0), 4),     // reserved, and the limited broadcast 255.255.255.255
+];
+
+/// IPv6 ranges inside global unicast (2000::/3) that are not on the public internet.
+const IPV6_NOT_PUBLIC: [(Ipv6Addr, u8); 3] = [
+    // IETF protocol assignments (RFC 2928), with Teredo 2001::/32 (RFC 4380: the client's IPv4
+    // address is hidden inverted in the last 32 bits, so it is refused as a whole), benchmarking
+    // 2001:2::/48 and ORCHID.
+    (Ipv6Addr::new(0x2001, 0, 0, 0, 0, 0, 0, 0), 23),
+    (Ipv6Addr::new(0x2001, 0x0db8, 0, 0, 0, 0, 0, 0), 32), // documentation (RFC 3849)
+    (Ipv6Addr::new(0x3fff, 0, 0, 0, 0, 0, 0, 0), 20),      // documentation (RFC 9637)
+];
+
+fn in_v4(ip: Ipv4Addr, (network, prefix): (Ipv4Addr, u8)) -> bool {
+    let mask = if prefix == 0 { 0 } else { u32::MAX << (32 - u32::from(prefix)) };
+    u32::from(ip) & mask == u32::from(network) & mask
+}
+
+fn in_v6(ip: Ipv6Addr, (network, prefix): (Ipv6Addr, u8)) -> bool {
+    let mask = if prefix == 0 { 0 } else { u128::MAX << (128 - u32::from(prefix)) };
+    u128::from(ip) & mask == u128::from(network) & mask
+}
+
+/// Whether an address is on the public internet. IPv4: everything but the ranges of
+/// [`IPV4_NOT_PUBLIC`]. IPv6: global unicast (2000::/3) only, without [`IPV6_NOT_PUBLIC`]; an IPv6
+/// address that carries an IPv4 address on its way (IPv4-mapped `::ffff:a.b.c.d`, NAT64
+/// `64:ff9b::a.b.c.d`, 6to4 `2002:aabb:ccdd::/48`) is judged by that IPv4 address, since that is
+/// where the packets go. Everything outside 2000::/3 is refused: the unspecified and loopback
+/// addresses, the deprecated IPv4-compatible `::a.b.c.d` and the IPv4-translated
+/// `::ffff:0:a.b.c.d` forms, local-use NAT64 64:ff9b:1::/48, discard-only 100::/64, unique local
+/// fc00::/7, link-local fe80::/10, the deprecated site-local fec0::/10 and multicast ff00::/8.
 pub fn is_public(ip: IpAddr) -> bool {
     match ip {
-        IpAddr::V4(v4) => {
-            let [a, b, c, _] = v4.octets();
-            !(v4.is_loopback()
-                || v4.is_private()
-                || v4.is_link_local()
-                || v4.is_unspecified()
-                || v4.is_broadcast()
-                || v4.is_multicast()
-                || v4.is_documentation()
-                || a == 0
-                || (a == 100 && (64..128).contains(&b))
-                || (a == 192 && b == 0 && c == 0)
-                || (a == 198 && (b == 18 || b == 19))
-                || a >= 240)
-        }
-        IpAddr::V6(v6) => {
-            if let Some(v4) = v6.to_ipv4_mapped() {
-                return is_public(IpAddr::V4(v4));
-            }
-            let first = v6.segments()[0];
-            !(v6.is_loopback()
-                || v6.is_unspecified()
-                || v6.is_multicast()
-                || (first & 0xfe00) == 0xfc00
-                || (first & 0xffc0) == 0xfe80
-                || first == 0x2001 && v6.segments()[1] == 0x0db8
-                || first == 0x0064 && v6.segments()[1] == 0xff9b)
-        }
+        IpAddr::V4(v4) => !IPV4_NOT_PUBLIC.iter().any(|range| in_v4(v4, *range)),
+        IpAddr::V6(v6) => match embedded_ipv4(v6) {
+            Some(v4) => is_public(IpAddr::V4(v4)),
+            None => u128::from(v6) >> 125 == 0b001 && !IPV6_NOT_PUBLIC.iter().any(|range| in_v6(v6, *range)),
+        },
     }
 }
 
-/// POSTs `body` as JSON to `url`; Ok for a 2xx answer.
+/// The IPv4 address an IPv6 address delivers to: IPv4-mapped (::ffff:0:0/96), NAT64 with the
+/// well-known prefix (64:ff9b::/96, RFC 6052) and 6to4 (2002::/16, RFC 3056).
+fn embedded_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
+    let s = ip.segments();
+    let low = Ipv4Addr::new((s[6] >> 8) as u8, s[6] as u8, (s[7] >> 8) as u8, s[7] as u8);
+    if in_v6(ip, (Ipv6Addr::new(0, 0, 0, 0, 0, 0xffff, 0, 0), 96))
+        || in_v6(ip, (Ipv6Addr::new(0x64, 0xff9b, 0, 0, 0, 0, 0, 0), 96))
+    {
+        Some(low)
+    } else if s[0] == 0x2002 {
+        Some(Ipv4Addr::new((s[1] >> 8) as u8, s[1] as u8, (s[2] >> 8) as u8, s[2] as u8))
+    } else {
+        None
+    }
+}
+
+/// POSTs `body` as JSON to `url`; Ok for a 2xx answer. The whole attempt (name lookup, connect,
+/// TLS handshake, request, answer) has `timeout_ms` milliseconds; a receiver that takes longer,
+/// however slowly it trickles, ends the attempt with a retryable timeout.
 pub fn post(
     url: &str,
     headers: &[(&str, String)],
     body: &[u8],
     allow_private: bool,
+    timeout_ms: u64,
 ) -> Result<(), AttemptError> {
     let permanent = |message: String| AttemptError { message, retry: false };
     let transient = |message: String| AttemptError { message, retry: true };
+    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
+    let timed_out = |what: &str| {
+        transient(format!(
+            "{what}: the attempt took longer than {timeout_ms} ms (webhook_attempt_ms_max); \
+             it timed out and is retried"
+        ))
+    };
     let target = parse_target(url, allow_private).map_err(permanent)?;
     let host_for_lookup = target.host.trim_start_matches('[').trim_end_matches(']').to_string();
-    let addrs: Vec<SocketAddr> = (host_for_lookup.as_str(), target.port)
-        .to_socket_addrs()
-        .map_err(|e| transient(format!("cannot resolve {}: {e}", target.host)))?
-        .collect();
+    let addrs = resolve(&host_for_lookup, target.port, deadline).map_err(|e| match e {
+        Lookup::TimedOut => timed_out(&format!("resolving {}", target.host)),
+        Lookup::Failed(e) => transient(format!("cannot resolve {}: {e}", target.host)),
+    })?;
+    // The policy applies to the addresses connected to, not to the name in the URL.
     let allowed: Vec<SocketAddr> =
         addrs.iter().copied().filter(|a| allow_private || is_public(a.ip())).collect();
     if allowed.is_empty() {
@@ -271,7 +327,11 @@ pub fn post(
     let mut last_error = String::new();
     let mut stream = None;
     for addr in &allowed {
-        match TcpStream::connect_timeout(addr, Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS)) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(timed_out(&format!("connecting to {}", target.host)));
+        }
+        match TcpStream::connect_timeout(addr, left.min(Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS))) {
             Ok(s) => {
                 stream = Some(s);
                 break;
@@ -280,10 +340,8 @@ pub fn post(
         }
     }
     let stream = stream.ok_or_else(|| transient(last_error))?;
-    let timeout = Some(Duration::from_millis(WEBHOOK_RESPONSE_TIMEOUT_MS));
-    stream.set_read_timeout(timeout).map_err(|e| transient(e.to_string()))?;
-    stream.set_write_timeout(timeout).map_err(|e| transient(e.to_string()))?;
     let _ = stream.set_nodelay(true);
+    let stream = DeadlineStream { inner: stream, deadline };
 
     let mut request = format!(
         "POST {} HTTP/1.1\r\nHost: {}{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
@@ -316,7 +374,13 @@ pub fn post(
         let mut plain = stream;
         exchange(&mut plain, &message)
     }
-    .map_err(|e| transient(format!("{}: {e}", target.host)))?;
+    .map_err(|e| {
+        if is_timeout(&e) || Instant::now() >= deadline {
+            timed_out(&target.host)
+        } else {
+            transient(format!("{}: {e}", target.host))
+        }
+    })?;
 
     let status = parse_status(&response)
         .ok_or_else(|| transient(format!("{} answered something that is not HTTP", target.host)))?;
@@ -324,6 +388,90 @@ pub fn post(
         200..=299 => Ok(()),
         408 | 425 | 429 | 500..=599 => Err(transient(format!("the receiver answered {status}"))),
         _ => Err(permanent(format!("the receiver answered {status}; not retried"))),
+    }
+}
+
+fn is_timeout(error: &std::io::Error) -> bool {
+    matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
+}
+
+/// A socket whose every read and write waits at most until one deadline for the whole exchange
+/// (a per-operation timeout alone would let a receiver that sends a byte now and then go on forever).
+struct DeadlineStream {
+    inner: TcpStream,
+    deadline: Instant,
+}
+
+impl DeadlineStream {
+    fn left(&self) -> std::io::Result<Duration> {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the attempt's deadline has passed"))
+        } else {
+            Ok(left)
+        }
+    }
+}
+
+impl Read for DeadlineStream {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.left()?;
+        self.inner.set_read_timeout(Some(left))?;
+        self.inner.read(buffer)
+    }
+}
+
+impl Write for DeadlineStream {
+    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
+        let left = self.left()?;
+        self.inner.set_write_timeout(Some(left))?;
+        self.inner.write(buffer)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.inner.flush()
+    }
+}
+
+/// Why a name could not be resolved.
+enum Lookup {
+    TimedOut,
+    Failed(String),
+}
+
+/// Name lookups running on their own thread past their attempt's deadline.
+static LOOKUPS_PENDING: AtomicUsize = AtomicUsize::new(0);
+
+/// Resolves `host` by the deadline. An IP literal needs no lookup; a name is looked up by the
+/// system resolver on a thread of its own (it cannot be interrupted), and the attempt waits for it
+/// only until the deadline. At most [`WEBHOOK_LOOKUPS_PENDING_MAX`] lookups may still be running.
+fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAddr>, Lookup> {
+    if let Ok(ip) = host.parse::<IpAddr>() {
+        return Ok(vec![SocketAddr::new(ip, port)]);
+    }
+    if LOOKUPS_PENDING.fetch_add(1, Ordering::SeqCst) >= WEBHOOK_LOOKUPS_PENDING_MAX {
+        LOOKUPS_PENDING.fetch_sub(1, Ordering::SeqCst);
+        return Err(Lookup::Failed(format!(
+            "{WEBHOOK_LOOKUPS_PENDING_MAX} earlier name lookups have not finished \
+             (webhook_lookups_pending_max); the name server is not answering"
+        )));
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let name = host.to_string();
+    let spawned = std::thread::Builder::new().name("webhook-lookup".into()).spawn(move || {
+        let result = (name.as_str(), port).to_socket_addrs().map(|addrs| addrs.collect::<Vec<_>>());
+        LOOKUPS_PENDING.fetch_sub(1, Ordering::SeqCst);
+        // The attempt may have given up waiting: then nobody listens, which is fine.
+        let _ = sender.send(result);
+    });
+    if let Err(e) = spawned {
+        LOOKUPS_PENDING.fetch_sub(1, Ordering::SeqCst);
+        return Err(Lookup::Failed(e.to_string()));
+    }
+    match receiver.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(Ok(addrs)) => Ok(addrs),
+        Ok(Err(e)) => Err(Lookup::Failed(e.to_string())),
+        Err(_) => Err(Lookup::TimedOut),
     }
 }
 
@@ -384,6 +532,9 @@ fn parse_status(response: &[u8]) -> Option<u16> {
 mod tests {
     use super::*;
 
+    /// The attempt deadline of the tests that do not test it.
+    const T: u64 = 10_000;
+
     #[test]
     fn only_http_and_public_targets_unless_allowed() {
         assert!(parse_target("ftp://example.org/x", true).unwrap_err().contains("scheme"));
@@ -431,22 +582,66 @@ mod tests {
     fn answers_decide_between_delivered_retry_and_dead() {
         let headers = [("webhook-id", "evt_sub_1".to_string())];
         let ok = receiver(b"HTTP/1.1 204 No Content\r\n\r\n");
-        assert!(post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", true).is_ok());
+        assert!(post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", true, T).is_ok());
         let busy = receiver(b"HTTP/1.1 503 Busy\r\n\r\n");
-        let error = post(&format!("http://127.0.0.1:{busy}/h"), &headers, b"{}", true).unwrap_err();
+        let error = post(&format!("http://127.0.0.1:{busy}/h"), &headers, b"{}", true, T).unwrap_err();
         assert!(error.retry && error.message.contains("503"), "{error:?}");
         let gone = receiver(b"HTTP/1.1 410 Gone\r\n\r\n");
-        let error = post(&format!("http://127.0.0.1:{gone}/h"), &headers, b"{}", true).unwrap_err();
+        let error = post(&format!("http://127.0.0.1:{gone}/h"), &headers, b"{}", true, T).unwrap_err();
         assert!(!error.retry && error.message.contains("410"), "{error:?}");
         // https to a server that speaks plain HTTP: the TLS handshake fails, which may pass.
         let plain = receiver(b"HTTP/1.1 200 OK\r\n\r\n");
-        let error = post(&format!("https://127.0.0.1:{plain}/h"), &headers, b"{}", true).unwrap_err();
+        let error = post(&format!("https://127.0.0.1:{plain}/h"), &headers, b"{}", true, T).unwrap_err();
         assert!(error.retry, "{error:?}");
         // Nobody listening: a network error, retried.
         let closed = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        assert!(post(&format!("http://127.0.0.1:{closed}/h"), &headers, b"{}", true).unwrap_err().retry);
+        assert!(post(&format!("http://127.0.0.1:{closed}/h"), &headers, b"{}", true, T).unwrap_err().retry);
         // Loopback without the operator's permission: refused for good.
-        assert!(!post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", false).unwrap_err().retry);
+        assert!(!post(&format!("http://127.0.0.1:{ok}/h"), &headers, b"{}", false, T).unwrap_err().retry);
+    }
+
+    /// A receiver that reads the request, then answers one byte at a time, each after a pause, for as
+    /// long as the sender listens (at most `bytes` bytes). Returns the port.
+    fn trickler(bytes: usize) -> u16 {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        std::thread::spawn(move || {
+            let Ok((mut stream, _)) = listener.accept() else { return };
+            let mut buffer = [0u8; 4096];
+            let _ = stream.read(&mut buffer);
+            // Never a line end: the status line is never complete.
+            for byte in b"HTTP/1.1 200 OK".iter().cycle().take(bytes) {
+                if stream.write_all(&[*byte]).is_err() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        });
+        port
+    }
+
+    #[test]
+    fn a_trickling_receiver_cannot_hold_a_sender_beyond_the_attempt_deadline() {
+        let headers = [("webhook-id", "evt_sub_1".to_string())];
+        // Each byte comes well within any per-read timeout; only the deadline for the whole
+        // attempt ends this (the receiver would go on for 100 s).
+        let port = trickler(5_000);
+        let error = post(&format!("http://127.0.0.1:{port}/h"), &headers, b"{}", true, 300).unwrap_err();
+        assert!(error.retry, "{error:?}");
+        assert!(
+            error.message.contains("timed out") && error.message.contains("webhook_attempt_ms_max"),
+            "{error:?}"
+        );
+    }
+
+    #[test]
+    fn names_are_judged_by_the_addresses_they_resolve_to() {
+        let headers = [("webhook-id", "evt_sub_1".to_string())];
+        let ok = receiver(b"HTTP/1.1 204 No Content\r\n\r\n");
+        // "localhost" is a name, not a literal: the URL passes, the resolved loopback address does not.
+        assert!(parse_target(&format!("http://localhost:{ok}/h"), false).is_ok());
+        let error = post(&format!("http://localhost:{ok}/h"), &headers, b"{}", false, T).unwrap_err();
+        assert!(!error.retry && error.message.contains("non-public"), "{error:?}");
     }
 
     #[test]

@@ -2,15 +2,21 @@
 //! CLI's grader), and stores the result, the webhook event and the job's completion in one
 //! transaction. A job whose worker died is leased again when its lease expires; after
 //! [`JOB_ATTEMPTS_MAX`] leases it fails with a stated reason instead of being retried forever.
+//! A job whose exercise cannot be loaded right now waits and is tried again later (see
+//! [`EXERCISE_UNAVAILABLE_GRACE_MS`]).
 
-use std::sync::Arc;
+use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::store::{JobOutcome, LeasedJob, NewEvent, ResultRecord, Status, SubmissionRecord};
+use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
 use super::{Shared, clock, log};
 use crate::grade::{GradeError, GradeOptions, grade};
-use crate::limits::{JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_MS};
+use crate::limits::{
+    EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
+    JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_MS,
+};
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
@@ -73,7 +79,14 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
     } else {
         match shared.catalogue.get(&job.exercise) {
             None => {
-                JobOutcome::Failed { reason: format!("the exercise {} is no longer served", job.exercise) }
+                let reason = format!(
+                    "the exercise {} is not served (its folder is missing or does not load)",
+                    job.exercise
+                );
+                match exercise_unavailable(shared, &job, reason) {
+                    Some(failed) => failed,
+                    None => return,
+                }
             }
             Some(exercise) => {
                 let options = GradeOptions {
@@ -94,7 +107,12 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
                         grade_ms: started.elapsed().as_millis() as u64,
                     },
                     Ok(Err(GradeError::Exercise { slug, message })) => {
-                        JobOutcome::Failed { reason: format!("the exercise {slug} is broken: {message}") }
+                        // A teacher may repair it (the reload serves the repaired folder): wait.
+                        let reason = format!("the exercise {slug} is broken: {message}");
+                        match exercise_unavailable(shared, &job, reason) {
+                            Some(failed) => failed,
+                            None => return,
+                        }
                     }
                     Ok(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
                     Err(_) => {
@@ -113,6 +131,7 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
             }
         }
     };
+    forget_unavailable(job.submission_id);
     let seconds = started.elapsed().as_secs_f64();
     let now = clock::now_ms();
     let ms = format!("{:.1}", seconds * 1e3);
@@ -183,6 +202,57 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
             ),
         }),
     );
+}
+
+/// Per waiting submission: when its exercise was first found unloadable, and how often it has
+/// waited since. Kept in memory: after a restart a waiting submission gets its grace period again.
+static UNAVAILABLE: Mutex<BTreeMap<i64, (Millis, u32)>> = Mutex::new(BTreeMap::new());
+
+fn forget_unavailable(submission_id: i64) {
+    UNAVAILABLE.lock().unwrap_or_else(|p| p.into_inner()).remove(&submission_id);
+}
+
+/// The exercise of `job` cannot be loaded right now (its folder is being edited, is broken, or was
+/// missing at start): the job waits and is tried again, after [`EXERCISE_UNAVAILABLE_RETRY_MS`],
+/// doubling up to [`EXERCISE_UNAVAILABLE_RETRY_MAX_MS`]. Within [`EXERCISE_UNAVAILABLE_GRACE_MS`]
+/// a wait is not an attempt; after it, waits count, and the last attempt fails with `reason`
+/// (returned). None: the job waits.
+fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Option<JobOutcome> {
+    let now = clock::now_ms();
+    let (first, waits) = {
+        let mut unavailable = UNAVAILABLE.lock().unwrap_or_else(|p| p.into_inner());
+        let entry = unavailable.entry(job.submission_id).or_insert((now, 0));
+        entry.1 += 1;
+        *entry
+    };
+    let counted = now.saturating_sub(first) >= EXERCISE_UNAVAILABLE_GRACE_MS as i64;
+    if counted && job.attempt >= JOB_ATTEMPTS_MAX {
+        return Some(JobOutcome::Failed {
+            reason: format!(
+                "{reason}; it could not be loaded for {} minutes (exercise_unavailable_grace_ms) \
+                 and then {JOB_ATTEMPTS_MAX} more times (job_attempts_max)",
+                EXERCISE_UNAVAILABLE_GRACE_MS / 60_000
+            ),
+        });
+    }
+    let delay = EXERCISE_UNAVAILABLE_RETRY_MS
+        .saturating_mul(1u64 << (waits - 1).min(32))
+        .min(EXERCISE_UNAVAILABLE_RETRY_MAX_MS);
+    if let Err(e) = shared.store.defer_job(job, now + delay as i64, counted) {
+        // The lease runs out and the job is tried again later all the same.
+        log::error("defer_failed", &[("error", &e.to_string())]);
+    }
+    log::warn(
+        "exercise_unavailable",
+        &[
+            ("submission", &Shared::public_id(job.submission_id)),
+            ("exercise", &job.exercise),
+            ("reason", &reason),
+            ("retry_ms", &delay.to_string()),
+            ("counted", &counted.to_string()),
+        ],
+    );
+    None
 }
 
 pub fn verdict_name(verdict: crate::report::Verdict) -> &'static str {
