@@ -274,7 +274,9 @@ pub struct WaitQuery {
     pub wait: Option<String>,
 }
 
-fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
+/// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]. Public for the fuzz targets,
+/// which call the intake parsers as functions.
+pub fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
     let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else { return Ok(0) };
     let (number, factor) = if let Some(n) = raw.strip_suffix("ms") {
         (n, 1.0)
@@ -300,14 +302,15 @@ fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
     Ok(((value * factor) as u64).min(WAIT_MS_MAX))
 }
 
-/// What a request asks to grade, before it is stored.
-struct Parsed {
-    exercise: String,
-    learner: String,
-    answer: Option<String>,
-    module: Option<Vec<u8>>,
-    callback_url: Option<String>,
-    metadata: Option<serde_json::Value>,
+/// What a request asks to grade, before it is checked against the catalogue and stored.
+#[derive(Debug)]
+pub struct Parsed {
+    pub exercise: String,
+    pub learner: String,
+    pub answer: Option<String>,
+    pub module: Option<Vec<u8>>,
+    pub callback_url: Option<String>,
+    pub metadata: Option<serde_json::Value>,
 }
 
 #[utoipa::path(
@@ -474,7 +477,8 @@ async fn read_body(mut payload: web::Payload) -> Result<web::BytesMut, Problem> 
     Ok(body)
 }
 
-fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
+/// Reads a JSON intake body. Public for the fuzz targets.
+pub fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
     let request: SubmissionRequest = serde_json::from_slice(body).map_err(|e| {
         Problem::bad_request(
             "bad-json",
@@ -518,7 +522,8 @@ fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
     })
 }
 
-async fn parse_multipart(req: &HttpRequest, payload: web::Payload) -> Result<Parsed, Problem> {
+/// Reads a multipart intake body (its size is checked field by field). Public for the fuzz targets.
+pub async fn parse_multipart(req: &HttpRequest, payload: web::Payload) -> Result<Parsed, Problem> {
     let bad = |en: String, de: String| Problem::bad_request("bad-multipart", en, de);
     let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
     let mut parsed = Parsed {

@@ -5,5 +5,6 @@
 
 mod bounds;
 mod deadline;
+mod fuzz;
 mod isolation;
 mod service_limits;
