@@ -53,6 +53,13 @@ pub const FUEL_PER_HOST_BYTE: u64 = 1;
 /// SQLite virtual-machine steps one statement may take before it is stopped. Counted, not timed,
 /// so the verdict is the same on every machine (roughly 10 ms of work on a 2 GHz core).
 pub const SQL_STEPS_PER_STATEMENT: u64 = 2_000_000;
+/// SQLite virtual-machine steps that building an exercise's database template may take when the
+/// exercise is loaded: its whole `schema.sql` (seed rows included) and its state queries together.
+/// A teacher's recursive query that never ends fails the load with this limit named, instead of
+/// hanging the loader (and the service's reload). Roughly 0.25 s of work.
+pub const SCHEMA_SQL_STEPS_MAX: u64 = 50_000_000;
+/// The largest database file a `schema.sql` may build; the template is copied for every run.
+pub const SCHEMA_DB_BYTES_MAX: u64 = 64 * 1024 * 1024;
 /// Statements one delivery may run.
 pub const SQL_STATEMENTS_PER_DELIVERY: u32 = 1_000;
 /// Longest SQL text of one statement, in bytes.

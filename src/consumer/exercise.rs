@@ -4,13 +4,14 @@
 //! faults), computed once.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 
 use super::state::{State, StateQuery, read_state_from};
 use crate::exercise::{ExerciseError, error_at_key, parse_section};
-use crate::limits::Limits;
+use crate::limits::{Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX};
 
 /// `[consumer]` in `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -333,9 +334,10 @@ fn build_template(
     let dir = tempfile::tempdir()
         .map_err(|e| TemplateProblem::Other(format!("cannot create a temporary directory: {e}")))?;
     let path = dir.path().join("template.db");
-    let conn = rusqlite::Connection::open(&path)?;
+    let mut conn = rusqlite::Connection::open(&path)?;
     conn.execute_batch("PRAGMA journal_mode = DELETE;")?;
-    apply_schema(&conn, schema)?;
+    let stopped = bound_template(&mut conn)?;
+    apply_schema(&conn, schema).map_err(|problem| name_template_limit(problem, &stopped))?;
     let tables: Vec<String> = conn
         .prepare(
             "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name",
@@ -349,8 +351,68 @@ fn build_template(
         });
     }
     let state = read_state_from(&conn, queries)
-        .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))?;
+        .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))
+        .map_err(|problem| name_template_limit(problem, &stopped))?;
     conn.close().map_err(|(_, e)| TemplateProblem::Other(e.to_string()))?;
     let bytes = std::fs::read(&path).map_err(|e| TemplateProblem::Other(e.to_string()))?;
     Ok((bytes, tables, state))
+}
+
+/// Bounds the template's connection: [`SCHEMA_SQL_STEPS_MAX`] VM steps in all, a file of at most
+/// [`SCHEMA_DB_BYTES_MAX`], values of at most [`SQL_VALUE_BYTES_MAX`]. The flag says whether the
+/// step limit stopped a statement.
+fn bound_template(conn: &mut rusqlite::Connection) -> Result<Arc<AtomicBool>, TemplateProblem> {
+    const GRANULARITY: i32 = 1_000;
+    let page_size: i64 = conn.query_row("PRAGMA page_size", [], |row| row.get(0))?;
+    let pages = SCHEMA_DB_BYTES_MAX / page_size.max(1) as u64;
+    conn.query_row(&format!("PRAGMA max_page_count = {pages}"), [], |_| Ok(()))?;
+    let value_max = i32::try_from(SQL_VALUE_BYTES_MAX).unwrap_or(i32::MAX);
+    conn.set_limit(rusqlite::limits::Limit::SQLITE_LIMIT_LENGTH, value_max)?;
+    let stopped = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&stopped);
+    let calls = AtomicU64::new(0);
+    let max_calls = SCHEMA_SQL_STEPS_MAX.div_ceil(GRANULARITY as u64);
+    conn.progress_handler(
+        GRANULARITY,
+        Some(move || {
+            if calls.fetch_add(1, Ordering::Relaxed) + 1 > max_calls {
+                flag.store(true, Ordering::Relaxed);
+                return true;
+            }
+            false
+        }),
+    )?;
+    Ok(stopped)
+}
+
+/// A template problem caused by one of the template's limits, said with the limit's name.
+fn name_template_limit(problem: TemplateProblem, stopped: &AtomicBool) -> TemplateProblem {
+    let limit = if stopped.load(Ordering::Relaxed) {
+        format!(
+            "building the database takes more than {SCHEMA_SQL_STEPS_MAX} SQLite steps (limit \
+             SCHEMA_SQL_STEPS_MAX): a recursive query that never ends, or too many seed rows?"
+        )
+    } else {
+        let message = match &problem {
+            TemplateProblem::Schema { message, .. }
+            | TemplateProblem::State(message)
+            | TemplateProblem::Other(message) => message,
+        };
+        if message.contains("database or disk is full") {
+            format!("the database grows beyond {SCHEMA_DB_BYTES_MAX} bytes (limit SCHEMA_DB_BYTES_MAX)")
+        } else if message.contains("string or blob too big") {
+            format!("a value is longer than {SQL_VALUE_BYTES_MAX} bytes (limit SQL_VALUE_BYTES_MAX)")
+        } else {
+            return problem;
+        }
+    };
+    match problem {
+        TemplateProblem::Schema { line, column, .. } => {
+            TemplateProblem::Schema { line, column, message: limit }
+        }
+        TemplateProblem::State(_) => {
+            TemplateProblem::State(format!("a [[consumer.state]] query fails: {limit}"))
+        }
+        TemplateProblem::Other(_) => TemplateProblem::Other(limit),
+    }
 }

@@ -51,6 +51,15 @@ impl Value {
         }
     }
 
+    /// Levels of nesting: 1 for a value that is not a sequence (or an empty one), one more than its
+    /// deepest item for a sequence. The parser accepts at most [`ANSWER_DEPTH_MAX`].
+    pub fn depth(&self) -> usize {
+        match self {
+            Value::Seq(items, _) => 1 + items.iter().map(Value::depth).max().unwrap_or(0),
+            _ => 1,
+        }
+    }
+
     /// A total order (used to compare parts whose order does not matter).
     pub fn total_cmp(&self, other: &Self) -> std::cmp::Ordering {
         match (self, other) {
@@ -200,6 +209,13 @@ impl Value {
     }
 }
 
+fn too_deep() -> Text {
+    crate::text!(
+        "zu tief verschachtelt (höchstens {ANSWER_DEPTH_MAX} Ebenen)",
+        "nested too deeply (at most {ANSWER_DEPTH_MAX} levels)"
+    )
+}
+
 /// Why an answer could not be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ParseError {
@@ -229,7 +245,13 @@ pub fn parse(input: &str) -> Result<Value, ParseError> {
             items.push(p.value(0)?);
             p.ws();
         }
-        Value::Seq(items, Brackets::Round)
+        // A bare tuple is one more level than its items: the same limit as when it is written with
+        // its brackets, so every answer read here reads back from its own rendering.
+        let tuple = Value::Seq(items, Brackets::Round);
+        if tuple.depth() > ANSWER_DEPTH_MAX {
+            return Err(ParseError { column: 1, message: too_deep() });
+        }
+        tuple
     } else {
         first
     };
@@ -295,10 +317,7 @@ impl Parser {
 
     fn value(&mut self, depth: usize) -> Result<Value, ParseError> {
         if depth >= ANSWER_DEPTH_MAX {
-            return Err(self.error(crate::text!(
-                "zu tief verschachtelt (höchstens {ANSWER_DEPTH_MAX} Ebenen)",
-                "nested too deeply (at most {ANSWER_DEPTH_MAX} levels)"
-            )));
+            return Err(self.error(too_deep()));
         }
         self.ws();
         match self.peek() {

@@ -278,7 +278,9 @@ pub struct WaitQuery {
     pub wait: Option<String>,
 }
 
-fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
+/// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]. Public for the fuzz targets,
+/// which call the intake parsers as functions.
+pub fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
     let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else { return Ok(0) };
     let (number, factor) = if let Some(n) = raw.strip_suffix("ms") {
         (n, 1.0)
@@ -304,14 +306,15 @@ fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
     Ok(((value * factor) as u64).min(WAIT_MS_MAX))
 }
 
-/// What a request asks to grade, before it is stored.
-struct Parsed {
-    exercise: String,
-    learner: String,
-    answer: Option<String>,
-    module: Option<Vec<u8>>,
-    callback_url: Option<String>,
-    metadata: Option<serde_json::Value>,
+/// What a request asks to grade, before it is checked against the catalogue and stored.
+#[derive(Debug)]
+pub struct Parsed {
+    pub exercise: String,
+    pub learner: String,
+    pub answer: Option<String>,
+    pub module: Option<Vec<u8>>,
+    pub callback_url: Option<String>,
+    pub metadata: Option<serde_json::Value>,
 }
 
 #[utoipa::path(
@@ -537,7 +540,8 @@ async fn read_body(
     Ok(body)
 }
 
-fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
+/// Reads a JSON intake body. Public for the fuzz targets.
+pub fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
     let request: SubmissionRequest = serde_json::from_slice(body).map_err(|e| {
         Problem::bad_request(
             "bad-json",
@@ -581,7 +585,12 @@ fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
     })
 }
 
-async fn parse_multipart(req: &HttpRequest, payload: UnreadBody) -> Result<Parsed, Problem> {
+/// Reads a multipart intake body (its size is checked field by field). Public for the fuzz targets,
+/// which hand it a plain payload; the service hands it the body under its read deadline.
+pub async fn parse_multipart<S>(req: &HttpRequest, payload: S) -> Result<Parsed, Problem>
+where
+    S: futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + 'static,
+{
     let bad = |en: String, de: String| Problem::bad_request("bad-multipart", en, de);
     let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
     let mut parsed = Parsed {

@@ -6,5 +6,6 @@
 mod bounds;
 mod crash_points;
 mod deadline;
+mod fuzz;
 mod isolation;
 mod service_limits;
