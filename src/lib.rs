@@ -8,6 +8,7 @@ pub mod cli;
 pub mod consumer;
 pub mod exercise;
 pub mod grade;
+pub mod isolation;
 pub mod limits;
 pub mod prediction;
 pub mod report;

@@ -880,11 +880,19 @@ impl<'a> Harness<'a> {
     }
 }
 
-/// A temporary directory for a grading's databases: in memory-backed `/dev/shm` where it exists
-/// (every run creates, writes and drops small database files), else the system's temp directory.
+/// A temporary directory for a grading's databases: below the worker process's own scratch
+/// directory when it runs in one (`PRUEFSTEIN_SCRATCH_DIR`, removed with the worker, so a killed
+/// grading leaves nothing behind), else in memory-backed `/dev/shm` where it exists (every run
+/// creates, writes and drops small database files), else the system's temp directory.
 fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("pruefstein-");
+    if let Some(root) = std::env::var_os(crate::isolation::worker::SCRATCH_ENV) {
+        let root = PathBuf::from(root);
+        return std::fs::create_dir_all(&root)
+            .and_then(|()| builder.tempdir_in(&root))
+            .map_err(|e| GradeError::Internal(format!("cannot create a scratch directory: {e}")));
+    }
     let shm = std::path::Path::new("/dev/shm");
     let dir =
         if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };

@@ -58,6 +58,24 @@ pub struct ServeArgs {
     /// Seed of the webhook retry jitter [default: 0].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_SEED")]
     pub webhook_seed: Option<u64>,
+    /// Where submissions are graded: process (a pool of worker processes with operating-system
+    /// limits, one per grading slot) or thread (in the server's own process) [default: process].
+    #[arg(long, env = "PRUEFSTEIN_ISOLATION")]
+    pub isolation: Option<Isolation>,
+    /// A grading job's lease in milliseconds, renewed while it is graded [default: see limits].
+    #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
+    pub job_lease_ms: Option<u64>,
+}
+
+/// Where the service grades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// Worker processes with operating-system limits, killed and replaced when they overrun.
+    #[default]
+    Process,
+    /// Threads of the server process (no isolation from the operating system).
+    Thread,
 }
 
 /// The TOML file: the same settings as the flags.
@@ -78,6 +96,8 @@ struct FileConfig {
     webhook_attempts: Option<u32>,
     webhook_backoff_ms: Option<u64>,
     webhook_seed: Option<u64>,
+    isolation: Option<Isolation>,
+    job_lease_ms: Option<u64>,
 }
 
 /// The settings in force.
@@ -98,6 +118,8 @@ pub struct Config {
     pub webhook_attempts: u32,
     pub webhook_backoff_ms: u64,
     pub webhook_seed: u64,
+    pub isolation: Isolation,
+    pub job_lease_ms: u64,
 }
 
 impl Config {
@@ -130,6 +152,10 @@ impl Config {
         if webhook_attempts == 0 {
             anyhow::bail!("webhook-attempts must be at least 1");
         }
+        let job_lease_ms = args.job_lease_ms.or(file.job_lease_ms).unwrap_or(limits::JOB_LEASE_MS);
+        if job_lease_ms < 100 {
+            anyhow::bail!("job-lease-ms must be at least 100");
+        }
         Ok(Config {
             bind,
             data_dir: args.data_dir.clone().or(file.data_dir).unwrap_or_else(|| "data".into()),
@@ -151,6 +177,8 @@ impl Config {
                 .or(file.webhook_backoff_ms)
                 .unwrap_or(limits::WEBHOOK_BACKOFF_BASE_MS),
             webhook_seed: args.webhook_seed.or(file.webhook_seed).unwrap_or(0),
+            isolation: args.isolation.or(file.isolation).unwrap_or_default(),
+            job_lease_ms,
         })
     }
 
