@@ -137,9 +137,10 @@ pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 /// deadline; this margin covers writing the report and a loaded machine.
 pub const WORKER_KILL_MARGIN_MS: u64 = 2_000;
 /// Address space (virtual memory) of one worker process, in bytes (`RLIMIT_AS`). The wasm engine
-/// reserves each linear memory up front (see `sandbox::engine_config`), so this bounds what a
-/// grading may touch with room for two guest memories at their largest.
-pub const WORKER_ADDRESS_SPACE_BYTES: u64 = 4 * 1024 * 1024 * 1024;
+/// reserves each linear memory at the guest's largest size (see `sandbox::engine_config`), not at
+/// 4 GiB; a worker grading exercise 03 peaks at about 245 MB of address space, so this leaves room
+/// for two guest memories at the largest an exercise may allow (512 MiB each).
+pub const WORKER_ADDRESS_SPACE_BYTES: u64 = 1536 * 1024 * 1024;
 /// CPU seconds one grading may use in its worker process (`RLIMIT_CPU`, raised before each
 /// submission): a backstop behind the wall-clock kill, should the service thread itself stall.
 pub const WORKER_CPU_SECONDS_PER_SUBMISSION: u64 = 60;
