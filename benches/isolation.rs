@@ -31,7 +31,8 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
     let consumer = Exercise::load(&root.join("03-idempotenter-konsument")).expect("exercise 03 loads");
     let prediction = Exercise::load(&root.join("01-visibility-timeout")).expect("exercise 01 loads");
-    let module = std::fs::read(root.join("03-idempotenter-konsument/solutions/reference.wat")).expect("reference");
+    let module =
+        std::fs::read(root.join("03-idempotenter-konsument/solutions/reference.wat")).expect("reference");
     let module = wat::parse_bytes(&module).expect("valid wat").into_owned();
     let cases: [(&str, &Exercise, Submission); 2] = [
         ("consumer (03 reference)", &consumer, Submission::Module(module)),
@@ -67,7 +68,10 @@ fn main() {
             let a = grade(exercise, submission, &options).expect("grades");
             in_process[i].push(start.elapsed());
             let start = Instant::now();
-            let b = worker.grade(exercise, submission, &options, beat, &mut || {}).expect("answers").expect("grades");
+            let b = worker
+                .grade(exercise, submission, &options, beat, &mut || {})
+                .expect("answers")
+                .expect("grades");
             isolated[i].push(start.elapsed());
             assert_eq!(a.to_json(), b.to_json(), "the worker's report differs");
         }

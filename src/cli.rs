@@ -144,7 +144,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             let options = GradeOptions { learner, course_secret, compiler, replay };
             // The same isolation as the service: one worker process grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
-            let report = match crate::isolation::pool::grade_once(&program, &exercise, &submission, &options) {
+            let report = match crate::isolation::pool::grade_once(&program, &exercise, &submission, &options)
+            {
                 Ok(graded) => graded?,
                 Err(failure) => {
                     let reason = failure.reason();

@@ -16,9 +16,7 @@ use super::protocol::{
 use super::worker::{PARENT_ENV, SCRATCH_ENV};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions};
-use crate::limits::{
-    WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_KILL_MARGIN_MS,
-};
+use crate::limits::{WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_KILL_MARGIN_MS};
 use crate::report::Report;
 use crate::submission::Submission;
 use crate::text::Text;

@@ -29,7 +29,11 @@ pub struct GradeRequest {
 pub enum Response {
     Graded(Box<Report>),
     /// Grading returned an error (the exercise is broken, a replay token is wrong, a bug).
-    Error { kind: ErrorKind, slug: Option<String>, message: String },
+    Error {
+        kind: ErrorKind,
+        slug: Option<String>,
+        message: String,
+    },
     /// The worker does not hold this exercise version: send the request again with its files.
     NeedExercise,
 }
@@ -86,7 +90,11 @@ impl WireSnapshot {
             })
             .collect::<Result<Vec<_>, _>>()?;
         let snapshot = FolderSnapshot { id: self.id, folder: self.folder, files };
-        if snapshot.is_intact() { Ok(snapshot) } else { Err("the exercise files do not match their identity".into()) }
+        if snapshot.is_intact() {
+            Ok(snapshot)
+        } else {
+            Err("the exercise files do not match their identity".into())
+        }
     }
 }
 
@@ -135,7 +143,9 @@ impl Response {
             Err(GradeError::Exercise { slug, message }) => {
                 Response::Error { kind: ErrorKind::Exercise, slug: Some(slug), message }
             }
-            Err(GradeError::Replay(message)) => Response::Error { kind: ErrorKind::Replay, slug: None, message },
+            Err(GradeError::Replay(message)) => {
+                Response::Error { kind: ErrorKind::Replay, slug: None, message }
+            }
             Err(GradeError::Internal(message)) => {
                 Response::Error { kind: ErrorKind::Internal, slug: None, message }
             }

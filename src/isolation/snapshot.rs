@@ -76,8 +76,7 @@ fn identity(folder: &str, files: &[(String, Vec<u8>)]) -> String {
 /// A relative path from a snapshot, refused if it could leave the folder.
 fn safe_relative(relative: &str) -> std::io::Result<PathBuf> {
     let path = PathBuf::from(relative);
-    let ok = !relative.is_empty()
-        && path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    let ok = !relative.is_empty() && path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
     if ok {
         Ok(path)
     } else {

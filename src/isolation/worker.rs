@@ -113,7 +113,9 @@ fn answer(
         inject_fault(answer);
     }
     if let Err(error) = allow_cpu_for_one_submission() {
-        return Response::from_result(Err(GradeError::Internal(format!("cannot set the CPU limit: {error}"))));
+        return Response::from_result(Err(GradeError::Internal(format!(
+            "cannot set the CPU limit: {error}"
+        ))));
     }
     let options = request.options.into_options();
     Response::from_result(grade(&exercise, &submission, &options))
@@ -133,7 +135,8 @@ fn load_version(
     let dir = snapshot
         .write_below(&parent)
         .map_err(|e| internal(format!("cannot write the exercise files: {e}")))?;
-    Exercise::load(&dir).map_err(|e| GradeError::Exercise { slug: snapshot.folder.clone(), message: e.to_string() })
+    Exercise::load(&dir)
+        .map_err(|e| GradeError::Exercise { slug: snapshot.folder.clone(), message: e.to_string() })
 }
 
 /// The faults a test may ask a worker for: never returns when one is asked.
@@ -218,19 +221,14 @@ pub fn allow_cpu_for_one_submission() -> std::io::Result<()> {
         return Err(std::io::Error::last_os_error());
     }
     let used = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1).max(0) as u64;
-    let limit = libc::rlimit {
-        rlim_cur: used + WORKER_CPU_SECONDS_PER_SUBMISSION,
-        rlim_max: libc::RLIM_INFINITY,
-    };
+    let limit =
+        libc::rlimit { rlim_cur: used + WORKER_CPU_SECONDS_PER_SUBMISSION, rlim_max: libc::RLIM_INFINITY };
     let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
     // SAFETY: getrlimit writes into the struct passed.
     if unsafe { libc::getrlimit(libc::RLIMIT_CPU, &mut current) } != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    let limit = libc::rlimit {
-        rlim_cur: limit.rlim_cur.min(current.rlim_max),
-        rlim_max: current.rlim_max,
-    };
+    let limit = libc::rlimit { rlim_cur: limit.rlim_cur.min(current.rlim_max), rlim_max: current.rlim_max };
     // SAFETY: setrlimit reads the struct passed.
     if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &limit) } != 0 {
         return Err(std::io::Error::last_os_error());

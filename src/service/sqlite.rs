@@ -668,7 +668,13 @@ impl Store for SqliteStore {
         self.write_then(move |tx| complete_one(tx, &job, &outcome, event.as_ref(), now), then);
     }
 
-    fn renew_lease(&self, submission_id: i64, attempt: u32, lease_ms: u64, now: Millis) -> Result<bool, StoreError> {
+    fn renew_lease(
+        &self,
+        submission_id: i64,
+        attempt: u32,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
         self.write(move |tx| {
             let renewed = tx
                 .prepare_cached(

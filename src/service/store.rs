@@ -248,7 +248,13 @@ pub trait Store: Send + Sync + 'static {
     /// Renews the lease of a job being graded (the grader's heartbeat): its lease now runs until
     /// `now + lease_ms`. Fenced by the attempt: false, and nothing changes, if the job has been
     /// leased again since (`attempt` is no longer its latest) or is finished.
-    fn renew_lease(&self, submission_id: i64, attempt: u32, lease_ms: u64, now: Millis) -> Result<bool, StoreError>;
+    fn renew_lease(
+        &self,
+        submission_id: i64,
+        attempt: u32,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError>;
     /// Stores the job's one result, its webhook event and the job's completion together, then calls
     /// `then` with whether a result was stored. If the submission already has a result (graded twice
     /// after a crash), nothing changes and `then` gets false: there is never a second result or a

@@ -84,12 +84,17 @@ fn run(shared: Arc<Shared>, n: usize, kills: &Kills) {
 /// Where one grading thread grades: its worker process, or its own thread.
 enum Slot {
     Thread,
-    Process { spec: WorkerSpec, worker: Option<WorkerProcess> },
+    Process(Box<ProcessSlot>),
+}
+
+struct ProcessSlot {
+    spec: WorkerSpec,
+    worker: Option<WorkerProcess>,
 }
 
 /// How a grading in a slot ended.
 enum Graded {
-    Done(Result<Report, GradeError>),
+    Done(Result<Box<Report>, GradeError>),
     /// The worker process was killed or died; a new one is started.
     WorkerLost(WorkerFailure),
     /// The in-process grading panicked (a bug in Prüfstein).
@@ -107,7 +112,7 @@ impl Slot {
                     scratch: worker_scratch(&shared.config.data_dir, n),
                     env: Vec::new(),
                 };
-                let mut slot = Slot::Process { spec, worker: None };
+                let mut slot = Slot::Process(Box::new(ProcessSlot { spec, worker: None }));
                 // Started now, so that the first submission does not wait for it; a failure is
                 // logged and tried again at the first submission.
                 let _ = slot.ensure_worker();
@@ -118,7 +123,8 @@ impl Slot {
 
     /// Starts the slot's worker process if it has none.
     fn ensure_worker(&mut self) -> Result<(), WorkerFailure> {
-        let Slot::Process { spec, worker } = self else { return Ok(()) };
+        let Slot::Process(process) = self else { return Ok(()) };
+        let ProcessSlot { spec, worker } = &mut **process;
         if worker.is_none() {
             match WorkerProcess::spawn(spec) {
                 Ok(started) => *worker = Some(started),
@@ -144,12 +150,13 @@ impl Slot {
         }
         match self {
             Slot::Thread => grade_in_thread(exercise, submission, options, beat, heartbeat),
-            Slot::Process { worker, .. } => {
+            Slot::Process(slot) => {
+                let worker = &mut slot.worker;
                 let Some(process) = worker.as_mut() else {
                     return Graded::WorkerLost(WorkerFailure::Broken("no grading process".into()));
                 };
                 match process.grade(exercise, submission, options, beat, heartbeat) {
-                    Ok(result) => Graded::Done(result),
+                    Ok(result) => Graded::Done(result.map(Box::new)),
                     Err(failure) => {
                         // Dropping the worker kills and reaps it and removes its scratch directory.
                         *worker = None;
@@ -192,7 +199,7 @@ fn grade_in_thread(
         }
         loop {
             match receiver.recv_timeout(beat) {
-                Ok(Ok(result)) => return Graded::Done(result),
+                Ok(Ok(result)) => return Graded::Done(result.map(Box::new)),
                 Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Graded::Panicked,
                 Err(std::sync::mpsc::RecvTimeoutError::Timeout) => heartbeat(),
             }
@@ -224,7 +231,8 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                 let lease_ms = shared.config.job_lease_ms;
                 let beat = Duration::from_millis((lease_ms / JOB_LEASE_RENEWALS_PER_LEASE).max(1));
                 let (id, attempt) = (job.submission_id, job.attempt);
-                let mut heartbeat = || match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms()) {
+                let mut heartbeat = || match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms())
+                {
                     Ok(true) => {}
                     Ok(false) => log::warn("lease_lost", &[("submission", &Shared::public_id(id))]),
                     Err(e) => log::error("renew_failed", &[("error", &e.to_string())]),

@@ -97,19 +97,29 @@ fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_grad
     let pid = worker.id();
     let started = Instant::now();
     let mut beats = 0;
-    let failure = worker.grade(&exercise, &fault("hang"), &options(), Duration::from_millis(50), &mut || beats += 1);
+    let failure =
+        worker.grade(&exercise, &fault("hang"), &options(), Duration::from_millis(50), &mut || beats += 1);
     let waited = started.elapsed();
     assert_eq!(failure.unwrap_err(), WorkerFailure::Overran { limit_ms: WALL_MS });
     assert!(waited >= Duration::from_millis(WALL_MS + WORKER_KILL_MARGIN_MS), "killed early: {waited:?}");
     assert!(beats > 0, "no heartbeat while the worker was grading");
     assert!(!alive(pid), "the overrunning worker {pid} is still there");
     let reason = WorkerFailure::Overran { limit_ms: WALL_MS }.reason();
-    assert!(reason.en.contains("wall_ms_per_submission = 300 ms") && reason.de.contains("Zeitlimit"), "{reason:?}");
+    assert!(
+        reason.en.contains("wall_ms_per_submission = 300 ms") && reason.de.contains("Zeitlimit"),
+        "{reason:?}"
+    );
     drop(worker);
     assert!(!scratch.exists());
     // A new worker (same scratch directory) grades the next submission.
     let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
-    let report = next.grade(&exercise, &Submission::Answer("(1, 1, 1)".into()), &options(), Duration::from_secs(60), &mut || {});
+    let report = next.grade(
+        &exercise,
+        &Submission::Answer("(1, 1, 1)".into()),
+        &options(),
+        Duration::from_secs(60),
+        &mut || {},
+    );
     assert!(report.unwrap().is_ok());
 }
 
@@ -133,7 +143,13 @@ fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
     drop(worker);
     assert!(!scratch.exists());
     let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
-    let report = next.grade(&exercise, &Submission::Answer("(1, 1, 1)".into()), &options(), Duration::from_secs(60), &mut || {});
+    let report = next.grade(
+        &exercise,
+        &Submission::Answer("(1, 1, 1)".into()),
+        &options(),
+        Duration::from_secs(60),
+        &mut || {},
+    );
     assert!(report.unwrap().is_ok());
 }
 
@@ -149,7 +165,10 @@ fn a_worker_that_exhausts_its_address_space_or_crashes_dies_with_a_reason() {
         let failure = failure.unwrap_err();
         assert!(matches!(failure, WorkerFailure::Died { .. }), "{name}: {failure:?}");
         let reason = failure.reason();
-        assert!(reason.en.contains("worker_address_space_bytes") && reason.de.contains("Speicher"), "{reason:?}");
+        assert!(
+            reason.en.contains("worker_address_space_bytes") && reason.de.contains("Speicher"),
+            "{reason:?}"
+        );
         drop(worker);
         assert!(!scratch.exists(), "{name}: scratch left behind");
     }
@@ -165,8 +184,10 @@ fn a_scratch_directory_left_by_a_killed_worker_is_emptied_at_the_next_start() {
     let mut worker = WorkerProcess::spawn(&spec(&scratch, false)).unwrap();
     assert!(!scratch.join("runs/pruefstein-old").exists(), "the old scratch files are still there");
     // A consumer grading writes its databases below the worker's scratch directory, nowhere else.
-    let module = std::fs::read(repo().join("exercises/03-idempotenter-konsument/solutions/reference.wat")).unwrap();
-    let report = worker.grade(&exercise, &Submission::Module(module), &options(), Duration::from_secs(60), &mut || {});
+    let module =
+        std::fs::read(repo().join("exercises/03-idempotenter-konsument/solutions/reference.wat")).unwrap();
+    let report =
+        worker.grade(&exercise, &Submission::Module(module), &options(), Duration::from_secs(60), &mut || {});
     assert_eq!(report.unwrap().unwrap().verdict, pruefstein::report::Verdict::Passed);
     assert!(scratch.join("exercises").is_dir(), "the exercise version was not loaded from the snapshot");
     drop(worker);
@@ -208,7 +229,11 @@ struct Server {
 
 impl Server {
     fn start(data: &Path, exercises: &Path, extra: &[&str]) -> Server {
-        let out = Command::new(BIN).args(["client", "add", "lms", "--token-only", "--data-dir"]).arg(data).output().unwrap();
+        let out = Command::new(BIN)
+            .args(["client", "add", "lms", "--token-only", "--data-dir"])
+            .arg(data)
+            .output()
+            .unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
         let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
@@ -342,7 +367,10 @@ fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
         if [0, 7, 14, 3, 10].contains(&n) {
             assert_eq!(view["status"], "failed", "{view}");
             let failure = view["failure"].as_str().unwrap();
-            assert!(failure.contains("Grading exceeded its time limit") || failure.contains("grading process"), "{failure}");
+            assert!(
+                failure.contains("Grading exceeded its time limit") || failure.contains("grading process"),
+                "{failure}"
+            );
         } else {
             assert_eq!(view["status"], "graded", "{view}");
         }
