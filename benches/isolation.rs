@@ -6,7 +6,7 @@
 //!
 //! Run: `cargo bench --bench isolation` (add `-- --rounds 200` for more rounds).
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pruefstein::exercise::Exercise;
@@ -39,7 +39,9 @@ fn main() {
         ("prediction (01 answer)", &prediction, Submission::Answer("(2, 2, 0)".into())),
     ];
     let options = GradeOptions { learner: Some("anna".into()), ..GradeOptions::default() };
-    let scratch: PathBuf = std::env::temp_dir().join(format!("pruefstein-bench-{}", std::process::id()));
+    // Where the service puts a worker's scratch directory: /dev/shm where it exists, as in-process.
+    let scratch =
+        pruefstein::isolation::pool::scratch_path(&format!("pruefstein-bench-{}", std::process::id()));
     let spec = WorkerSpec { program: BIN.into(), scratch, env: Vec::new() };
     let beat = Duration::from_secs(3600);
 
