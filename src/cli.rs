@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 use crate::exercise::Exercise;
-use crate::grade::{Compiler, GradeOptions, grade};
+use crate::grade::{Compiler, GradeOptions};
 use crate::submission::Submission;
 use crate::text::Lang;
 
@@ -81,6 +81,14 @@ pub enum Command {
     },
     /// Run the grading service over HTTP (see README: "Service").
     Serve(crate::service::config::ServeArgs),
+    /// A grading worker process, started by `grade` and `serve`: reads grade requests on stdin and
+    /// answers on stdout (see src/isolation). Not for direct use.
+    #[command(hide = true)]
+    GradeWorker {
+        /// The worker's scratch directory: emptied at start, removed at exit.
+        #[arg(long)]
+        scratch: PathBuf,
+    },
     /// Manage the clients (learning platforms) that may use the service's API.
     Client {
         #[command(subcommand)]
@@ -134,7 +142,17 @@ pub fn run(cli: Cli) -> Result<i32> {
                 _ => anyhow::bail!("give the submission: a module file, or --answer \"...\""),
             };
             let options = GradeOptions { learner, course_secret, compiler, replay };
-            let report = grade(&exercise, &submission, &options)?;
+            // The same isolation as the service: one worker process grades this submission.
+            let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
+            let report = match crate::isolation::pool::grade_once(&program, &exercise, &submission, &options)
+            {
+                Ok(graded) => graded?,
+                Err(failure) => {
+                    let reason = failure.reason();
+                    eprintln!("pruefstein: {}", reason.get(lang));
+                    return Ok(crate::report::Verdict::Rejected.exit_code());
+                }
+            };
             if json {
                 println!("{}", report.to_json());
             } else {
@@ -165,6 +183,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
             Ok(0)
         }
+        Command::GradeWorker { scratch } => Ok(crate::isolation::worker::run(&scratch)),
         Command::Serve(args) => {
             let config = crate::service::config::Config::resolve(&args)?;
             crate::service::serve(config)?;

@@ -44,6 +44,9 @@ pub struct Exercise {
     /// The statement as written (a template for exercises with learner variants).
     pub statement: Text,
     pub kind: ExerciseKind,
+    /// The folder's files as they were when this version was loaded, with their identity: a worker
+    /// process grades this version, whatever the folder holds by then.
+    pub source: std::sync::Arc<crate::isolation::FolderSnapshot>,
 }
 
 #[derive(Debug)]
@@ -67,8 +70,32 @@ impl Exercise {
         }
     }
 
-    /// Loads and validates the exercise in `dir`.
+    /// Loads and validates the exercise in `dir`. The folder is read whole before and after (see
+    /// [`Exercise::source`]); a folder that changed in between is an error (it is being written:
+    /// loading it again after the change is over gives a consistent version).
     pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
+        let snapshot = |dir: &Path| {
+            crate::isolation::FolderSnapshot::read(dir).map_err(|e| match e {
+                crate::isolation::SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
+                crate::isolation::SnapshotError::TooLarge { path, message } => {
+                    ExerciseError::Invalid { path, message }
+                }
+            })
+        };
+        let before = snapshot(dir)?;
+        let mut exercise = Exercise::load_files(dir)?;
+        let after = snapshot(dir)?;
+        if after.id != before.id {
+            return Err(ExerciseError::Invalid {
+                path: dir.to_path_buf(),
+                message: "the folder changed while it was read; it is read again once it is quiet".into(),
+            });
+        }
+        exercise.source = std::sync::Arc::new(after);
+        Ok(exercise)
+    }
+
+    fn load_files(dir: &Path) -> Result<Exercise, ExerciseError> {
         let toml_path = dir.join(EXERCISE_FILE);
         let source = read_file(&toml_path)?;
         let file: ExerciseFile = toml::from_str(&source).map_err(|e| toml_error(&toml_path, &source, &e))?;
@@ -126,6 +153,7 @@ impl Exercise {
             limits: file.limits,
             statement,
             kind,
+            source: Default::default(),
         })
     }
 

@@ -170,12 +170,14 @@ pub const VARIANT_DRAWS_MAX: u32 = 1_000;
 
 /// Longest `?wait=` a client may ask for: the request holds a connection that long at most.
 pub const WAIT_MS_MAX: u64 = 30_000;
-/// A grading job's lease (visibility timeout): a job whose worker has not finished it by then is
-/// leased again. Well above [`WALL_MS_PER_SUBMISSION`], so a live worker never loses its lease.
+/// A grading job's lease (visibility timeout): a job whose worker has not finished it (or renewed
+/// the lease) by then is leased again. Well above [`WALL_MS_PER_SUBMISSION`]; the grading thread
+/// renews it while it grades, so a live grader never loses its lease.
 pub const JOB_LEASE_MS: u64 = 60_000;
-/// Jobs one worker leases at once when the queue is deep (it takes its share of the due jobs, at
-/// most this many), so that leasing costs one commit per batch, not per job.
-pub const JOB_LEASE_BATCH_MAX: usize = 32;
+/// Times a grading thread renews the lease of the job it grades within one lease (heartbeat, every
+/// quarter of [`JOB_LEASE_MS`]): a lease never runs out under a live grader, however slow the
+/// machine. A grading thread leases one job at a time, when it is free, so no leased job waits.
+pub const JOB_LEASE_RENEWALS_PER_LEASE: u64 = 4;
 /// Leases a job may take before it fails with a stated reason (a submission that kills its worker
 /// every time must not be retried forever).
 pub const JOB_ATTEMPTS_MAX: u32 = 5;
@@ -235,6 +237,40 @@ pub const GROUP_COMMIT_MAX: usize = 512;
 /// Files of one starter kit that are listed and served, and the largest one, in bytes.
 pub const KIT_FILES_MAX: usize = 200;
 pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
+
+// ---- Grading in worker processes (`src/isolation/`) ----
+
+/// Time a worker process is given beyond the submission's own wall-clock budget
+/// ([`Limits::wall_ms_per_submission`]) before it is killed: the harness stops itself at the
+/// deadline; this margin covers writing the report and a loaded machine.
+pub const WORKER_KILL_MARGIN_MS: u64 = 2_000;
+/// Address space (virtual memory) of one worker process, in bytes (`RLIMIT_AS`). The wasm engine
+/// reserves each linear memory at the guest's largest size (see `sandbox::engine_config`), not at
+/// 4 GiB; a worker grading exercise 03 peaks at about 245 MB of address space, so this leaves room
+/// for two guest memories at the largest an exercise may allow (512 MiB each).
+pub const WORKER_ADDRESS_SPACE_BYTES: u64 = 1536 * 1024 * 1024;
+// A worker holds SQLite's heap and two guest memories (the interleaved instances) within its
+// address space, with room for the engine, the code and the stacks.
+const _: () =
+    assert!(GRADING_PROCESS_SQL_HEAP_BYTES_MAX + 2 * MEMORY_BYTES_MAX < WORKER_ADDRESS_SPACE_BYTES / 2);
+/// CPU seconds one grading may use in its worker process (`RLIMIT_CPU`, raised before each
+/// submission): a backstop behind the wall-clock kill, should the service thread itself stall.
+pub const WORKER_CPU_SECONDS_PER_SUBMISSION: u64 = 60;
+/// Open files of one worker process (`RLIMIT_NOFILE`).
+pub const WORKER_OPEN_FILES_MAX: u64 = 256;
+/// Times a submission may take its worker process down (overrun or crash) before it fails for
+/// good with the reason, instead of being graded again.
+pub const WORKER_KILLS_PER_SUBMISSION_MAX: u32 = 2;
+/// Largest message between the service and a worker process, in bytes (a submission or an
+/// exercise folder, base64-encoded, or a report).
+pub const WORKER_MESSAGE_BYTES_MAX: usize = 64 * 1024 * 1024;
+/// Exercise versions one worker process keeps loaded (compiled reference, database template).
+pub const WORKER_EXERCISES_KEPT: usize = 32;
+/// Largest exercise folder, all files together, in bytes, and most files in it: the folder is read
+/// whole at load, so that a worker process grades the very version the service loaded.
+pub const EXERCISE_FOLDER_BYTES_MAX: u64 = 16 * 1024 * 1024;
+pub const EXERCISE_FOLDER_FILES_MAX: usize = 1_000;
+
 /// Time a graceful shutdown waits for running gradings before their leases are released.
 pub const SHUTDOWN_GRACE_MS: u64 = 10_000;
 

@@ -592,8 +592,14 @@ impl<'a> Harness<'a> {
             return Err(Failure::Student(prefix_first_delivery(problem)));
         }
         let points = outcome.crash_points;
-        let mut counted =
-            CrashPoints { writes: 0, commits: 0, tested: 0, sampled: false, failed_at: None, failed_where: None };
+        let mut counted = CrashPoints {
+            writes: 0,
+            commits: 0,
+            tested: 0,
+            sampled: false,
+            failed_at: None,
+            failed_where: None,
+        };
         count_points(&mut counted, &points);
         *crash_points = Some(counted);
         if outcome.writes == 0 {
@@ -1158,11 +1164,19 @@ impl<'a> Harness<'a> {
     }
 }
 
-/// A temporary directory for a grading's databases: in memory-backed `/dev/shm` where it exists
-/// (every run creates, writes and drops small database files), else the system's temp directory.
+/// A temporary directory for a grading's databases: below the worker process's own scratch
+/// directory when it runs in one (`PRUEFSTEIN_SCRATCH_DIR`, removed with the worker, so a killed
+/// grading leaves nothing behind), else in memory-backed `/dev/shm` where it exists (every run
+/// creates, writes and drops small database files), else the system's temp directory.
 fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("pruefstein-");
+    if let Some(root) = std::env::var_os(crate::isolation::worker::SCRATCH_ENV) {
+        let root = PathBuf::from(root);
+        return std::fs::create_dir_all(&root)
+            .and_then(|()| builder.tempdir_in(&root))
+            .map_err(|e| GradeError::Internal(format!("cannot create a scratch directory: {e}")));
+    }
     let shm = std::path::Path::new("/dev/shm");
     let dir =
         if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };

@@ -64,6 +64,24 @@ pub struct ServeArgs {
     /// Deadline for receiving a request body in milliseconds [default and most: see limits].
     #[arg(long, env = "PRUEFSTEIN_REQUEST_BODY_TIMEOUT_MS")]
     pub request_body_timeout_ms: Option<u64>,
+    /// Where submissions are graded: process (a pool of worker processes with operating-system
+    /// limits, one per grading slot) or thread (in the server's own process) [default: process].
+    #[arg(long, env = "PRUEFSTEIN_ISOLATION")]
+    pub isolation: Option<Isolation>,
+    /// A grading job's lease in milliseconds, renewed while it is graded [default: see limits].
+    #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
+    pub job_lease_ms: Option<u64>,
+}
+
+/// Where the service grades.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Isolation {
+    /// Worker processes with operating-system limits, killed and replaced when they overrun.
+    #[default]
+    Process,
+    /// Threads of the server process (no isolation from the operating system).
+    Thread,
 }
 
 /// The TOML file: the same settings as the flags.
@@ -86,6 +104,8 @@ struct FileConfig {
     webhook_seed: Option<u64>,
     webhook_timeout_ms: Option<u64>,
     request_body_timeout_ms: Option<u64>,
+    isolation: Option<Isolation>,
+    job_lease_ms: Option<u64>,
 }
 
 /// The settings in force.
@@ -110,6 +130,8 @@ pub struct Config {
     pub webhook_timeout_ms: u64,
     /// Deadline for receiving a request body (at most [`limits::REQUEST_BODY_MS_MAX`]).
     pub request_body_timeout_ms: u64,
+    pub isolation: Isolation,
+    pub job_lease_ms: u64,
 }
 
 impl Config {
@@ -154,6 +176,10 @@ impl Config {
             limits::REQUEST_BODY_MS_MAX,
             "request_body_ms_max",
         )?;
+        let job_lease_ms = args.job_lease_ms.or(file.job_lease_ms).unwrap_or(limits::JOB_LEASE_MS);
+        if job_lease_ms < 100 {
+            anyhow::bail!("job-lease-ms must be at least 100");
+        }
         Ok(Config {
             bind,
             data_dir: args.data_dir.clone().or(file.data_dir).unwrap_or_else(|| "data".into()),
@@ -177,6 +203,8 @@ impl Config {
             webhook_seed: args.webhook_seed.or(file.webhook_seed).unwrap_or(0),
             webhook_timeout_ms,
             request_body_timeout_ms,
+            isolation: args.isolation.or(file.isolation).unwrap_or_default(),
+            job_lease_ms,
         })
     }
 

@@ -1,7 +1,7 @@
 //! The grading service (`pruefstein serve`): an HTTP API on actix-web for learning platforms, with
 //! idempotent intake, a durable leased job queue, signed webhooks through an outbox, and student
-//! report pages. Grading uses the same [`crate::grade::grade`] as the command line, on worker threads
-//! of its own, never on the async executor.
+//! report pages. Grading uses the same [`crate::grade::grade`] as the command line, in a pool of
+//! worker processes (one per grading thread, see [`crate::isolation`]), never on the async executor.
 //!
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
 //! [`sqlite`] (its SQLite implementation), [`api`] (the HTTP handlers), [`worker`] (grading threads),

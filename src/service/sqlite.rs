@@ -668,6 +668,23 @@ impl Store for SqliteStore {
         self.write_then(move |tx| complete_one(tx, &job, &outcome, event.as_ref(), now), then);
     }
 
+    fn renew_lease(
+        &self,
+        submission_id: i64,
+        attempt: u32,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        self.write(move |tx| {
+            let renewed = tx
+                .prepare_cached(
+                    "UPDATE jobs SET lease_until = ?3 WHERE submission_id = ?1 AND attempts = ?2 AND leased = 1",
+                )?
+                .execute(params![submission_id, attempt, now + lease_ms as i64])?;
+            Ok(renewed == 1)
+        })
+    }
+
     fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError> {
         let (id, attempt) = (job.submission_id, job.attempt);
         self.write(move |tx| {
@@ -951,6 +968,30 @@ mod tests {
         store.defer_job(&again, 3_000, true).unwrap();
         assert!(lease(&store, 2_999).is_none());
         assert_eq!(lease(&store, 3_000).unwrap().attempt, 2, "a counted wait is one");
+    }
+
+    #[test]
+    fn a_renewed_lease_holds_its_job_and_a_stale_attempt_cannot_renew() {
+        let (_dir, store) = store();
+        let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+        store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
+        let first = lease(&store, 0).unwrap();
+        let id = first.submission_id;
+        // Heartbeats keep the job leased long past its first lease of 1 000 ms.
+        for now in [800, 1_600, 2_400, 3_200] {
+            assert!(store.renew_lease(id, first.attempt, 1_000, now).unwrap());
+            assert!(lease(&store, now + 999).is_none(), "graded twice at {now}: its lease ran out");
+        }
+        assert_eq!(store.submission(id).unwrap().unwrap().attempts, 1);
+        // Without a heartbeat the lease runs out and another attempt takes the job ...
+        let second = lease(&store, 4_200).unwrap();
+        assert_eq!(second.attempt, 2);
+        // ... and the first, come back, is fenced out: it cannot take the lease back.
+        assert!(!store.renew_lease(id, first.attempt, 1_000, 4_300).unwrap());
+        assert!(store.renew_lease(id, second.attempt, 1_000, 4_300).unwrap());
+        // A finished job has no lease to renew.
+        assert!(complete(&store, &second, &JobOutcome::Failed { reason: "r".into() }, None, 4_400));
+        assert!(!store.renew_lease(id, second.attempt, 1_000, 4_500).unwrap());
     }
 
     #[test]

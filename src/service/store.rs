@@ -236,7 +236,8 @@ pub trait Store: Send + Sync + 'static {
     fn submission(&self, id: i64) -> Result<Option<SubmissionRecord>, StoreError>;
 
     /// Leases waiting jobs (or jobs whose lease expired), oldest first, counting an attempt each:
-    /// the due jobs divided by `share` (the number of workers), rounded up, at most `max`.
+    /// the due jobs divided by `share` (the number of workers), rounded up, at most `max`. The
+    /// service's grading threads lease one job each, when they are free (`max = 1`).
     fn lease_jobs(
         &self,
         max: usize,
@@ -244,6 +245,16 @@ pub trait Store: Send + Sync + 'static {
         lease_ms: u64,
         now: Millis,
     ) -> Result<Vec<LeasedJob>, StoreError>;
+    /// Renews the lease of a job being graded (the grader's heartbeat): its lease now runs until
+    /// `now + lease_ms`. Fenced by the attempt: false, and nothing changes, if the job has been
+    /// leased again since (`attempt` is no longer its latest) or is finished.
+    fn renew_lease(
+        &self,
+        submission_id: i64,
+        attempt: u32,
+        lease_ms: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError>;
     /// Stores the job's one result, its webhook event and the job's completion together, then calls
     /// `then` with whether a result was stored. If the submission already has a result (graded twice
     /// after a crash), nothing changes and `then` gets false: there is never a second result or a

@@ -1,61 +1,80 @@
-//! Grading threads: each leases a job from the store, grades it with [`crate::grade::grade`] (the
-//! CLI's grader), and stores the result, the webhook event and the job's completion in one
-//! transaction. A job whose worker died is leased again when its lease expires; after
-//! [`JOB_ATTEMPTS_MAX`] leases it fails with a stated reason instead of being retried forever.
+//! Grading threads: each leases one job when it is free, grades it, and stores the result, the
+//! webhook event and the job's completion in one transaction. While it grades, the thread renews
+//! the job's lease (a heartbeat), so a job is never graded twice because its lease ran out.
+//!
+//! Grading happens in a worker process per thread (`--isolation process`, the default, see
+//! [`crate::isolation`]): the thread kills a worker that passes the submission's deadline plus
+//! [`WORKER_KILL_MARGIN_MS`](crate::limits::WORKER_KILL_MARGIN_MS), or sees it die at its memory
+//! or CPU limit, starts a new one, and records the reason; a submission that takes its worker down
+//! [`WORKER_KILLS_PER_SUBMISSION_MAX`] times fails for good with that reason. With `--isolation
+//! thread` the thread grades in the server's own process. A job whose thread died is leased again
+//! when its lease expires; after [`JOB_ATTEMPTS_MAX`] leases it fails with a stated reason instead
+//! of being retried forever.
 //! A job whose exercise cannot be loaded right now waits and is tried again later (see
 //! [`EXERCISE_UNAVAILABLE_GRACE_MS`]).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::config::Isolation;
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
 use super::{Shared, clock, log};
+use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
+use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
 use crate::limits::{
     EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
-    JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_MS,
+    JOB_ATTEMPTS_MAX, JOB_LEASE_RENEWALS_PER_LEASE, WORKER_KILLS_PER_SUBMISSION_MAX,
 };
+use crate::report::Report;
+use crate::submission::Submission;
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
 
 pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    let kills = Arc::new(Kills::default());
     (0..shared.config.workers)
         .map(|n| {
             let shared = shared.clone();
-            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(shared))
+            let kills = kills.clone();
+            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(shared, n, &kills))
         })
         .collect()
 }
 
-fn run(shared: Arc<Shared>) {
+/// How often each submission has taken its worker process down (overrun, crash), across threads.
+#[derive(Default)]
+struct Kills(Mutex<HashMap<i64, u32>>);
+
+impl Kills {
+    fn count(&self, id: i64) -> u32 {
+        let mut kills = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        let count = kills.entry(id).or_default();
+        *count += 1;
+        *count
+    }
+
+    fn forget(&self, id: i64) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+    }
+}
+
+fn run(shared: Arc<Shared>, n: usize, kills: &Kills) {
+    let mut slot = Slot::new(&shared, n);
     loop {
         let seen = shared.work.generation();
         if !shared.accepting.load(Ordering::SeqCst) {
             return;
         }
-        let leased = shared.store.lease_jobs(
-            JOB_LEASE_BATCH_MAX,
-            shared.config.workers,
-            JOB_LEASE_MS,
-            clock::now_ms(),
-        );
+        // One job for this free grading slot: a job is leased only when it can be graded at once.
+        let leased = shared.store.lease_jobs(1, 1, shared.config.job_lease_ms, clock::now_ms());
         match leased {
             Ok(jobs) if !jobs.is_empty() => {
-                let mut jobs = jobs.into_iter();
-                for job in jobs.by_ref() {
-                    process(&shared, job);
-                    if !shared.accepting.load(Ordering::SeqCst) {
-                        break;
-                    }
-                }
-                // Shutting down: give the rest back, uncounted.
                 for job in jobs {
-                    if let Err(e) = shared.store.release_job(&job, false) {
-                        log::error("release_failed", &[("error", &e.to_string())]);
-                    }
+                    process(&shared, &mut slot, kills, job);
                 }
             }
             Ok(_) => shared.work.wait(seen, IDLE_POLL),
@@ -67,7 +86,133 @@ fn run(shared: Arc<Shared>) {
     }
 }
 
-fn process(shared: &Arc<Shared>, job: LeasedJob) {
+/// Where one grading thread grades: its worker process, or its own thread.
+enum Slot {
+    Thread,
+    Process(Box<ProcessSlot>),
+}
+
+struct ProcessSlot {
+    spec: WorkerSpec,
+    worker: Option<WorkerProcess>,
+}
+
+/// How a grading in a slot ended.
+enum Graded {
+    Done(Result<Box<Report>, GradeError>),
+    /// The worker process was killed or died; a new one is started.
+    WorkerLost(WorkerFailure),
+    /// The in-process grading panicked (a bug in Prüfstein).
+    Panicked,
+}
+
+impl Slot {
+    fn new(shared: &Shared, n: usize) -> Slot {
+        match shared.config.isolation {
+            Isolation::Thread => Slot::Thread,
+            Isolation::Process => {
+                let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
+                let spec = WorkerSpec {
+                    program,
+                    scratch: worker_scratch(&shared.config.data_dir, n),
+                    env: Vec::new(),
+                };
+                let mut slot = Slot::Process(Box::new(ProcessSlot { spec, worker: None }));
+                // Started now, so that the first submission does not wait for it; a failure is
+                // logged and tried again at the first submission.
+                let _ = slot.ensure_worker();
+                slot
+            }
+        }
+    }
+
+    /// Starts the slot's worker process if it has none.
+    fn ensure_worker(&mut self) -> Result<(), WorkerFailure> {
+        let Slot::Process(process) = self else { return Ok(()) };
+        let ProcessSlot { spec, worker } = &mut **process;
+        if worker.is_none() {
+            match WorkerProcess::spawn(spec) {
+                Ok(started) => *worker = Some(started),
+                Err(e) => {
+                    log::error("worker_start_failed", &[("error", &e.to_string())]);
+                    return Err(WorkerFailure::Broken(format!("cannot start a grading process: {e}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn grade(
+        &mut self,
+        exercise: &Exercise,
+        submission: &Submission,
+        options: &GradeOptions,
+        beat: Duration,
+        heartbeat: &mut dyn FnMut(),
+    ) -> Graded {
+        if let Err(failure) = self.ensure_worker() {
+            return Graded::WorkerLost(failure);
+        }
+        match self {
+            Slot::Thread => grade_in_thread(exercise, submission, options, beat, heartbeat),
+            Slot::Process(slot) => {
+                let worker = &mut slot.worker;
+                let Some(process) = worker.as_mut() else {
+                    return Graded::WorkerLost(WorkerFailure::Broken("no grading process".into()));
+                };
+                match process.grade(exercise, submission, options, beat, heartbeat) {
+                    Ok(result) => Graded::Done(result.map(Box::new)),
+                    Err(failure) => {
+                        // Dropping the worker kills and reaps it and removes its scratch directory.
+                        *worker = None;
+                        let _ = self.ensure_worker();
+                        Graded::WorkerLost(failure)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The scratch directory of grading slot `n` of the service that owns `data_dir` (one server per
+/// data directory, so a directory left by a killed server is its own, and is emptied at start).
+fn worker_scratch(data_dir: &std::path::Path, n: usize) -> std::path::PathBuf {
+    use sha2::Digest;
+    let dir = data_dir.canonicalize().unwrap_or_else(|_| data_dir.to_path_buf());
+    let digest = hex::encode(sha2::Sha256::digest(dir.to_string_lossy().as_bytes()));
+    crate::isolation::pool::scratch_path(&format!("pruefstein-{}-worker-{n}", &digest[..12]))
+}
+
+/// Grades on a helper thread of this process while this thread keeps the lease alive.
+fn grade_in_thread(
+    exercise: &Exercise,
+    submission: &Submission,
+    options: &GradeOptions,
+    beat: Duration,
+    heartbeat: &mut dyn FnMut(),
+) -> Graded {
+    std::thread::scope(|scope| {
+        let (sender, receiver) = std::sync::mpsc::channel();
+        let spawned = std::thread::Builder::new().name("grading".into()).spawn_scoped(scope, move || {
+            let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                grade(exercise, submission, options)
+            }));
+            let _ = sender.send(graded);
+        });
+        if let Err(e) = spawned {
+            return Graded::Done(Err(GradeError::Internal(format!("cannot start a grading thread: {e}"))));
+        }
+        loop {
+            match receiver.recv_timeout(beat) {
+                Ok(Ok(result)) => return Graded::Done(result.map(Box::new)),
+                Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Graded::Panicked,
+                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => heartbeat(),
+            }
+        }
+    })
+}
+
+fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob) {
     let started = Instant::now();
     let outcome = if job.attempt > JOB_ATTEMPTS_MAX {
         JobOutcome::Failed {
@@ -95,18 +240,24 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
                     compiler: shared.config.compiler,
                     replay: None,
                 };
-                let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                    grade(&exercise, &job.submission, &options)
-                }));
-                match graded {
-                    Ok(Ok(report)) => JobOutcome::Graded {
+                let lease_ms = shared.config.job_lease_ms;
+                let beat = Duration::from_millis((lease_ms / JOB_LEASE_RENEWALS_PER_LEASE).max(1));
+                let (id, attempt) = (job.submission_id, job.attempt);
+                let mut heartbeat = || match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms())
+                {
+                    Ok(true) => {}
+                    Ok(false) => log::warn("lease_lost", &[("submission", &Shared::public_id(id))]),
+                    Err(e) => log::error("renew_failed", &[("error", &e.to_string())]),
+                };
+                match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
+                    Graded::Done(Ok(report)) => JobOutcome::Graded {
                         verdict: verdict_name(report.verdict).to_string(),
                         points: report.score.points,
                         max_points: report.score.max,
                         report: serde_json::to_string(&report).unwrap_or_default(),
                         grade_ms: started.elapsed().as_millis() as u64,
                     },
-                    Ok(Err(GradeError::Exercise { slug, message })) => {
+                    Graded::Done(Err(GradeError::Exercise { slug, message })) => {
                         // A teacher may repair it (the reload serves the repaired folder): wait.
                         let reason = format!("the exercise {slug} is broken: {message}");
                         match exercise_unavailable(shared, &job, reason) {
@@ -114,8 +265,30 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
                             None => return,
                         }
                     }
-                    Ok(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
-                    Err(_) => {
+                    Graded::Done(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
+                    Graded::WorkerLost(failure) => {
+                        let count = kills.count(id);
+                        let reason = failure.reason_line();
+                        log::warn(
+                            "worker_lost",
+                            &[
+                                ("submission", &Shared::public_id(id)),
+                                ("exercise", &job.exercise),
+                                ("reason", &failure.reason().en),
+                                ("count", &count.to_string()),
+                            ],
+                        );
+                        if count < WORKER_KILLS_PER_SUBMISSION_MAX {
+                            // Perhaps the machine, not the submission: grade it once more (counted).
+                            if let Err(e) = shared.store.release_job(&job, true) {
+                                log::error("release_failed", &[("error", &e.to_string())]);
+                            }
+                            shared.work.notify();
+                            return;
+                        }
+                        JobOutcome::Failed { reason }
+                    }
+                    Graded::Panicked => {
                         // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
                         log::error(
                             "grading_panicked",
@@ -132,6 +305,7 @@ fn process(shared: &Arc<Shared>, job: LeasedJob) {
         }
     };
     forget_unavailable(job.submission_id);
+    kills.forget(job.submission_id);
     let seconds = started.elapsed().as_secs_f64();
     let now = clock::now_ms();
     let ms = format!("{:.1}", seconds * 1e3);

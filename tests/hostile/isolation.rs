@@ -1,2 +1,442 @@
 //! Grading in worker processes: a worker that overruns its deadline or memory is killed and replaced,
-//! and nothing else is lost.
+//! and nothing else is lost. The proofs use the real `pruefstein grade-worker` binary. The faults a
+//! real submission cannot yet cause on purpose (a grading that hangs without using the CPU, one that
+//! allocates without bound outside the guest, a crash) are asked for with fault-injection answers,
+//! honoured only when the test sets `PRUEFSTEIN_TEST_WORKER_FAULTS`; a worker killed from outside
+//! with SIGKILL mid-grade needs no injection. At the service, twenty hostile submissions queued
+//! ahead of an ordinary one delay it by at most about one submission deadline once its turn comes,
+//! and a job whose grading outlasts its lease is still graded exactly once (heartbeat).
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use pruefstein::Exercise;
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::isolation::worker::{FAULT_INJECTION_ENV, FAULT_PREFIX};
+use pruefstein::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
+use pruefstein::limits::WORKER_KILL_MARGIN_MS;
+use pruefstein::submission::Submission;
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
+const PREDICTION: &str = "01-visibility-timeout";
+/// The submission deadline of the copied exercise: short, so that overruns are quick to prove.
+const WALL_MS: u64 = 300;
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// A copy of the prediction exercise below `root` with a short submission deadline.
+fn short_deadline_exercise(root: &Path) -> PathBuf {
+    let source = repo().join("exercises").join(PREDICTION);
+    let target = root.join(PREDICTION);
+    std::fs::create_dir_all(&target).unwrap();
+    for entry in std::fs::read_dir(&source).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::copy(entry.path(), target.join(entry.file_name())).unwrap();
+    }
+    let toml = target.join("exercise.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!("\n[limits]\nwall_ms_per_submission = {WALL_MS}\n"));
+    std::fs::write(&toml, text).unwrap();
+    target
+}
+
+fn spec(scratch: &Path, faults: bool) -> WorkerSpec {
+    WorkerSpec {
+        program: PathBuf::from(BIN),
+        scratch: scratch.to_path_buf(),
+        env: if faults { vec![(FAULT_INJECTION_ENV.into(), "1".into())] } else { Vec::new() },
+    }
+}
+
+fn options() -> GradeOptions {
+    GradeOptions { learner: Some("anna".into()), course_secret: "s".into(), ..GradeOptions::default() }
+}
+
+fn fault(name: &str) -> Submission {
+    Submission::Answer(format!("{FAULT_PREFIX}{name}"))
+}
+
+fn alive(pid: u32) -> bool {
+    // A reaped process has no /proc entry (a zombie would still have one).
+    Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[test]
+fn a_worker_grades_exactly_as_in_process_and_keeps_the_exercise_loaded() {
+    let root = tempfile::tempdir().unwrap();
+    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let scratch = root.path().join("scratch");
+    let mut worker = WorkerProcess::spawn(&spec(&scratch, false)).unwrap();
+    for answer in ["(2, 2, 0)", "(1, 1, 1)", "[[[[", "(9, 9, 9)"] {
+        let submission = Submission::Answer(answer.into());
+        let in_process = grade(&exercise, &submission, &options()).unwrap();
+        let isolated = worker.grade(&exercise, &submission, &options(), Duration::from_secs(60), &mut || {});
+        let isolated = isolated.unwrap().unwrap();
+        assert_eq!(isolated.to_json(), in_process.to_json(), "answer {answer}");
+    }
+    assert_eq!(worker.graded(), 4);
+    // Without the switch a fault answer is an ordinary (wrong) answer.
+    let report = worker.grade(&exercise, &fault("hang"), &options(), Duration::from_secs(60), &mut || {});
+    assert!(report.unwrap().is_ok());
+    drop(worker);
+    assert!(!scratch.exists(), "the scratch directory outlived its worker");
+}
+
+#[test]
+fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_graded() {
+    let root = tempfile::tempdir().unwrap();
+    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let scratch = root.path().join("scratch");
+    let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let pid = worker.id();
+    let started = Instant::now();
+    let mut beats = 0;
+    let failure =
+        worker.grade(&exercise, &fault("hang"), &options(), Duration::from_millis(50), &mut || beats += 1);
+    let waited = started.elapsed();
+    assert_eq!(failure.unwrap_err(), WorkerFailure::Overran { limit_ms: WALL_MS });
+    assert!(waited >= Duration::from_millis(WALL_MS + WORKER_KILL_MARGIN_MS), "killed early: {waited:?}");
+    assert!(beats > 0, "no heartbeat while the worker was grading");
+    assert!(!alive(pid), "the overrunning worker {pid} is still there");
+    let reason = WorkerFailure::Overran { limit_ms: WALL_MS }.reason();
+    assert!(
+        reason.en.contains("wall_ms_per_submission = 300 ms") && reason.de.contains("Zeitlimit"),
+        "{reason:?}"
+    );
+    drop(worker);
+    assert!(!scratch.exists());
+    // A new worker (same scratch directory) grades the next submission.
+    let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let report = next.grade(
+        &exercise,
+        &Submission::Answer("(1, 1, 1)".into()),
+        &options(),
+        Duration::from_secs(60),
+        &mut || {},
+    );
+    assert!(report.unwrap().is_ok());
+}
+
+#[test]
+fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
+    let root = tempfile::tempdir().unwrap();
+    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let scratch = root.path().join("scratch");
+    let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let pid = worker.id() as i32;
+    // The first heartbeat comes while the worker is grading: kill it then, from outside.
+    let mut kill = || {
+        // SAFETY: kill(2) on a child process of this test.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    };
+    let failure = worker.grade(&exercise, &fault("hang"), &options(), Duration::from_millis(20), &mut kill);
+    match failure.unwrap_err() {
+        WorkerFailure::Died { status } => assert!(status.contains("SIGKILL"), "{status}"),
+        other => panic!("expected a death, got {other:?}"),
+    }
+    drop(worker);
+    assert!(!scratch.exists());
+    let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let report = next.grade(
+        &exercise,
+        &Submission::Answer("(1, 1, 1)".into()),
+        &options(),
+        Duration::from_secs(60),
+        &mut || {},
+    );
+    assert!(report.unwrap().is_ok());
+}
+
+#[test]
+fn a_worker_that_exhausts_its_address_space_or_crashes_dies_with_a_reason() {
+    let root = tempfile::tempdir().unwrap();
+    // The exercise's own deadline: filling the address space takes a loaded machine seconds.
+    let exercise = Exercise::load(&repo().join("exercises").join(PREDICTION)).unwrap();
+    for name in ["memory", "crash"] {
+        let scratch = root.path().join(format!("scratch-{name}"));
+        let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+        let failure = worker.grade(&exercise, &fault(name), &options(), Duration::from_secs(60), &mut || {});
+        let failure = failure.unwrap_err();
+        assert!(matches!(failure, WorkerFailure::Died { .. }), "{name}: {failure:?}");
+        let reason = failure.reason();
+        assert!(
+            reason.en.contains("worker_address_space_bytes") && reason.de.contains("Speicher"),
+            "{reason:?}"
+        );
+        drop(worker);
+        assert!(!scratch.exists(), "{name}: scratch left behind");
+    }
+}
+
+#[test]
+fn a_scratch_directory_left_by_a_killed_worker_is_emptied_at_the_next_start() {
+    let root = tempfile::tempdir().unwrap();
+    let scratch = root.path().join("scratch");
+    std::fs::create_dir_all(scratch.join("runs/pruefstein-old")).unwrap();
+    std::fs::write(scratch.join("runs/pruefstein-old/run-1.db"), b"left behind").unwrap();
+    let exercise = Exercise::load(&repo().join("exercises/03-idempotenter-konsument")).unwrap();
+    let mut worker = WorkerProcess::spawn(&spec(&scratch, false)).unwrap();
+    assert!(!scratch.join("runs/pruefstein-old").exists(), "the old scratch files are still there");
+    // A consumer grading writes its databases below the worker's scratch directory, nowhere else.
+    let module =
+        std::fs::read(repo().join("exercises/03-idempotenter-konsument/solutions/reference.wat")).unwrap();
+    let report =
+        worker.grade(&exercise, &Submission::Module(module), &options(), Duration::from_secs(60), &mut || {});
+    assert_eq!(report.unwrap().unwrap().verdict, pruefstein::report::Verdict::Passed);
+    assert!(scratch.join("exercises").is_dir(), "the exercise version was not loaded from the snapshot");
+    drop(worker);
+    assert!(!scratch.exists());
+}
+
+#[test]
+fn the_worker_is_hidden_from_help() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("grade-worker"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// At the service, over HTTP.
+
+fn http(port: u16, method: &str, path: &str, token: &str, body: &str) -> (u16, Value) {
+    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
+    let head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
+    let status = String::from_utf8_lossy(&raw[..split]).split(' ').nth(1).unwrap().parse().unwrap();
+    let value = serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null);
+    (status, value)
+}
+
+struct Server {
+    child: Child,
+    port: u16,
+    token: String,
+}
+
+impl Server {
+    fn start(data: &Path, exercises: &Path, extra: &[&str]) -> Server {
+        let out = Command::new(BIN)
+            .args(["client", "add", "lms", "--token-only", "--data-dir"])
+            .arg(data)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
+        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+        let log = std::fs::File::create(data.join("server.log")).unwrap();
+        let child = Command::new(BIN)
+            .arg("serve")
+            .arg("--bind")
+            .arg(format!("127.0.0.1:{port}"))
+            .arg("--data-dir")
+            .arg(data)
+            .arg("--exercises")
+            .arg(exercises)
+            .args(extra)
+            .env(FAULT_INJECTION_ENV, "1")
+            .env_remove("PRUEFSTEIN_CONFIG")
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .unwrap();
+        let server = Server { child, port, token };
+        server.poll("the server to be ready", Duration::from_secs(60), || {
+            TcpStream::connect(("127.0.0.1", port)).ok().map(|_| ())
+        });
+        server
+    }
+
+    fn submit(&self, answer: &str) -> String {
+        let body = json!({"exercise": PREDICTION, "learner": "anna", "answer": answer}).to_string();
+        let (status, value) = http(self.port, "POST", "/api/v1/submissions", &self.token, &body);
+        assert_eq!(status, 202, "{value}");
+        value["id"].as_str().unwrap().to_string()
+    }
+
+    fn get(&self, id: &str) -> Value {
+        http(self.port, "GET", &format!("/api/v1/submissions/{id}"), &self.token, "").1
+    }
+
+    fn poll<T>(&self, what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if let Some(value) = f() {
+                return value;
+            }
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            // The poll interval: the condition decides, the deadline bounds.
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+
+    fn finished(&self, id: &str, timeout: Duration) -> Value {
+        self.poll(&format!("{id} to finish"), timeout, || {
+            let view = self.get(id);
+            matches!(view["status"].as_str(), Some("graded" | "failed")).then_some(view)
+        })
+    }
+}
+
+impl Server {
+    /// Stops the server as an operator would (SIGTERM), `kill -9` only if it does not stop in time.
+    fn stop(&mut self) {
+        // SAFETY: kill(2) on a child process of this test.
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// The scratch directory a worker process was started with (its `--scratch` argument).
+fn scratch_of(pid: u32) -> PathBuf {
+    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
+    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+    let at = args.iter().position(|a| *a == b"--scratch").unwrap();
+    PathBuf::from(String::from_utf8_lossy(args[at + 1]).into_owned())
+}
+
+/// Worker processes of the server (children running `grade-worker`).
+fn worker_children(server: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after = stat.rsplit(')').next().unwrap_or("");
+            let parent = after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            parent == Some(server) && String::from_utf8_lossy(&cmdline).contains("grade-worker")
+        })
+        .collect()
+}
+
+#[test]
+fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
+    let data = tempfile::tempdir().unwrap();
+    let exercises = tempfile::tempdir().unwrap();
+    short_deadline_exercise(exercises.path());
+    let server = Server::start(data.path(), exercises.path(), &["--workers", "2"]);
+    // Twenty hostile submissions: three that hang their worker, one that exhausts its memory, one
+    // that crashes it, and fifteen that the grader itself must refuse (malformed, deeply nested,
+    // oversized answers).
+    let mut hostile = Vec::new();
+    for n in 0..20 {
+        let answer = match n {
+            0 | 7 | 14 => format!("{FAULT_PREFIX}hang"),
+            3 => format!("{FAULT_PREFIX}memory"),
+            10 => format!("{FAULT_PREFIX}crash"),
+            n if n % 3 == 0 => format!("{}{}", "(".repeat(5_000), n),
+            n if n % 3 == 1 => "[".repeat(4_000),
+            n => format!("({n}, {})", "9".repeat(3_000)),
+        };
+        hostile.push(server.submit(&answer));
+    }
+    let ordinary = server.submit("(1, 1, 1)");
+    // Every hostile submission ends: refused, or failed with the limit it met.
+    let mut last_hostile_done = Instant::now();
+    for (n, id) in hostile.iter().enumerate() {
+        let view = server.finished(id, Duration::from_secs(120));
+        last_hostile_done = Instant::now();
+        if [0, 7, 14, 3, 10].contains(&n) {
+            assert_eq!(view["status"], "failed", "{view}");
+            let failure = view["failure"].as_str().unwrap();
+            assert!(
+                failure.contains("Grading exceeded its time limit") || failure.contains("grading process"),
+                "{failure}"
+            );
+        } else {
+            assert_eq!(view["status"], "graded", "{view}");
+        }
+    }
+    let view = server.finished(&ordinary, Duration::from_secs(120));
+    let delay = last_hostile_done.elapsed();
+    assert_eq!(view["status"], "graded", "{view}");
+    assert_eq!(view["attempts"], 1, "{view}");
+    assert!(
+        delay <= Duration::from_millis(WALL_MS + WORKER_KILL_MARGIN_MS),
+        "the ordinary submission finished {delay:?} after the hostile ones"
+    );
+    // No grading process is stuck: exactly one live worker per grading thread, and they answer.
+    let workers = server.poll("two live workers", Duration::from_secs(30), || {
+        let workers = worker_children(server.child.id());
+        (workers.len() == 2).then_some(workers)
+    });
+    assert_eq!(workers.len(), 2);
+    let again = server.submit("(2, 2, 0)");
+    assert_eq!(server.finished(&again, Duration::from_secs(30))["status"], "graded");
+    // At shutdown the workers end and their scratch directories are removed.
+    let scratches: Vec<PathBuf> = workers.iter().map(|pid| scratch_of(*pid)).collect();
+    assert!(scratches.iter().all(|s| s.is_dir()), "{scratches:?}");
+    let mut server = server;
+    server.stop();
+    for (pid, scratch) in workers.iter().zip(&scratches) {
+        assert!(!alive(*pid), "worker {pid} outlived the server");
+        assert!(!scratch.exists(), "{} outlived the server", scratch.display());
+    }
+}
+
+#[test]
+fn a_grading_longer_than_its_lease_is_graded_once_thanks_to_the_heartbeat() {
+    let data = tempfile::tempdir().unwrap();
+    let exercises = tempfile::tempdir().unwrap();
+    let consumer = repo().join("exercises/03-idempotenter-konsument");
+    let target = exercises.path().join("03-idempotenter-konsument");
+    for dir in ["", "mutants", "solutions"] {
+        std::fs::create_dir_all(target.join(dir)).unwrap();
+        for entry in std::fs::read_dir(consumer.join(dir)).unwrap() {
+            let entry = entry.unwrap();
+            if entry.path().is_file() {
+                std::fs::copy(entry.path(), target.join(dir).join(entry.file_name())).unwrap();
+            }
+        }
+    }
+    // A lease of 200 ms, far shorter than grading a consumer takes here: without renewal every job
+    // would be leased again by the other grading thread while the first still grades it.
+    let server = Server::start(data.path(), exercises.path(), &["--workers", "2", "--job-lease-ms", "200"]);
+    let module = std::fs::read_to_string(consumer.join("solutions/reference.wat")).unwrap();
+    let ids: Vec<String> = (0..4)
+        .map(|n| {
+            let body = json!({
+                "exercise": "03-idempotenter-konsument",
+                "learner": "anna",
+                "wat": format!(";; copy {n}\n{module}"),
+            })
+            .to_string();
+            let (status, value) = http(server.port, "POST", "/api/v1/submissions", &server.token, &body);
+            assert_eq!(status, 202, "{value}");
+            value["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for id in &ids {
+        let view = server.finished(id, Duration::from_secs(300));
+        assert_eq!((&view["status"], &view["verdict"]), (&json!("graded"), &json!("passed")), "{id}");
+        assert_eq!(view["attempts"], 1, "{id} was graded more than once: its lease ran out");
+    }
+}

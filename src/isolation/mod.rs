@@ -1,0 +1,19 @@
+//! Grading in worker processes: the last line of isolation from the operating system. A worker is
+//! the same binary (`pruefstein grade-worker`, hidden from `--help`) with operating-system limits of
+//! its own (address space, CPU time per submission, open files, no core dumps, no new privileges,
+//! death with its parent) and a scratch directory removed at its start and exit. The parent sends
+//! length-prefixed JSON requests on its stdin (the exercise version by content identity, with its
+//! files the first time; the submission; the grade options) and reads the report on its stdout. A
+//! worker keeps loaded exercise versions and compiled engines across submissions.
+//!
+//! Files: [`protocol`] (messages and framing), [`worker`] (the process side, free of actix and
+//! tokio), [`pool`] (the parent's side: start, deadline, kill, restart), [`snapshot`] (an exercise
+//! folder read whole, with its identity).
+
+pub mod pool;
+pub mod protocol;
+pub mod snapshot;
+pub mod worker;
+
+pub use pool::{WorkerFailure, WorkerProcess, WorkerSpec};
+pub use snapshot::{FolderSnapshot, SnapshotError};

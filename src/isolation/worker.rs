@@ -1,0 +1,238 @@
+//! The worker process (`pruefstein grade-worker`, hidden): applies its operating-system limits,
+//! empties its scratch directory, then answers grade requests from stdin on stdout until stdin
+//! closes, keeping loaded exercise versions and compiled engines between submissions. It knows
+//! nothing of HTTP, actix or tokio: the service (or the CLI) drives it through [`super::pool`].
+
+use std::collections::HashMap;
+use std::io::{BufReader, BufWriter};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use super::protocol::{GradeRequest, Response, read_message, write_message};
+use crate::exercise::Exercise;
+use crate::grade::{GradeError, grade};
+use crate::limits::{
+    WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_EXERCISES_KEPT,
+    WORKER_OPEN_FILES_MAX,
+};
+
+/// The environment variable that makes a worker honour fault-injection submissions (an answer
+/// `pruefstein-test-fault:hang|memory|crash`). Only the project's own tests set it; without it such
+/// an answer is graded like any other.
+pub const FAULT_INJECTION_ENV: &str = "PRUEFSTEIN_TEST_WORKER_FAULTS";
+/// The environment variable naming the directory the consumer harness keeps its scratch databases
+/// in (see `consumer::checks`): a worker's own scratch directory.
+pub const SCRATCH_ENV: &str = "PRUEFSTEIN_SCRATCH_DIR";
+/// The environment variable holding the process id of the worker's parent.
+pub const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
+/// The prefix of a fault-injection answer.
+pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
+
+/// Runs the worker until stdin closes; returns the exit code.
+pub fn run(scratch: &Path) -> i32 {
+    if let Err(error) = limit_grading_process() {
+        eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
+        return 70;
+    }
+    if let Err(error) = reset_dir(scratch) {
+        eprintln!("pruefstein grade-worker: cannot prepare {}: {error}", scratch.display());
+        return 70;
+    }
+    let code = serve(scratch);
+    let _ = std::fs::remove_dir_all(scratch);
+    code
+}
+
+/// Removes `dir` with everything in it and creates it empty.
+pub fn reset_dir(dir: &Path) -> std::io::Result<()> {
+    match std::fs::remove_dir_all(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    std::fs::create_dir_all(dir)
+}
+
+fn serve(scratch: &Path) -> i32 {
+    let mut input = BufReader::new(std::io::stdin().lock());
+    let mut output = BufWriter::new(std::io::stdout().lock());
+    let faults = std::env::var_os(FAULT_INJECTION_ENV).is_some();
+    let mut exercises: HashMap<String, Arc<Exercise>> = HashMap::new();
+    let mut loaded = 0u64;
+    loop {
+        let request: GradeRequest = match read_message(&mut input) {
+            Ok(Some(request)) => request,
+            Ok(None) => return 0,
+            Err(error) => {
+                eprintln!("pruefstein grade-worker: {error}");
+                return 65;
+            }
+        };
+        let response = answer(request, scratch, &mut exercises, &mut loaded, faults);
+        if let Err(error) = write_message(&mut output, &response) {
+            eprintln!("pruefstein grade-worker: {error}");
+            return 74;
+        }
+    }
+}
+
+fn answer(
+    request: GradeRequest,
+    scratch: &Path,
+    exercises: &mut HashMap<String, Arc<Exercise>>,
+    loaded: &mut u64,
+    faults: bool,
+) -> Response {
+    let exercise = match exercises.get(&request.exercise_id) {
+        Some(exercise) => exercise.clone(),
+        None => {
+            let Some(wire) = request.exercise else { return Response::NeedExercise };
+            match load_version(wire, scratch, loaded) {
+                Ok(exercise) if exercise.source.id == request.exercise_id => {
+                    if exercises.len() >= WORKER_EXERCISES_KEPT {
+                        exercises.clear();
+                    }
+                    let exercise = Arc::new(exercise);
+                    exercises.insert(request.exercise_id.clone(), exercise.clone());
+                    exercise
+                }
+                Ok(_) => {
+                    return Response::from_result(Err(GradeError::Internal(
+                        "the exercise version sent is not the one named".into(),
+                    )));
+                }
+                Err(error) => return Response::from_result(Err(error)),
+            }
+        }
+    };
+    let submission = match request.submission.into_submission() {
+        Ok(submission) => submission,
+        Err(error) => return Response::from_result(Err(GradeError::Internal(error))),
+    };
+    if faults && let crate::submission::Submission::Answer(answer) = &submission {
+        inject_fault(answer);
+    }
+    if let Err(error) = allow_cpu_for_one_submission() {
+        return Response::from_result(Err(GradeError::Internal(format!(
+            "cannot set the CPU limit: {error}"
+        ))));
+    }
+    let options = request.options.into_options();
+    Response::from_result(grade(&exercise, &submission, &options))
+}
+
+/// Writes an exercise version's files into the scratch directory and loads them.
+fn load_version(
+    wire: super::protocol::WireSnapshot,
+    scratch: &Path,
+    loaded: &mut u64,
+) -> Result<Exercise, GradeError> {
+    let internal = |message: String| GradeError::Internal(message);
+    let snapshot = wire.into_snapshot().map_err(internal)?;
+    *loaded += 1;
+    let parent: PathBuf = scratch.join("exercises").join(loaded.to_string());
+    let _ = std::fs::remove_dir_all(&parent);
+    let dir = snapshot
+        .write_below(&parent)
+        .map_err(|e| internal(format!("cannot write the exercise files: {e}")))?;
+    Exercise::load(&dir)
+        .map_err(|e| GradeError::Exercise { slug: snapshot.folder.clone(), message: e.to_string() })
+}
+
+/// The faults a test may ask a worker for: never returns when one is asked.
+fn inject_fault(answer: &str) {
+    let Some(fault) = answer.strip_prefix(FAULT_PREFIX) else { return };
+    match fault.trim() {
+        // A grading that never ends and never uses the CPU (a deadlock): only the kill ends it.
+        "hang" => loop {
+            std::thread::park();
+        },
+        // A grading that allocates until the address-space limit stops it.
+        "memory" => {
+            let mut hoard: Vec<Vec<u8>> = Vec::new();
+            loop {
+                // Filled with a non-zero byte, so every page is really taken.
+                hoard.push(vec![1u8; 64 * 1024 * 1024]);
+            }
+        }
+        "crash" => std::process::abort(),
+        _ => {}
+    }
+}
+
+/// Applies the operating-system limits of a process that grades untrusted submissions: address
+/// space, open files, no core dumps, no new privileges, death with its parent, and SQLite's
+/// process-wide heap cap (`sandbox::limit_grading_process`: this process only grades); the CPU limit
+/// is set per submission ([`allow_cpu_for_one_submission`]).
+pub fn limit_grading_process() -> std::io::Result<()> {
+    crate::sandbox::limit_grading_process();
+    set_limit(libc::RLIMIT_AS, WORKER_ADDRESS_SPACE_BYTES)?;
+    set_limit(libc::RLIMIT_NOFILE, WORKER_OPEN_FILES_MAX)?;
+    set_limit(libc::RLIMIT_CORE, 0)?;
+    // SAFETY: prctl with integer arguments only.
+    let done = unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    set_parent_death_signal()?;
+    allow_cpu_for_one_submission()
+}
+
+/// Makes the kernel kill this process when the thread that started it ends (the service's grading
+/// thread, or the CLI); also checks that the parent is still there.
+pub fn set_parent_death_signal() -> std::io::Result<()> {
+    // SAFETY: prctl with integer arguments only.
+    let done = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
+    if done != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // The parent may have ended before the signal was asked for.
+    let expected = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<i32>().ok());
+    // SAFETY: getppid has no preconditions.
+    if let Some(expected) = expected
+        && unsafe { libc::getppid() } != expected
+    {
+        return Err(std::io::Error::other("the process that started this worker has already ended"));
+    }
+    Ok(())
+}
+
+/// Sets the soft and hard value of a limit (lowering only: a limit already lower stays).
+fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result<()> {
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct passed.
+    if unsafe { libc::getrlimit(resource, &mut current) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let value = value.min(current.rlim_max);
+    let limit = libc::rlimit { rlim_cur: value, rlim_max: value };
+    // SAFETY: setrlimit reads the struct passed.
+    if unsafe { libc::setrlimit(resource, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Raises the soft CPU limit to the CPU time used so far plus one submission's allowance: the
+/// kernel stops a grading that spins past it (SIGXCPU), whatever the service thread does.
+pub fn allow_cpu_for_one_submission() -> std::io::Result<()> {
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: getrusage writes into the struct passed.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let used = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec + 1).max(0) as u64;
+    let limit =
+        libc::rlimit { rlim_cur: used + WORKER_CPU_SECONDS_PER_SUBMISSION, rlim_max: libc::RLIM_INFINITY };
+    let mut current = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes into the struct passed.
+    if unsafe { libc::getrlimit(libc::RLIMIT_CPU, &mut current) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let limit = libc::rlimit { rlim_cur: limit.rlim_cur.min(current.rlim_max), rlim_max: current.rlim_max };
+    // SAFETY: setrlimit reads the struct passed.
+    if unsafe { libc::setrlimit(libc::RLIMIT_CPU, &limit) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
