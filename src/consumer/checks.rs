@@ -612,13 +612,9 @@ impl<'a> Harness<'a> {
             )));
         }
         let total = points.len();
-        let (points_to_test, sampled) = crash_points_to_test(total as u32, self.seed);
-        if let Some(counted) = crash_points.as_mut() {
-            counted.sampled = sampled;
-        }
-        for k in points_to_test {
+        for point in points_to_try(&points, self.seed, crash_points) {
             self.in_time()?;
-            let Some(point) = points.get(k as usize - 1) else { continue };
+            let k = point.number;
             let place = point.describe();
             let tested = mark_tested(crash_points);
             run.queue(Text {
@@ -774,13 +770,9 @@ impl<'a> Harness<'a> {
             count_points(counted, &points);
         }
         let total = points.len();
-        let (points_to_test, sampled) = crash_points_to_test(total as u32, self.seed);
-        if let Some(counted) = crash_points.as_mut() {
-            counted.sampled |= sampled;
-        }
-        for k in points_to_test {
+        for point in points_to_try(&points, self.seed, crash_points) {
             self.in_time()?;
-            let Some(point) = points.get(k as usize - 1) else { continue };
+            let k = point.number;
             let place = point.describe();
             let tested = mark_tested(crash_points);
             run.queue(Text {
@@ -1590,6 +1582,20 @@ impl<'a> Harness<'a> {
         }
         None
     }
+}
+
+/// The crash points of one path that the check tries: all of them, or a sample drawn from the seed
+/// beyond [`CRASH_POINTS_MAX`] (recorded in `counted`, so the coverage line says so).
+fn points_to_try<'p>(
+    points: &'p [CrashPoint],
+    seed: u64,
+    counted: &mut Option<CrashPoints>,
+) -> Vec<&'p CrashPoint> {
+    let (numbers, sampled) = crash_points_to_test(points.len() as u32, seed);
+    if let Some(counted) = counted.as_mut() {
+        counted.sampled |= sampled;
+    }
+    numbers.iter().filter_map(|&k| points.get(k as usize - 1)).collect()
 }
 
 /// The crash points to test for a consumer that makes `writes` writes, ascending, and whether they
