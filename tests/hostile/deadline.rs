@@ -322,3 +322,18 @@ fn a_normal_report_does_not_mention_the_deadline() {
     let json = report.to_json();
     assert!(!json.contains("not_run") && !json.contains("sampled"), "{json}");
 }
+
+/// A fuzz finding, kept: exercise 03's `insert-or-ignore` with a misspelt message path, so every
+/// delivery faults in `msg.int` while its transaction holds the write lock. It once graded for
+/// 1 min 48 s and grew past 2 GB; the corpus replay would only get slow again, this test fails.
+#[test]
+fn a_consumer_whose_every_delivery_faults_with_the_lock_held_ends_with_a_report() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fuzz/corpus/module/regression-every-delivery-faults-in-msg-int.wat");
+    let wat = std::fs::read_to_string(path).expect("the kept finding");
+    let report = grade_guarded(wat);
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert_eq!(report.checks.len(), CHECKS.len(), "no check is left out");
+    let fresh = check(&report, "fresh-message");
+    assert!(failure_en(fresh).contains("bod1"), "the missing path is named: {}", failure_en(fresh));
+}
