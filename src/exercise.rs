@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 use crate::limits::Limits;
 use crate::text::Text;
@@ -15,23 +15,7 @@ use crate::text::Text;
 /// File name of an exercise's description.
 pub const EXERCISE_FILE: &str = "exercise.toml";
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum GraderKind {
-    /// A WebAssembly consumer run under the crash-injection harness.
-    Consumer,
-    /// A prediction about the queue simulation.
-    Prediction,
-}
-
-impl GraderKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            GraderKind::Consumer => "consumer",
-            GraderKind::Prediction => "prediction",
-        }
-    }
-}
+pub use crate::report::GraderKind;
 
 #[derive(Debug)]
 pub struct Exercise {

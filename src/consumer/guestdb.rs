@@ -26,29 +26,8 @@ use super::state::SqlValue;
 use crate::deadline::{Deadline, format_ms};
 use crate::limits::SQL_WALL_MS_PER_STATEMENT;
 
-/// ABI v1 status codes.
-pub mod status {
-    pub const OK: i32 = 0;
-    /// UNIQUE or PRIMARY KEY violated: the lesson's `IntegrityError` on the dedup table.
-    pub const DUPLICATE: i32 = 1;
-    /// Another constraint (CHECK, NOT NULL, FOREIGN KEY) violated.
-    pub const CONSTRAINT: i32 = 2;
-    /// Any other error (syntax, not allowed, limit).
-    pub const ERROR: i32 = 3;
-    /// `query_int` found no row.
-    pub const NO_ROW: i32 = 4;
-
-    pub fn name(code: i32) -> &'static str {
-        match code {
-            OK => "ok",
-            DUPLICATE => "duplicate",
-            CONSTRAINT => "constraint",
-            ERROR => "error",
-            NO_ROW => "no row",
-            _ => "?",
-        }
-    }
-}
+/// The status codes `db.*` calls return (shown by name in traces).
+pub use crate::report::consumer::status;
 
 /// How a statement that found the database locked begins its error message.
 pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";

@@ -10,7 +10,8 @@
 pub mod abi;
 pub mod catalogue;
 pub mod checks;
-pub mod detail;
+/// The evidence in a consumer report; its types belong to the report model.
+pub use crate::report::consumer as detail;
 pub mod exercise;
 pub mod guestdb;
 pub mod interleave;

@@ -229,17 +229,7 @@ impl Schedule {
     }
 }
 
-/// The schedule a check reports, for machines (the trace has it in words).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ScheduleInfo {
-    /// The seed the schedule was drawn from (hex).
-    pub seed: String,
-    /// Size (sends plus faults) of the schedule as drawn.
-    pub original_size: usize,
-    /// Size of the reported schedule (smaller if it was shrunk).
-    pub size: usize,
-    pub description: Text,
-}
+pub use crate::report::consumer::ScheduleInfo;
 
 impl ScheduleInfo {
     pub fn of(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> ScheduleInfo {

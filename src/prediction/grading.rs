@@ -12,7 +12,7 @@ use crate::limits::{ANSWER_BYTES_MAX, TIMELINE_LINES_MAX};
 use crate::report::{CheckDetail, CheckReport, REPORT_FORMAT, Rejection, Report, Score, Verdict};
 use crate::submission::Submission;
 use crate::text;
-use crate::text::{Lang, Text};
+use crate::text::Text;
 
 /// Grades `submission` (an answer text) against the learner's variant of `prediction`.
 pub fn grade(
@@ -228,40 +228,6 @@ fn replay_command(exercise: &Exercise, answer: &str, learner: Option<&str>) -> S
 
 fn shell_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
-}
-
-/// Renders a part's evidence for the terminal (the failure line already names both values).
-pub fn render_detail_text(detail: &PredictionDetail, lang: Lang, out: &mut String) {
-    if !detail.parameters.is_empty() {
-        let label = if lang == Lang::De { "Parameter" } else { "Parameters" };
-        let values: Vec<String> =
-            detail.parameters.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
-        let _ = writeln!(out, "  {label}: {}", values.join(", "));
-    }
-    if let Some(earlier) = &detail.timeline_see {
-        let _ = match lang {
-            Lang::De => writeln!(out, "  Zeitachse der Simulation: wie bei {earlier}"),
-            Lang::En => writeln!(out, "  Simulated timeline: as for {earlier}"),
-        };
-    }
-    if detail.timeline.is_empty() {
-        return;
-    }
-    let _ = writeln!(
-        out,
-        "  {}:",
-        if lang == Lang::De { "Zeitachse der Simulation" } else { "Simulated timeline" }
-    );
-    for line in &detail.timeline {
-        let _ = writeln!(out, "    {}", line.render(lang));
-    }
-    if detail.timeline_omitted > 0 {
-        let n = detail.timeline_omitted;
-        let _ = match lang {
-            Lang::De => writeln!(out, "    … {n} weitere Zeilen"),
-            Lang::En => writeln!(out, "    … {n} more lines"),
-        };
-    }
 }
 
 #[cfg(test)]

@@ -16,9 +16,10 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
-pub use grading::{grade, render_detail_text};
+pub use grading::grade;
+pub use crate::report::prediction::render_detail_text;
 
 use self::answer::Value;
 use self::script::{Outcome, Params, Scenario};
@@ -28,7 +29,6 @@ use crate::check::{Soundness, SoundnessRow};
 use crate::exercise::{Exercise, ExerciseError, ExerciseKind, parse_section, read_file};
 use crate::grade::GradeOptions;
 use crate::limits::{Limits, VARIANT_CACHE_MAX};
-use crate::sim::TimelineLine;
 use crate::submission::Submission;
 use crate::text::{Lang, Text};
 
@@ -397,38 +397,7 @@ mod tests {
     }
 }
 
-/// The evidence of one part: what was expected, what was given, and the timeline that explains it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PredictionDetail {
-    pub expected: serde_json::Value,
-    /// `expected` in the exercise's notation, e.g. `(2, 0)`.
-    pub expected_text: String,
-    pub given: serde_json::Value,
-    /// The student's value in their own notation.
-    pub given_text: String,
-    /// The learner's parameters (in the first wrong part only, to keep reports short).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub parameters: Vec<Parameter>,
-    /// The simulated timeline (for a wrong part).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub timeline: Vec<TimelineLine>,
-    /// Lines cut from a long timeline.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub timeline_omitted: usize,
-    /// A wrong part whose timeline is the same as this one's (shown there, not repeated here).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub timeline_see: Option<String>,
-}
-
-fn is_zero(n: &usize) -> bool {
-    *n == 0
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Parameter {
-    pub name: String,
-    pub value: i64,
-}
+pub use crate::report::prediction::{Parameter, PredictionDetail};
 
 /// `pruefstein check` for a prediction exercise: the script runs within its limits for the lesson
 /// and for [`CHECK_LEARNERS`] learners, every statement renders, every variant has a well-formed

@@ -2,16 +2,37 @@
 //! order, maps are ordered, nothing depends on time or on the machine), and rendered for the terminal
 //! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
 
+pub mod consumer;
+pub mod prediction;
 mod render_text;
 mod size;
+pub mod state;
 
 pub use render_text::render_text;
 pub use size::limit_size;
 
 use serde::{Deserialize, Serialize};
 
-use crate::exercise::GraderKind;
 use crate::text::Text;
+
+/// The kind of grader that made a report (and that an exercise names in `exercise.toml`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GraderKind {
+    /// A WebAssembly consumer run under the crash-injection harness.
+    Consumer,
+    /// A prediction about the queue simulation.
+    Prediction,
+}
+
+impl GraderKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            GraderKind::Consumer => "consumer",
+            GraderKind::Prediction => "prediction",
+        }
+    }
+}
 
 /// Version of the report's JSON shape; bumped on any incompatible change.
 pub const REPORT_FORMAT: u32 = 1;
@@ -122,8 +143,8 @@ pub struct CheckReport {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum CheckDetail {
-    Consumer(crate::consumer::ConsumerDetail),
-    Prediction(crate::prediction::PredictionDetail),
+    Consumer(consumer::ConsumerDetail),
+    Prediction(prediction::PredictionDetail),
 }
 
 impl Report {

@@ -72,8 +72,8 @@ pub fn render_text(report: &Report, lang: Lang) -> String {
             let _ = writeln!(out, "  {label}: {replay}");
         }
         match &check.detail {
-            CheckDetail::Consumer(detail) => crate::consumer::render_detail_text(detail, lang, &mut out),
-            CheckDetail::Prediction(detail) => crate::prediction::render_detail_text(detail, lang, &mut out),
+            CheckDetail::Consumer(detail) => super::consumer::render_detail_text(detail, lang, &mut out),
+            CheckDetail::Prediction(detail) => super::prediction::render_detail_text(detail, lang, &mut out),
         }
     }
     if !report.coverage.is_empty() {

@@ -5,7 +5,7 @@
 //! resort checks are left out. The summary says that the report was shortened and names the limit.
 
 use super::{CheckDetail, Report};
-use crate::consumer::detail::{clip_owned, clip_text};
+use super::consumer::{clip_owned, clip_text};
 
 /// Longest text (a failure, a hint, an explanation) in a report that had to be shrunk, in bytes.
 const SHRUNK_TEXT_BYTES_MAX: usize = 2 * 1024;
@@ -148,10 +148,8 @@ fn clip_texts(report: &mut Report, max: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::consumer::ConsumerDetail;
-    use crate::consumer::detail::TraceEvent;
-    use crate::exercise::GraderKind;
-    use crate::report::{CheckReport, REPORT_FORMAT, Score, Verdict};
+    use crate::report::consumer::{ConsumerDetail, TraceEvent};
+    use crate::report::{CheckReport, GraderKind, REPORT_FORMAT, Score, Verdict};
     use crate::text::Text;
 
     fn report(checks: Vec<CheckReport>) -> Report {

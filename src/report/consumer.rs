@@ -8,10 +8,33 @@ use std::fmt::Write;
 
 use serde::{Deserialize, Serialize};
 
-use super::guestdb::status;
 use super::state::{SqlValue, State, TableDiff};
 use crate::limits::{GUEST_TEXT_BYTES_MAX, TRACE_BYTES_RECORDED_MAX, TRACE_EVENTS_RECORDED_MAX};
 use crate::text::{Lang, Text};
+
+/// ABI v1 status codes.
+pub mod status {
+    pub const OK: i32 = 0;
+    /// UNIQUE or PRIMARY KEY violated: the lesson's `IntegrityError` on the dedup table.
+    pub const DUPLICATE: i32 = 1;
+    /// Another constraint (CHECK, NOT NULL, FOREIGN KEY) violated.
+    pub const CONSTRAINT: i32 = 2;
+    /// Any other error (syntax, not allowed, limit).
+    pub const ERROR: i32 = 3;
+    /// `query_int` found no row.
+    pub const NO_ROW: i32 = 4;
+
+    pub fn name(code: i32) -> &'static str {
+        match code {
+            OK => "ok",
+            DUPLICATE => "duplicate",
+            CONSTRAINT => "constraint",
+            ERROR => "error",
+            NO_ROW => "no row",
+            _ => "?",
+        }
+    }
+}
 
 /// Room for the mark of a cut: a text at most this much over `max` is kept whole, so that clipping
 /// a clipped text again changes nothing.
@@ -132,7 +155,7 @@ pub struct ConsumerDetail {
     pub crash_points: Option<CrashPoints>,
     /// The at-least-once schedule the trace shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<super::schedule::ScheduleInfo>,
+    pub schedule: Option<ScheduleInfo>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -573,6 +596,18 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
 
 fn row_text(row: &[SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
+}
+
+/// The schedule a check reports, for machines (the trace has it in words).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScheduleInfo {
+    /// The seed the schedule was drawn from (hex).
+    pub seed: String,
+    /// Size (sends plus faults) of the schedule as drawn.
+    pub original_size: usize,
+    /// Size of the reported schedule (smaller if it was shrunk).
+    pub size: usize,
+    pub description: Text,
 }
 
 #[cfg(test)]
