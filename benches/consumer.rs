@@ -7,9 +7,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use pruefstein::consumer::ConsumerExercise;
 use pruefstein::consumer::checks::{CHECKS, Harness};
 use pruefstein::consumer::process::CompiledConsumer;
-use pruefstein::exercise::{Exercise, ExerciseKind};
+use pruefstein::exercise::Exercise;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
 use pruefstein::submission::Submission;
 
@@ -27,7 +28,7 @@ fn main() {
         std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(101);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
     let exercise = Exercise::load(&dir).expect("exercise 03 loads");
-    let ExerciseKind::Consumer(consumer) = &exercise.kind else { panic!("a consumer exercise") };
+    let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
     let source = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
     let binary = wat::parse_bytes(&source).expect("valid wat").into_owned();
     let oracle = pruefstein::consumer::oracle(&exercise, consumer).expect("oracle");

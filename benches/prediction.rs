@@ -15,8 +15,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pruefstein::exercise::{Exercise, ExerciseKind};
+use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::prediction::PredictionExercise;
 use pruefstein::report::Verdict;
 use pruefstein::submission::Submission;
 
@@ -71,7 +72,7 @@ fn main() {
             let start = Instant::now();
             let exercise = Exercise::load(&root.join(name)).expect("exercise loads");
             load_times.push((*name, start.elapsed()));
-            let ExerciseKind::Prediction(prediction) = &exercise.kind else { panic!("{name}: prediction") };
+            let prediction = exercise.grader_as::<PredictionExercise>().expect("a prediction exercise");
             let correct = prediction.lesson().outcome.answer.render();
             let cases = [
                 "correct answer, lesson variant",
@@ -93,13 +94,13 @@ fn main() {
     let known: Vec<String> = (0..64).map(|i| format!("known-{i}")).collect();
     let mut fresh = 0_u64;
     for bench in &benches {
-        let ExerciseKind::Prediction(p) = &bench.exercise.kind else { unreachable!() };
+        let p = bench.exercise.grader_as::<PredictionExercise>().expect("a prediction exercise");
         for learner in &known {
             p.variant(&bench.exercise.slug, Some(learner), "").expect("variant");
         }
     }
     let own_answer = |exercise: &Exercise, learner: &str| -> String {
-        let ExerciseKind::Prediction(p) = &exercise.kind else { unreachable!() };
+        let p = exercise.grader_as::<PredictionExercise>().expect("a prediction exercise");
         p.variant(&exercise.slug, Some(learner), "").expect("variant").outcome.answer.render()
     };
 

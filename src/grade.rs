@@ -1,50 +1,10 @@
-//! The one entry point that grades a submission, used by the CLI and the HTTP service alike.
+//! The one entry point that grades a submission, used by the CLI and the HTTP service alike: it
+//! dispatches to the exercise's grader and applies the report size limit to whatever comes back.
 
-use crate::exercise::{Exercise, ExerciseKind};
+use crate::exercise::Exercise;
+pub use crate::exercise::{Compiler, GradeError, GradeOptions};
 use crate::report::Report;
 use crate::submission::Submission;
-
-/// Which wasm compiler runs consumer modules. Winch compiles small fresh modules faster, and every
-/// submission is fresh code; Cranelift generates faster code. See BENCHMARKS.md.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-pub enum Compiler {
-    #[default]
-    Winch,
-    Cranelift,
-}
-
-impl std::str::FromStr for Compiler {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "winch" => Ok(Compiler::Winch),
-            "cranelift" => Ok(Compiler::Cranelift),
-            other => Err(format!("unknown compiler {other:?}: use \"winch\" or \"cranelift\"")),
-        }
-    }
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct GradeOptions {
-    /// The learner whose variant is graded (prediction exercises with parameters).
-    pub learner: Option<String>,
-    /// The course secret that, with the learner id, derives a learner's variant.
-    pub course_secret: String,
-    pub compiler: Compiler,
-    /// A replay token from an earlier report: re-run exactly that run (consumer harness).
-    pub replay: Option<String>,
-}
-
-/// A problem on the teacher's side that prevents grading (the student is not at fault).
-#[derive(Debug, thiserror::Error)]
-pub enum GradeError {
-    #[error("the exercise {slug} is broken: {message}")]
-    Exercise { slug: String, message: String },
-    #[error("cannot replay: {0}")]
-    Replay(String),
-    #[error("internal error while grading: {0}")]
-    Internal(String),
-}
 
 /// Grades `submission` against `exercise`. A submission that cannot be graded (bad module,
 /// malformed answer) yields a report with `verdict = rejected`, never an error.
@@ -58,12 +18,7 @@ pub fn grade(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    let mut report = match &exercise.kind {
-        ExerciseKind::Consumer(consumer) => crate::consumer::grade(exercise, consumer, submission, options)?,
-        ExerciseKind::Prediction(prediction) => {
-            crate::prediction::grade(exercise, prediction, submission, options)?
-        }
-    };
+    let mut report = exercise.grader.grade(exercise, submission, options)?;
     if options.replay.is_none() {
         crate::report::limit_size(&mut report, crate::limits::REPORT_BYTES_MAX);
     }

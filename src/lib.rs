@@ -9,6 +9,7 @@ pub mod consumer;
 pub mod deadline;
 pub mod exercise;
 pub mod grade;
+pub mod graders;
 pub mod isolation;
 pub mod limits;
 pub mod prediction;

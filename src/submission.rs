@@ -11,7 +11,30 @@ pub enum Submission {
     Module(Vec<u8>),
 }
 
+/// The kinds of submission, as the intake and the catalogue name them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SubmissionKind {
+    Answer,
+    Module,
+}
+
+impl SubmissionKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            SubmissionKind::Answer => "answer",
+            SubmissionKind::Module => "module",
+        }
+    }
+}
+
 impl Submission {
+    pub fn kind(&self) -> SubmissionKind {
+        match self {
+            Submission::Answer(_) => SubmissionKind::Answer,
+            Submission::Module(_) => SubmissionKind::Module,
+        }
+    }
+
     pub fn bytes(&self) -> &[u8] {
         match self {
             Submission::Answer(text) => text.as_bytes(),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pruefstein::exercise::{Exercise, ExerciseKind};
+use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::prediction::answer::parse;
 use pruefstein::prediction::{PredictionDetail, PredictionExercise};
@@ -22,10 +22,7 @@ fn load(name: &str) -> Exercise {
 }
 
 fn prediction(exercise: &Exercise) -> &PredictionExercise {
-    match &exercise.kind {
-        ExerciseKind::Prediction(p) => p,
-        ExerciseKind::Consumer(_) => panic!("not a prediction exercise"),
-    }
+    exercise.grader_as::<PredictionExercise>().expect("a prediction exercise")
 }
 
 fn grade_answer(exercise: &Exercise, answer: &str, learner: Option<&str>) -> Report {

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use arbitrary::Unstructured;
-use pruefstein::exercise::{Exercise, ExerciseKind, GraderKind};
+use pruefstein::exercise::{Exercise, GraderKind};
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::ANSWER_BYTES_MAX;
 use pruefstein::prediction::answer;
@@ -54,7 +54,7 @@ fn exercises() -> &'static [Exercise] {
 }
 
 fn exercises_of(kind: GraderKind) -> impl Iterator<Item = &'static Exercise> {
-    exercises().iter().filter(move |e| e.grader() == kind)
+    exercises().iter().filter(move |e| e.grader_kind() == kind)
 }
 
 /// What every report must keep, whatever was submitted.
@@ -374,7 +374,7 @@ const GUEST_SCRATCH: i32 = 8_192;
 /// or rejected), and the two reports are the same byte for byte unless a wall-clock limit decided.
 pub fn guest(data: &[u8]) {
     let Some(exercise) = exercises_of(GraderKind::Consumer).next() else { return };
-    let ExerciseKind::Consumer(consumer) = &exercise.kind else { return };
+    let Some(consumer) = exercise.grader_as::<pruefstein::consumer::ConsumerExercise>() else { return };
     let mut u = Unstructured::new(data);
     let Ok(wat) = guest_module(&mut u, &consumer.entry) else { return };
     grade_twice(exercise, &Submission::Module(wat.into_bytes()));

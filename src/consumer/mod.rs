@@ -13,6 +13,7 @@ pub mod checks;
 /// The evidence in a consumer report; its types belong to the report model.
 pub use crate::report::consumer as detail;
 pub mod exercise;
+mod grader;
 pub mod guestdb;
 pub mod interleave;
 pub mod process;
@@ -23,6 +24,7 @@ use std::path::Path;
 
 pub use detail::{ConsumerDetail, render_detail_text};
 pub use exercise::ConsumerExercise;
+pub use grader::GRADER;
 
 use self::checks::{CHECKS, CheckEnd, CheckResult, Harness};
 use self::process::CompiledConsumer;

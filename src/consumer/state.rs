@@ -9,8 +9,8 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags, ToSql};
 use serde::{Deserialize, Serialize};
 
-pub use crate::report::state::{Row, SqlValue, State, TableDiff};
 use crate::limits::{STATE_BYTES_MAX, STATE_ROWS_MAX};
+pub use crate::report::state::{Row, SqlValue, State, TableDiff};
 
 impl SqlValue {
     pub(crate) fn from_ref(value: ValueRef<'_>) -> SqlValue {
@@ -39,7 +39,6 @@ impl ToSql for SqlValue {
         })
     }
 }
-
 
 /// One of the exercise's state queries.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

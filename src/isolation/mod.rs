@@ -12,8 +12,7 @@
 
 pub mod pool;
 pub mod protocol;
-pub mod snapshot;
 pub mod worker;
 
+pub use crate::exercise::{FolderSnapshot, SnapshotError};
 pub use pool::{WorkerFailure, WorkerProcess, WorkerSpec};
-pub use snapshot::{FolderSnapshot, SnapshotError};

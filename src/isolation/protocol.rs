@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use base64::Engine;
 use serde::{Deserialize, Serialize};
 
-use super::snapshot::FolderSnapshot;
+use crate::exercise::FolderSnapshot;
 use crate::grade::{Compiler, GradeError, GradeOptions};
 use crate::limits::WORKER_MESSAGE_BYTES_MAX;
 use crate::report::Report;

@@ -7,6 +7,7 @@
 //! parameters, [`statement`] fills statement templates, [`grading`] builds the report.
 
 pub mod answer;
+mod grader;
 mod grading;
 pub mod script;
 pub mod statement;
@@ -18,15 +19,17 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
-pub use grading::grade;
 pub use crate::report::prediction::render_detail_text;
+pub use crate::report::prediction::{Parameter, PredictionDetail};
+pub use grader::GRADER;
+pub use grading::grade;
 
 use self::answer::Value;
 use self::script::{Outcome, Params, Scenario};
 use self::statement::Template;
 use self::variant::{ParameterSpec, VariantError};
 use crate::check::{Soundness, SoundnessRow};
-use crate::exercise::{Exercise, ExerciseError, ExerciseKind, parse_section, read_file};
+use crate::exercise::{Exercise, ExerciseError, parse_section, read_file};
 use crate::grade::GradeOptions;
 use crate::limits::{Limits, VARIANT_CACHE_MAX};
 use crate::submission::Submission;
@@ -367,38 +370,6 @@ impl VariantCache {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn variant_cache_keeps_active_learners_and_stays_bounded() {
-        let scenario = Scenario::compile("s.rhai", "1", &[], None).expect("compiles");
-        let variant = Arc::new(Variant { params: vec![], outcome: scenario.run(&vec![]).expect("runs") });
-        let seed = |n: usize| {
-            let mut s = [0u8; 32];
-            s[..8].copy_from_slice(&(n as u64).to_le_bytes());
-            s
-        };
-        let mut cache = VariantCache::default();
-        let mut retired = 0;
-        for n in 1..=3 * VARIANT_CACHE_MAX {
-            retired += cache.insert(seed(n), variant.clone()).map_or(0, |r| r.len());
-            if n == 1 {
-                cache.insert(seed(0), variant.clone());
-            }
-            // Learner 0 keeps answering.
-            assert!(cache.get(&seed(0)).is_some(), "active learner kept after {n} others");
-            assert!(cache.len() <= VARIANT_CACHE_MAX);
-        }
-        assert!(cache.get(&seed(1)).is_none(), "a learner who stopped answering is retired");
-        assert!(cache.get(&seed(3 * VARIANT_CACHE_MAX)).is_some());
-        assert!(retired >= VARIANT_CACHE_MAX, "whole generations were retired: {retired}");
-    }
-}
-
-pub use crate::report::prediction::{Parameter, PredictionDetail};
-
 /// `pruefstein check` for a prediction exercise: the script runs within its limits for the lesson
 /// and for [`CHECK_LEARNERS`] learners, every statement renders, every variant has a well-formed
 /// answer that grades as correct, and a wrong value in any one part fails exactly that part.
@@ -546,14 +517,36 @@ pub fn render_statement(
     learner: Option<&str>,
     course_secret: &str,
     lang: Lang,
-) -> anyhow::Result<String> {
-    match &exercise.kind {
-        ExerciseKind::Prediction(prediction) => {
-            let variant = prediction.variant(&exercise.slug, learner, course_secret)?;
-            prediction
-                .render_statement(&variant, lang)
-                .map_err(|e| anyhow::anyhow!("statement.{}.md: {e}", lang.code()))
+) -> Result<String, crate::exercise::StatementError> {
+    exercise.grader.statement(exercise, learner, course_secret, lang)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn variant_cache_keeps_active_learners_and_stays_bounded() {
+        let scenario = Scenario::compile("s.rhai", "1", &[], None).expect("compiles");
+        let variant = Arc::new(Variant { params: vec![], outcome: scenario.run(&vec![]).expect("runs") });
+        let seed = |n: usize| {
+            let mut s = [0u8; 32];
+            s[..8].copy_from_slice(&(n as u64).to_le_bytes());
+            s
+        };
+        let mut cache = VariantCache::default();
+        let mut retired = 0;
+        for n in 1..=3 * VARIANT_CACHE_MAX {
+            retired += cache.insert(seed(n), variant.clone()).map_or(0, |r| r.len());
+            if n == 1 {
+                cache.insert(seed(0), variant.clone());
+            }
+            // Learner 0 keeps answering.
+            assert!(cache.get(&seed(0)).is_some(), "active learner kept after {n} others");
+            assert!(cache.len() <= VARIANT_CACHE_MAX);
         }
-        ExerciseKind::Consumer(_) => Ok(exercise.statement.get(lang).to_string()),
+        assert!(cache.get(&seed(1)).is_none(), "a learner who stopped answering is retired");
+        assert!(cache.get(&seed(3 * VARIANT_CACHE_MAX)).is_some());
+        assert!(retired >= VARIANT_CACHE_MAX, "whole generations were retired: {retired}");
     }
 }

@@ -4,8 +4,8 @@
 //! longest first), then the state evidence is dropped, then long texts are clipped, and as a last
 //! resort checks are left out. The summary says that the report was shortened and names the limit.
 
-use super::{CheckDetail, Report};
 use super::consumer::{clip_owned, clip_text};
+use super::{CheckDetail, Report};
 
 /// Longest text (a failure, a hint, an explanation) in a report that had to be shrunk, in bytes.
 const SHRUNK_TEXT_BYTES_MAX: usize = 2 * 1024;

@@ -40,7 +40,6 @@ impl SqlValue {
             _ => self.rank().cmp(&other.rank()),
         }
     }
-
 }
 
 impl std::fmt::Display for SqlValue {

@@ -22,12 +22,11 @@ use utoipa::{OpenApi, ToSchema};
 use super::problem::Problem;
 use super::store::{ClientRecord, Intake, NewSubmission, Store, SubmissionRecord};
 use super::{Shared, auth, clock, html, log};
-use crate::exercise::{ExerciseKind, GraderKind};
 use crate::limits::{
     CALLBACK_URL_BYTES_MAX, DEAD_EVENTS_LISTED_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX,
     METADATA_BYTES_MAX, OVERSIZED_BODY_DRAINED_MAX, QUEUE_DEPTH_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
-use crate::submission::Submission;
+use crate::submission::{Submission, SubmissionKind};
 use crate::text::Lang;
 
 type Data = web::Data<Shared>;
@@ -699,7 +698,7 @@ fn validate(
             format!("Es gibt keine Aufgabe {slug:?}. Vorhandene Aufgaben: {known}."),
         ));
     };
-    let submission = match (exercise.grader(), parsed.answer, parsed.module) {
+    let submission = match (exercise.grader.submission_kind(), parsed.answer, parsed.module) {
         (_, Some(_), Some(_)) => {
             return Err(Problem::bad_request(
                 "several-submissions",
@@ -714,7 +713,7 @@ fn validate(
                 "Die Anfrage enthält nichts zu bewerten: answer (Vorhersage-Aufgaben) oder wasm_base64, wat bzw. eine Datei (Konsumenten-Aufgaben) senden.",
             ));
         }
-        (GraderKind::Prediction, None, Some(_)) => {
+        (SubmissionKind::Answer, None, Some(_)) => {
             return Err(Problem::unprocessable(
                 "wrong-submission-kind",
                 format!(
@@ -725,7 +724,7 @@ fn validate(
                 ),
             ));
         }
-        (GraderKind::Consumer, Some(_), None) => {
+        (SubmissionKind::Module, Some(_), None) => {
             return Err(Problem::unprocessable(
                 "wrong-submission-kind",
                 format!(
@@ -896,7 +895,7 @@ pub async fn list_exercises(req: HttpRequest, shared: Data) -> Result<HttpRespon
         .map(|e| ExerciseSummary {
             slug: e.slug.clone(),
             title: e.title.clone(),
-            grader: e.grader().name().to_string(),
+            grader: e.grader_kind().name().to_string(),
             points: e.points,
             href: format!("{}/api/v1/exercises/{}", shared.config.public_url, e.slug),
         })
@@ -1013,11 +1012,11 @@ pub async fn get_exercise(
             .map_err(Problem::internal)?
     };
     let base = &shared.config.public_url;
-    let (submit, answer_example, abi, kits) = match &exercise.kind {
-        ExerciseKind::Prediction(prediction) => {
-            ("answer", Some(prediction.example_text.clone()), None, Vec::new())
+    let (submit, answer_example, abi, kits) = match exercise.grader.submission_kind() {
+        SubmissionKind::Answer => {
+            ("answer", exercise.grader.answer_example().map(str::to_string), None, Vec::new())
         }
-        ExerciseKind::Consumer(_) => {
+        SubmissionKind::Module => {
             let kits = shared
                 .catalogue
                 .kits()
@@ -1040,7 +1039,7 @@ pub async fn get_exercise(
     Ok(HttpResponse::Ok().json(ExerciseDetail {
         slug: exercise.slug.clone(),
         title: exercise.title.clone(),
-        grader: exercise.grader().name().to_string(),
+        grader: exercise.grader_kind().name().to_string(),
         points: exercise.points,
         lang: lang.code().to_string(),
         learner,

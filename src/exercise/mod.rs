@@ -9,6 +9,14 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
+mod grader;
+mod snapshot;
+mod soundness;
+
+pub use grader::{Compiler, GradeError, GradeOptions, Grader, GraderEntry, GraderSection, StatementError};
+pub use snapshot::{FolderSnapshot, SnapshotError};
+pub use soundness::{Soundness, SoundnessRow};
+
 use crate::limits::Limits;
 use crate::text::Text;
 
@@ -27,16 +35,11 @@ pub struct Exercise {
     pub limits: Limits,
     /// The statement as written (a template for exercises with learner variants).
     pub statement: Text,
-    pub kind: ExerciseKind,
+    /// The part that belongs to the grader kind named in `exercise.toml`.
+    pub grader: Box<dyn Grader>,
     /// The folder's files as they were when this version was loaded, with their identity: a worker
     /// process grades this version, whatever the folder holds by then.
-    pub source: std::sync::Arc<crate::isolation::FolderSnapshot>,
-}
-
-#[derive(Debug)]
-pub enum ExerciseKind {
-    Consumer(Box<crate::consumer::ConsumerExercise>),
-    Prediction(Box<crate::prediction::PredictionExercise>),
+    pub source: std::sync::Arc<FolderSnapshot>,
 }
 
 impl Exercise {
@@ -47,27 +50,31 @@ impl Exercise {
         format!("exercises/{}", folder.unwrap_or_else(|| self.slug.clone()))
     }
 
-    pub fn grader(&self) -> GraderKind {
-        match self.kind {
-            ExerciseKind::Consumer(_) => GraderKind::Consumer,
-            ExerciseKind::Prediction(_) => GraderKind::Prediction,
-        }
+    /// The grader kind of this exercise.
+    pub fn grader_kind(&self) -> GraderKind {
+        self.grader.kind()
     }
 
-    /// Loads and validates the exercise in `dir`. The folder is read whole before and after (see
+    /// The grader's part as its concrete type, for code of that grader kind (and its tests);
+    /// `None` for an exercise of another kind.
+    pub fn grader_as<G: Grader>(&self) -> Option<&G> {
+        let any: &dyn std::any::Any = self.grader.as_ref();
+        any.downcast_ref::<G>()
+    }
+
+    /// Loads and validates the exercise in `dir`, whose grader kind must be one of `kinds`
+    /// (`Exercise::load` passes every kind the program has, from `crate::graders`). The folder is read whole before and after (see
     /// [`Exercise::source`]); a folder that changed in between is an error (it is being written:
     /// loading it again after the change is over gives a consistent version).
-    pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
+    pub fn load_with(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
         let snapshot = |dir: &Path| {
-            crate::isolation::FolderSnapshot::read(dir).map_err(|e| match e {
-                crate::isolation::SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
-                crate::isolation::SnapshotError::TooLarge { path, message } => {
-                    ExerciseError::Invalid { path, message }
-                }
+            FolderSnapshot::read(dir).map_err(|e| match e {
+                SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
+                SnapshotError::TooLarge { path, message } => ExerciseError::Invalid { path, message },
             })
         };
         let before = snapshot(dir)?;
-        let mut exercise = Exercise::load_files(dir)?;
+        let mut exercise = Exercise::load_files(dir, kinds)?;
         let after = snapshot(dir)?;
         if after.id != before.id {
             return Err(ExerciseError::Invalid {
@@ -79,7 +86,7 @@ impl Exercise {
         Ok(exercise)
     }
 
-    fn load_files(dir: &Path) -> Result<Exercise, ExerciseError> {
+    fn load_files(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
         let toml_path = dir.join(EXERCISE_FILE);
         let source = read_file(&toml_path)?;
         let file: ExerciseFile = toml::from_str(&source).map_err(|e| toml_error(&toml_path, &source, &e))?;
@@ -98,37 +105,19 @@ impl Exercise {
             de: read_file(&dir.join("statement.de.md"))?,
             en: read_file(&dir.join("statement.en.md"))?,
         };
-        let kind = match file.grader {
-            GraderKind::Consumer => {
-                let section = file.consumer.ok_or_else(|| {
-                    error_at_key(
-                        dir,
-                        &[&["grader"]],
-                        "grader = \"consumer\" needs a [consumer] section".into(),
-                    )
-                })?;
-                ExerciseKind::Consumer(Box::new(crate::consumer::ConsumerExercise::load(
-                    dir,
-                    section,
-                    &file.limits,
-                )?))
-            }
-            GraderKind::Prediction => {
-                let section = file.prediction.ok_or_else(|| {
-                    error_at_key(
-                        dir,
-                        &[&["grader"]],
-                        "grader = \"prediction\" needs a [prediction] section".into(),
-                    )
-                })?;
-                ExerciseKind::Prediction(Box::new(crate::prediction::PredictionExercise::load(
-                    dir,
-                    section,
-                    &file.limits,
-                    file.points,
-                )?))
-            }
+        let kind = file.grader;
+        let section = match kind {
+            GraderKind::Consumer => file.consumer,
+            GraderKind::Prediction => file.prediction,
         };
+        let section = section.ok_or_else(|| {
+            error_at_key(dir, &[&["grader"]], format!("grader = \"{0}\" needs a [{0}] section", kind.name()))
+        })?;
+        let entry = kinds.iter().find(|entry| entry.kind == kind).ok_or_else(|| {
+            error_at_key(dir, &[&["grader"]], format!("this program has no grader {:?}", kind.name()))
+        })?;
+        let grader =
+            (entry.load)(GraderSection { dir, table: section, limits: &file.limits, points: file.points })?;
         Ok(Exercise {
             dir: dir.to_path_buf(),
             slug: file.slug,
@@ -136,7 +125,7 @@ impl Exercise {
             points: file.points,
             limits: file.limits,
             statement,
-            kind,
+            grader,
             source: Default::default(),
         })
     }
@@ -144,7 +133,7 @@ impl Exercise {
     /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
     /// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
     /// does not hide the others.
-    pub fn load_all(root: &Path) -> Result<LoadedExercises, ExerciseError> {
+    pub fn load_all_with(root: &Path, kinds: &[GraderEntry]) -> Result<LoadedExercises, ExerciseError> {
         let entries = std::fs::read_dir(root)
             .map_err(|source| ExerciseError::Io { path: root.to_path_buf(), source })?;
         let mut dirs: Vec<PathBuf> = entries
@@ -156,7 +145,7 @@ impl Exercise {
         Ok(dirs
             .into_iter()
             .map(|d| {
-                let loaded = Exercise::load(&d);
+                let loaded = Exercise::load_with(&d, kinds);
                 (d, loaded)
             })
             .collect())

@@ -1,0 +1,36 @@
+//! The consumer grader behind the [`Grader`] interface: a WebAssembly module under the crash
+//! harness.
+
+use super::ConsumerExercise;
+use crate::exercise::{Exercise, GradeError, GradeOptions, Grader, GraderEntry, Soundness};
+use crate::report::{GraderKind, Report};
+use crate::submission::{Submission, SubmissionKind};
+
+/// The consumer kind, for the list in `crate::graders`.
+pub const GRADER: GraderEntry = GraderEntry {
+    kind: GraderKind::Consumer,
+    load: |section| Ok(Box::new(ConsumerExercise::load(section.dir, section.table, section.limits)?)),
+};
+
+impl Grader for ConsumerExercise {
+    fn kind(&self) -> GraderKind {
+        GraderKind::Consumer
+    }
+
+    fn submission_kind(&self) -> SubmissionKind {
+        SubmissionKind::Module
+    }
+
+    fn grade(
+        &self,
+        exercise: &Exercise,
+        submission: &Submission,
+        options: &GradeOptions,
+    ) -> Result<Report, GradeError> {
+        super::grade(exercise, self, submission, options)
+    }
+
+    fn check(&self, exercise: &Exercise) -> Soundness {
+        super::check(exercise, self)
+    }
+}
