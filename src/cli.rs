@@ -195,8 +195,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Statement { exercise, learner, course_secret, lang } => {
             let exercise = Exercise::load(&exercise)?;
-            let text =
-                crate::prediction::render_statement(&exercise, learner.as_deref(), &course_secret, lang)?;
+            let text = exercise.grader.statement(&exercise, learner.as_deref(), &course_secret, lang)?;
             print!("{text}");
             Ok(0)
         }

@@ -11,6 +11,8 @@ pub mod exercise;
 pub mod grade;
 pub mod graders;
 pub mod isolation;
+#[cfg(test)]
+mod layers;
 pub mod limits;
 pub mod prediction;
 pub mod report;

@@ -1163,7 +1163,7 @@ impl<'a> Harness<'a> {
 fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
     let mut builder = tempfile::Builder::new();
     builder.prefix("pruefstein-");
-    if let Some(root) = std::env::var_os(crate::isolation::worker::SCRATCH_ENV) {
+    if let Some(root) = std::env::var_os(crate::sandbox::SCRATCH_ENV) {
         let root = PathBuf::from(root);
         return std::fs::create_dir_all(&root)
             .and_then(|()| builder.tempdir_in(&root))

@@ -29,10 +29,10 @@ pub use grader::GRADER;
 use self::checks::{CHECKS, CheckEnd, CheckResult, Harness};
 use self::process::CompiledConsumer;
 use self::state::State;
-use crate::check::{Soundness, SoundnessRow};
 use crate::deadline::Deadline;
 use crate::exercise::{Exercise, GraderKind};
-use crate::grade::{GradeError, GradeOptions};
+use crate::exercise::{GradeError, GradeOptions};
+use crate::exercise::{Soundness, SoundnessRow};
 use crate::report::{CheckDetail, CheckReport, Coverage, REPORT_FORMAT, Rejection, Report, Score, Verdict};
 use crate::submission::Submission;
 use crate::text;
@@ -76,7 +76,7 @@ fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Or
 
 fn compute_oracle_here(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
     let engine = crate::sandbox::engine_with_stack(
-        crate::grade::Compiler::default(),
+        crate::exercise::Compiler::default(),
         exercise.limits.wasm_stack_bytes,
     )?;
     let compiled = CompiledConsumer::compile(engine, &consumer.reference, &exercise.limits, &consumer.entry)

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use super::answer::{self, Value};
 use super::{Parameter, PredictionDetail, PredictionExercise, Scoring, Variant};
 use crate::exercise::{Exercise, GraderKind};
-use crate::grade::{GradeError, GradeOptions};
+use crate::exercise::{GradeError, GradeOptions};
 use crate::limits::{ANSWER_BYTES_MAX, TIMELINE_LINES_MAX};
 use crate::report::{CheckDetail, CheckReport, REPORT_FORMAT, Rejection, Report, Score, Verdict};
 use crate::submission::Submission;

@@ -28,9 +28,9 @@ use self::answer::Value;
 use self::script::{Outcome, Params, Scenario};
 use self::statement::Template;
 use self::variant::{ParameterSpec, VariantError};
-use crate::check::{Soundness, SoundnessRow};
+use crate::exercise::GradeOptions;
 use crate::exercise::{Exercise, ExerciseError, parse_section, read_file};
-use crate::grade::GradeOptions;
+use crate::exercise::{Soundness, SoundnessRow};
 use crate::limits::{Limits, VARIANT_CACHE_MAX};
 use crate::submission::Submission;
 use crate::text::{Lang, Text};
@@ -508,17 +508,6 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
         soundness.problems.push("parameters have ranges, but every learner got the same values".into());
     }
     soundness
-}
-
-/// `pruefstein statement`: the statement of a learner's variant (the lesson's without a learner).
-/// Exercises of other graders have no templates; their statement is returned as written.
-pub fn render_statement(
-    exercise: &Exercise,
-    learner: Option<&str>,
-    course_secret: &str,
-    lang: Lang,
-) -> Result<String, crate::exercise::StatementError> {
-    exercise.grader.statement(exercise, learner, course_secret, lang)
 }
 
 #[cfg(test)]

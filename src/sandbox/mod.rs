@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use wasmtime::{Config, Engine, ExternType, Module, OptLevel, Strategy, ValType};
 
-use crate::grade::Compiler;
+use crate::exercise::Compiler;
 use crate::limits::{Limits, WASM_STACK_BYTES_MAX, WASM_STACK_ENGINES_MAX};
 use crate::report::Rejection;
 use crate::text;
@@ -63,6 +63,10 @@ fn new_engine(compiler: Compiler, stack_bytes: usize) -> Result<Engine, String> 
     start_epoch_ticker(engine.clone());
     Ok(engine)
 }
+
+/// The environment variable naming the directory the consumer harness keeps its scratch databases
+/// in: a worker process's own scratch directory, set by the worker pool (`isolation`).
+pub const SCRATCH_ENV: &str = "PRUEFSTEIN_SCRATCH_DIR";
 
 /// Host stack a thread needs beside the wasm stack: the harness, SQLite and wasmtime's own frames.
 pub const HOST_STACK_BYTES: usize = 1536 * 1024;

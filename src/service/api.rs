@@ -1007,7 +1007,7 @@ pub async fn get_exercise(
         let exercise = exercise.clone();
         let learner = learner.clone();
         let secret = shared.config.course_secret.clone();
-        web::block(move || crate::prediction::render_statement(&exercise, learner.as_deref(), &secret, lang))
+        web::block(move || exercise.grader.statement(&exercise, learner.as_deref(), &secret, lang))
             .await?
             .map_err(Problem::internal)?
     };

@@ -7,9 +7,9 @@
 use std::fmt::Write;
 
 use super::store::{Status, SubmissionRecord};
-use crate::consumer::detail::{ConsumerDetail, TraceEvent};
-use crate::consumer::state::State;
-use crate::prediction::PredictionDetail;
+use crate::report::consumer::{ConsumerDetail, TraceEvent};
+use crate::report::prediction::PredictionDetail;
+use crate::report::state::State;
 use crate::report::{CheckDetail, CheckReport, Report, Verdict};
 use crate::text::Lang;
 
@@ -368,7 +368,7 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang, body: &mut String) {
         (detail.trace_omitted as usize, t(lang, "weitere Ereignisse ausgelassen", "more events left out"));
     trace_list(body, t(lang, "Ablauf", "Trace"), events, omitted);
     if let Some(points) = &detail.crash_points {
-        let line = crate::consumer::detail::crash_points_line(points, lang);
+        let line = crate::report::consumer::crash_points_line(points, lang);
         let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
         let _ = writeln!(body, "<p><strong>{}:</strong> {}</p>", escape(label), escape(rest));
     }
@@ -420,7 +420,7 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang, body: &mut String) {
     );
 }
 
-fn row_text(row: &[crate::consumer::state::SqlValue]) -> String {
+fn row_text(row: &[crate::report::state::SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
 }
 

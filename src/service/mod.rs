@@ -132,7 +132,6 @@ impl Waiters {
 
 /// Takes the data directory's lock: one server per data directory.
 fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
-    use std::os::fd::AsRawFd;
     std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     let file = std::fs::OpenOptions::new()
@@ -141,12 +140,15 @@ fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    // SAFETY: flock on a file descriptor this function owns; no memory is involved.
-    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if locked != 0 {
-        anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display());
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display())
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+        }
     }
-    Ok(file)
 }
 
 /// Runs the service until SIGTERM or SIGINT.
