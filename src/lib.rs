@@ -2,6 +2,12 @@
 //! queue, and consumers compiled to WebAssembly that must stay correct under crashes and duplicate
 //! deliveries. See `ARCHITECTURE.md` for a map of the code.
 
+// `unsafe` only where the operating system or SQLite's C API has no safe wrapper, each item with its
+// own `allow` and SAFETY note. Untrusted input never panics the service: errors are values
+// (`#[cfg(test)]` code may unwrap, see clippy.toml).
+#![deny(unsafe_code)]
+#![deny(clippy::unwrap_used)]
+
 pub mod authoring;
 pub mod check;
 pub mod cli;

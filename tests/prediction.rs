@@ -272,10 +272,11 @@ title.en = "Value"
 question.de = "Welcher Wert?"
 question.en = "Which value?"
 "#;
-    std::fs::write(dir.path().join("exercise.toml"), toml.replace("PARAMETER", parameter)).unwrap();
-    std::fs::write(dir.path().join("scenario.rhai"), script).unwrap();
-    std::fs::write(dir.path().join("statement.de.md"), statement).unwrap();
-    std::fs::write(dir.path().join("statement.en.md"), "n = {{n}}").unwrap();
+    std::fs::write(dir.path().join("exercise.toml"), toml.replace("PARAMETER", parameter))
+        .expect("write the exercise file");
+    std::fs::write(dir.path().join("scenario.rhai"), script).expect("write the exercise file");
+    std::fs::write(dir.path().join("statement.de.md"), statement).expect("write the exercise file");
+    std::fs::write(dir.path().join("statement.en.md"), "n = {{n}}").expect("write the exercise file");
     dir
 }
 

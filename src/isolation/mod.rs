@@ -10,8 +10,11 @@
 //! tokio), [`pool`] (the parent's side: start, deadline, kill, restart), [`snapshot`] (an exercise
 //! folder read whole, with its identity).
 
+// Starting a worker and limiting its own process call the operating system (libc).
+#[allow(unsafe_code)]
 pub mod pool;
 pub mod protocol;
+#[allow(unsafe_code)]
 pub mod worker;
 
 pub use crate::exercise::{FolderSnapshot, SnapshotError};

@@ -443,6 +443,7 @@ pub fn grading_process_limited() -> bool {
 ///
 /// Call it only in a dedicated grading worker process, never in the service process: the cap is
 /// process-wide and would also bind the service's own store.
+#[allow(unsafe_code)] // SQLite's C API: the heap limit has no safe wrapper.
 pub fn limit_grading_process() -> u64 {
     GRADING_PROCESS_LIMITED.store(true, std::sync::atomic::Ordering::Relaxed);
     let max = crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX;
