@@ -319,11 +319,7 @@ pub fn post(
     for (name, value) in headers {
         request = request.header(*name, value.as_str());
     }
-    let outcome = request
-        .config()
-        .timeout_global(Some(Duration::from_millis(timeout_ms)))
-        .build()
-        .send(body);
+    let outcome = request.config().timeout_global(Some(Duration::from_millis(timeout_ms))).build().send(body);
     let status = match outcome {
         Ok(response) => response.status().as_u16(),
         Err(error) => {
@@ -345,7 +341,9 @@ fn attempt_error(error: ureq::Error, host: &str, timeout_ms: u64, elapsed: Durat
             Ok(refusal) => *refusal,
             Err(other) => AttemptError { message: format!("{host}: {other}"), retry: true },
         },
-        ureq::Error::Timeout(phase) if elapsed >= Duration::from_millis(timeout_ms) || phase == Timeout::Global => {
+        ureq::Error::Timeout(phase)
+            if elapsed >= Duration::from_millis(timeout_ms) || phase == Timeout::Global =>
+        {
             let what = match phase {
                 Timeout::Resolve => format!("resolving {host}"),
                 Timeout::Connect => format!("connecting to {host}"),
@@ -421,7 +419,8 @@ impl Resolver for PolicyResolver {
         })?;
         // The policy applies to the addresses connected to, not to the name in the URL.
         let mut allowed = self.empty();
-        for addr in addrs.iter().filter(|a| self.allow_private || is_public(a.ip())).take(RESOLVED_ADDRS_MAX) {
+        for addr in addrs.iter().filter(|a| self.allow_private || is_public(a.ip())).take(RESOLVED_ADDRS_MAX)
+        {
             allowed.push(*addr);
         }
         if allowed.is_empty() {
