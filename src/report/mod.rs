@@ -2,6 +2,7 @@
 //! order, maps are ordered, nothing depends on time or on the machine), and rendered for the terminal
 //! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
 
+pub mod html;
 mod render_text;
 mod size;
 
