@@ -9,6 +9,10 @@
 //! Callback URLs are `http` or `https` only. Unless the operator allows it, a target that resolves
 //! to a loopback, private, link-local or otherwise non-public address is refused; the check is made
 //! on the addresses actually connected to, so a DNS name cannot point elsewhere after the check.
+//!
+//! Requests go out through `ureq` (rustls with the web PKI roots) with one deadline for the whole
+//! attempt, no redirects followed, no proxy taken from the environment, and a resolver of our own
+//! ([`PolicyResolver`]) that applies the address policy to what a name resolves to.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -312,8 +316,11 @@ pub fn post(
     let transient = |message: String| AttemptError { message, retry: true };
     let started = Instant::now();
     let target = parse_target(url, allow_private).map_err(permanent)?;
+    // The URL as the url crate normalises it (an international name in punycode, spaces escaped),
+    // which the HTTP client's stricter parser takes.
+    let normalised = url::Url::parse(url).map_err(|e| permanent(format!("not a valid URL: {e}")))?;
     let mut request = agent(allow_private)
-        .post(url)
+        .post(normalised.as_str())
         .header("content-type", "application/json")
         .header("user-agent", concat!("pruefstein/", env!("CARGO_PKG_VERSION")));
     for (name, value) in headers {
@@ -360,6 +367,10 @@ fn attempt_error(error: ureq::Error, host: &str, timeout_ms: u64, elapsed: Durat
         ureq::Error::Timeout(phase) => {
             AttemptError { message: format!("{host}: timed out ({phase})"), retry: true }
         }
+        // Sending the same URL again cannot help.
+        error @ (ureq::Error::BadUri(_) | ureq::Error::Http(_)) => {
+            AttemptError { message: format!("{host}: {error}"), retry: false }
+        }
         ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
             AttemptError { message: format!("cannot connect to {host}: {e}"), retry: true }
         }
@@ -374,17 +385,23 @@ fn attempt_error(error: ureq::Error, host: &str, timeout_ms: u64, elapsed: Durat
 fn agent(allow_private: bool) -> &'static ureq::Agent {
     static AGENTS: [OnceLock<ureq::Agent>; 2] = [OnceLock::new(), OnceLock::new()];
     AGENTS[usize::from(allow_private)].get_or_init(|| {
-        let config = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .proxy(None)
-            .max_idle_connections(0)
-            .max_idle_connections_per_host(0)
-            .timeout_connect(Some(Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS)))
-            .max_response_header_size(WEBHOOK_RESPONSE_BYTES_MAX)
-            .build();
+        let config = sender_config(ureq::Agent::config_builder());
         ureq::Agent::with_parts(config, DefaultConnector::default(), PolicyResolver { allow_private })
     })
+}
+
+/// The senders' settings over whatever `builder` holds (ureq's defaults take a proxy from the
+/// environment; these never do).
+fn sender_config(builder: ureq::config::ConfigBuilder<ureq::typestate::AgentScope>) -> ureq::config::Config {
+    builder
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .max_idle_connections(0)
+        .max_idle_connections_per_host(0)
+        .timeout_connect(Some(Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS)))
+        .max_response_header_size(WEBHOOK_RESPONSE_BYTES_MAX)
+        .build()
 }
 
 /// The name resolver of the senders: the system resolver bounded by the attempt's deadline (see
@@ -595,6 +612,29 @@ mod tests {
             error.message.contains("timed out") && error.message.contains("webhook_attempt_ms_max"),
             "{error:?}"
         );
+    }
+
+    /// A proxy from the environment (or anywhere else) is dropped, redirects are not followed,
+    /// every status is an answer, and an answer's head is bounded.
+    #[test]
+    fn senders_take_no_proxy_and_follow_no_redirect() {
+        let proxy = ureq::Proxy::new("http://127.0.0.1:9").unwrap();
+        let config = sender_config(ureq::Agent::config_builder().proxy(Some(proxy)).max_redirects(10));
+        assert!(config.proxy().is_none());
+        assert_eq!(config.max_redirects(), 0);
+        assert!(!config.http_status_as_error());
+        assert_eq!(config.max_response_header_size(), WEBHOOK_RESPONSE_BYTES_MAX);
+        assert!(agent(false).config().proxy().is_none() && agent(true).config().proxy().is_none());
+    }
+
+    /// An international name is sent as its punycode form: the lookup fails (the name does not
+    /// exist), not the URL.
+    #[test]
+    fn international_names_are_sent_in_punycode() {
+        let headers = [("webhook-id", "evt_sub_1".to_string())];
+        let error = post("http://bücher.invalid/h", &headers, b"{}", true, T).unwrap_err();
+        assert!(error.retry && error.message.contains("resolv"), "a lookup, retried: {error:?}");
+        assert!(error.message.contains("xn--bcher-kva.invalid"), "{error:?}");
     }
 
     #[test]
