@@ -12,7 +12,7 @@
 //!
 //! Requests go out through `ureq` (rustls with the web PKI roots) with one deadline for the whole
 //! attempt, no redirects followed, no proxy taken from the environment, and a resolver of our own
-//! ([`PolicyResolver`]) that applies the address policy to what a name resolves to.
+//! (`PolicyResolver`) that applies the address policy to what a name resolves to.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
