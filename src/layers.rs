@@ -79,6 +79,10 @@ const CRATES: &[(&str, &[&str])] = &[
     ("tokio", &["service"]),
     ("rusqlite", &["sandbox", "consumer", "service"]),
     ("libc", &["isolation"]),
+    ("ureq", &["service"]),
+    ("prometheus_client", &["service"]),
+    ("figment", &["service"]),
+    ("maud", &["report", "service"]),
 ];
 
 /// The code of a line: empty for a comment line, without a trailing `//` comment outside quotes.

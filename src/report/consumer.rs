@@ -594,7 +594,7 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
     line
 }
 
-fn row_text(row: &[SqlValue]) -> String {
+pub(crate) fn row_text(row: &[SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
 }
 

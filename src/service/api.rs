@@ -415,12 +415,12 @@ pub async fn create_submission(
     let intake = db(&shared, move |store| store.submit(&new, QUEUE_DEPTH_MAX, clock::now_ms())).await?;
     let (record, created) = match intake {
         Intake::Created(record) => {
-            shared.metrics.accepted.fetch_add(1, Ordering::Relaxed);
+            shared.metrics.accepted.inc();
             shared.work.notify();
             (record, true)
         }
         Intake::Existing(record) => {
-            shared.metrics.idempotent_repeats.fetch_add(1, Ordering::Relaxed);
+            shared.metrics.idempotent_repeats.inc();
             (record, false)
         }
         Intake::KeyReused(record) => {

@@ -1,80 +1,106 @@
 //! The service's configuration: command-line flags over environment variables over an optional TOML
-//! file over defaults. `pruefstein serve --help` lists every flag and its variable.
+//! file over defaults, merged once by `figment`. Each setting is declared once as a flag (with its
+//! variable and help: `pruefstein serve --help` lists them) in [`ServeArgs`], and once as the
+//! typed value in force, with its default, in [`Config`]; the TOML file has the same keys as
+//! [`Config`] and nothing else.
 
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use serde::Deserialize;
+use figment::Figment;
+use figment::providers::{Format, Serialized, Toml};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 use super::sqlite::Durability;
 use crate::grade::Compiler;
 use crate::limits;
 
 /// Flags (and environment variables) of `pruefstein serve`; every one overrides the TOML file.
-#[derive(Debug, Clone, Default, clap::Args)]
+/// Given ones are merged over the file as they are named here; unset ones leave it alone.
+#[derive(Debug, Clone, Default, clap::Args, Serialize)]
 pub struct ServeArgs {
     /// A TOML file with any of the settings below (keys as the flags, with '_' for '-').
     #[arg(long, env = "PRUEFSTEIN_CONFIG")]
+    #[serde(skip)]
     pub config: Option<PathBuf>,
     /// Address to listen on [default: 127.0.0.1:8080].
     #[arg(long, env = "PRUEFSTEIN_BIND")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub bind: Option<String>,
     /// Where the database lives; created and migrated on first start [default: ./data].
     #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<PathBuf>,
     /// The exercise folders to serve [default: ./exercises].
     #[arg(long, env = "PRUEFSTEIN_EXERCISES")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub exercises: Option<PathBuf>,
     /// The graders' student-facing files (ABI guide, starter kits) [default: ./graders].
     #[arg(long, env = "PRUEFSTEIN_GRADERS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub graders: Option<PathBuf>,
     /// Grading threads [default: the number of cores].
     #[arg(long, env = "PRUEFSTEIN_WORKERS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub workers: Option<usize>,
     /// The address clients and students reach this service at, for links [default: http://BIND].
     #[arg(long, env = "PRUEFSTEIN_PUBLIC_URL")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub public_url: Option<String>,
     /// The course secret that derives learner variants (as for `pruefstein grade`).
     #[arg(long, env = "PRUEFSTEIN_COURSE_SECRET", hide_env_values = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub course_secret: Option<String>,
     /// The key of report links [default: generated once and kept in the database].
     #[arg(long, env = "PRUEFSTEIN_REPORT_SECRET", hide_env_values = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub report_secret: Option<String>,
     /// Allow callback URLs on loopback and private networks (for tests and closed networks).
     #[arg(long, env = "PRUEFSTEIN_ALLOW_PRIVATE_CALLBACKS", num_args = 0..=1, default_missing_value = "true")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub allow_private_callbacks: Option<bool>,
     /// The wasm compiler: winch or cranelift [default: winch].
     #[arg(long, env = "PRUEFSTEIN_COMPILER")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
     pub compiler: Option<Compiler>,
     /// full (a commit survives a power cut) or normal (survives a crash of the process) [default: full].
     #[arg(long, env = "PRUEFSTEIN_DURABILITY")]
+    #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
     pub durability: Option<Durability>,
     /// Attempts per webhook event before it is dead [default: see limits].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_ATTEMPTS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_attempts: Option<u32>,
     /// First webhook retry delay in milliseconds; doubles per retry [default: see limits].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_BACKOFF_MS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_backoff_ms: Option<u64>,
     /// Seed of the webhook retry jitter [default: 0].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_SEED")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_seed: Option<u64>,
     /// Deadline of one webhook attempt in milliseconds, lookup to answer [default and most: see limits].
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_TIMEOUT_MS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_timeout_ms: Option<u64>,
     /// Deadline for receiving a request body in milliseconds [default and most: see limits].
     #[arg(long, env = "PRUEFSTEIN_REQUEST_BODY_TIMEOUT_MS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body_timeout_ms: Option<u64>,
     /// Where submissions are graded: process (a pool of worker processes with operating-system
     /// limits, one per grading slot) or thread (in the server's own process) [default: process].
     #[arg(long, env = "PRUEFSTEIN_ISOLATION")]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<Isolation>,
     /// A grading job's lease in milliseconds, renewed while it is graded [default: see limits].
     #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub job_lease_ms: Option<u64>,
 }
 
 /// Where the service grades.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Isolation {
     /// Worker processes with operating-system limits, killed and replaced when they overrun.
@@ -84,32 +110,10 @@ pub enum Isolation {
     Thread,
 }
 
-/// The TOML file: the same settings as the flags.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct FileConfig {
-    bind: Option<String>,
-    data_dir: Option<PathBuf>,
-    exercises: Option<PathBuf>,
-    graders: Option<PathBuf>,
-    workers: Option<usize>,
-    public_url: Option<String>,
-    course_secret: Option<String>,
-    report_secret: Option<String>,
-    allow_private_callbacks: Option<bool>,
-    compiler: Option<String>,
-    durability: Option<Durability>,
-    webhook_attempts: Option<u32>,
-    webhook_backoff_ms: Option<u64>,
-    webhook_seed: Option<u64>,
-    webhook_timeout_ms: Option<u64>,
-    request_body_timeout_ms: Option<u64>,
-    isolation: Option<Isolation>,
-    job_lease_ms: Option<u64>,
-}
-
-/// The settings in force.
-#[derive(Debug, Clone)]
+/// The settings in force. Deserialized from the merged layers: a key missing everywhere takes its
+/// default (see the `Default` impl), a key nobody knows stops the start.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub bind: String,
     pub data_dir: PathBuf,
@@ -121,6 +125,7 @@ pub struct Config {
     pub course_secret: String,
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
+    #[serde(deserialize_with = "from_name")]
     pub compiler: Compiler,
     pub durability: Durability,
     pub webhook_attempts: u32,
@@ -134,102 +139,104 @@ pub struct Config {
     pub job_lease_ms: u64,
 }
 
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            bind: "127.0.0.1:8080".into(),
+            data_dir: "data".into(),
+            exercises: "exercises".into(),
+            graders: "graders".into(),
+            workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            // Empty: `http://` and the address bound to.
+            public_url: String::new(),
+            course_secret: String::new(),
+            report_secret: None,
+            allow_private_callbacks: false,
+            compiler: Compiler::default(),
+            durability: Durability::default(),
+            webhook_attempts: limits::WEBHOOK_ATTEMPTS_MAX,
+            webhook_backoff_ms: limits::WEBHOOK_BACKOFF_BASE_MS,
+            webhook_seed: 0,
+            webhook_timeout_ms: limits::WEBHOOK_ATTEMPT_MS_MAX,
+            request_body_timeout_ms: limits::REQUEST_BODY_MS_MAX,
+            isolation: Isolation::default(),
+            job_lease_ms: limits::JOB_LEASE_MS,
+        }
+    }
+}
+
 impl Config {
     pub fn resolve(args: &ServeArgs) -> Result<Config> {
-        let file = match &args.config {
-            Some(path) => read_file(path)?,
-            None => FileConfig::default(),
-        };
-        let file_compiler = match &file.compiler {
-            Some(name) => Some(name.parse::<Compiler>().map_err(anyhow::Error::msg)?),
-            None => None,
-        };
-        let bind = args.bind.clone().or(file.bind).unwrap_or_else(|| "127.0.0.1:8080".into());
-        let workers = args
-            .workers
-            .or(file.workers)
-            .unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1));
-        if workers == 0 {
+        let mut config = merge(args.config.as_deref(), args)?;
+        if config.workers == 0 {
             anyhow::bail!("workers must be at least 1");
         }
-        let public_url = args
-            .public_url
-            .clone()
-            .or(file.public_url)
-            .unwrap_or_else(|| format!("http://{bind}"))
-            .trim_end_matches('/')
-            .to_string();
-        let webhook_attempts =
-            args.webhook_attempts.or(file.webhook_attempts).unwrap_or(limits::WEBHOOK_ATTEMPTS_MAX);
-        if webhook_attempts == 0 {
+        if config.public_url.is_empty() {
+            config.public_url = format!("http://{}", config.bind);
+        }
+        config.public_url = config.public_url.trim_end_matches('/').to_string();
+        if config.webhook_attempts == 0 {
             anyhow::bail!("webhook-attempts must be at least 1");
         }
-        let webhook_timeout_ms = within(
+        within(
             "webhook-timeout-ms",
-            args.webhook_timeout_ms.or(file.webhook_timeout_ms),
+            config.webhook_timeout_ms,
             limits::WEBHOOK_ATTEMPT_MS_MAX,
             "webhook_attempt_ms_max",
         )?;
-        let request_body_timeout_ms = within(
+        within(
             "request-body-timeout-ms",
-            args.request_body_timeout_ms.or(file.request_body_timeout_ms),
+            config.request_body_timeout_ms,
             limits::REQUEST_BODY_MS_MAX,
             "request_body_ms_max",
         )?;
-        let job_lease_ms = args.job_lease_ms.or(file.job_lease_ms).unwrap_or(limits::JOB_LEASE_MS);
-        if job_lease_ms < 100 {
+        if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }
-        Ok(Config {
-            bind,
-            data_dir: args.data_dir.clone().or(file.data_dir).unwrap_or_else(|| "data".into()),
-            exercises: args.exercises.clone().or(file.exercises).unwrap_or_else(|| "exercises".into()),
-            graders: args.graders.clone().or(file.graders).unwrap_or_else(|| "graders".into()),
-            workers,
-            public_url,
-            course_secret: args.course_secret.clone().or(file.course_secret).unwrap_or_default(),
-            report_secret: args.report_secret.clone().or(file.report_secret),
-            allow_private_callbacks: args
-                .allow_private_callbacks
-                .or(file.allow_private_callbacks)
-                .unwrap_or(false),
-            compiler: args.compiler.or(file_compiler).unwrap_or_default(),
-            durability: args.durability.or(file.durability).unwrap_or_default(),
-            webhook_attempts,
-            webhook_backoff_ms: args
-                .webhook_backoff_ms
-                .or(file.webhook_backoff_ms)
-                .unwrap_or(limits::WEBHOOK_BACKOFF_BASE_MS),
-            webhook_seed: args.webhook_seed.or(file.webhook_seed).unwrap_or(0),
-            webhook_timeout_ms,
-            request_body_timeout_ms,
-            isolation: args.isolation.or(file.isolation).unwrap_or_default(),
-            job_lease_ms,
-        })
+        Ok(config)
     }
 
     /// The data directory from flags or file, for the `client` commands.
     pub fn data_dir_only(config: Option<&Path>, data_dir: Option<PathBuf>) -> Result<PathBuf> {
-        let file = match config {
-            Some(path) => read_file(path)?,
-            None => FileConfig::default(),
-        };
-        Ok(data_dir.or(file.data_dir).unwrap_or_else(|| "data".into()))
+        Ok(merge(config, &ServeArgs { data_dir, ..ServeArgs::default() })?.data_dir)
     }
+}
+
+/// Defaults, then the TOML file (if any), then the flags and variables that were given.
+fn merge(file: Option<&Path>, args: &ServeArgs) -> Result<Config> {
+    let mut figment = Figment::new();
+    if let Some(path) = file {
+        let text =
+            std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        figment = figment.merge(Toml::string(&text));
+    }
+    let merged = figment.merge(Serialized::defaults(args)).extract::<Config>();
+    match file {
+        Some(path) => merged.with_context(|| format!("{}: not a valid configuration", path.display())),
+        None => merged.context("not a valid configuration"),
+    }
+}
+
+/// A flag's value as the name the file would give it (`Winch` → `winch`).
+fn by_name<T: Debug, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
+    value.as_ref().map(|v| format!("{v:?}").to_ascii_lowercase()).serialize(serializer)
+}
+
+/// A value by its name, as the flag parses it.
+fn from_name<'de, T, D>(deserializer: D) -> Result<T, D::Error>
+where
+    T: std::str::FromStr<Err = String>,
+    D: Deserializer<'de>,
+{
+    String::deserialize(deserializer)?.parse().map_err(serde::de::Error::custom)
 }
 
 /// A deadline an operator may shorten but not lengthen beyond the named limit (its default).
-fn within(flag: &str, value: Option<u64>, max: u64, limit: &str) -> Result<u64> {
-    match value {
-        None => Ok(max),
-        Some(ms) if (1..=max).contains(&ms) => Ok(ms),
-        Some(ms) => anyhow::bail!("{flag} = {ms} is outside 1..={max} ({limit})"),
+fn within(flag: &str, ms: u64, max: u64, limit: &str) -> Result<()> {
+    if !(1..=max).contains(&ms) {
+        anyhow::bail!("{flag} = {ms} is outside 1..={max} ({limit})");
     }
-}
-
-fn read_file(path: &Path) -> Result<FileConfig> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("{}: not a valid configuration", path.display()))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -259,5 +266,42 @@ mod tests {
         std::fs::write(&path, "bnid = 1\n").unwrap();
         let error = Config::resolve(&args).unwrap_err();
         assert!(format!("{error:#}").contains("bnid"), "{error:#}");
+    }
+
+    /// Named values (compiler, durability, isolation) read the same from the file as from a flag,
+    /// a flag wins over the file, and a name that does not exist is refused with the names that do.
+    #[test]
+    fn named_values_from_the_file_and_the_flags() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("p.toml");
+        std::fs::write(
+            &path,
+            "compiler = \"cranelift\"\nisolation = \"thread\"\ndata_dir = \"kept\"\nworkers = 2\n",
+        )
+        .unwrap();
+        let args = ServeArgs { config: Some(path.clone()), ..ServeArgs::default() };
+        let config = Config::resolve(&args).unwrap();
+        assert_eq!(config.compiler, Compiler::Cranelift);
+        assert_eq!(config.isolation, Isolation::Thread);
+        assert_eq!(config.durability, Durability::Full);
+        let flags = ServeArgs {
+            compiler: Some(Compiler::Winch),
+            durability: Some(Durability::Normal),
+            ..args.clone()
+        };
+        let config = Config::resolve(&flags).unwrap();
+        assert_eq!((config.compiler, config.durability), (Compiler::Winch, Durability::Normal));
+        assert_eq!(Config::data_dir_only(Some(&path), None).unwrap(), PathBuf::from("kept"));
+        assert_eq!(Config::data_dir_only(Some(&path), Some("flag".into())).unwrap(), PathBuf::from("flag"));
+        std::fs::write(&path, "compiler = \"v8\"\n").unwrap();
+        let error = format!("{:#}", Config::resolve(&args).unwrap_err());
+        assert!(error.contains("unknown compiler") && error.contains("cranelift"), "{error}");
+        assert!(error.contains("not a valid configuration"), "{error}");
+        let zero = ServeArgs { workers: Some(0), config: None, ..ServeArgs::default() };
+        let error = format!("{:#}", Config::resolve(&zero).unwrap_err());
+        assert!(error.contains("workers must be at least 1"), "{error}");
+        let missing = ServeArgs { config: Some(dir.path().join("missing.toml")), ..ServeArgs::default() };
+        let error = format!("{:#}", Config::resolve(&missing).unwrap_err());
+        assert!(error.contains("cannot read"), "{error}");
     }
 }

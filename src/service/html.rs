@@ -1,16 +1,13 @@
-//! The student's report page (`/reports/{id}?t=TOKEN&lang=de|en`): plain HTML with inline CSS, no
-//! JavaScript, readable on a phone, printable. It shows the verdict, every check with its
-//! explanation, and for a failed check the evidence: the trace or simulated timeline, the crash
-//! points, the state before, after and expected with the difference, and the replay command.
-//! Everything it prints comes from the stored report, escaped.
+//! The service's pages: the student's report page (`/reports/{id}?t=TOKEN&lang=de|en`), the error
+//! page and the not-found page, as maud templates. Plain HTML with inline CSS, no JavaScript,
+//! readable on a phone, printable. The report page shows the submission's header and wraps the
+//! report's own HTML ([`crate::report::html`]); everything it prints is escaped.
 
-use std::fmt::Write;
+use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::store::{Status, SubmissionRecord};
-use crate::report::consumer::{ConsumerDetail, TraceEvent};
-use crate::report::prediction::PredictionDetail;
-use crate::report::state::State;
-use crate::report::{CheckDetail, CheckReport, Report, Verdict};
+use crate::report::html::{Esc, render_report, t};
+use crate::report::{Report, Verdict};
 use crate::text::Lang;
 
 /// Seconds between reloads of a page whose submission is still being graded.
@@ -60,30 +57,24 @@ a { color: #0b57d0; }
 }
 "#;
 
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(c),
+fn page(lang: Lang, title: &str, refresh: bool, body: Markup) -> String {
+    html! {
+        (DOCTYPE)
+        html lang=(lang.code()) {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="robots" content="noindex";
+                @if refresh {
+                    meta http-equiv="refresh" content=(PENDING_REFRESH_SECONDS);
+                }
+                title { (Esc(title)) }
+                style { (PreEscaped(STYLE)) }
+            }
+            body { main { (body) } }
         }
     }
-    out
-}
-
-fn page(lang: Lang, title: &str, head_extra: &str, body: &str) -> String {
-    format!(
-        "<!DOCTYPE html>\n<html lang=\"{}\">\n<head>\n<meta charset=\"utf-8\">\n\
-         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <meta name=\"robots\" content=\"noindex\">\n{head_extra}<title>{}</title>\n<style>{STYLE}</style>\n</head>\n\
-         <body>\n<main>\n{body}</main>\n</body>\n</html>\n",
-        lang.code(),
-        escape(title)
-    )
+    .into_string()
 }
 
 pub fn not_found_page(lang: Lang) -> String {
@@ -97,7 +88,7 @@ pub fn not_found_page(lang: Lang) -> String {
             "There is no such report, or the link is incomplete. Please open the full link from the learning platform.",
         ),
     };
-    page(lang, title, "", &format!("<h1>{title}</h1>\n<p>{text}</p>\n"))
+    page(lang, title, false, html! { h1 { (title) } p { (text) } })
 }
 
 pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
@@ -105,47 +96,12 @@ pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
         Lang::De => ("Fehler", de),
         Lang::En => ("Error", en),
     };
-    page(lang, title, "", &format!("<h1>{title}</h1>\n<p>{}</p>\n", escape(text)))
-}
-
-/// A trace or timeline as a numbered list under its heading (nothing when it is empty), each line
-/// with an optional class, and how many lines the report left out.
-fn trace_list(
-    body: &mut String,
-    heading: &str,
-    lines: impl ExactSizeIterator<Item = (Option<&'static str>, String)>,
-    (omitted, omitted_label): (usize, &str),
-) {
-    if lines.len() == 0 {
-        return;
-    }
-    let _ = writeln!(body, "<h3>{heading}</h3>\n<ol class=\"trace\">");
-    for (class, line) in lines {
-        let class = class.map(|c| format!(" class=\"{c}\"")).unwrap_or_default();
-        let _ = writeln!(body, "<li{class}>{}</li>", escape(&line));
-    }
-    let _ = writeln!(body, "</ol>");
-    if omitted > 0 {
-        let _ = writeln!(body, "<p class=\"meta\">… {omitted} {omitted_label}</p>");
-    }
-}
-
-fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
-    if lang == Lang::De { de } else { en }
+    page(lang, title, false, html! { h1 { (title) } p { (Esc(text)) } })
 }
 
 /// The report page of a submission.
 pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token: &str) -> String {
-    let mut body = String::new();
     let other = if lang == Lang::De { Lang::En } else { Lang::De };
-    let _ = writeln!(
-        body,
-        "<nav class=\"lang\"><a href=\"?t={}&amp;lang={}\" hreflang=\"{}\">{}</a></nav>",
-        escape(token),
-        other.code(),
-        other.code(),
-        t(lang, "English", "Deutsch")
-    );
     let report: Option<Report> = record
         .result
         .as_ref()
@@ -158,375 +114,58 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
         (Status::Failed, None) => ("failed", t(lang, "NICHT BEWERTBAR", "NOT GRADED")),
         _ => ("pending", t(lang, "WIRD BEWERTET", "BEING GRADED")),
     };
-    let _ = writeln!(body, "<header>");
-    let _ = writeln!(
-        body,
-        "<p class=\"meta\">{} · {}</p>",
-        t(lang, "Prüfstein – Bericht", "Prüfstein – report"),
-        escape(public_id)
-    );
-    let _ = writeln!(body, "<h1>{}</h1>", escape(&record.exercise));
-    let _ = write!(body, "<p><span class=\"verdict {verdict_class}\">{verdict_text}</span>");
-    if let Some(report) = &report {
-        let _ = write!(
-            body,
-            " &nbsp;{} <strong>{}/{}</strong>",
-            t(lang, "Punkte", "Score"),
-            report.score.points,
-            report.score.max
-        );
-    }
-    let _ = writeln!(body, "</p>");
-    let _ = writeln!(
-        body,
-        "<p class=\"meta\">{} {} · sha256 <code>{}</code></p>",
-        t(lang, "Lernende Person:", "Learner:"),
-        escape(&record.learner),
-        escape(&record.sha256[..record.sha256.len().min(16)])
-    );
-    let _ = writeln!(body, "</header>");
-
-    let mut head = String::new();
-    match (&report, record.status) {
-        (Some(report), _) => render_report(report, lang, &mut body),
-        (None, Status::Failed) => {
-            let failure = record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("");
-            let _ = writeln!(
-                body,
-                "<p>{}</p>\n<pre>{}</pre>",
-                t(
+    let pending = report.is_none() && !matches!(record.status, Status::Failed);
+    let body = html! {
+        nav class="lang" {
+            a href={ "?t=" (Esc(token)) "&lang=" (other.code()) } hreflang=(other.code()) {
+                (t(lang, "English", "Deutsch"))
+            }
+        }
+        header {
+            p class="meta" { (t(lang, "Prüfstein – Bericht", "Prüfstein – report")) " · " (Esc(public_id)) }
+            h1 { (Esc(&record.exercise)) }
+            p {
+                span class={ "verdict " (verdict_class) } { (verdict_text) }
+                @if let Some(report) = &report {
+                    " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
+                    strong { (report.score.points) "/" (report.score.max) }
+                }
+            }
+            p class="meta" {
+                (t(lang, "Lernende Person:", "Learner:")) " " (Esc(&record.learner)) " · sha256 "
+                code { (Esc(&record.sha256[..record.sha256.len().min(16)])) }
+            }
+        }
+        @if let Some(report) = &report {
+            (render_report(report, lang))
+        } @else if matches!(record.status, Status::Failed) {
+            p {
+                (t(
                     lang,
                     "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
                     "This submission could not be graded; that is not your fault. The reason (for the teachers):"
-                ),
-                escape(failure)
-            );
-        }
-        _ => {
-            head = format!("<meta http-equiv=\"refresh\" content=\"{PENDING_REFRESH_SECONDS}\">\n");
-            let _ = writeln!(
-                body,
-                "<p>{}</p>",
-                t(
+                ))
+            }
+            pre { (Esc(record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or(""))) }
+        } @else {
+            p {
+                (t(
                     lang,
                     "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
                     "The submission is being graded. This page reloads by itself."
-                )
-            );
-        }
-    }
-    let _ = writeln!(
-        body,
-        "<footer><p>{}</p></footer>",
-        t(
-            lang,
-            "Dieser Bericht hängt nur von der Abgabe ab: dieselbe Abgabe ergibt denselben Bericht.",
-            "This report depends on the submission alone: the same submission gives the same report."
-        )
-    );
-    let title = format!("{} – {}", record.exercise, verdict_text);
-    page(lang, &title, &head, &body)
-}
-
-fn render_report(report: &Report, lang: Lang, body: &mut String) {
-    let _ = writeln!(body, "<p>{}</p>", escape(report.summary.get(lang)));
-    if let Some(rejection) = &report.rejection {
-        let _ = writeln!(
-            body,
-            "<div class=\"check failed\"><p><span class=\"mark\">✗</span> <strong>{}</strong> <span class=\"name\">{}</span></p><p>{}</p></div>",
-            t(lang, "Nicht bewertbar", "Not gradable"),
-            escape(&rejection.code),
-            escape(rejection.message.get(lang))
-        );
-    }
-    if !report.checks.is_empty() {
-        let _ = writeln!(body, "<h2>{}</h2>", t(lang, "Prüfungen", "Checks"));
-        // Failed checks first: they are what the student needs to read; then those that passed,
-        // then those that did not run (the time limit came first).
-        for check in report.failed_checks() {
-            render_check(check, lang, body);
-        }
-        for check in report.checks.iter().filter(|c| c.passed) {
-            render_check(check, lang, body);
-        }
-        for check in report.not_run_checks() {
-            render_check(check, lang, body);
-        }
-    }
-    if !report.coverage.is_empty() {
-        let _ = writeln!(body, "<h2>{}</h2>\n<ul>", t(lang, "Abdeckung", "Coverage"));
-        for c in &report.coverage {
-            let _ = match c.total {
-                Some(total) => {
-                    writeln!(body, "<li>{}: {}/{}</li>", escape(c.label.get(lang)), c.exercised, total)
-                }
-                None => writeln!(body, "<li>{}: {}</li>", escape(c.label.get(lang)), c.exercised),
-            };
-        }
-        let _ = writeln!(body, "</ul>");
-    }
-    if let Some(replay) = &report.replay {
-        let _ = writeln!(
-            body,
-            "<h2>{}</h2>\n<p>{}</p>\n<pre class=\"replay\">{}</pre>",
-            t(lang, "Lokal nachstellen", "Replay locally"),
-            t(
-                lang,
-                "Mit diesem Befehl bewertest du dieselbe Abgabe auf deinem Rechner genauso:",
-                "This command grades the same submission on your machine in the same way:"
-            ),
-            escape(replay)
-        );
-    }
-}
-
-fn render_check(check: &CheckReport, lang: Lang, body: &mut String) {
-    let (class, mark) = match (check.passed, check.not_run) {
-        (true, _) => ("passed", "✓"),
-        (false, true) => ("not-run", "–"),
-        (false, false) => ("failed", "✗"),
-    };
-    let _ = write!(
-        body,
-        "<section class=\"check {class}\" id=\"check-{}\">\n<h3><span class=\"mark\">{mark}</span> {} <span class=\"name\">{}</span>",
-        escape(&check.name),
-        escape(check.title.get(lang)),
-        escape(&check.name)
-    );
-    if let Some(points) = check.points {
-        let _ = write!(body, " <span class=\"meta\">{}/{}</span>", points.points, points.max);
-    }
-    let _ = writeln!(body, "</h3>");
-    if check.passed {
-        let _ = writeln!(body, "</section>");
-        return;
-    }
-    if check.not_run {
-        let _ = writeln!(
-            body,
-            "<p><strong>{}</strong> {}</p>\n</section>",
-            t(lang, "Nicht ausgeführt.", "Not run."),
-            check.failure.as_ref().map(|f| escape(f.get(lang))).unwrap_or_default()
-        );
-        return;
-    }
-    let _ = writeln!(body, "<p>{}</p>", escape(check.explanation.get(lang)));
-    if let Some(failure) = &check.failure {
-        let _ = writeln!(
-            body,
-            "<p><strong>{}</strong> {}</p>",
-            t(lang, "Was passiert ist:", "What happened:"),
-            escape(failure.get(lang))
-        );
-    }
-    if let Some(hint) = &check.hint {
-        let _ = writeln!(
-            body,
-            "<p class=\"hint\"><strong>{}</strong> {}</p>",
-            t(lang, "Tipp:", "Hint:"),
-            escape(hint.get(lang))
-        );
-    }
-    match &check.detail {
-        CheckDetail::Consumer(detail) => render_consumer(detail, lang, body),
-        CheckDetail::Prediction(detail) => render_prediction(detail, lang, body),
-    }
-    if let Some(replay) = &check.replay {
-        let _ = writeln!(
-            body,
-            "<p>{}</p>\n<pre class=\"replay\">{}</pre>",
-            t(
-                lang,
-                "Genau diesen Lauf nachstellen (mit vollständigem Ablauf):",
-                "Replay exactly this run (with its full trace):"
-            ),
-            escape(replay)
-        );
-    }
-    let _ = writeln!(body, "</section>");
-}
-
-fn render_consumer(detail: &ConsumerDetail, lang: Lang, body: &mut String) {
-    if let Some(schedule) = &detail.schedule {
-        let _ = writeln!(
-            body,
-            "<p><strong>{}</strong> {} <span class=\"meta\">(seed {})</span></p>",
-            t(lang, "Zeitplan:", "Schedule:"),
-            escape(schedule.description.get(lang)),
-            escape(&schedule.seed)
-        );
-    }
-    let events = detail.trace.iter().map(|event| {
-        let class = match event {
-            TraceEvent::Crash { .. } => Some("crash"),
-            TraceEvent::Fault { .. } => Some("fault"),
-            _ => None,
-        };
-        (class, event.render(lang))
-    });
-    let omitted =
-        (detail.trace_omitted as usize, t(lang, "weitere Ereignisse ausgelassen", "more events left out"));
-    trace_list(body, t(lang, "Ablauf", "Trace"), events, omitted);
-    if let Some(points) = &detail.crash_points {
-        let line = crate::report::consumer::crash_points_line(points, lang);
-        let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
-        let _ = writeln!(body, "<p><strong>{}:</strong> {}</p>", escape(label), escape(rest));
-    }
-    if let Some(state) = &detail.state {
-        let _ = writeln!(body, "<h3>{}</h3>", t(lang, "Datenbankzustand", "Database state"));
-        let has_diff = state.diff.iter().any(|d| !d.missing.is_empty() || !d.unexpected.is_empty());
-        if has_diff {
-            let _ = writeln!(body, "<ul class=\"diff\">");
-            for table in &state.diff {
-                for row in &table.missing {
-                    let _ = writeln!(
-                        body,
-                        "<li class=\"missing\">− {} <code>{}</code>: {}</li>",
-                        t(lang, "fehlt in", "missing in"),
-                        escape(&table.table),
-                        escape(&row_text(row))
-                    );
-                }
-                for row in &table.unexpected {
-                    let _ = writeln!(
-                        body,
-                        "<li class=\"unexpected\">+ {} <code>{}</code>: {}</li>",
-                        t(lang, "zu viel in", "unexpected in"),
-                        escape(&table.table),
-                        escape(&row_text(row))
-                    );
-                }
+                ))
             }
-            let _ = writeln!(body, "</ul>");
         }
-        let _ = writeln!(body, "<div class=\"states\">");
-        state_table(&state.before, t(lang, "Vorher", "Before"), body);
-        state_table(&state.after, t(lang, "Nachher (deine Lösung)", "After (your solution)"), body);
-        state_table(
-            &state.expected,
-            t(lang, "Erwartet (Referenzlösung)", "Expected (reference solution)"),
-            body,
-        );
-        if let Some(allowed) = &state.also_allowed {
-            state_table(allowed, t(lang, "oder: nichts passiert", "or: nothing happened"), body);
+        footer {
+            p {
+                (t(
+                    lang,
+                    "Dieser Bericht hängt nur von der Abgabe ab: dieselbe Abgabe ergibt denselben Bericht.",
+                    "This report depends on the submission alone: the same submission gives the same report."
+                ))
+            }
         }
-        let _ = writeln!(body, "</div>");
-    }
-    let _ = writeln!(
-        body,
-        "<p class=\"meta\">{} {}</p>",
-        t(lang, "Verbrauchter Treibstoff (fuel):", "Fuel used:"),
-        detail.fuel_used
-    );
-}
-
-fn row_text(row: &[crate::report::state::SqlValue]) -> String {
-    format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
-}
-
-fn state_table(state: &State, caption: &str, body: &mut String) {
-    let _ = writeln!(body, "<div class=\"table-wrap\"><p><strong>{}</strong></p>", escape(caption));
-    for (table, rows) in state {
-        let _ = writeln!(body, "<table><caption>{}</caption>", escape(table));
-        if rows.is_empty() {
-            let _ = writeln!(body, "<tr><td>–</td></tr>");
-        }
-        for row in rows {
-            let cells: String = row.iter().map(|v| format!("<td>{}</td>", escape(&v.to_string()))).collect();
-            let _ = writeln!(body, "<tr>{cells}</tr>");
-        }
-        let _ = writeln!(body, "</table>");
-    }
-    let _ = writeln!(body, "</div>");
-}
-
-fn render_prediction(detail: &PredictionDetail, lang: Lang, body: &mut String) {
-    let _ = writeln!(
-        body,
-        "<p>{} <code>{}</code> · {} <code>{}</code></p>",
-        t(lang, "Deine Antwort:", "Your answer:"),
-        escape(&detail.given_text),
-        t(lang, "Die Simulation ergibt:", "The simulation gives:"),
-        escape(&detail.expected_text)
-    );
-    if !detail.parameters.is_empty() {
-        let values: Vec<String> =
-            detail.parameters.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
-        let _ = writeln!(
-            body,
-            "<p>{} <code>{}</code></p>",
-            t(lang, "Parameter:", "Parameters:"),
-            escape(&values.join(", "))
-        );
-    }
-    if let Some(earlier) = &detail.timeline_see {
-        let _ = writeln!(
-            body,
-            "<p class=\"meta\">{} {}</p>",
-            t(lang, "Zeitachse der Simulation: wie bei", "Simulated timeline: as for"),
-            escape(earlier)
-        );
-    }
-    let lines = detail.timeline.iter().map(|line| (None, line.render(lang)));
-    let omitted = (detail.timeline_omitted, t(lang, "weitere Zeilen", "more lines"));
-    trace_list(body, t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted);
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::{REPORT_FORMAT, Score};
-    use crate::text::Text;
-
-    fn check(name: &str, passed: bool, not_run: bool) -> CheckReport {
-        CheckReport {
-            name: name.into(),
-            title: Text::same(name),
-            passed,
-            not_run,
-            explanation: Text::same("explanation"),
-            failure: (!passed).then(|| Text::same(if not_run { "Not run: time" } else { "it broke" })),
-            hint: None,
-            points: None,
-            replay: None,
-            detail: CheckDetail::Consumer(ConsumerDetail {
-                trace: Vec::new(),
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-            }),
-        }
-    }
-
-    /// A check that did not run is shown as such, after the failed and the passed ones, with its
-    /// reason and without the evidence of a failure.
-    #[test]
-    fn a_check_that_did_not_run_is_shown_as_not_run_last() {
-        let report = Report {
-            format: REPORT_FORMAT,
-            exercise: "x".into(),
-            grader: crate::exercise::GraderKind::Consumer,
-            submission_sha256: "00".into(),
-            learner: None,
-            verdict: Verdict::Failed,
-            score: Score { points: 0, max: 1 },
-            summary: Text::same("summary"),
-            rejection: None,
-            checks: vec![check("later", false, true), check("ok", true, false), check("broke", false, false)],
-            coverage: Vec::new(),
-            replay: None,
-        };
-        for (lang, label) in [(Lang::De, "Nicht ausgeführt."), (Lang::En, "Not run.")] {
-            let mut body = String::new();
-            render_report(&report, lang, &mut body);
-            let at = |id: &str| body.find(&format!("id=\"check-{id}\"")).expect("check rendered");
-            assert!(at("broke") < at("ok") && at("ok") < at("later"), "{body}");
-            let not_run = &body[at("later")..];
-            assert!(body.contains("<section class=\"check not-run\" id=\"check-later\">"), "{body}");
-            assert!(not_run.contains(label) && not_run.contains("Not run: time"), "{body}");
-            assert!(!not_run.contains("explanation"), "no failure evidence for a check that did not run");
-        }
-    }
+    };
+    let title = format!("{} – {}", record.exercise, verdict_text);
+    page(lang, &title, pending, body)
 }

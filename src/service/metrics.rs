@@ -1,134 +1,287 @@
-//! Counters and histograms for `/metrics`, in the Prometheus text format. Gauges that the store
-//! knows (queue depth, dead events) are read from it at scrape time.
+//! Counters and histograms for `/metrics`, in the Prometheus text format (version 0.0.4), kept and
+//! encoded by `prometheus-client`. Every label is a closed enum ([`Label`]), so a series that does
+//! not exist cannot be counted, and each labelled metric lists all its series, zero or not, in the
+//! enum's order. Gauges that the store knows (queue depth, dead events) are set from it at scrape
+//! time.
 
-use std::fmt::Write;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::fmt::Debug;
+use std::marker::PhantomData;
+
+use prometheus_client::encoding::{EncodeMetric, MetricEncoder, prometheus_text};
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::Histogram;
+use prometheus_client::metrics::{MetricType, TypedMetric};
+use prometheus_client::registry::Registry;
 
 use super::store::Stats;
 
 /// Upper bounds of the grade latency histogram, in seconds.
 const LATENCY_BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0];
 
-#[derive(Debug, Default)]
-pub struct Metrics {
-    /// Submissions accepted by intake (new ones, not idempotent repeats).
-    pub accepted: AtomicU64,
-    pub idempotent_repeats: AtomicU64,
-    pub passed: AtomicU64,
-    pub failed: AtomicU64,
-    pub rejected: AtomicU64,
-    /// Jobs that ended without a verdict (attempts exhausted, broken exercise).
-    pub grading_failed: AtomicU64,
-    latency_buckets: [AtomicU64; LATENCY_BUCKETS.len()],
-    latency_count: AtomicU64,
-    latency_sum_us: AtomicU64,
-    pub webhook_delivered: AtomicU64,
-    pub webhook_retried: AtomicU64,
-    pub webhook_dead: AtomicU64,
-    /// Exercise folders reloaded while running, by outcome (see [`RELOAD_OUTCOMES`]).
-    exercise_reloads: [AtomicU64; RELOAD_OUTCOMES.len()],
+/// The values of one label: its key, every value in the order they are listed, and each value's
+/// name on `/metrics`.
+pub trait Label: Copy + PartialEq + Debug + Send + Sync + 'static {
+    const KEY: &'static str;
+    const ALL: &'static [Self];
+    fn name(self) -> &'static str;
 }
 
-/// What became of a changed exercise folder: served, rejected (the last good version stays), removed.
-pub const RELOAD_OUTCOMES: [&str; 3] = ["loaded", "rejected", "removed"];
+/// Declares a label enum with its key and the name of each value.
+macro_rules! label {
+    ($(#[$doc:meta])* $ty:ident, $key:literal, { $($(#[$vdoc:meta])* $variant:ident => $name:literal),+ $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum $ty { $($(#[$vdoc])* $variant),+ }
 
-impl Metrics {
-    pub fn verdict(&self, verdict: &str) {
-        match verdict {
-            "passed" => &self.passed,
-            "failed" => &self.failed,
-            _ => &self.rejected,
+        impl Label for $ty {
+            const KEY: &'static str = $key;
+            const ALL: &'static [Self] = &[$(Self::$variant),+];
+            fn name(self) -> &'static str {
+                match self { $(Self::$variant => $name),+ }
+            }
         }
-        .fetch_add(1, Ordering::Relaxed);
+    };
+}
+
+label!(
+    /// What became of a graded submission (`pruefstein_graded_total{verdict}`).
+    Graded, "verdict", {
+        Passed => "passed",
+        Failed => "failed",
+        Rejected => "rejected",
+        /// No verdict: attempts exhausted, or a broken exercise.
+        FailedToGrade => "failed_to_grade",
+    }
+);
+
+label!(
+    /// The state of a job in the queue (`pruefstein_queue_depth{state}`).
+    JobState, "state", { Queued => "queued", Running => "running" }
+);
+
+label!(
+    /// How one webhook attempt ended (`pruefstein_webhook_attempts_total{outcome}`).
+    WebhookOutcome, "outcome", { Delivered => "delivered", Retry => "retry", Dead => "dead" }
+);
+
+label!(
+    /// Webhook events by state (`pruefstein_webhook_events{state}`).
+    EventState, "state", { Pending => "pending", Dead => "dead" }
+);
+
+label!(
+    /// What became of a changed exercise folder: served, rejected (the last good version stays),
+    /// removed (`pruefstein_exercise_reloads_total{outcome}`).
+    ReloadOutcome, "outcome", { Loaded => "loaded", Rejected => "rejected", Removed => "removed" }
+);
+
+/// One metric per value of a label, encoded as one family in the label's order.
+#[derive(Debug, Clone)]
+pub struct Series<L: Label, M> {
+    metrics: Vec<M>,
+    label: PhantomData<L>,
+}
+
+impl<L: Label, M: Default> Default for Series<L, M> {
+    fn default() -> Self {
+        Self { metrics: L::ALL.iter().map(|_| M::default()).collect(), label: PhantomData }
+    }
+}
+
+impl<L: Label, M> Series<L, M> {
+    /// The metric of one label value.
+    pub fn get(&self, label: L) -> &M {
+        let index = L::ALL.iter().position(|l| *l == label).unwrap_or(0);
+        &self.metrics[index]
+    }
+}
+
+impl<L: Label, M: EncodeMetric + TypedMetric + Debug + Send + Sync + 'static> EncodeMetric for Series<L, M> {
+    fn encode(&self, mut encoder: MetricEncoder) -> Result<(), std::fmt::Error> {
+        for (label, metric) in L::ALL.iter().zip(&self.metrics) {
+            metric.encode(encoder.encode_family(&[(L::KEY, label.name())])?)?;
+        }
+        Ok(())
     }
 
-    /// Counts a reload of an exercise folder; `outcome` is one of [`RELOAD_OUTCOMES`].
-    pub fn exercise_reload(&self, outcome: &str) {
-        if let Some(i) = RELOAD_OUTCOMES.iter().position(|o| *o == outcome) {
-            self.exercise_reloads[i].fetch_add(1, Ordering::Relaxed);
-        }
+    fn metric_type(&self) -> MetricType {
+        M::TYPE
+    }
+}
+
+/// The service's metrics. The handles here share their values with the registry that encodes them.
+#[derive(Debug)]
+pub struct Metrics {
+    /// Submissions accepted by intake (new ones, not idempotent repeats).
+    pub accepted: Counter,
+    pub idempotent_repeats: Counter,
+    graded: Series<Graded, Counter>,
+    /// Jobs that ended without a verdict (attempts exhausted, broken exercise).
+    pub grading_failed: Counter,
+    queue_depth: Series<JobState, Gauge>,
+    grade_duration: Histogram,
+    webhook_attempts: Series<WebhookOutcome, Counter>,
+    pub webhook_delivered: Counter,
+    pub webhook_retried: Counter,
+    pub webhook_dead: Counter,
+    webhook_events: Series<EventState, Gauge>,
+    exercise_reloads: Series<ReloadOutcome, Counter>,
+    registry: Registry,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let graded = Series::<Graded, Counter>::default();
+        let webhook_attempts = Series::<WebhookOutcome, Counter>::default();
+        let metrics = Metrics {
+            accepted: Counter::default(),
+            idempotent_repeats: Counter::default(),
+            grading_failed: graded.get(Graded::FailedToGrade).clone(),
+            webhook_delivered: webhook_attempts.get(WebhookOutcome::Delivered).clone(),
+            webhook_retried: webhook_attempts.get(WebhookOutcome::Retry).clone(),
+            webhook_dead: webhook_attempts.get(WebhookOutcome::Dead).clone(),
+            graded,
+            queue_depth: Series::default(),
+            grade_duration: Histogram::new(LATENCY_BUCKETS),
+            webhook_attempts,
+            webhook_events: Series::default(),
+            exercise_reloads: Series::default(),
+            registry: Registry::default(),
+        };
+        let mut registry = Registry::default();
+        // Counters are named without `_total`: the encoder adds it.
+        registry.register(
+            "pruefstein_submissions",
+            "Submissions accepted by intake (repeats excluded)",
+            metrics.accepted.clone(),
+        );
+        registry.register(
+            "pruefstein_idempotent_repeats",
+            "Requests answered with an earlier submission",
+            metrics.idempotent_repeats.clone(),
+        );
+        registry.register(
+            "pruefstein_graded",
+            "Submissions graded, by verdict (failed_to_grade: no verdict)",
+            metrics.graded.clone(),
+        );
+        registry.register(
+            "pruefstein_queue_depth",
+            "Jobs waiting for a worker or being graded",
+            metrics.queue_depth.clone(),
+        );
+        registry.register(
+            "pruefstein_grade_duration_seconds",
+            "Time to grade one submission",
+            metrics.grade_duration.clone(),
+        );
+        registry.register(
+            "pruefstein_webhook_attempts",
+            "Webhook delivery attempts, by outcome",
+            metrics.webhook_attempts.clone(),
+        );
+        registry.register(
+            "pruefstein_webhook_events",
+            "Webhook events waiting for delivery, and dead ones",
+            metrics.webhook_events.clone(),
+        );
+        registry.register(
+            "pruefstein_exercise_reloads",
+            "Exercise folders reloaded while running, by outcome",
+            metrics.exercise_reloads.clone(),
+        );
+        Metrics { registry, ..metrics }
+    }
+}
+
+impl Metrics {
+    /// Counts a graded submission by its verdict as stored (`passed`, `failed`; anything else
+    /// counts as rejected).
+    pub fn verdict(&self, verdict: &str) {
+        self.graded(match verdict {
+            "passed" => Graded::Passed,
+            "failed" => Graded::Failed,
+            _ => Graded::Rejected,
+        });
+    }
+
+    /// Counts a graded submission, or one that could not be graded.
+    pub fn graded(&self, outcome: Graded) {
+        self.graded.get(outcome).inc();
+    }
+
+    /// Counts a reload of an exercise folder.
+    pub fn exercise_reload(&self, outcome: ReloadOutcome) {
+        self.exercise_reloads.get(outcome).inc();
     }
 
     pub fn observe_grade(&self, seconds: f64) {
-        for (bucket, bound) in self.latency_buckets.iter().zip(LATENCY_BUCKETS) {
-            if seconds <= bound {
-                bucket.fetch_add(1, Ordering::Relaxed);
-            }
-        }
-        self.latency_count.fetch_add(1, Ordering::Relaxed);
-        self.latency_sum_us.fetch_add((seconds * 1e6) as u64, Ordering::Relaxed);
+        self.grade_duration.observe(seconds);
     }
 
+    /// The metrics in the Prometheus text format, with the store's gauges as of `stats`.
     pub fn render(&self, stats: &Stats) -> String {
-        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.queue_depth.get(JobState::Queued).set(gauge(stats.jobs_queued));
+        self.queue_depth.get(JobState::Running).set(gauge(stats.jobs_running));
+        self.webhook_events.get(EventState::Pending).set(gauge(stats.events_pending));
+        self.webhook_events.get(EventState::Dead).set(gauge(stats.events_dead));
         let mut out = String::new();
-        let _ = writeln!(
-            out,
-            "# HELP pruefstein_submissions_total Submissions accepted by intake (repeats excluded)."
-        );
-        let _ = writeln!(out, "# TYPE pruefstein_submissions_total counter");
-        let _ = writeln!(out, "pruefstein_submissions_total {}", get(&self.accepted));
-        let _ = writeln!(
-            out,
-            "# HELP pruefstein_idempotent_repeats_total Requests answered with an earlier submission."
-        );
-        let _ = writeln!(out, "# TYPE pruefstein_idempotent_repeats_total counter");
-        let _ = writeln!(out, "pruefstein_idempotent_repeats_total {}", get(&self.idempotent_repeats));
-        let _ = writeln!(
-            out,
-            "# HELP pruefstein_graded_total Submissions graded, by verdict (failed_to_grade: no verdict)."
-        );
-        let _ = writeln!(out, "# TYPE pruefstein_graded_total counter");
-        for (verdict, counter) in [
-            ("passed", &self.passed),
-            ("failed", &self.failed),
-            ("rejected", &self.rejected),
-            ("failed_to_grade", &self.grading_failed),
-        ] {
-            let _ = writeln!(out, "pruefstein_graded_total{{verdict=\"{verdict}\"}} {}", get(counter));
-        }
-        let _ = writeln!(out, "# HELP pruefstein_queue_depth Jobs waiting for a worker or being graded.");
-        let _ = writeln!(out, "# TYPE pruefstein_queue_depth gauge");
-        let _ = writeln!(out, "pruefstein_queue_depth{{state=\"queued\"}} {}", stats.jobs_queued);
-        let _ = writeln!(out, "pruefstein_queue_depth{{state=\"running\"}} {}", stats.jobs_running);
-        let _ = writeln!(out, "# HELP pruefstein_grade_duration_seconds Time to grade one submission.");
-        let _ = writeln!(out, "# TYPE pruefstein_grade_duration_seconds histogram");
-        for (bucket, bound) in self.latency_buckets.iter().zip(LATENCY_BUCKETS) {
-            let _ =
-                writeln!(out, "pruefstein_grade_duration_seconds_bucket{{le=\"{bound}\"}} {}", get(bucket));
-        }
-        let count = get(&self.latency_count);
-        let _ = writeln!(out, "pruefstein_grade_duration_seconds_bucket{{le=\"+Inf\"}} {count}");
-        let _ =
-            writeln!(out, "pruefstein_grade_duration_seconds_sum {}", get(&self.latency_sum_us) as f64 / 1e6);
-        let _ = writeln!(out, "pruefstein_grade_duration_seconds_count {count}");
-        let _ =
-            writeln!(out, "# HELP pruefstein_webhook_attempts_total Webhook delivery attempts, by outcome.");
-        let _ = writeln!(out, "# TYPE pruefstein_webhook_attempts_total counter");
-        for (outcome, counter) in [
-            ("delivered", &self.webhook_delivered),
-            ("retry", &self.webhook_retried),
-            ("dead", &self.webhook_dead),
-        ] {
-            let _ =
-                writeln!(out, "pruefstein_webhook_attempts_total{{outcome=\"{outcome}\"}} {}", get(counter));
-        }
-        let _ = writeln!(
-            out,
-            "# HELP pruefstein_webhook_events Webhook events waiting for delivery, and dead ones."
-        );
-        let _ = writeln!(out, "# TYPE pruefstein_webhook_events gauge");
-        let _ = writeln!(out, "pruefstein_webhook_events{{state=\"pending\"}} {}", stats.events_pending);
-        let _ = writeln!(out, "pruefstein_webhook_events{{state=\"dead\"}} {}", stats.events_dead);
-        let _ = writeln!(
-            out,
-            "# HELP pruefstein_exercise_reloads_total Exercise folders reloaded while running, by outcome."
-        );
-        let _ = writeln!(out, "# TYPE pruefstein_exercise_reloads_total counter");
-        for (outcome, counter) in RELOAD_OUTCOMES.iter().zip(&self.exercise_reloads) {
-            let _ =
-                writeln!(out, "pruefstein_exercise_reloads_total{{outcome=\"{outcome}\"}} {}", get(counter));
-        }
+        // Writing to a String cannot fail, and no metric here reports an error.
+        let _ = prometheus_text::encode(&mut out, &self.registry);
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every series is listed, zero or not, under the names, help texts and labels of the text
+    /// format; a counted value shows in its own series only.
+    #[test]
+    fn every_series_is_listed_under_its_name_and_label() {
+        let metrics = Metrics::default();
+        metrics.verdict("failed");
+        metrics.graded(Graded::FailedToGrade);
+        metrics.webhook_dead.inc();
+        metrics.exercise_reload(ReloadOutcome::Rejected);
+        metrics.accepted.inc();
+        metrics.observe_grade(0.003);
+        let stats = Stats { jobs_queued: 2, jobs_running: 1, events_pending: 0, events_dead: 5 };
+        let text = metrics.render(&stats);
+        for line in [
+            "# HELP pruefstein_submissions_total Submissions accepted by intake (repeats excluded).",
+            "# TYPE pruefstein_submissions_total counter",
+            "pruefstein_submissions_total 1",
+            "pruefstein_idempotent_repeats_total 0",
+            "pruefstein_graded_total{verdict=\"passed\"} 0",
+            "pruefstein_graded_total{verdict=\"failed\"} 1",
+            "pruefstein_graded_total{verdict=\"rejected\"} 0",
+            "pruefstein_graded_total{verdict=\"failed_to_grade\"} 1",
+            "# TYPE pruefstein_queue_depth gauge",
+            "pruefstein_queue_depth{state=\"queued\"} 2",
+            "pruefstein_queue_depth{state=\"running\"} 1",
+            "# TYPE pruefstein_grade_duration_seconds histogram",
+            "pruefstein_grade_duration_seconds_bucket{le=\"0.0025\"} 0",
+            "pruefstein_grade_duration_seconds_bucket{le=\"0.005\"} 1",
+            "pruefstein_grade_duration_seconds_bucket{le=\"+Inf\"} 1",
+            "pruefstein_grade_duration_seconds_count 1",
+            "pruefstein_webhook_attempts_total{outcome=\"delivered\"} 0",
+            "pruefstein_webhook_attempts_total{outcome=\"dead\"} 1",
+            "pruefstein_webhook_events{state=\"pending\"} 0",
+            "pruefstein_webhook_events{state=\"dead\"} 5",
+            "pruefstein_exercise_reloads_total{outcome=\"loaded\"} 0",
+            "pruefstein_exercise_reloads_total{outcome=\"rejected\"} 1",
+            "pruefstein_exercise_reloads_total{outcome=\"removed\"} 0",
+        ] {
+            assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
+        }
+        // The series of a label come in the label's order, on every scrape.
+        let at = |s: &str| text.find(s).unwrap_or(usize::MAX);
+        assert!(at("verdict=\"passed\"") < at("verdict=\"failed\""), "{text}");
+        assert!(at("verdict=\"rejected\"") < at("verdict=\"failed_to_grade\""), "{text}");
+        assert!(!text.contains("# EOF"), "the Prometheus text format has no EOF marker");
     }
 }

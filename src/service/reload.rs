@@ -17,7 +17,7 @@ use notify::{RecursiveMode, Watcher};
 use super::Shared;
 use super::catalogue::Catalogue;
 use super::log;
-use super::metrics::Metrics;
+use super::metrics::{Metrics, ReloadOutcome};
 use crate::exercise::{EXERCISE_FILE, Exercise};
 
 /// How long the folder must stay quiet after a change before it is reloaded: an editor's save or a
@@ -104,12 +104,12 @@ fn note(root: &Path, event: notify::Result<notify::Event>, changed: &mut BTreeSe
 fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
     let dir = folder.display().to_string();
     let reject = |error: &str| {
-        metrics.exercise_reload("rejected");
+        metrics.exercise_reload(ReloadOutcome::Rejected);
         log::error("exercise_rejected", &[("dir", &dir), ("error", error)]);
     };
     if !folder.join(EXERCISE_FILE).is_file() {
         if let Some(slug) = catalogue.replace_folder(folder, None) {
-            metrics.exercise_reload("removed");
+            metrics.exercise_reload(ReloadOutcome::Removed);
             log::info("exercise_removed", &[("dir", &dir), ("slug", &slug)]);
         }
         return;
@@ -127,6 +127,6 @@ fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
         return reject(&soundness.render());
     }
     catalogue.replace_folder(folder, Some(Arc::new(exercise)));
-    metrics.exercise_reload("loaded");
+    metrics.exercise_reload(ReloadOutcome::Loaded);
     log::info("exercise_loaded", &[("dir", &dir), ("slug", &slug)]);
 }

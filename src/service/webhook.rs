@@ -9,9 +9,12 @@
 //! Callback URLs are `http` or `https` only. Unless the operator allows it, a target that resolves
 //! to a loopback, private, link-local or otherwise non-public address is refused; the check is made
 //! on the addresses actually connected to, so a DNS name cannot point elsewhere after the check.
+//!
+//! Requests go out through `ureq` (rustls with the web PKI roots) with one deadline for the whole
+//! attempt, no redirects followed, no proxy taken from the environment, and a resolver of our own
+//! (`PolicyResolver`) that applies the address policy to what a name resolves to.
 
-use std::io::{Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, ToSocketAddrs};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
@@ -19,12 +22,15 @@ use std::time::{Duration, Instant};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 use sha2::{Digest, Sha256};
+use ureq::Timeout;
+use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
+use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
 use super::store::{Delivery, OutboxEvent};
-use super::{Shared, auth, clock, log};
+use super::{Shared, auth, clock};
 use crate::limits::{
-    WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_BATCH_MAX, WEBHOOK_LEASE_MS,
-    WEBHOOK_LOOKUPS_PENDING_MAX, WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_SENDERS,
+    WEBHOOK_ATTEMPT_MS_MAX, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_BATCH_MAX,
+    WEBHOOK_LEASE_MS, WEBHOOK_LOOKUPS_PENDING_MAX, WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_SENDERS,
 };
 
 /// How often an idle sender looks for events whose retry time has come.
@@ -53,7 +59,7 @@ fn run(shared: &Shared) {
             }
             Ok(_) => shared.outbox.wait(seen, IDLE_POLL),
             Err(e) => {
-                log::error("outbox_lease_failed", &[("error", &e.to_string())]);
+                tracing::error!(error = %e, "outbox_lease_failed");
                 shared.outbox.wait(seen, Duration::from_secs(1));
             }
         }
@@ -67,6 +73,14 @@ pub struct AttemptError {
     pub retry: bool,
 }
 
+impl std::fmt::Display for AttemptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for AttemptError {}
+
 fn deliver(shared: &Shared, event: &OutboxEvent) {
     let secret = match shared.store.client_by_id(event.client_id) {
         Ok(Some(client)) => client.webhook_secret,
@@ -75,7 +89,7 @@ fn deliver(shared: &Shared, event: &OutboxEvent) {
             return;
         }
         Err(e) => {
-            log::error("outbox_client_failed", &[("error", &e.to_string())]);
+            tracing::error!(error = %e, "outbox_client_failed");
             return;
         }
     };
@@ -118,32 +132,30 @@ fn deliver(shared: &Shared, event: &OutboxEvent) {
 }
 
 fn record(shared: &Shared, event: &OutboxEvent, delivery: Delivery) {
-    let attempt = (event.attempts + 1).to_string();
+    let attempt = event.attempts + 1;
     match &delivery {
         Delivery::Delivered => {
-            shared.metrics.webhook_delivered.fetch_add(1, Ordering::Relaxed);
-            log::info("webhook_delivered", &[("event", &event.event_id), ("attempt", &attempt)]);
+            shared.metrics.webhook_delivered.inc();
+            tracing::info!(event = %event.event_id, attempt, "webhook_delivered");
         }
         Delivery::Retry { error, at } => {
-            shared.metrics.webhook_retried.fetch_add(1, Ordering::Relaxed);
-            log::warn(
-                "webhook_retry",
-                &[
-                    ("event", &event.event_id),
-                    ("attempt", &attempt),
-                    ("error", error),
-                    ("next", &clock::rfc3339(*at)),
-                ],
+            shared.metrics.webhook_retried.inc();
+            tracing::warn!(
+                event = %event.event_id,
+                attempt,
+                error = %error,
+                next = %clock::rfc3339(*at),
+                "webhook_retry"
             );
         }
         Delivery::Dead { error } => {
-            shared.metrics.webhook_dead.fetch_add(1, Ordering::Relaxed);
-            log::warn("webhook_dead", &[("event", &event.event_id), ("attempt", &attempt), ("error", error)]);
+            shared.metrics.webhook_dead.inc();
+            tracing::warn!(event = %event.event_id, attempt, error = %error, "webhook_dead");
         }
     }
     if let Err(e) = shared.store.record_delivery(&event.event_id, &delivery, clock::now_ms()) {
         // The lease runs out and the event is tried again: at least once, never lost.
-        log::error("outbox_record_failed", &[("error", &e.to_string())]);
+        tracing::error!(error = %e, "outbox_record_failed");
     }
 }
 
@@ -291,7 +303,8 @@ fn embedded_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 
 /// POSTs `body` as JSON to `url`; Ok for a 2xx answer. The whole attempt (name lookup, connect,
 /// TLS handshake, request, answer) has `timeout_ms` milliseconds; a receiver that takes longer,
-/// however slowly it trickles, ends the attempt with a retryable timeout.
+/// however slowly it trickles, ends the attempt with a retryable timeout. Redirects are not
+/// followed (a 3xx is an answer like any other), and no proxy is taken from the environment.
 pub fn post(
     url: &str,
     headers: &[(&str, String)],
@@ -301,89 +314,25 @@ pub fn post(
 ) -> Result<(), AttemptError> {
     let permanent = |message: String| AttemptError { message, retry: false };
     let transient = |message: String| AttemptError { message, retry: true };
-    let deadline = Instant::now() + Duration::from_millis(timeout_ms);
-    let timed_out = |what: &str| {
-        transient(format!(
-            "{what}: the attempt took longer than {timeout_ms} ms (webhook_attempt_ms_max); \
-             it timed out and is retried"
-        ))
-    };
+    let started = Instant::now();
     let target = parse_target(url, allow_private).map_err(permanent)?;
-    let host_for_lookup = target.host.trim_start_matches('[').trim_end_matches(']').to_string();
-    let addrs = resolve(&host_for_lookup, target.port, deadline).map_err(|e| match e {
-        Lookup::TimedOut => timed_out(&format!("resolving {}", target.host)),
-        Lookup::Failed(e) => transient(format!("cannot resolve {}: {e}", target.host)),
-    })?;
-    // The policy applies to the addresses connected to, not to the name in the URL.
-    let allowed: Vec<SocketAddr> =
-        addrs.iter().copied().filter(|a| allow_private || is_public(a.ip())).collect();
-    if allowed.is_empty() {
-        return Err(permanent(format!(
-            "{} resolves only to non-public addresses ({}); the operator has not allowed such targets",
-            target.host,
-            addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")
-        )));
-    }
-    let mut last_error = String::new();
-    let mut stream = None;
-    for addr in &allowed {
-        let left = deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            return Err(timed_out(&format!("connecting to {}", target.host)));
-        }
-        match TcpStream::connect_timeout(addr, left.min(Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS))) {
-            Ok(s) => {
-                stream = Some(s);
-                break;
-            }
-            Err(e) => last_error = format!("cannot connect to {addr}: {e}"),
-        }
-    }
-    let stream = stream.ok_or_else(|| transient(last_error))?;
-    let _ = stream.set_nodelay(true);
-    let stream = DeadlineStream { inner: stream, deadline };
-
-    let mut request = format!(
-        "POST {} HTTP/1.1\r\nHost: {}{}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
-         User-Agent: pruefstein/{}\r\nConnection: close\r\n",
-        target.path,
-        target.host,
-        if (target.https && target.port == 443) || (!target.https && target.port == 80) {
-            String::new()
-        } else {
-            format!(":{}", target.port)
-        },
-        body.len(),
-        env!("CARGO_PKG_VERSION"),
-    );
+    // The URL as the url crate normalises it (an international name in punycode, spaces escaped),
+    // which the HTTP client's stricter parser takes.
+    let normalised = url::Url::parse(url).map_err(|e| permanent(format!("not a valid URL: {e}")))?;
+    let mut request = agent(allow_private)
+        .post(normalised.as_str())
+        .header("content-type", "application/json")
+        .header("user-agent", concat!("pruefstein/", env!("CARGO_PKG_VERSION")));
     for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
+        request = request.header(*name, value.as_str());
     }
-    request.push_str("\r\n");
-    let mut message = request.into_bytes();
-    message.extend_from_slice(body);
-
-    let response = if target.https {
-        let name = rustls::pki_types::ServerName::try_from(host_for_lookup.clone())
-            .map_err(|e| permanent(format!("{host_for_lookup} is not a valid TLS server name: {e}")))?;
-        let connection =
-            rustls::ClientConnection::new(tls_config(), name).map_err(|e| transient(format!("TLS: {e}")))?;
-        let mut tls = rustls::StreamOwned::new(connection, stream);
-        exchange(&mut tls, &message)
-    } else {
-        let mut plain = stream;
-        exchange(&mut plain, &message)
-    }
-    .map_err(|e| {
-        if is_timeout(&e) || Instant::now() >= deadline {
-            timed_out(&target.host)
-        } else {
-            transient(format!("{}: {e}", target.host))
+    let outcome = request.config().timeout_global(Some(Duration::from_millis(timeout_ms))).build().send(body);
+    let status = match outcome {
+        Ok(response) => response.status().as_u16(),
+        Err(error) => {
+            return Err(attempt_error(error, &target.host, timeout_ms, started.elapsed()));
         }
-    })?;
-
-    let status = parse_status(&response)
-        .ok_or_else(|| transient(format!("{} answered something that is not HTTP", target.host)))?;
+    };
     match status {
         200..=299 => Ok(()),
         408 | 425 | 429 | 500..=599 => Err(transient(format!("the receiver answered {status}"))),
@@ -391,47 +340,121 @@ pub fn post(
     }
 }
 
-fn is_timeout(error: &std::io::Error) -> bool {
-    matches!(error.kind(), std::io::ErrorKind::TimedOut | std::io::ErrorKind::WouldBlock)
-}
-
-/// A socket whose every read and write waits at most until one deadline for the whole exchange
-/// (a per-operation timeout alone would let a receiver that sends a byte now and then go on forever).
-struct DeadlineStream {
-    inner: TcpStream,
-    deadline: Instant,
-}
-
-impl DeadlineStream {
-    fn left(&self) -> std::io::Result<Duration> {
-        let left = self.deadline.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the attempt's deadline has passed"))
-        } else {
-            Ok(left)
+/// What an attempt that did not get an answer records: a refusal by the address policy as it
+/// was made, a timeout of the whole attempt naming its limit, anything else as a network error.
+fn attempt_error(error: ureq::Error, host: &str, timeout_ms: u64, elapsed: Duration) -> AttemptError {
+    match error {
+        ureq::Error::Other(inner) => match inner.downcast::<AttemptError>() {
+            Ok(refusal) => *refusal,
+            Err(other) => AttemptError { message: format!("{host}: {other}"), retry: true },
+        },
+        ureq::Error::Timeout(phase)
+            if elapsed >= Duration::from_millis(timeout_ms) || phase == Timeout::Global =>
+        {
+            let what = match phase {
+                Timeout::Resolve => format!("resolving {host}"),
+                Timeout::Connect => format!("connecting to {host}"),
+                _ => host.to_string(),
+            };
+            AttemptError {
+                message: format!(
+                    "{what}: the attempt took longer than {timeout_ms} ms (webhook_attempt_ms_max); \
+                     it timed out and is retried"
+                ),
+                retry: true,
+            }
         }
+        ureq::Error::Timeout(phase) => {
+            AttemptError { message: format!("{host}: timed out ({phase})"), retry: true }
+        }
+        // Sending the same URL again cannot help.
+        error @ (ureq::Error::BadUri(_) | ureq::Error::Http(_)) => {
+            AttemptError { message: format!("{host}: {error}"), retry: false }
+        }
+        ureq::Error::Io(e) if e.kind() == std::io::ErrorKind::ConnectionRefused => {
+            AttemptError { message: format!("cannot connect to {host}: {e}"), retry: true }
+        }
+        other => AttemptError { message: format!("{host}: {other}"), retry: true },
     }
 }
 
-impl Read for DeadlineStream {
-    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
-        let left = self.left()?;
-        self.inner.set_read_timeout(Some(left))?;
-        self.inner.read(buffer)
+/// The HTTP agent of the senders, one for each answer to "are non-public targets allowed":
+/// rustls with the web PKI roots, no redirects, no proxy, no pooled connections, a connect
+/// timeout per attempt ([`WEBHOOK_CONNECT_TIMEOUT_MS`]), at most [`WEBHOOK_RESPONSE_BYTES_MAX`]
+/// bytes of answer head, and the [`PolicyResolver`]. Each request sets its own total deadline.
+fn agent(allow_private: bool) -> &'static ureq::Agent {
+    static AGENTS: [OnceLock<ureq::Agent>; 2] = [OnceLock::new(), OnceLock::new()];
+    AGENTS[usize::from(allow_private)].get_or_init(|| {
+        let config = sender_config(ureq::Agent::config_builder());
+        ureq::Agent::with_parts(config, DefaultConnector::default(), PolicyResolver { allow_private })
+    })
+}
+
+/// The senders' settings over whatever `builder` holds (ureq's defaults take a proxy from the
+/// environment; these never do).
+fn sender_config(builder: ureq::config::ConfigBuilder<ureq::typestate::AgentScope>) -> ureq::config::Config {
+    builder
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .proxy(None)
+        .max_idle_connections(0)
+        .max_idle_connections_per_host(0)
+        .timeout_connect(Some(Duration::from_millis(WEBHOOK_CONNECT_TIMEOUT_MS)))
+        .max_response_header_size(WEBHOOK_RESPONSE_BYTES_MAX)
+        .build()
+}
+
+/// The name resolver of the senders: the system resolver bounded by the attempt's deadline (see
+/// [`resolve`]), then the URL policy applied to every address it gave. Only the addresses that pass
+/// are connected to, so a name cannot lead to a non-public address; a name with none left is
+/// refused for good.
+#[derive(Debug)]
+struct PolicyResolver {
+    allow_private: bool,
+}
+
+impl Resolver for PolicyResolver {
+    fn resolve(
+        &self,
+        uri: &ureq::http::Uri,
+        _config: &ureq::config::Config,
+        timeout: NextTimeout,
+    ) -> Result<ResolvedSocketAddrs, ureq::Error> {
+        let shown = uri.host().ok_or(ureq::Error::HostNotFound)?;
+        let host = shown.trim_start_matches('[').trim_end_matches(']');
+        let port = uri.port_u16().unwrap_or(if uri.scheme_str() == Some("https") { 443 } else { 80 });
+        let now = Instant::now();
+        let deadline = now
+            .checked_add(*timeout.after)
+            .unwrap_or_else(|| now + Duration::from_millis(WEBHOOK_ATTEMPT_MS_MAX));
+        let addrs = resolve(host, port, deadline).map_err(|e| match e {
+            Lookup::TimedOut => ureq::Error::Timeout(Timeout::Resolve),
+            Lookup::Failed(e) => ureq::Error::Other(Box::new(AttemptError {
+                message: format!("cannot resolve {shown}: {e}"),
+                retry: true,
+            })),
+        })?;
+        // The policy applies to the addresses connected to, not to the name in the URL.
+        let mut allowed = self.empty();
+        for addr in addrs.iter().filter(|a| self.allow_private || is_public(a.ip())).take(RESOLVED_ADDRS_MAX)
+        {
+            allowed.push(*addr);
+        }
+        if allowed.is_empty() {
+            return Err(ureq::Error::Other(Box::new(AttemptError {
+                message: format!(
+                    "{shown} resolves only to non-public addresses ({}); the operator has not allowed such targets",
+                    addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")
+                ),
+                retry: false,
+            })));
+        }
+        Ok(allowed)
     }
 }
 
-impl Write for DeadlineStream {
-    fn write(&mut self, buffer: &[u8]) -> std::io::Result<usize> {
-        let left = self.left()?;
-        self.inner.set_write_timeout(Some(left))?;
-        self.inner.write(buffer)
-    }
-
-    fn flush(&mut self) -> std::io::Result<()> {
-        self.inner.flush()
-    }
-}
+/// Addresses of one name that are tried, the most ureq's resolver interface carries.
+const RESOLVED_ADDRS_MAX: usize = 16;
 
 /// Why a name could not be resolved.
 enum Lookup {
@@ -475,61 +498,10 @@ fn resolve(host: &str, port: u16, deadline: Instant) -> Result<Vec<SocketAddr>, 
     }
 }
 
-fn tls_config() -> Arc<rustls::ClientConfig> {
-    static CONFIG: OnceLock<Arc<rustls::ClientConfig>> = OnceLock::new();
-    CONFIG
-        .get_or_init(|| {
-            let roots = rustls::RootCertStore { roots: webpki_roots::TLS_SERVER_ROOTS.to_vec() };
-            let provider = Arc::new(rustls::crypto::ring::default_provider());
-            let config = rustls::ClientConfig::builder_with_provider(provider)
-                .with_safe_default_protocol_versions()
-                .map(|b| b.with_root_certificates(roots).with_no_client_auth())
-                .unwrap_or_else(|_| {
-                    // The ring provider supports the default versions; this branch is unreachable.
-                    rustls::ClientConfig::builder()
-                        .with_root_certificates(rustls::RootCertStore::empty())
-                        .with_no_client_auth()
-                });
-            Arc::new(config)
-        })
-        .clone()
-}
-
-/// Writes the request and reads the start of the answer (enough for the status line).
-fn exchange(stream: &mut impl ReadWrite, message: &[u8]) -> std::io::Result<Vec<u8>> {
-    stream.write_all(message)?;
-    stream.flush()?;
-    let mut response = Vec::new();
-    let mut buffer = [0u8; 1024];
-    while response.len() < WEBHOOK_RESPONSE_BYTES_MAX {
-        let n = stream.read(&mut buffer)?;
-        if n == 0 {
-            break;
-        }
-        response.extend_from_slice(&buffer[..n]);
-        if response.windows(2).any(|w| w == b"\r\n") {
-            break;
-        }
-    }
-    Ok(response)
-}
-
-trait ReadWrite: Read + Write {}
-impl<T: Read + Write> ReadWrite for T {}
-
-fn parse_status(response: &[u8]) -> Option<u16> {
-    let line = response.split(|&b| b == b'\r').next()?;
-    let line = std::str::from_utf8(line).ok()?;
-    let mut parts = line.split(' ');
-    let version = parts.next()?;
-    if !version.starts_with("HTTP/1.") {
-        return None;
-    }
-    parts.next()?.parse().ok()
-}
-
 #[cfg(test)]
 mod tests {
+    use std::io::{Read, Write};
+
     use super::*;
 
     /// The attempt deadline of the tests that do not test it.
@@ -589,6 +561,14 @@ mod tests {
         let gone = receiver(b"HTTP/1.1 410 Gone\r\n\r\n");
         let error = post(&format!("http://127.0.0.1:{gone}/h"), &headers, b"{}", true, T).unwrap_err();
         assert!(!error.retry && error.message.contains("410"), "{error:?}");
+        // A redirect is an answer, not followed: the event is dead at once, naming the status.
+        let moved: &'static [u8] =
+            format!("HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:{ok}/h\r\nContent-Length: 0\r\n\r\n")
+                .leak()
+                .as_bytes();
+        let moved = receiver(moved);
+        let error = post(&format!("http://127.0.0.1:{moved}/h"), &headers, b"{}", true, T).unwrap_err();
+        assert!(!error.retry && error.message.contains("302"), "{error:?}");
         // https to a server that speaks plain HTTP: the TLS handshake fails, which may pass.
         let plain = receiver(b"HTTP/1.1 200 OK\r\n\r\n");
         let error = post(&format!("https://127.0.0.1:{plain}/h"), &headers, b"{}", true, T).unwrap_err();
@@ -634,6 +614,29 @@ mod tests {
         );
     }
 
+    /// A proxy from the environment (or anywhere else) is dropped, redirects are not followed,
+    /// every status is an answer, and an answer's head is bounded.
+    #[test]
+    fn senders_take_no_proxy_and_follow_no_redirect() {
+        let proxy = ureq::Proxy::new("http://127.0.0.1:9").unwrap();
+        let config = sender_config(ureq::Agent::config_builder().proxy(Some(proxy)).max_redirects(10));
+        assert!(config.proxy().is_none());
+        assert_eq!(config.max_redirects(), 0);
+        assert!(!config.http_status_as_error());
+        assert_eq!(config.max_response_header_size(), WEBHOOK_RESPONSE_BYTES_MAX);
+        assert!(agent(false).config().proxy().is_none() && agent(true).config().proxy().is_none());
+    }
+
+    /// An international name is sent as its punycode form: the lookup fails (the name does not
+    /// exist), not the URL.
+    #[test]
+    fn international_names_are_sent_in_punycode() {
+        let headers = [("webhook-id", "evt_sub_1".to_string())];
+        let error = post("http://bücher.invalid/h", &headers, b"{}", true, T).unwrap_err();
+        assert!(error.retry && error.message.contains("resolv"), "a lookup, retried: {error:?}");
+        assert!(error.message.contains("xn--bcher-kva.invalid"), "{error:?}");
+    }
+
     #[test]
     fn names_are_judged_by_the_addresses_they_resolve_to() {
         let headers = [("webhook-id", "evt_sub_1".to_string())];
@@ -642,11 +645,5 @@ mod tests {
         assert!(parse_target(&format!("http://localhost:{ok}/h"), false).is_ok());
         let error = post(&format!("http://localhost:{ok}/h"), &headers, b"{}", false, T).unwrap_err();
         assert!(!error.retry && error.message.contains("non-public"), "{error:?}");
-    }
-
-    #[test]
-    fn status_lines() {
-        assert_eq!(parse_status(b"HTTP/1.1 204 No Content\r\n"), Some(204));
-        assert_eq!(parse_status(b"SSH-2.0\r\n"), None);
     }
 }

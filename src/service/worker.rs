@@ -360,7 +360,7 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                             after.metrics.observe_grade(seconds);
                         }
                         None => {
-                            after.metrics.grading_failed.fetch_add(1, Ordering::Relaxed);
+                            after.metrics.grading_failed.inc();
                         }
                     }
                 }

@@ -1,0 +1,328 @@
+//! A report as HTML (maud templates): the summary, every check with its explanation, and for a
+//! failed check the evidence: the trace or simulated timeline, the crash points, the state before,
+//! after and expected with the difference, and the replay command. The service's report page wraps
+//! this in its header and page; it needs to know nothing of the graders' details. Everything taken
+//! from the report is escaped.
+
+use std::fmt::Write;
+
+use maud::{Escaper, Markup, Render, html};
+
+use super::consumer::{ConsumerDetail, TraceEvent, crash_points_line, row_text};
+use super::prediction::PredictionDetail;
+use super::state::State;
+use super::{CheckDetail, CheckReport, Report};
+use crate::text::Lang;
+
+/// Text from a report or a submission, escaped as maud escapes it, with `'` written `&#39;` as
+/// well (so a text can stand in an attribute quoted either way, and the pages keep their markup).
+pub struct Esc<'a>(pub &'a str);
+
+impl Render for Esc<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        for (n, part) in self.0.split('\'').enumerate() {
+            if n > 0 {
+                buffer.push_str("&#39;");
+            }
+            // Writing to a String cannot fail.
+            let _ = Escaper::new(buffer).write_str(part);
+        }
+    }
+}
+
+/// The German or the English text.
+pub fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
+    if lang == Lang::De { de } else { en }
+}
+
+/// The body of a report: summary, rejection, checks (failed first, then passed, then those that
+/// did not run), coverage and the replay command.
+pub fn render_report(report: &Report, lang: Lang) -> Markup {
+    html! {
+        p { (Esc(report.summary.get(lang))) }
+        @if let Some(rejection) = &report.rejection {
+            div class="check failed" {
+                p {
+                    span class="mark" { "✗" } " "
+                    strong { (t(lang, "Nicht bewertbar", "Not gradable")) } " "
+                    span class="name" { (Esc(&rejection.code)) }
+                }
+                p { (Esc(rejection.message.get(lang))) }
+            }
+        }
+        @if !report.checks.is_empty() {
+            h2 { (t(lang, "Prüfungen", "Checks")) }
+            // Failed checks first: they are what the student needs to read; then those that
+            // passed, then those that did not run (the time limit came first).
+            @for check in report.failed_checks() { (render_check(check, lang)) }
+            @for check in report.checks.iter().filter(|c| c.passed) { (render_check(check, lang)) }
+            @for check in report.not_run_checks() { (render_check(check, lang)) }
+        }
+        @if !report.coverage.is_empty() {
+            h2 { (t(lang, "Abdeckung", "Coverage")) }
+            ul {
+                @for c in &report.coverage {
+                    li {
+                        (Esc(c.label.get(lang))) ": " (c.exercised)
+                        @if let Some(total) = c.total { "/" (total) }
+                    }
+                }
+            }
+        }
+        @if let Some(replay) = &report.replay {
+            h2 { (t(lang, "Lokal nachstellen", "Replay locally")) }
+            p {
+                (t(
+                    lang,
+                    "Mit diesem Befehl bewertest du dieselbe Abgabe auf deinem Rechner genauso:",
+                    "This command grades the same submission on your machine in the same way:"
+                ))
+            }
+            pre class="replay" { (Esc(replay)) }
+        }
+    }
+}
+
+fn render_check(check: &CheckReport, lang: Lang) -> Markup {
+    let (class, mark) = match (check.passed, check.not_run) {
+        (true, _) => ("passed", "✓"),
+        (false, true) => ("not-run", "–"),
+        (false, false) => ("failed", "✗"),
+    };
+    html! {
+        section class={ "check " (class) } id={ "check-" (Esc(&check.name)) } {
+            h3 {
+                span class="mark" { (mark) } " " (Esc(check.title.get(lang))) " "
+                span class="name" { (Esc(&check.name)) }
+                @if let Some(points) = check.points {
+                    " " span class="meta" { (points.points) "/" (points.max) }
+                }
+            }
+            @if check.passed {
+            } @else if check.not_run {
+                p {
+                    strong { (t(lang, "Nicht ausgeführt.", "Not run.")) } " "
+                    @if let Some(failure) = &check.failure { (Esc(failure.get(lang))) }
+                }
+            } @else {
+                p { (Esc(check.explanation.get(lang))) }
+                @if let Some(failure) = &check.failure {
+                    p { strong { (t(lang, "Was passiert ist:", "What happened:")) } " " (Esc(failure.get(lang))) }
+                }
+                @if let Some(hint) = &check.hint {
+                    p class="hint" { strong { (t(lang, "Tipp:", "Hint:")) } " " (Esc(hint.get(lang))) }
+                }
+                @match &check.detail {
+                    CheckDetail::Consumer(detail) => (render_consumer(detail, lang)),
+                    CheckDetail::Prediction(detail) => (render_prediction(detail, lang)),
+                }
+                @if let Some(replay) = &check.replay {
+                    p {
+                        (t(
+                            lang,
+                            "Genau diesen Lauf nachstellen (mit vollständigem Ablauf):",
+                            "Replay exactly this run (with its full trace):"
+                        ))
+                    }
+                    pre class="replay" { (Esc(replay)) }
+                }
+            }
+        }
+    }
+}
+
+/// A trace or timeline as a numbered list under its heading (nothing when it is empty), each line
+/// with an optional class, and how many lines the report left out.
+fn trace_list(
+    heading: &str,
+    lines: Vec<(Option<&'static str>, String)>,
+    (omitted, omitted_label): (usize, &str),
+) -> Markup {
+    html! {
+        @if !lines.is_empty() {
+            h3 { (heading) }
+            ol class="trace" {
+                @for (class, line) in &lines {
+                    li class=[class] { (Esc(line)) }
+                }
+            }
+            @if omitted > 0 {
+                p class="meta" { "… " (omitted) " " (omitted_label) }
+            }
+        }
+    }
+}
+
+fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
+    let events = detail
+        .trace
+        .iter()
+        .map(|event| {
+            let class = match event {
+                TraceEvent::Crash { .. } => Some("crash"),
+                TraceEvent::Fault { .. } => Some("fault"),
+                _ => None,
+            };
+            (class, event.render(lang))
+        })
+        .collect();
+    let omitted =
+        (detail.trace_omitted as usize, t(lang, "weitere Ereignisse ausgelassen", "more events left out"));
+    let crash_points = detail.crash_points.as_ref().map(|points| crash_points_line(points, lang));
+    html! {
+        @if let Some(schedule) = &detail.schedule {
+            p {
+                strong { (t(lang, "Zeitplan:", "Schedule:")) } " " (Esc(schedule.description.get(lang))) " "
+                span class="meta" { "(seed " (Esc(&schedule.seed)) ")" }
+            }
+        }
+        (trace_list(t(lang, "Ablauf", "Trace"), events, omitted))
+        @if let Some(line) = &crash_points {
+            @let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
+            p { strong { (Esc(label)) ":" } " " (Esc(rest)) }
+        }
+        @if let Some(state) = &detail.state {
+            h3 { (t(lang, "Datenbankzustand", "Database state")) }
+            @if state.diff.iter().any(|d| !d.missing.is_empty() || !d.unexpected.is_empty()) {
+                ul class="diff" {
+                    @for table in &state.diff {
+                        @for row in &table.missing {
+                            li class="missing" {
+                                "− " (t(lang, "fehlt in", "missing in")) " " code { (Esc(&table.table)) }
+                                ": " (Esc(&row_text(row)))
+                            }
+                        }
+                        @for row in &table.unexpected {
+                            li class="unexpected" {
+                                "+ " (t(lang, "zu viel in", "unexpected in")) " " code { (Esc(&table.table)) }
+                                ": " (Esc(&row_text(row)))
+                            }
+                        }
+                    }
+                }
+            }
+            div class="states" {
+                (state_table(&state.before, t(lang, "Vorher", "Before")))
+                (state_table(&state.after, t(lang, "Nachher (deine Lösung)", "After (your solution)")))
+                (state_table(
+                    &state.expected,
+                    t(lang, "Erwartet (Referenzlösung)", "Expected (reference solution)"),
+                ))
+                @if let Some(allowed) = &state.also_allowed {
+                    (state_table(allowed, t(lang, "oder: nichts passiert", "or: nothing happened")))
+                }
+            }
+        }
+        p class="meta" { (t(lang, "Verbrauchter Treibstoff (fuel):", "Fuel used:")) " " (detail.fuel_used) }
+    }
+}
+
+fn state_table(state: &State, caption: &str) -> Markup {
+    html! {
+        div class="table-wrap" {
+            p { strong { (Esc(caption)) } }
+            @for (table, rows) in state {
+                table {
+                    caption { (Esc(table)) }
+                    @if rows.is_empty() {
+                        tr { td { "–" } }
+                    }
+                    @for row in rows {
+                        tr { @for value in row { td { (Esc(&value.to_string())) } } }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn render_prediction(detail: &PredictionDetail, lang: Lang) -> Markup {
+    let lines = detail.timeline.iter().map(|line| (None, line.render(lang))).collect();
+    let omitted = (detail.timeline_omitted, t(lang, "weitere Zeilen", "more lines"));
+    let parameters: Vec<String> =
+        detail.parameters.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
+    html! {
+        p {
+            (t(lang, "Deine Antwort:", "Your answer:")) " " code { (Esc(&detail.given_text)) }
+            " · " (t(lang, "Die Simulation ergibt:", "The simulation gives:")) " "
+            code { (Esc(&detail.expected_text)) }
+        }
+        @if !parameters.is_empty() {
+            p { (t(lang, "Parameter:", "Parameters:")) " " code { (Esc(&parameters.join(", "))) } }
+        }
+        @if let Some(earlier) = &detail.timeline_see {
+            p class="meta" {
+                (t(lang, "Zeitachse der Simulation: wie bei", "Simulated timeline: as for")) " " (Esc(earlier))
+            }
+        }
+        (trace_list(t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::{REPORT_FORMAT, Score, Verdict};
+    use crate::text::Text;
+
+    fn check(name: &str, passed: bool, not_run: bool) -> CheckReport {
+        CheckReport {
+            name: name.into(),
+            title: Text::same(name),
+            passed,
+            not_run,
+            explanation: Text::same("explanation"),
+            failure: (!passed).then(|| Text::same(if not_run { "Not run: time" } else { "it broke" })),
+            hint: None,
+            points: None,
+            replay: None,
+            detail: CheckDetail::Consumer(ConsumerDetail {
+                trace: Vec::new(),
+                trace_omitted: 0,
+                state: None,
+                fuel_used: 0,
+                crash_points: None,
+                schedule: None,
+            }),
+        }
+    }
+
+    /// A check that did not run is shown as such, after the failed and the passed ones, with its
+    /// reason and without the evidence of a failure.
+    #[test]
+    fn a_check_that_did_not_run_is_shown_as_not_run_last() {
+        let report = Report {
+            format: REPORT_FORMAT,
+            exercise: "x".into(),
+            grader: crate::report::GraderKind::Consumer,
+            submission_sha256: "00".into(),
+            learner: None,
+            verdict: Verdict::Failed,
+            score: Score { points: 0, max: 1 },
+            summary: Text::same("summary"),
+            rejection: None,
+            checks: vec![check("later", false, true), check("ok", true, false), check("broke", false, false)],
+            coverage: Vec::new(),
+            replay: None,
+        };
+        for (lang, label) in [(Lang::De, "Nicht ausgeführt."), (Lang::En, "Not run.")] {
+            let body = render_report(&report, lang).into_string();
+            let at = |id: &str| body.find(&format!("id=\"check-{id}\"")).expect("check rendered");
+            assert!(at("broke") < at("ok") && at("ok") < at("later"), "{body}");
+            let not_run = &body[at("later")..];
+            assert!(body.contains("<section class=\"check not-run\" id=\"check-later\">"), "{body}");
+            assert!(not_run.contains(label) && not_run.contains("Not run: time"), "{body}");
+            assert!(!not_run.contains("explanation"), "no failure evidence for a check that did not run");
+        }
+    }
+
+    /// Text from a guest or a teacher cannot open a tag or leave an attribute, quoted either way.
+    #[test]
+    fn report_text_is_escaped() {
+        let text = "<script>alert('x') & \"y\"</script>";
+        assert_eq!(
+            Esc(text).render().into_string(),
+            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+        );
+    }
+}
