@@ -17,6 +17,7 @@ use super::detail::{Boundary, CrashPoint, TraceEvent, clip, quote_sql};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
+use super::process::FaultCode;
 use super::state::SqlValue;
 use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::sandbox::limiter::GuestLimiter;
@@ -88,12 +89,12 @@ pub enum HostFault {
 
 impl HostFault {
     /// A stable code and a message a student understands.
-    pub fn explain(&self) -> (&'static str, Text) {
+    pub fn explain(&self) -> (FaultCode, Text) {
         match self {
             HostFault::InjectedCrash { point, after } => {
                 let after = after.describe();
                 (
-                    "crash",
+                    FaultCode::Crash,
                     Text {
                         de: format!(
                             "Absturz an Absturzpunkt {point}, {} (vom Prüfstand ausgelöst)",
@@ -104,7 +105,7 @@ impl HostFault {
                 )
             }
             HostFault::OutOfBounds { call, ptr, len, memory } => (
-                "pointer-out-of-bounds",
+                FaultCode::PointerOutOfBounds,
                 text!(
                     "{call}: Zeiger {ptr} mit Länge {len} liegt außerhalb des Speichers ({memory} Bytes). \
                      Übergib Zeiger und Länge eines Puffers, der wirklich im Modulspeicher liegt.",
@@ -113,32 +114,32 @@ impl HostFault {
                 ),
             ),
             HostFault::MessagePath { call, path, problem } => (
-                "message-path",
+                FaultCode::MessagePath,
                 text!(
                     "{call}(\"{path}\"): {problem}. Pfade sind z. B. \"id\" oder \"body.kunde\".",
                     "{call}(\"{path}\"): {problem}. Paths look like \"id\" or \"body.kunde\"."
                 ),
             ),
             HostFault::NotUtf8 { call, what } => (
-                "not-utf8",
+                FaultCode::NotUtf8,
                 text!("{call}: {what} ist kein gültiges UTF-8.", "{call}: the {what} is not valid UTF-8."),
             ),
             HostFault::Abort { message, file, line, column } => (
-                "abort",
+                FaultCode::Abort,
                 text!(
                     "Das Modul hat abort aufgerufen: „{message}“ ({file}:{line}:{column}).",
                     "The module called abort: \"{message}\" ({file}:{line}:{column})."
                 ),
             ),
             HostFault::StatementLimit { limit } => (
-                "statement-limit",
+                FaultCode::StatementLimit,
                 text!(
                     "Mehr als {limit} SQL-Anweisungen in einer Zustellung (Grenze „Anweisungen pro Zustellung“).",
                     "More than {limit} SQL statements in one delivery (limit \"statements per delivery\")."
                 ),
             ),
             HostFault::NoMemory => (
-                "missing-memory",
+                FaultCode::MissingMemory,
                 text!(
                     "Das Modul exportiert keinen Speicher „memory“.",
                     "The module exports no memory \"memory\"."

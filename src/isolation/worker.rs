@@ -21,7 +21,7 @@ use crate::limits::{
 /// an answer is graded like any other.
 pub const FAULT_INJECTION_ENV: &str = "PRUEFSTEIN_TEST_WORKER_FAULTS";
 /// The environment variable naming the directory the consumer harness keeps its scratch databases
-/// in (see `consumer::checks`): a worker's own scratch directory.
+/// in (see `consumer::harness`): a worker's own scratch directory.
 pub const SCRATCH_ENV: &str = "PRUEFSTEIN_SCRATCH_DIR";
 /// The environment variable holding the process id of the worker's parent.
 pub const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
