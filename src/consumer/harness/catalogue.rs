@@ -1,7 +1,8 @@
 //! The check catalogue (`graders/consumer/checks.toml`): the title and explanation of every
-//! [`Check`], compiled into the binary and parsed once. Loading is strict: an entry that names no
-//! check, a second entry for the same check, or a check without an entry is an error, so the
-//! catalogue and [`Check::ALL`] cannot drift apart.
+//! [`Check`] and the failure texts ([`Prose`]) as templates, compiled into the binary and parsed
+//! once. Loading is strict: an entry that names no check or text, a second entry for the same
+//! check, a check or text without an entry, or a template naming an unknown placeholder is an
+//! error, so the catalogue and the code cannot drift apart.
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -9,6 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::check::Check;
+use super::texts::{Prose, Template, TemplateError, Templates};
 use crate::text::Text;
 
 const CATALOGUE_TOML: &str = include_str!("../../../graders/consumer/checks.toml");
@@ -33,6 +35,19 @@ pub enum CatalogueError {
     Missing(&'static str),
     #[error("checks.toml: the {1} of \"{0}\" is empty in German or English")]
     Empty(&'static str, &'static str),
+    #[error("checks.toml has a failure text \"{0}\" that the harness does not use")]
+    UnknownFailure(String),
+    #[error("checks.toml has no failure text \"{0}\"")]
+    MissingFailure(&'static str),
+    #[error(
+        "checks.toml: the failure text \"{text}\" ({lang}) names the placeholder {{{placeholder}}}, which it \
+         does not have (it has: {allowed})"
+    )]
+    UnknownPlaceholder { text: &'static str, lang: &'static str, placeholder: String, allowed: String },
+    #[error(
+        "checks.toml: the failure text \"{text}\" ({lang}) has a brace that opens or closes no placeholder"
+    )]
+    Unbalanced { text: &'static str, lang: &'static str },
 }
 
 #[derive(Debug, Deserialize)]
@@ -47,12 +62,14 @@ struct Entry {
 #[serde(deny_unknown_fields)]
 struct File {
     check: Vec<Entry>,
+    failure: BTreeMap<String, Text>,
 }
 
 /// The loaded catalogue: one entry per check.
 #[derive(Debug)]
 pub struct Catalogue {
     checks: BTreeMap<Check, CheckInfo>,
+    failures: BTreeMap<Prose, Templates>,
 }
 
 impl Catalogue {
@@ -76,13 +93,41 @@ impl Catalogue {
         if let Some(missing) = Check::ALL.into_iter().find(|check| !checks.contains_key(check)) {
             return Err(CatalogueError::Missing(missing.name()));
         }
-        Ok(Catalogue { checks })
+        let mut failures = BTreeMap::new();
+        for (key, text) in file.failure {
+            let prose = Prose::by_key(&key).ok_or(CatalogueError::UnknownFailure(key))?;
+            let parse = |source: &str, lang: &'static str| {
+                let allowed = prose.placeholders();
+                Template::parse(source, allowed).map_err(|error| match error {
+                    TemplateError::UnknownPlaceholder(placeholder) => CatalogueError::UnknownPlaceholder {
+                        text: prose.key(),
+                        lang,
+                        placeholder,
+                        allowed: if allowed.is_empty() { "none".into() } else { allowed.join(", ") },
+                    },
+                    TemplateError::Unbalanced => CatalogueError::Unbalanced { text: prose.key(), lang },
+                })
+            };
+            if text.de.trim().is_empty() || text.en.trim().is_empty() {
+                return Err(CatalogueError::Empty(prose.key(), "text"));
+            }
+            failures.insert(prose, Templates { de: parse(&text.de, "de")?, en: parse(&text.en, "en")? });
+        }
+        if let Some(missing) = Prose::ALL.into_iter().find(|prose| !failures.contains_key(prose)) {
+            return Err(CatalogueError::MissingFailure(missing.key()));
+        }
+        Ok(Catalogue { checks, failures })
     }
 
     /// The entry of `check` (every check has one: [`Catalogue::parse`] made sure).
     pub fn info(&self, check: Check) -> &CheckInfo {
         &self.checks[&check]
     }
+}
+
+/// The failure text `prose`, parsed (every text has one: [`Catalogue::parse`] made sure).
+pub fn failure(prose: Prose) -> &'static Templates {
+    &catalogue().failures[&prose]
 }
 
 /// The catalogue compiled into the binary.
@@ -111,7 +156,7 @@ pub fn current_name(name: &str) -> &str {
 
 #[cfg(test)]
 mod tests {
-    use super::{CATALOGUE_TOML, Catalogue, CatalogueError, Check, FORMER_NAMES};
+    use super::{CATALOGUE_TOML, Catalogue, CatalogueError, Check, FORMER_NAMES, Prose};
 
     fn entry(name: &str) -> String {
         format!(
@@ -120,8 +165,32 @@ mod tests {
         )
     }
 
+    /// A failure text naming every placeholder it may.
+    fn failure(key: &str, placeholders: &[&str]) -> String {
+        let named: String = placeholders.iter().map(|p| format!(" {{{p}}}")).collect();
+        format!("[failure.{key}]\nde = \"D{named}\"\nen = \"E{named}\"\n")
+    }
+
+    fn failures_but(skip: Option<Prose>) -> String {
+        Prose::ALL
+            .into_iter()
+            .filter(|p| Some(*p) != skip)
+            .map(|p| failure(p.key(), p.placeholders()))
+            .collect()
+    }
+
+    /// Every check's entry except `skip`, then every failure text.
     fn all_but(skip: Option<Check>) -> String {
-        Check::ALL.into_iter().filter(|c| Some(*c) != skip).map(|c| entry(c.name())).collect()
+        let checks: String =
+            Check::ALL.into_iter().filter(|c| Some(*c) != skip).map(|c| entry(c.name())).collect();
+        checks + failures_but(None).as_str()
+    }
+
+    /// Check entries come before the failure tables in a TOML file.
+    fn with_entry(skip: Option<Check>, extra: &str) -> String {
+        let checks: String =
+            Check::ALL.into_iter().filter(|c| Some(*c) != skip).map(|c| entry(c.name())).collect();
+        [checks, extra.to_string(), failures_but(None)].concat()
     }
 
     #[test]
@@ -136,13 +205,13 @@ mod tests {
 
     #[test]
     fn an_entry_naming_no_check_is_an_error_at_load() {
-        let source = [all_but(None), entry("crash-in-the-middle")].concat();
+        let source = with_entry(None, &entry("crash-in-the-middle"));
         assert_eq!(
             Catalogue::parse(&source).unwrap_err(),
             CatalogueError::UnknownCheck("crash-in-the-middle".into())
         );
         // A former name is not a current one: the catalogue uses current names only.
-        let source = [all_but(Some(Check::CrashPoints)), entry("crash-after-write")].concat();
+        let source = with_entry(Some(Check::CrashPoints), &entry("crash-after-write"));
         assert_eq!(
             Catalogue::parse(&source).unwrap_err(),
             CatalogueError::UnknownCheck("crash-after-write".into())
@@ -159,11 +228,48 @@ mod tests {
 
     #[test]
     fn a_check_described_twice_or_with_an_empty_text_is_an_error_at_load() {
-        let source = [all_but(None), entry("lost-ack")].concat();
+        let source = with_entry(None, &entry("lost-ack"));
         assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::Duplicate("lost-ack"));
         let blank = entry("lost-ack").replace("title.en = \"T\"", "title.en = \" \"");
-        let source = [all_but(Some(Check::LostAck)), blank].concat();
+        let source = with_entry(Some(Check::LostAck), &blank);
         assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::Empty("lost-ack", "title"));
+    }
+
+    #[test]
+    fn a_failure_text_naming_an_unknown_placeholder_is_an_error_at_load() {
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let wrong = failure(Prose::ConcurrentTwice.key(), &["count", "total"]);
+        let source = [checks, failures_but(Some(Prose::ConcurrentTwice)), wrong].concat();
+        let error = Catalogue::parse(&source).unwrap_err();
+        assert_eq!(
+            error,
+            CatalogueError::UnknownPlaceholder {
+                text: "concurrent-twice",
+                lang: "de",
+                placeholder: "total".into(),
+                allowed: "count".into()
+            }
+        );
+        assert!(error.to_string().contains("names the placeholder {total}"), "{error}");
+    }
+
+    #[test]
+    fn a_failure_text_the_harness_does_not_use_or_lacks_is_an_error_at_load() {
+        let source = all_but(None) + failure("lost-in-translation", &[]).as_str();
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::UnknownFailure("lost-in-translation".into())
+        );
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let source = checks + failures_but(Some(Prose::NoWrites)).as_str();
+        assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::MissingFailure("no-writes"));
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let unbalanced = "[failure.no-writes]\nde = \"D {\"\nen = \"E\"\n";
+        let source = [checks, failures_but(Some(Prose::NoWrites)), unbalanced.to_string()].concat();
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::Unbalanced { text: "no-writes", lang: "de" }
+        );
     }
 
     #[test]

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::runner::{Expect, delivery_problem, evidence_of};
+use super::texts::{Prose, failure, plain};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{StateEvidence, TraceEvent};
@@ -192,15 +193,9 @@ impl<'a> Harness<'a> {
         if problem.is_none() && (after != oracle.after_fresh || processed != 1) {
             let twice = processed > 1 || after != oracle.after_fresh && after != before;
             problem = Some(if twice {
-                text!(
-                    "Zwei Prozesse haben dieselbe Nachricht gleichzeitig verarbeitet, und die Wirkung ist {processed}-mal gemeldet bzw. nicht genau einmal eingetreten (siehe Unterschied). Zwischen Prüfen („schon gesehen?“) und Merken darf kein anderer dazwischenkommen: die Prüfung muss in derselben Transaktion wie die Wirkung stehen, am besten erledigt sie der PRIMARY KEY der Dedup-Tabelle.",
-                    "Two processes handled the same message at the same time, and the effect was reported {processed} times or did not happen exactly once (see the difference). Nobody may come in between checking (\"seen already?\") and remembering: the check must be in the same transaction as the effect; best let the dedup table's PRIMARY KEY do it."
-                )
+                failure(Prose::ConcurrentTwice, &[("count", plain(processed))])
             } else {
-                text!(
-                    "Zwei Prozesse haben dieselbe Nachricht gleichzeitig erhalten, und am Ende ist die Wirkung nicht genau einmal eingetreten (siehe Unterschied).",
-                    "Two processes received the same message at the same time, and in the end the effect did not happen exactly once (see the difference)."
-                )
+                failure(Prose::ConcurrentNotOnce, &[])
             });
         }
         let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);

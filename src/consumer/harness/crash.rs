@@ -10,6 +10,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::runner::{Expect, delivery_problem, evidence_of, prefix_first_delivery, with_notes};
+use super::texts::{Prose, failure};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{Boundary, CrashPoint, CrashPoints};
@@ -129,13 +130,7 @@ impl<'a> Harness<'a> {
         });
         check.count(&points);
         if outcome.writes == 0 {
-            return Err(Failure::Student(text!(
-                "Der Konsument hat bei einer neuen Nachricht nichts in die Datenbank geschrieben; es gibt \
-                 keinen Absturzpunkt zu prüfen. Eine Wirkung, die nicht in der Datenbank steht, überlebt keinen \
-                 Neustart.",
-                "The consumer wrote nothing to the database for a fresh message; there is no crash point to \
-                 test. An effect that is not in the database does not survive a restart."
-            )));
+            return Err(Failure::Student(failure(Prose::NoWrites, &[])));
         }
         let total = points.len();
         for point in check.points_to_try(&points) {
@@ -168,34 +163,10 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 let evidence = evidence_of(before.clone(), middle, oracle.after_fresh.clone(), Some(before));
                 let advice = match point.after {
-                    Boundary::Commit { .. } => text!(
-                        "Dieses COMMIT hat einen Teil dauerhaft gemacht, bevor der Rest geschah: merkst du \
-                         die ID zuerst und die Buchung kommt nicht mehr, ist die Nachricht für immer \
-                         erledigt, aber nie ausgeführt. Merken und Wirkung gehören in dieselbe Transaktion: \
-                         ein BEGIN vor dem ersten Schreibzugriff, ein COMMIT nach dem letzten.",
-                        "This COMMIT made one part durable before the rest happened: if you remember the id \
-                         first and the credit never comes, the message is done forever but never carried \
-                         out. Remembering and effect belong in the same transaction: one BEGIN before the \
-                         first write, one COMMIT after the last."
-                    ),
-                    Boundary::Write { .. } => text!(
-                        "Die Schreibzugriffe müssen in einer Transaktion stehen (BEGIN … COMMIT).",
-                        "The writes must be in one transaction (BEGIN … COMMIT)."
-                    ),
+                    Boundary::Commit { .. } => failure(Prose::CrashAdviceCommit, &[]),
+                    Boundary::Write { .. } => failure(Prose::CrashAdviceWrite, &[]),
                 };
-                let problem = Text {
-                    de: format!(
-                        "Nach dem Absturz {}, ist nur ein Teil passiert: die Datenbank ist weder im Zustand \
-                         vorher noch im Zustand nach der vollständigen Verarbeitung (entweder beides oder \
-                         nichts; siehe Unterschied). {}",
-                        place.de, advice.de
-                    ),
-                    en: format!(
-                        "After the crash {}, only part happened: the database is neither in the state before \
-                         nor in the state after complete processing (all or nothing; see the difference). {}",
-                        place.en, advice.en
-                    ),
-                };
+                let problem = failure(Prose::CrashPartial, &[("place", place.clone()), ("advice", advice)]);
                 return Ok(Found::compared(evidence, Some(problem)));
             }
             if everything {
@@ -221,21 +192,7 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
                 let problem = problem.unwrap_or_else(|| {
-                    with_notes(
-                        Text {
-                            de: format!(
-                                "Nach dem Absturz {}, und erneuter Zustellung stimmt die Datenbank nicht: die \
-                                 Wirkung muss am Ende genau einmal eingetreten sein (siehe Unterschied).",
-                                place.de
-                            ),
-                            en: format!(
-                                "After the crash {}, and redelivery the database is wrong: in the end the \
-                                 effect must have happened exactly once (see the difference).",
-                                place.en
-                            ),
-                        },
-                        &redelivery,
-                    )
+                    with_notes(failure(Prose::CrashRedeliveryWrong, &[("place", place.clone())]), &redelivery)
                 });
                 return Ok(Found::compared(evidence, Some(problem)));
             }
@@ -354,42 +311,11 @@ impl<'a> Harness<'a> {
 
 /// The problem when a crash on a path that must change nothing left something behind.
 fn quiet_path_changed(path: QuietPath, place: &Text) -> Text {
-    match path {
-        QuietPath::FailingEffect => Text {
-            de: format!(
-                "Die Wirkung dieser Nachricht scheitert an einer Bedingung, aber nach dem Absturz {}, \
-                 ist die Datenbank verändert (siehe Unterschied): ist die ID dauerhaft gemerkt? Dann \
-                 hält die erneute Zustellung die Nachricht für ein Duplikat, sie wird bestätigt und \
-                 ist verloren, ohne dass jemand den Fehler sieht. Was bei einem Fehler zurückgenommen \
-                 wird, darf nie bestätigt werden: ROLLBACK statt COMMIT und Löschen.",
-                place.de
-            ),
-            en: format!(
-                "The effect of this message fails on a constraint, but after the crash {}, the \
-                 database has changed (see the difference): is the id remembered durably? Then the \
-                 redelivery takes the message for a duplicate, it is acked and lost without anybody \
-                 seeing the error. What is taken back on an error must never be committed: ROLLBACK \
-                 instead of COMMIT and delete.",
-                place.en
-            ),
-        },
-        QuietPath::Duplicate => Text {
-            de: format!(
-                "Ein Duplikat darf nichts ändern, aber nach dem Absturz {}, ist die Datenbank nicht \
-                 mehr im Zustand nach der ersten Verarbeitung (siehe Unterschied): die erneute \
-                 Zustellung findet die Nachricht nicht mehr als erledigt vor, oder ihre Wirkung ist \
-                 angetastet. Ein Duplikat wird nur erkannt, nicht neu geschrieben.",
-                place.de
-            ),
-            en: format!(
-                "A duplicate must change nothing, but after the crash {}, the database is no longer \
-                 in the state after the first processing (see the difference): the redelivery no \
-                 longer finds the message done, or its effect has been touched. A duplicate is only \
-                 recognised, never written again.",
-                place.en
-            ),
-        },
-    }
+    let prose = match path {
+        QuietPath::FailingEffect => Prose::CrashFailingEffectChanged,
+        QuietPath::Duplicate => Prose::CrashDuplicateChanged,
+    };
+    failure(prose, &[("place", place.clone())])
 }
 
 /// The crash points to test for a consumer that makes `writes` writes, ascending, and whether they

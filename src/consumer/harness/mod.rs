@@ -8,6 +8,7 @@
 //! - `single`: the checks of one or two deliveries without a crash;
 //! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
 //! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
+//! - `texts`: the failure texts, templates from the catalogue filled in one place;
 //! - `replay`: replay tokens, which name one run of one check.
 //!
 //! Every loop (crash points, interleavings, schedules, shrinking, redeliveries) checks the
@@ -24,12 +25,14 @@ mod runner;
 mod schedules;
 mod shrink;
 mod single;
+pub mod texts;
 
 use std::path::{Path, PathBuf};
 
 pub use self::check::{Check, UnknownCheck};
 pub use self::crash::crash_points_to_test;
 pub use self::oracle::OracleStates;
+use self::texts::{Prose, failure};
 use super::Oracle;
 use super::detail::{ConsumerDetail, StateEvidence, Trace, TraceEvent};
 use super::exercise::ConsumerExercise;
@@ -69,13 +72,9 @@ pub enum CheckEnd {
 impl CheckResult {
     /// A check that did not run because the submission's time was used up.
     pub fn not_run(check: Check, deadline: &Deadline) -> CheckResult {
-        let why = deadline.limit_name();
         CheckResult {
             check,
-            failure: Some(Text {
-                de: format!("Nicht ausgeführt: {} erreicht, bevor diese Prüfung an der Reihe war.", why.de),
-                en: format!("Not run: the {} was reached before this check's turn.", why.en),
-            }),
+            failure: Some(failure(Prose::NotRun, &[("limit", deadline.limit_name())])),
             detail: ConsumerDetail {
                 trace: Vec::new(),
                 trace_omitted: 0,

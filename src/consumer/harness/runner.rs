@@ -5,6 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use super::texts::{Prose, failure, plain};
 use super::{Failure, Harness, Run, Step};
 use crate::consumer::detail::{StateEvidence, TraceEvent};
 use crate::consumer::interleave::GateHandle;
@@ -13,7 +14,6 @@ use crate::consumer::process::{
 };
 use crate::consumer::state::{State, diff};
 use crate::grade::GradeError;
-use crate::text;
 use crate::text::Text;
 
 impl<'a> Harness<'a> {
@@ -45,10 +45,7 @@ impl<'a> Harness<'a> {
                     code: code.to_string(),
                     message: message.clone(),
                 });
-                Err(Failure::Student(Text {
-                    de: format!("Der Konsument konnte nicht starten: {}", message.de),
-                    en: format!("The consumer could not start: {}", message.en),
-                }))
+                Err(Failure::Student(failure(Prose::CouldNotStart, &[("message", message)])))
             }
         }
     }
@@ -106,13 +103,7 @@ pub(super) fn state_problem(after: &State, expected: &State, outcome: &DeliveryO
     if after == expected {
         return None;
     }
-    Some(with_notes(
-        text!(
-            "Die Datenbank stimmt danach nicht mit der Referenzlösung überein (siehe Unterschied: - fehlt, + zu viel).",
-            "Afterwards the database does not match the reference solution (see the difference: - missing, + extra)."
-        ),
-        outcome,
-    ))
+    Some(with_notes(failure(Prose::StateDiffers, &[]), outcome))
 }
 
 /// Appends notes on limits met without a trap (a stopped statement, a cut log).
@@ -127,10 +118,7 @@ pub(super) fn with_notes(mut text: Text, outcome: &DeliveryOutcome) -> Text {
 }
 
 pub(super) fn prefix_first_delivery(problem: Text) -> Text {
-    Text {
-        de: format!("Schon die erste Zustellung der neuen Nachricht ging schief: {}", problem.de),
-        en: format!("Already the first delivery of the fresh message went wrong: {}", problem.en),
-    }
+    failure(Prose::FirstDeliveryWentWrong, &[("problem", problem)])
 }
 
 /// What a delivery should end with.
@@ -149,56 +137,31 @@ pub(super) enum Expect {
 pub(super) fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect) -> Option<Text> {
     let problem = match (&outcome.end, expect) {
         (DeliveryEnd::Crashed { point, after }, _) => {
-            let after = after.describe();
-            Some(Text {
-                de: format!("Der Prozess wurde an Absturzpunkt {point} abgeschossen, {}.", after.de),
-                en: format!("The process was killed at crash point {point}, {}.", after.en),
-            })
+            Some(failure(Prose::KilledAtCrashPoint, &[("point", plain(point)), ("after", after.describe())]))
         }
         (DeliveryEnd::Faulted { code, .. }, Expect::Error) if code.is_deliberate() => None,
         (DeliveryEnd::Faulted { message, .. }, _) => Some(message.clone()),
         (DeliveryEnd::Returned(1), Expect::Processed) | (DeliveryEnd::Returned(0), Expect::Duplicate) => None,
         (DeliveryEnd::Returned(v), Expect::Error) if *v != 0 && *v != 1 => None,
-        (DeliveryEnd::Returned(0), Expect::Processed) => Some(text!(
-            "Rückgabe 0 (Duplikat) für eine Nachricht, die noch nicht verarbeitet war: die Queue bestätigt sie, \
-             und ihre Wirkung tritt nie ein.",
-            "Returned 0 (duplicate) for a message that was not yet processed: the queue acks it and its effect \
-             never happens."
-        )),
-        (DeliveryEnd::Returned(v), Expect::Processed) => Some(text!(
-            "Rückgabe {v} (Fehler) für eine Nachricht, die verarbeitet werden sollte; erwartet war 1.",
-            "Returned {v} (error) for a message that should have been processed; expected 1."
-        )),
-        (DeliveryEnd::Returned(1), Expect::Duplicate) => Some(text!(
-            "Rückgabe 1 (verarbeitet) für ein Duplikat: die Nachricht war schon verarbeitet, erwartet war 0.",
-            "Returned 1 (processed) for a duplicate: the message had already been processed; expected 0."
-        )),
-        (DeliveryEnd::Returned(v), Expect::Duplicate) => Some(text!(
-            "Rückgabe {v} (Fehler) für ein Duplikat: die Queue würde es nie bestätigen und endlos neu zustellen. \
-             Ein erkanntes Duplikat gibt 0 zurück.",
-            "Returned {v} (error) for a duplicate: the queue would never ack it and redeliver it forever. A \
-             recognised duplicate returns 0."
-        )),
-        (DeliveryEnd::Returned(v), Expect::Error) => Some(text!(
-            "Rückgabe {v}, obwohl die Wirkung an einer Bedingung der Datenbank scheiterte: der Fehler wurde \
-             verschluckt. Die Queue bestätigt die Nachricht, und sie ist verloren. Gib den Fehler weiter \
-             (einen Wert ungleich 0 und 1).",
-            "Returned {v} although the effect failed on a database constraint: the error was swallowed. The queue \
-             acks the message and it is lost. Pass the error on (a value other than 0 and 1)."
-        )),
+        (DeliveryEnd::Returned(0), Expect::Processed) => Some(failure(Prose::FreshReturnedDuplicate, &[])),
+        (DeliveryEnd::Returned(v), Expect::Processed) => {
+            Some(failure(Prose::FreshReturnedError, &[("value", plain(v))]))
+        }
+        (DeliveryEnd::Returned(1), Expect::Duplicate) => {
+            Some(failure(Prose::DuplicateReturnedProcessed, &[]))
+        }
+        (DeliveryEnd::Returned(v), Expect::Duplicate) => {
+            Some(failure(Prose::DuplicateReturnedError, &[("value", plain(v))]))
+        }
+        (DeliveryEnd::Returned(v), Expect::Error) => {
+            Some(failure(Prose::ErrorSwallowed, &[("value", plain(v))]))
+        }
     };
     if problem.is_some() {
         return problem.map(|p| with_notes(p, outcome));
     }
     if outcome.transaction_left_open {
-        return Some(text!(
-            "Transaktion offen gelassen: beim Zurückkehren war noch eine Transaktion offen, der Prüfstand hat \
-             sie zurückgerollt. In einem langlebigen Konsumenten hielte sie die Schreibsperre und blockierte \
-             die nächste Zustellung. Schließe jede Transaktion mit COMMIT oder ROLLBACK.",
-            "Transaction left open: a transaction was still open on return, and the harness rolled it back. In \
-             a long-running consumer it would hold the write lock and block the next delivery. End every \
-             transaction with COMMIT or ROLLBACK."
-        ));
+        return Some(failure(Prose::TransactionLeftOpen, &[]));
     }
     None
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::runner::{Expect, delivery_problem, evidence_of};
+use super::texts::{Prose, failure, plain};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{StateEvidence, TraceEvent};
@@ -92,10 +93,10 @@ impl ScheduleRun {
                     self.queue.ack(delivery.id);
                 }
                 if oracle.poison[index] {
-                    return Some(text!(
-                        "Die Giftnachricht {m} wurde mit {value} bestätigt, obwohl ihre Wirkung nicht eintreten kann: sie ist verloren, statt in der Dead-Letter-Liste zu landen, wo jemand sie sehen würde.",
-                        "The poison message {m} was acked with {value} although its effect cannot happen: it is lost instead of landing in the dead-letter list, where somebody would see it.",
-                        m = schedule::message_label(&self.batch[index])
+                    let message = plain(schedule::message_label(&self.batch[index]));
+                    return Some(failure(
+                        Prose::PoisonAcked,
+                        &[("message", message), ("value", plain(value))],
                     ));
                 }
                 None
@@ -246,10 +247,8 @@ impl<'a> Harness<'a> {
         'queue: while problem.is_none() {
             self.in_time()?;
             if deliveries >= SCHEDULE_DELIVERIES_MAX {
-                problem = Some(text!(
-                    "Der Zeitplan wurde nach {SCHEDULE_DELIVERIES_MAX} Zustellungen abgebrochen.",
-                    "The schedule was stopped after {SCHEDULE_DELIVERIES_MAX} deliveries."
-                ));
+                problem =
+                    Some(failure(Prose::ScheduleStopped, &[("deliveries", plain(SCHEDULE_DELIVERIES_MAX))]));
                 break;
             }
             let Some(delivery) = sr.queue.receive() else {
@@ -353,29 +352,22 @@ impl<'a> Harness<'a> {
         let batch = &self.exercise.messages.batch;
         for letter in queue.dead_letters() {
             if !oracle.poison[letter.body] {
-                return Some(text!(
-                    "Die Nachricht {m} ging verloren: nach {n} Zustellungen ohne Ack landete sie in der Dead-Letter-Liste, obwohl sie verarbeitet werden konnte.",
-                    "The message {m} was lost: after {n} deliveries without an ack it went to the dead-letter list although it could have been processed.",
-                    m = schedule::message_label(&batch[letter.body]),
-                    n = letter.attempts
+                let message = plain(schedule::message_label(&batch[letter.body]));
+                return Some(failure(
+                    Prose::MessageLost,
+                    &[("message", message), ("attempts", plain(letter.attempts))],
                 ));
             }
         }
         for &index in &plan.sends {
             let dead = queue.dead_letters().iter().any(|d| d.body == index);
             if oracle.poison[index] && !dead {
-                return Some(text!(
-                    "Die Giftnachricht {m} ist nicht in der Dead-Letter-Liste gelandet.",
-                    "The poison message {m} did not end in the dead-letter list.",
-                    m = schedule::message_label(&batch[index])
-                ));
+                let message = plain(schedule::message_label(&batch[index]));
+                return Some(failure(Prose::PoisonNotDeadLettered, &[("message", message)]));
             }
         }
         if after != expected {
-            return Some(text!(
-                "Nach dem Zeitplan stimmt die Datenbank nicht: jede Nachricht muss genau einmal gewirkt haben, die Giftnachricht gar nicht (siehe Unterschied).",
-                "After the schedule the database is wrong: every message must have taken effect exactly once, the poison message not at all (see the difference)."
-            ));
+            return Some(failure(Prose::ScheduleStateWrong, &[]));
         }
         None
     }

@@ -3,6 +3,7 @@
 //! effect violates a constraint.
 
 use super::runner::{Expect, delivery_problem, evidence_of, state_problem, with_notes};
+use super::texts::{Prose, failure};
 use super::{Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::state::State;
@@ -146,20 +147,8 @@ impl<'a> Harness<'a> {
             "nicht bestätigt: die Nachricht kommt später erneut",
             "not acked: the message will come again"
         ));
-        let problem = (after != oracle.after_violation).then(|| {
-            with_notes(
-                text!(
-                    "Der Fehler kam zwar an, aber die Datenbank hat sich trotzdem geändert (siehe Unterschied): \
-                     ist die ID gemerkt, obwohl die Gutschrift scheiterte? Dann wäre die Nachricht für immer \
-                     „erledigt“, aber nie ausgeführt. Merken und Wirkung gehören in eine Transaktion, die bei \
-                     einem Fehler zurückgerollt wird.",
-                    "The error did surface, but the database changed anyway (see the difference): is the id \
-                     remembered although the credit failed? Then the message is \"done\" forever but never \
-                     carried out. Remembering and effect belong in one transaction that is rolled back on error."
-                ),
-                &outcome,
-            )
-        });
+        let problem = (after != oracle.after_violation)
+            .then(|| with_notes(failure(Prose::ViolationChangedState, &[]), &outcome));
         Ok(Found::compared(evidence, problem))
     }
 }
