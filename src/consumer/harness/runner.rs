@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::texts::{Prose, failure, plain};
-use super::{Failure, Harness, Run, Step};
+use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::detail::{StateEvidence, TraceEvent};
 use crate::consumer::interleave::GateHandle;
 use crate::consumer::process::{
@@ -98,8 +98,21 @@ pub(super) fn evidence_of(
     StateEvidence { before, after, expected, also_allowed, diff }
 }
 
+/// Compares a delivery with what it had to do: first how it ended (`expect`), then the state it
+/// left (`after` against `expected`). The evidence shows the state before, after and expected.
+pub(super) fn compare(
+    outcome: &DeliveryOutcome,
+    expect: Expect,
+    before: State,
+    after: State,
+    expected: &State,
+) -> Found {
+    let problem = delivery_problem(outcome, expect).or_else(|| state_problem(&after, expected, outcome));
+    Found::compared(evidence_of(before, after, expected.clone(), None), problem)
+}
+
 /// The problem when the state after a delivery is not the expected one.
-pub(super) fn state_problem(after: &State, expected: &State, outcome: &DeliveryOutcome) -> Option<Text> {
+fn state_problem(after: &State, expected: &State, outcome: &DeliveryOutcome) -> Option<Text> {
     if after == expected {
         return None;
     }

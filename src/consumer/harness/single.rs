@@ -2,7 +2,7 @@
 //! instance or after a restart, the same body under a new id, a lost ack, and the message whose
 //! effect violates a constraint.
 
-use super::runner::{Expect, delivery_problem, evidence_of, state_problem, with_notes};
+use super::runner::{Expect, compare, delivery_problem, evidence_of, with_notes};
 use super::texts::{Prose, failure};
 use super::{Found, Harness, Run, Step};
 use crate::consumer::Oracle;
@@ -34,9 +34,7 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
         let after = self.state(&db)?;
-        let problem = delivery_problem(&outcome, Expect::Processed)
-            .or_else(|| state_problem(&after, &oracle.after_fresh, &outcome));
-        Ok(Found::compared(evidence_of(before, after, oracle.after_fresh.clone(), None), problem))
+        Ok(compare(&outcome, Expect::Processed, before, after, &oracle.after_fresh))
     }
 
     pub(super) fn duplicate_same_instance(&mut self, run: &mut Run, oracle: &Oracle) -> Step<Found> {
@@ -126,9 +124,7 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, message, None, Some(second.note));
         drop(process);
         let after = self.state(&db)?;
-        let problem = delivery_problem(&outcome, second.expect)
-            .or_else(|| state_problem(&after, second.expected, &outcome));
-        Ok(Found::compared(evidence_of(before, after, second.expected.clone(), None), problem))
+        Ok(compare(&outcome, second.expect, before, after, second.expected))
     }
 
     pub(super) fn constraint_violation(&mut self, run: &mut Run, oracle: &Oracle) -> Step<Found> {
