@@ -696,6 +696,42 @@ mod tests {
         assert_eq!(documented(), table, "ABI.md's import rows (name, parameters, returns) against the table");
     }
 
+    /// A module that imports every function of the table with the types the table declares; with
+    /// `first_result`, the first import gets that result type instead (wrong on purpose).
+    fn importing_all(first_result: Option<&str>) -> Vec<u8> {
+        let kind = |k: &crate::sandbox::ValKind| format!("{k:?}").to_ascii_lowercase();
+        let mut wat = String::from("(module");
+        for (i, spec) in IMPORTS.iter().enumerate() {
+            let params: Vec<String> = spec.params.iter().map(kind).collect();
+            let mut results: Vec<String> = spec.results.iter().map(kind).collect();
+            if let (0, Some(wrong)) = (i, first_result) {
+                results = vec![wrong.to_string()];
+            }
+            wat.push_str(&format!(
+                " (import \"{}\" \"{}\" (func (param {}) (result {})))",
+                spec.module,
+                spec.name,
+                params.join(" "),
+                results.join(" ")
+            ));
+        }
+        wat.push(')');
+        wat::parse_str(&wat).expect("valid wat")
+    }
+
+    /// The types the table declares (which the validator checks a module's imports against) are
+    /// the types of the host functions the linkers define: a module importing every function as
+    /// the table says links with both linkers, and one with a wrong type does not.
+    #[test]
+    fn the_tables_types_are_the_host_functions_types() {
+        let engine = crate::sandbox::engine(crate::grade::Compiler::Winch).expect("engine");
+        let module = wasmtime::Module::new(engine, importing_all(None)).expect("module");
+        super::linker(engine).instantiate_pre(&module).expect("links as the table says");
+        super::interleaving_linker(engine).instantiate_pre(&module).expect("links when interleaved");
+        let wrong = wasmtime::Module::new(engine, importing_all(Some("f64"))).expect("module");
+        assert!(super::linker(engine).instantiate_pre(&wrong).is_err(), "a wrong type must not link");
+    }
+
     #[test]
     fn the_table_names_each_import_once() {
         for (i, a) in IMPORTS.iter().enumerate() {
