@@ -228,7 +228,7 @@ impl ConsumerProcess {
             log_bytes: 0,
             log_limit: limits.log_bytes_per_run,
             notes: Vec::new(),
-            // Attached after the start function ran (see `start_gated`).
+            // Attached after the start function ran (see `start`).
             gate: None,
         };
         let mut store = Store::new(&compiled.engine, state);
@@ -302,7 +302,7 @@ impl ConsumerProcess {
         self.finish_delivery(result)
     }
 
-    /// Delivers `message` to an instance started with [`start_gated`](Self::start_gated): the
+    /// Delivers `message` to an instance started with a gate ([`start`](Self::start)): the
     /// returned future stops (is pending) before every statement until the controller grants the
     /// turn. Yields the outcome and the trace events since the last turn.
     pub async fn deliver_interleaved(
