@@ -8,7 +8,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pruefstein::consumer::ConsumerExercise;
-use pruefstein::consumer::checks::{CHECKS, Harness};
+use pruefstein::consumer::harness::{Check, Harness};
 use pruefstein::consumer::process::CompiledConsumer;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
@@ -42,7 +42,7 @@ fn main() {
     let mut compile = [Vec::new(), Vec::new()];
     let mut whole = [Vec::new(), Vec::new()];
     let mut per_check: [Vec<Vec<Duration>>; 2] =
-        [vec![Vec::new(); CHECKS.len()], vec![Vec::new(); CHECKS.len()]];
+        [vec![Vec::new(); Check::ALL.len()], vec![Vec::new(); Check::ALL.len()]];
     let mut fuel = 0;
     for _ in 0..rounds {
         for (i, compiler) in compilers.into_iter().enumerate() {
@@ -53,7 +53,7 @@ fn main() {
             compile[i].push(start.elapsed());
 
             let mut harness = Harness::new(consumer, &exercise.limits, &compiled).expect("harness");
-            for (c, name) in CHECKS.iter().enumerate() {
+            for (c, name) in Check::ALL.into_iter().enumerate() {
                 let start = Instant::now();
                 let result = harness.run_check(name, oracle).expect("check runs");
                 per_check[i][c].push(start.elapsed());
@@ -82,7 +82,7 @@ fn main() {
     };
     let [compile_w, compile_c] = &mut compile;
     row("compile module", compile_w, compile_c);
-    for (c, name) in CHECKS.iter().enumerate() {
+    for (c, name) in Check::ALL.into_iter().enumerate() {
         let (w, cr) = per_check.split_at_mut(1);
         row(&format!("check {name}"), &mut w[0][c], &mut cr[0][c]);
     }

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pruefstein::consumer::ConsumerExercise;
-use pruefstein::consumer::checks::{CHECKS, Harness};
+use pruefstein::consumer::harness::{Check, Harness};
 use pruefstein::consumer::process::CompiledConsumer;
 use pruefstein::deadline::Deadline;
 use pruefstein::exercise::Exercise;
@@ -84,14 +84,14 @@ fn main() {
     let engine = pruefstein::sandbox::engine(Compiler::Winch).expect("engine");
     let compiled =
         CompiledConsumer::compile(engine, &module, &exercise.limits, &consumer.entry).expect("compiles");
-    let mut per_check = vec![Vec::new(); CHECKS.len()];
+    let mut per_check = vec![Vec::new(); Check::ALL.len()];
     let mut whole = Vec::new();
     let mut verdicts = Vec::new();
     for _ in 0..rounds {
         let mut harness = Harness::new(consumer, &exercise.limits, &compiled).expect("harness");
         // Per check without the submission's deadline, to see what each one costs.
         harness.deadline = Deadline::after_ms(3_600_000);
-        for (c, name) in CHECKS.iter().enumerate() {
+        for (c, name) in Check::ALL.into_iter().enumerate() {
             let start = Instant::now();
             let result = harness.run_check(name, oracle).expect("check runs");
             per_check[c].push(start.elapsed());
@@ -104,7 +104,7 @@ fn main() {
         verdicts.push(report.summary.en);
     }
     println!("consumer grader, a correct consumer with 992 writes per message, {rounds} rounds, medians");
-    for (c, name) in CHECKS.iter().enumerate() {
+    for (c, name) in Check::ALL.into_iter().enumerate() {
         println!("{name:<28} {:>12}", ms(median(&mut per_check[c])));
     }
     println!("{:<28} {:>12}", "whole grade", ms(median(&mut whole)));

@@ -98,7 +98,7 @@ pub const LOG_BYTES_PER_RUN: usize = 16 * 1024;
 /// visible mark "… (n bytes omitted)" at the moment it is copied.
 pub const GUEST_TEXT_BYTES_MAX: usize = 1024;
 /// Trace events, and their bytes (as JSON), one check records while it runs; later events are only
-/// counted. The report shows at most [`crate::consumer::checks::TRACE_EVENTS_PER_CHECK_MAX`] of them,
+/// counted. The report shows at most [`crate::consumer::harness::TRACE_EVENTS_PER_CHECK_MAX`] of them,
 /// a replay all that were recorded.
 pub const TRACE_EVENTS_RECORDED_MAX: usize = 2_000;
 pub const TRACE_BYTES_RECORDED_MAX: usize = 512 * 1024;

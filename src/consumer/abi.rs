@@ -1,7 +1,8 @@
 //! Consumer ABI v1: the host functions a student's module may import (`msg.*`, `db.*`, `env.log`,
 //! `env.abort`) and the state behind them. The contract itself is documented for students in
-//! `graders/consumer/ABI.md`; this file is its implementation, and [`IMPORTS`] is the one list of what
-//! exists (the sandbox rejects every other import by name).
+//! `graders/consumer/ABI.md`; this file is its implementation. One table (`abi_v1!`) lists every
+//! import with its types and host function; [`IMPORTS`] (what the sandbox allows; it rejects every
+//! other import by name) and the linker's registrations are generated from it.
 //!
 //! Every host call charges fuel ([`crate::limits::FUEL_PER_HOST_CALL`] plus a charge per byte
 //! copied), checks every pointer and length against the guest's memory, and records what it did in
@@ -17,6 +18,7 @@ use super::detail::{Boundary, CrashPoint, TraceEvent, clip, quote_sql};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
+use super::process::FaultCode;
 use super::state::SqlValue;
 use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::sandbox::limiter::GuestLimiter;
@@ -24,19 +26,37 @@ use crate::sandbox::{ImportSpec, ValKind::*};
 use crate::text;
 use crate::text::Text;
 
-/// Every import ABI v1 provides.
-pub const IMPORTS: &[ImportSpec] = &[
-    ImportSpec { module: "msg", name: "int", params: &[I32, I32], results: &[I64] },
-    ImportSpec { module: "msg", name: "text", params: &[I32, I32, I32, I32], results: &[I32] },
-    ImportSpec { module: "db", name: "bind_int", params: &[I32, I64], results: &[] },
-    ImportSpec { module: "db", name: "bind_text", params: &[I32, I32, I32], results: &[] },
-    ImportSpec { module: "db", name: "exec", params: &[I32, I32], results: &[I32] },
-    ImportSpec { module: "db", name: "query_int", params: &[I32, I32, I32], results: &[I32] },
-    ImportSpec { module: "db", name: "changes", params: &[], results: &[I64] },
-    ImportSpec { module: "db", name: "last_error", params: &[I32, I32], results: &[I32] },
-    ImportSpec { module: "env", name: "log", params: &[I32, I32], results: &[] },
-    ImportSpec { module: "env", name: "abort", params: &[I32, I32, I32, I32], results: &[] },
-];
+/// The one table of ABI v1: each line is an import (module, name, parameter and result types) and
+/// the host function behind it. It yields [`IMPORTS`] (what the validator allows) and the linker's
+/// registrations, so adding a host function is one line here (and its row in `ABI.md`, which a
+/// test compares with this table).
+macro_rules! abi_v1 {
+    ($($module:literal . $name:literal ($($param:ident),*) -> ($($result:ident),*) => $host:path;)*) => {
+        /// Every import ABI v1 provides.
+        pub const IMPORTS: &[ImportSpec] = &[
+            $(ImportSpec { module: $module, name: $name, params: &[$($param),*], results: &[$($result),*] },)*
+        ];
+
+        /// Defines every import of the table on `linker`.
+        fn define_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+            $(linker.func_wrap($module, $name, $host)?;)*
+            Ok(())
+        }
+    };
+}
+
+abi_v1! {
+    "msg"."int"(I32, I32) -> (I64) => msg_int;
+    "msg"."text"(I32, I32, I32, I32) -> (I32) => msg_text;
+    "db"."bind_int"(I32, I64) -> () => db_bind_int;
+    "db"."bind_text"(I32, I32, I32) -> () => db_bind_text;
+    "db"."exec"(I32, I32) -> (I32) => db_exec;
+    "db"."query_int"(I32, I32, I32) -> (I32) => db_query_int;
+    "db"."changes"() -> (I64) => db_changes;
+    "db"."last_error"(I32, I32) -> (I32) => db_last_error;
+    "env"."log"(I32, I32) -> () => env_log;
+    "env"."abort"(I32, I32, I32, I32) -> () => env_abort;
+}
 
 /// The store data of one consumer instance.
 pub struct GuestState {
@@ -88,12 +108,12 @@ pub enum HostFault {
 
 impl HostFault {
     /// A stable code and a message a student understands.
-    pub fn explain(&self) -> (&'static str, Text) {
+    pub fn explain(&self) -> (FaultCode, Text) {
         match self {
             HostFault::InjectedCrash { point, after } => {
                 let after = after.describe();
                 (
-                    "crash",
+                    FaultCode::Crash,
                     Text {
                         de: format!(
                             "Absturz an Absturzpunkt {point}, {} (vom Prüfstand ausgelöst)",
@@ -104,7 +124,7 @@ impl HostFault {
                 )
             }
             HostFault::OutOfBounds { call, ptr, len, memory } => (
-                "pointer-out-of-bounds",
+                FaultCode::PointerOutOfBounds,
                 text!(
                     "{call}: Zeiger {ptr} mit Länge {len} liegt außerhalb des Speichers ({memory} Bytes). \
                      Übergib Zeiger und Länge eines Puffers, der wirklich im Modulspeicher liegt.",
@@ -113,32 +133,32 @@ impl HostFault {
                 ),
             ),
             HostFault::MessagePath { call, path, problem } => (
-                "message-path",
+                FaultCode::MessagePath,
                 text!(
                     "{call}(\"{path}\"): {problem}. Pfade sind z. B. \"id\" oder \"body.kunde\".",
                     "{call}(\"{path}\"): {problem}. Paths look like \"id\" or \"body.kunde\"."
                 ),
             ),
             HostFault::NotUtf8 { call, what } => (
-                "not-utf8",
+                FaultCode::NotUtf8,
                 text!("{call}: {what} ist kein gültiges UTF-8.", "{call}: the {what} is not valid UTF-8."),
             ),
             HostFault::Abort { message, file, line, column } => (
-                "abort",
+                FaultCode::Abort,
                 text!(
                     "Das Modul hat abort aufgerufen: „{message}“ ({file}:{line}:{column}).",
                     "The module called abort: \"{message}\" ({file}:{line}:{column})."
                 ),
             ),
             HostFault::StatementLimit { limit } => (
-                "statement-limit",
+                FaultCode::StatementLimit,
                 text!(
                     "Mehr als {limit} SQL-Anweisungen in einer Zustellung (Grenze „Anweisungen pro Zustellung“).",
                     "More than {limit} SQL statements in one delivery (limit \"statements per delivery\")."
                 ),
             ),
             HostFault::NoMemory => (
-                "missing-memory",
+                FaultCode::MissingMemory,
                 text!(
                     "Das Modul exportiert keinen Speicher „memory“.",
                     "The module exports no memory \"memory\"."
@@ -203,29 +223,8 @@ type HostResult<T> = wasmtime::Result<T>;
 
 fn build_linker(engine: &Engine) -> Linker<GuestState> {
     let mut linker = Linker::new(engine);
-    // Defining functions on a fresh linker only fails on duplicate names, which IMPORTS rules out.
-    let defined: wasmtime::Result<()> = (|| {
-        linker.func_wrap("msg", "int", msg_int)?;
-        linker.func_wrap("msg", "text", msg_text)?;
-        linker.func_wrap("db", "bind_int", db_bind_int)?;
-        linker.func_wrap("db", "bind_text", db_bind_text)?;
-        linker.func_wrap("db", "exec", |caller: Caller<'_, GuestState>, ptr: i32, len: i32| {
-            db_statement(caller, "db.exec", ptr, len, None)
-        })?;
-        linker.func_wrap(
-            "db",
-            "query_int",
-            |caller: Caller<'_, GuestState>, ptr: i32, len: i32, out: i32| {
-                db_statement(caller, "db.query_int", ptr, len, Some(out))
-            },
-        )?;
-        linker.func_wrap("db", "changes", db_changes)?;
-        linker.func_wrap("db", "last_error", db_last_error)?;
-        linker.func_wrap("env", "log", env_log)?;
-        linker.func_wrap("env", "abort", env_abort)?;
-        Ok(())
-    })();
-    if let Err(error) = defined {
+    // Defining functions on a fresh linker only fails on duplicate names, which a test rules out.
+    if let Err(error) = define_imports(&mut linker) {
         panic!("the ABI v1 linker could not be built: {error}");
     }
     linker
@@ -509,6 +508,14 @@ fn finish_statement(
     Ok(result.status)
 }
 
+fn db_exec(caller: Caller<'_, GuestState>, ptr: i32, len: i32) -> HostResult<i32> {
+    db_statement(caller, "db.exec", ptr, len, None)
+}
+
+fn db_query_int(caller: Caller<'_, GuestState>, ptr: i32, len: i32, out: i32) -> HostResult<i32> {
+    db_statement(caller, "db.query_int", ptr, len, Some(out))
+}
+
 fn db_statement(
     mut caller: Caller<'_, GuestState>,
     call: &'static str,
@@ -643,4 +650,94 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
     let end = ptr.saturating_add(byte_len.min(MAX_CHARS * 2)).min(data.len());
     let units: Vec<u16> = data[ptr..end].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     String::from_utf16_lossy(&units)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::IMPORTS;
+    use crate::sandbox::ImportSpec;
+
+    const ABI_MD: &str = include_str!("../../graders/consumer/ABI.md");
+
+    /// The imports `ABI.md` documents: every table row of its "Imports" section whose first cell is
+    /// a `module.name`, with the number of parameters its signature lists and whether it returns.
+    fn documented() -> Vec<(String, usize, bool)> {
+        let start = ABI_MD.find("## Imports").expect("ABI.md has an Imports section");
+        let section = &ABI_MD[start..];
+        let section = &section[..section[3..].find("\n## ").map_or(section.len(), |end| end + 3)];
+        let mut rows = Vec::new();
+        for line in section.lines() {
+            let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+            let [_, function, signature, ..] = cells.as_slice() else { continue };
+            let (Some(function), Some(signature)) = (
+                function.strip_prefix('`').and_then(|f| f.strip_suffix('`')),
+                signature.strip_prefix('`').and_then(|s| s.strip_suffix('`')),
+            ) else {
+                continue;
+            };
+            if !function.contains('.') {
+                continue;
+            }
+            let inside = signature.split_once(')').map_or("", |(params, _)| params.trim_start_matches('('));
+            let params = if inside.trim().is_empty() { 0 } else { inside.split(',').count() };
+            rows.push((function.to_string(), params, signature.contains("->")));
+        }
+        rows
+    }
+
+    #[test]
+    fn abi_md_lists_exactly_the_tables_imports() {
+        let table: Vec<(String, usize, bool)> = IMPORTS
+            .iter()
+            .map(|ImportSpec { module, name, params, results }| {
+                (format!("{module}.{name}"), params.len(), !results.is_empty())
+            })
+            .collect();
+        assert_eq!(documented(), table, "ABI.md's import rows (name, parameters, returns) against the table");
+    }
+
+    /// A module that imports every function of the table with the types the table declares; with
+    /// `first_result`, the first import gets that result type instead (wrong on purpose).
+    fn importing_all(first_result: Option<&str>) -> Vec<u8> {
+        let kind = |k: &crate::sandbox::ValKind| format!("{k:?}").to_ascii_lowercase();
+        let mut wat = String::from("(module");
+        for (i, spec) in IMPORTS.iter().enumerate() {
+            let params: Vec<String> = spec.params.iter().map(kind).collect();
+            let mut results: Vec<String> = spec.results.iter().map(kind).collect();
+            if let (0, Some(wrong)) = (i, first_result) {
+                results = vec![wrong.to_string()];
+            }
+            wat.push_str(&format!(
+                " (import \"{}\" \"{}\" (func (param {}) (result {})))",
+                spec.module,
+                spec.name,
+                params.join(" "),
+                results.join(" ")
+            ));
+        }
+        wat.push(')');
+        wat::parse_str(&wat).expect("valid wat")
+    }
+
+    /// The types the table declares (which the validator checks a module's imports against) are
+    /// the types of the host functions the linkers define: a module importing every function as
+    /// the table says links with both linkers, and one with a wrong type does not.
+    #[test]
+    fn the_tables_types_are_the_host_functions_types() {
+        let engine = crate::sandbox::engine(crate::exercise::Compiler::Winch).expect("engine");
+        let module = wasmtime::Module::new(engine, importing_all(None)).expect("module");
+        super::linker(engine).instantiate_pre(&module).expect("links as the table says");
+        super::interleaving_linker(engine).instantiate_pre(&module).expect("links when interleaved");
+        let wrong = wasmtime::Module::new(engine, importing_all(Some("f64"))).expect("module");
+        assert!(super::linker(engine).instantiate_pre(&wrong).is_err(), "a wrong type must not link");
+    }
+
+    #[test]
+    fn the_table_names_each_import_once() {
+        for (i, a) in IMPORTS.iter().enumerate() {
+            for b in &IMPORTS[i + 1..] {
+                assert!((a.module, a.name) != (b.module, b.name), "{}.{} twice", a.module, a.name);
+            }
+        }
+    }
 }

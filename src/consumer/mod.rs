@@ -3,13 +3,12 @@
 //! - `abi`: ABI v1, the host functions a module may import;
 //! - `guestdb`: the hardened SQLite connection behind `db.*`;
 //! - `process`: one consumer instance (a store, a connection), delivery and crash;
-//! - `checks`: the harness and its named checks, `catalogue`: their texts;
+//! - `harness`: the crash harness around the one list of checks ([`harness::Check`]), with the
+//!   catalogue of their texts, the runners of each family of checks and replay tokens;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
 //! - `exercise`: the `[consumer]` exercise format.
 
 pub mod abi;
-pub mod catalogue;
-pub mod checks;
 /// The evidence in a consumer report; its types belong to the report model.
 pub use crate::report::consumer as detail;
 pub mod exercise;
@@ -17,6 +16,7 @@ mod grader;
 // Dropping the virtual-table modules of a connection calls SQLite's C API.
 #[allow(unsafe_code)]
 pub mod guestdb;
+pub mod harness;
 pub mod interleave;
 pub mod process;
 pub mod schedule;
@@ -28,7 +28,9 @@ pub use detail::{ConsumerDetail, render_detail_text};
 pub use exercise::ConsumerExercise;
 pub use grader::GRADER;
 
-use self::checks::{CHECKS, CheckEnd, CheckResult, Harness};
+use self::harness::replay::REPLAY_HASH_CHARS;
+pub use self::harness::replay::ReplayToken;
+use self::harness::{Check, CheckEnd, CheckResult, Harness, catalogue};
 use self::process::CompiledConsumer;
 use self::state::State;
 use crate::deadline::Deadline;
@@ -186,16 +188,16 @@ fn grade_here(
         let result = harness.run_check_spec(replay.check, replay.spec.as_deref(), oracle)?;
         return Ok(build_report(exercise, submission, vec![result], Vec::new(), &deadline));
     }
-    let mut results = Vec::with_capacity(CHECKS.len());
+    let mut results = Vec::with_capacity(Check::ALL.len());
     let mut out_of_time = false;
-    for &name in CHECKS {
+    for check in Check::ALL {
         // Once the time is used up, every check after is listed as not run, never left out.
         if out_of_time || deadline.expired() {
             out_of_time = true;
-            results.push(CheckResult::not_run(name, &deadline));
+            results.push(CheckResult::not_run(check, &deadline));
             continue;
         }
-        let result = harness.run_check(name, oracle)?;
+        let result = harness.run_check(check, oracle)?;
         out_of_time = result.end != CheckEnd::Finished;
         results.push(result);
     }
@@ -241,11 +243,11 @@ fn build_report(
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {
-            let info = catalogue::info(result.name);
+            let info = catalogue::info(result.check);
             let not_run = result.end == CheckEnd::NotRun;
             let replay = result.failure.as_ref().filter(|_| !not_run).map(|_| {
                 let token = ReplayToken {
-                    check: result.name,
+                    check: result.check,
                     module: sha[..REPLAY_HASH_CHARS].to_string(),
                     spec: result.replay_spec.clone(),
                 };
@@ -256,11 +258,11 @@ fn build_report(
             });
             CheckReport {
                 replay,
-                name: result.name.to_string(),
-                title: info.title,
+                name: result.check.name().to_string(),
+                title: info.title.clone(),
                 passed: result.failure.is_none(),
                 not_run,
-                explanation: info.explanation,
+                explanation: info.explanation.clone(),
                 failure: result.failure,
                 hint: None,
                 points: None,
@@ -308,47 +310,6 @@ fn build_report(
     }
 }
 
-/// Hex digits of the module's SHA-256 a replay token carries.
-const REPLAY_HASH_CHARS: usize = 12;
-
-/// Names one run of one check of one module: `check@sha256-prefix[:spec]`, e.g.
-/// `concurrent-duplicate@259d59a6182d:0110`.
-pub struct ReplayToken {
-    pub check: &'static str,
-    pub module: String,
-    pub spec: Option<String>,
-}
-
-impl ReplayToken {
-    pub fn render(&self) -> String {
-        match &self.spec {
-            Some(spec) => format!("{}@{}:{spec}", self.check, self.module),
-            None => format!("{}@{}", self.check, self.module),
-        }
-    }
-
-    pub fn parse(token: &str) -> Result<ReplayToken, GradeError> {
-        let bad = || {
-            GradeError::Replay(format!(
-                "\"{token}\" is not a replay token (they look like crash-points@259d59a6182d)"
-            ))
-        };
-        let (check, rest) = token.trim().split_once('@').ok_or_else(bad)?;
-        let (module, spec) = match rest.split_once(':') {
-            Some((module, spec)) => (module, Some(spec.to_string())),
-            None => (rest, None),
-        };
-        let check = catalogue::current_name(check);
-        let check = checks::CHECKS.iter().find(|c| **c == check).copied().ok_or_else(|| {
-            GradeError::Replay(format!("unknown check \"{check}\" (known: {})", checks::CHECKS.join(", ")))
-        })?;
-        if module.len() < 8 || !module.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(bad());
-        }
-        Ok(ReplayToken { check, module: module.to_ascii_lowercase(), spec })
-    }
-}
-
 /// The line in a mutant that declares the check it must fail: `;; expect-fail: <check>`
 /// (or `// expect-fail: <check>` in C and AssemblyScript sources).
 pub const EXPECT_FAIL_MARK: &str = "expect-fail:";
@@ -369,16 +330,8 @@ fn declared_check(path: &Path) -> Result<(String, usize), String> {
     };
     for (index, line) in source.lines().enumerate().take(40) {
         if let Some(name) = expect_fail_on_line(line) {
-            let name = catalogue::current_name(name).to_string();
-            if !catalogue::contains(&name) {
-                return Err(format!(
-                    "{}:{}: unknown check \"{name}\" (known: {})",
-                    file.display(),
-                    index + 1,
-                    catalogue::names().join(", ")
-                ));
-            }
-            return Ok((name, index + 1));
+            let check: Check = name.parse().map_err(|e| format!("{}:{}: {e}", file.display(), index + 1))?;
+            return Ok((check.name().to_string(), index + 1));
         }
     }
     Err(format!(

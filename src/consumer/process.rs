@@ -24,6 +24,79 @@ use crate::sandbox::{self, ModuleContract};
 use crate::text;
 use crate::text::Text;
 
+/// Why an instance died on its own, as a stable code (shown in the trace as `[code]`).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub enum FaultCode {
+    /// The harness injected a crash (see [`HostFault::InjectedCrash`]).
+    Crash,
+    PointerOutOfBounds,
+    MessagePath,
+    NotUtf8,
+    /// The module called `env.abort`.
+    Abort,
+    StatementLimit,
+    MissingMemory,
+    MemoryLimit,
+    TableLimit,
+    FuelExhausted,
+    /// The delivery's own wall-clock budget.
+    WallClockLimit,
+    /// The submission's deadline.
+    SubmissionTimeLimit,
+    StackLimit,
+    MemoryOutOfBounds,
+    /// The module reached `unreachable` (a panic, an abort in most languages).
+    Unreachable,
+    /// Any other trap.
+    Trap,
+    /// The start function waited for something that never came.
+    StartPending,
+}
+
+impl FaultCode {
+    /// The code as it appears in traces and reports.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            FaultCode::Crash => "crash",
+            FaultCode::PointerOutOfBounds => "pointer-out-of-bounds",
+            FaultCode::MessagePath => "message-path",
+            FaultCode::NotUtf8 => "not-utf8",
+            FaultCode::Abort => "abort",
+            FaultCode::StatementLimit => "statement-limit",
+            FaultCode::MissingMemory => "missing-memory",
+            FaultCode::MemoryLimit => "memory-limit",
+            FaultCode::TableLimit => "table-limit",
+            FaultCode::FuelExhausted => "fuel-exhausted",
+            FaultCode::WallClockLimit => "wall-clock-limit",
+            FaultCode::SubmissionTimeLimit => "submission-time-limit",
+            FaultCode::StackLimit => "stack-limit",
+            FaultCode::MemoryOutOfBounds => "memory-out-of-bounds",
+            FaultCode::Unreachable => "unreachable",
+            FaultCode::Trap => "trap",
+            FaultCode::StartPending => "start-pending",
+        }
+    }
+
+    /// A fault the consumer caused on purpose to report an error (abort, unreachable, another
+    /// trap): for a message whose effect fails, that is the error surfacing, not a failure.
+    pub const fn is_deliberate(self) -> bool {
+        matches!(self, FaultCode::Abort | FaultCode::Unreachable | FaultCode::Trap)
+    }
+}
+
+impl std::fmt::Display for FaultCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Debug shows the code as a string, as in traces (teachers read it in an oracle's error).
+impl std::fmt::Debug for FaultCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
 /// A module compiled and linked, ready to start instances cheaply.
 pub struct CompiledConsumer {
     pub engine: Engine,
@@ -67,7 +140,7 @@ pub enum DeliveryEnd {
     /// The harness killed the instance at this crash point of the delivery.
     Crashed { point: u32, after: Boundary },
     /// The instance died on its own: a trap, a limit, a bad host call.
-    Faulted { code: String, message: Text },
+    Faulted { code: FaultCode, message: Text },
 }
 
 #[derive(Debug, Clone)]
@@ -106,48 +179,35 @@ pub struct ConsumerProcess {
 /// Why an instance could not start: the student's fault (a trap in the start function, a limit) or
 /// the exercise's (its database cannot be opened).
 pub enum StartError {
-    Fault { code: String, message: Text, events: Vec<TraceEvent>, fuel_used: u64 },
+    Fault { code: FaultCode, message: Text, events: Vec<TraceEvent>, fuel_used: u64 },
     Internal(String),
+}
+
+/// What every instance of one module in one grading starts from: the compiled module, the
+/// exercise's tables, the limits and the submission's deadline.
+pub struct Launch<'a> {
+    pub compiled: &'a CompiledConsumer,
+    pub tables: Arc<[String]>,
+    pub limits: &'a Limits,
+    pub deadline: &'a Deadline,
 }
 
 impl ConsumerProcess {
     /// Starts instance number `instance` on the database at `db_path`.
-    pub fn start(
-        compiled: &CompiledConsumer,
-        db_path: &Path,
-        tables: Arc<[String]>,
-        limits: &Limits,
-        deadline: &Deadline,
-        instance: u32,
-    ) -> Result<ConsumerProcess, StartError> {
-        Self::start_with(compiled, db_path, tables, limits, deadline, instance, None)
-    }
-
-    /// Starts an instance that waits at `gate` before every statement of its deliveries (an
+    ///
+    /// With a `gate`, the instance waits at it before every statement of its deliveries (an
     /// interleaved run). Its start function runs before the gate is attached: a process starts up
     /// alone, before the interleaving of its first delivery begins, so a start function that runs
     /// statements cannot wait for a turn that nobody grants.
-    pub fn start_gated(
-        compiled: &CompiledConsumer,
+    pub fn start(
+        launch: &Launch<'_>,
         db_path: &Path,
-        tables: Arc<[String]>,
-        limits: &Limits,
-        deadline: &Deadline,
-        instance: u32,
-        gate: GateHandle,
-    ) -> Result<ConsumerProcess, StartError> {
-        Self::start_with(compiled, db_path, tables, limits, deadline, instance, Some(gate))
-    }
-
-    fn start_with(
-        compiled: &CompiledConsumer,
-        db_path: &Path,
-        tables: Arc<[String]>,
-        limits: &Limits,
-        deadline: &Deadline,
         instance: u32,
         gate: Option<GateHandle>,
     ) -> Result<ConsumerProcess, StartError> {
+        let Launch { compiled, tables, limits, deadline } = launch;
+        let (compiled, limits, deadline) = (*compiled, *limits, *deadline);
+        let tables = Arc::clone(tables);
         let pre = if gate.is_some() { &compiled.pre_interleaved } else { &compiled.pre };
         let mut db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
@@ -168,7 +228,7 @@ impl ConsumerProcess {
             log_bytes: 0,
             log_limit: limits.log_bytes_per_run,
             notes: Vec::new(),
-            // Attached after the start function ran (see `start_gated`).
+            // Attached after the start function ran (see `start`).
             gate: None,
         };
         let mut store = Store::new(&compiled.engine, state);
@@ -206,7 +266,7 @@ impl ConsumerProcess {
             None => {
                 let events = std::mem::take(&mut store.data_mut().events);
                 return Err(StartError::Fault {
-                    code: "start-pending".into(),
+                    code: FaultCode::StartPending,
                     message: text!(
                         "Die Startfunktion des Moduls wurde nicht fertig: sie wartete auf etwas, das nie kam.",
                         "The module's start function did not finish: it waited for something that never came."
@@ -242,7 +302,7 @@ impl ConsumerProcess {
         self.finish_delivery(result)
     }
 
-    /// Delivers `message` to an instance started with [`start_gated`](Self::start_gated): the
+    /// Delivers `message` to an instance started with a gate ([`start`](Self::start)): the
     /// returned future stops (is pending) before every statement until the controller grants the
     /// turn. Yields the outcome and the trace events since the last turn.
     pub async fn deliver_interleaved(
@@ -307,7 +367,7 @@ impl ConsumerProcess {
                         let (code, message) = classify_at(&error, limits, &self.deadline, self.capped);
                         self.store.data_mut().events.push(TraceEvent::Fault {
                             instance,
-                            code: code.clone(),
+                            code: code.to_string(),
                             message: message.clone(),
                         });
                         DeliveryEnd::Faulted { code, message }
@@ -354,23 +414,22 @@ fn classify_at(
     limits: &Limits,
     deadline: &Deadline,
     capped: bool,
-) -> (String, Text) {
+) -> (FaultCode, Text) {
     if matches!(error.downcast_ref::<Trap>(), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
-        return ("submission-time-limit".into(), deadline.limit_text());
+        return (FaultCode::SubmissionTimeLimit, deadline.limit_text());
     }
     classify(error, limits)
 }
 
 /// Turns a trap or host fault into a stable code and a message a student understands.
-pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
+pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
     if let Some(fault) = error.downcast_ref::<HostFault>() {
-        let (code, message) = fault.explain();
-        return (code.to_string(), message);
+        return fault.explain();
     }
     if let Some(hit) = error.downcast_ref::<LimitHit>() {
         return match hit {
             LimitHit::Memory { desired, max } => (
-                "memory-limit".into(),
+                FaultCode::MemoryLimit,
                 text!(
                     "Das Modul wollte seinen Speicher auf {d} KiB vergrößern; erlaubt sind {m} KiB (Grenze „Speicher“).",
                     "The module tried to grow its memory to {d} KiB; {m} KiB are allowed (limit \"memory\").",
@@ -379,7 +438,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
                 ),
             ),
             LimitHit::Table { desired, max } => (
-                "table-limit".into(),
+                FaultCode::TableLimit,
                 text!(
                     "Das Modul wollte eine Tabelle auf {desired} Einträge vergrößern; erlaubt sind {max}.",
                     "The module tried to grow a table to {desired} elements; {max} are allowed."
@@ -390,7 +449,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
     if let Some(trap) = error.downcast_ref::<Trap>() {
         let (code, message) = match trap {
             Trap::OutOfFuel => (
-                "fuel-exhausted",
+                FaultCode::FuelExhausted,
                 text!(
                     "Das Rechenbudget ist aufgebraucht ({fuel} Einheiten Treibstoff pro Zustellung, Grenze „fuel“). \
                      Läuft eine Schleife endlos?",
@@ -400,7 +459,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
                 ),
             ),
             Trap::Interrupt => (
-                "wall-clock-limit",
+                FaultCode::WallClockLimit,
                 text!(
                     "Die Zustellung dauerte länger als {ms} ms (Grenze „Zeit pro Zustellung“).",
                     "The delivery took longer than {ms} ms (limit \"time per delivery\").",
@@ -408,7 +467,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
                 ),
             ),
             Trap::StackOverflow => (
-                "stack-limit",
+                FaultCode::StackLimit,
                 text!(
                     "Der Stapelspeicher ist übergelaufen ({kib} KiB, Grenze „Stack“): eine zu tiefe oder endlose Rekursion?",
                     "The stack overflowed ({kib} KiB, limit \"stack\"): recursion too deep or endless?",
@@ -416,25 +475,26 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (String, Text) {
                 ),
             ),
             Trap::MemoryOutOfBounds => (
-                "memory-out-of-bounds",
+                FaultCode::MemoryOutOfBounds,
                 text!(
                     "Zugriff außerhalb des Speichers (memory out of bounds).",
                     "Memory access out of bounds."
                 ),
             ),
             Trap::UnreachableCodeReached => (
-                "unreachable",
+                FaultCode::Unreachable,
                 text!(
                     "Das Modul hat „unreachable“ erreicht (so endet z. B. ein panic oder abort).",
                     "The module reached \"unreachable\" (this is how a panic or abort ends)."
                 ),
             ),
-            other => {
-                ("trap", text!("Das Modul ist abgestürzt (trap): {other}", "The module trapped: {other}"))
-            }
+            other => (
+                FaultCode::Trap,
+                text!("Das Modul ist abgestürzt (trap): {other}", "The module trapped: {other}"),
+            ),
         };
-        return (code.to_string(), message);
+        return (code, message);
     }
     let first = format!("{error:#}").lines().next().unwrap_or("").to_string();
-    ("trap".into(), text!("Das Modul ist abgestürzt: {first}", "The module failed: {first}"))
+    (FaultCode::Trap, text!("Das Modul ist abgestürzt: {first}", "The module failed: {first}"))
 }

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
-use pruefstein::consumer::checks::CHECKS;
 use pruefstein::consumer::detail::TraceEvent;
+use pruefstein::consumer::harness::Check;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::{CRASH_POINTS_MAX, WALL_MS_PER_SUBMISSION};
@@ -139,7 +139,7 @@ const SPIN: &str = r#"
 /// of them counts as failed.
 fn assert_ran_out_of_time(report: &Report) {
     assert_eq!(report.verdict, Verdict::Failed);
-    assert_eq!(report.checks.len(), CHECKS.len(), "no check is left out");
+    assert_eq!(report.checks.len(), Check::ALL.len(), "no check is left out");
     let limit = format!("time limit per submission ({} s)", WALL_MS_PER_SUBMISSION / 1000);
     assert!(report.summary.en.contains(&limit), "the summary names the limit: {}", report.summary.en);
     assert!(report.summary.de.contains("Zeitlimit pro Abgabe (5 s)"), "{}", report.summary.de);
@@ -228,7 +228,7 @@ fn a_thousand_harmless_writes_end_within_the_deadline_with_no_check_skipped() {
       (local.set $i (i32.add (local.get $i) (i32.const 1)))
       (br_if $more (i32.lt_u (local.get $i) (i32.const 990))))"#;
     let report = grade_guarded(consumer("", writes, ""));
-    assert_eq!(report.checks.len(), CHECKS.len(), "no check is left out");
+    assert_eq!(report.checks.len(), Check::ALL.len(), "no check is left out");
     let limit = format!("time limit per submission ({} s)", WALL_MS_PER_SUBMISSION / 1000);
     for check in report.checks.iter().filter(|c| !c.passed) {
         assert!(
@@ -274,7 +274,7 @@ fn an_endless_loop_in_the_second_delivery_ends_with_the_deadline_named() {
     assert!(!duplicate.passed);
     assert!(failure_en(duplicate).contains("time per delivery"), "{}", failure_en(duplicate));
     assert_eq!(report.verdict, Verdict::Failed);
-    assert_eq!(report.checks.len(), CHECKS.len(), "no check is left out");
+    assert_eq!(report.checks.len(), Check::ALL.len(), "no check is left out");
     // About five deliveries spin a second each: whether the deadline comes before the last check
     // depends on the machine; if it does, the report says so.
     if report.not_run_checks().next().is_some() {
@@ -333,7 +333,7 @@ fn a_consumer_whose_every_delivery_faults_with_the_lock_held_ends_with_a_report(
     let wat = std::fs::read_to_string(path).expect("the kept finding");
     let report = grade_guarded(wat);
     assert_eq!(report.verdict, Verdict::Failed);
-    assert_eq!(report.checks.len(), CHECKS.len(), "no check is left out");
+    assert_eq!(report.checks.len(), Check::ALL.len(), "no check is left out");
     let fresh = check(&report, "fresh-message");
     assert!(failure_en(fresh).contains("bod1"), "the missing path is named: {}", failure_en(fresh));
 }

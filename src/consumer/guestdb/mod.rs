@@ -8,8 +8,8 @@
 //! and, as a wall-clock backstop, after [`crate::limits::SQL_WALL_MS_PER_STATEMENT`] or when the
 //! submission's deadline passes, whichever comes first.
 //!
-//! It also maps SQLite's errors onto ABI v1's status codes and describes each statement for the
-//! trace.
+//! This file is the connection; `authorizer.rs` holds the authorizer and its allow-list,
+//! `errors.rs` the mapping of SQLite's errors onto ABI v1's status codes (`status.rs`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -20,14 +20,18 @@ use std::time::{Duration, Instant};
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::limits::Limit;
 use rusqlite::types::ValueRef;
-use rusqlite::{Connection, ErrorCode, OpenFlags};
+use rusqlite::{Connection, OpenFlags};
 
 use super::state::SqlValue;
-use crate::deadline::{Deadline, format_ms};
+use crate::deadline::Deadline;
 use crate::limits::SQL_WALL_MS_PER_STATEMENT;
 
+mod authorizer;
+mod errors;
 /// The status codes `db.*` calls return (shown by name in traces).
 pub use crate::report::consumer::status;
+
+use self::authorizer::{authorize, drop_virtual_table_modules};
 
 /// How a statement that found the database locked begins its error message.
 pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";
@@ -431,162 +435,6 @@ impl GuestDb {
     fn wall_limit_hit(&self) -> Option<bool> {
         self.guard.wall_limit_hit.load(Ordering::Relaxed).then_some(self.submission_binds)
     }
-
-    /// Maps an SQLite error onto a status code and a message a student understands.
-    fn describe_error(&self, sql: &str, error: &rusqlite::Error) -> (i32, String) {
-        if self.step_limit_hit() {
-            return (
-                status::ERROR,
-                format!(
-                    "statement stopped: it took more than {} SQL steps (limit \"SQL steps per statement\"); \
-                     is there a query that never ends, such as a recursive CTE without a stop condition?",
-                    self.step_limit
-                ),
-            );
-        }
-        match (self.wall_limit_hit(), &self.deadline) {
-            (Some(true), Some(deadline)) => {
-                return (
-                    status::ERROR,
-                    format!(
-                        "statement stopped: the time for the whole submission ran out ({})",
-                        deadline.limit_name().en
-                    ),
-                );
-            }
-            (Some(_), _) => {
-                return (
-                    status::ERROR,
-                    format!(
-                        "statement stopped: it ran longer than {} (limit \"SQL time per statement\"); does a \
-                         query do heavy work on long strings, row after row?",
-                        format_ms(SQL_WALL_MS_PER_STATEMENT)
-                    ),
-                );
-            }
-            (None, _) => {}
-        }
-        if let rusqlite::Error::MultipleStatement = error {
-            return (
-                status::ERROR,
-                "one statement per call: split the SQL into separate db.exec calls".into(),
-            );
-        }
-        let message = match error {
-            rusqlite::Error::SqliteFailure(_, Some(message)) => message.clone(),
-            rusqlite::Error::SqlInputError { msg, .. } => msg.clone(),
-            other => other.to_string(),
-        };
-        let denied = self
-            .guard
-            .denied
-            .lock()
-            .ok()
-            .and_then(|d| d.iter().min_by_key(|(priority, _)| *priority).map(|(_, r)| r.clone()));
-        let code = error.sqlite_error();
-        let auth = code.is_some_and(|c| c.code == ErrorCode::AuthorizationForStatementDenied);
-        if let (Some(reason), false) = (&denied, auth) {
-            // Denied functions fail with a plain error, not SQLITE_AUTH.
-            return (status::ERROR, format!("not allowed: {reason}"));
-        }
-        // Virtual table modules are dropped from the connection, so a table-valued table is not
-        // found at all; say why rather than only that it is missing.
-        if let Some(name) = message.strip_prefix("no such table: ")
-            && is_table_valued(&name.to_ascii_lowercase())
-        {
-            return (
-                status::ERROR,
-                format!(
-                    "not allowed: {name} (virtual and table-valued tables are not available; use the tables \
-                     of schema.sql)"
-                ),
-            );
-        }
-        if message.contains("LIKE or GLOB pattern too complex") {
-            return (
-                status::ERROR,
-                format!(
-                    "{message}: limit \"LIKE pattern length\" ({} bytes)",
-                    crate::limits::SQL_LIKE_PATTERN_BYTES_MAX
-                ),
-            );
-        }
-        let Some(code) = code else {
-            return (status::ERROR, message);
-        };
-        match code.code {
-            ErrorCode::ConstraintViolation => {
-                let duplicate = code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                    || code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY;
-                (if duplicate { status::DUPLICATE } else { status::CONSTRAINT }, message)
-            }
-            ErrorCode::AuthorizationForStatementDenied => {
-                // A schema change is denied at its first implied step (reading sqlite_schema), so
-                // name the statement itself.
-                if let Some(ddl) = schema_change(sql) {
-                    return (
-                        status::ERROR,
-                        format!(
-                            "not allowed: {ddl} (changing the schema is not allowed; use the tables of schema.sql)"
-                        ),
-                    );
-                }
-                let reason = denied.unwrap_or(message);
-                (status::ERROR, format!("not allowed: {reason}"))
-            }
-            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                (status::ERROR, format!("{LOCKED_PREFIX}: {message}"))
-            }
-            ErrorCode::DiskFull => (
-                status::ERROR,
-                format!(
-                    "database full: limit \"scratch database size\" ({} bytes) reached; a consumer writes \
-                     one row per message, not bulk data",
-                    crate::limits::SCRATCH_DB_BYTES_MAX
-                ),
-            ),
-            ErrorCode::OutOfMemory => (
-                status::ERROR,
-                format!(
-                    "out of memory: limit \"SQL memory of the grading process\" ({} bytes) reached; the \
-                     statement builds too large a result",
-                    crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX
-                ),
-            ),
-            ErrorCode::TooBig if message.contains("statement too long") => (
-                status::ERROR,
-                format!(
-                    "statement too long: limit \"SQL text length\" ({} bytes)",
-                    crate::limits::SQL_TEXT_BYTES_MAX
-                ),
-            ),
-            ErrorCode::TooBig => (
-                status::ERROR,
-                format!(
-                    "value too long: limit \"SQL value length\" ({} bytes) for a string, blob or row",
-                    crate::limits::SQL_VALUE_BYTES_MAX
-                ),
-            ),
-            _ => (status::ERROR, message),
-        }
-    }
-}
-
-/// "DROP TABLE" for `drop table x`, when `sql` starts with a schema-changing keyword.
-fn schema_change(sql: &str) -> Option<String> {
-    let mut words = sql.split_whitespace().map(|w| w.to_ascii_uppercase());
-    let first = words.next()?;
-    match first.as_str() {
-        "CREATE" | "DROP" | "ALTER" => {
-            let mut second = words.next().unwrap_or_default();
-            if matches!(second.as_str(), "TEMP" | "TEMPORARY" | "UNIQUE" | "VIRTUAL") {
-                second = format!("{second} {}", words.next().unwrap_or_default());
-            }
-            Some(format!("{first} {second}"))
-        }
-        "REINDEX" | "ANALYZE" | "VACUUM" => Some(first),
-        _ => None,
-    }
 }
 
 enum FirstRow {
@@ -595,246 +443,11 @@ enum FirstRow {
     Other(rusqlite::types::Type),
 }
 
-/// Decides what the guest's connection may do. Returns the reason for a denial.
-fn authorize(ctx: &AuthContext<'_>, tables: &[String]) -> Result<(), String> {
-    let known = |name: &str| tables.iter().any(|t| t.eq_ignore_ascii_case(name));
-    let unknown_table = |name: &str| {
-        format!("table \"{name}\" is not part of this exercise (its tables: {})", tables.join(", "))
-    };
-    match ctx.action {
-        AuthAction::Select | AuthAction::Recursive => Ok(()),
-        AuthAction::Transaction { .. } | AuthAction::Savepoint { .. } => Ok(()),
-        // A read in a database ("main") must be of a table of the exercise: that excludes SQLite's
-        // own tables and every virtual or table-valued table (json_each, pragma_table_info, dbstat,
-        // fts tables). Reads without a database come from CTEs and subqueries; of those, only
-        // SQLite's and the pragma tables are out of bounds.
-        AuthAction::Read { table_name, .. } => {
-            let lower = table_name.to_ascii_lowercase();
-            let internal = lower.starts_with("sqlite_") || is_table_valued(&lower);
-            if known(table_name) || (ctx.database_name.is_none() && !internal) {
-                Ok(())
-            } else if is_table_valued(&lower) {
-                Err(format!(
-                    "{table_name} (virtual and table-valued tables are not available; use the tables of \
-                     schema.sql)"
-                ))
-            } else {
-                Err(unknown_table(table_name))
-            }
-        }
-        AuthAction::Insert { table_name }
-        | AuthAction::Update { table_name, .. }
-        | AuthAction::Delete { table_name } => {
-            if known(table_name) {
-                Ok(())
-            } else {
-                Err(unknown_table(table_name))
-            }
-        }
-        AuthAction::Function { function_name } => {
-            let name = function_name.to_ascii_lowercase();
-            if ALLOWED_FUNCTIONS.contains(&name.as_str()) {
-                Ok(())
-            } else if TIME_FUNCTIONS.contains(&name.as_str()) {
-                Err(format!(
-                    "the function {name}() is not available: the time differs from run to run, so results \
-                     would not be reproducible (take times from the message)"
-                ))
-            } else if RANDOM_FUNCTIONS.contains(&name.as_str()) {
-                Err(format!("the function {name}() is not available (results must be reproducible)"))
-            } else {
-                Err(format!(
-                    "the function {name}() is not available to consumers (allowed are SQL's ordinary \
-                     scalar, aggregate, window and JSON functions; see ABI.md)"
-                ))
-            }
-        }
-        AuthAction::Pragma { pragma_name, .. } => {
-            Err(format!("PRAGMA {pragma_name} (PRAGMA is not allowed)"))
-        }
-        AuthAction::Attach { .. } | AuthAction::Detach { .. } => {
-            Err("ATTACH/DETACH (only the exercise's database is available)".into())
-        }
-        _ => Err(format!(
-            "{} (changing the schema is not allowed; use the tables of schema.sql)",
-            action_name(&ctx.action)
-        )),
-    }
-}
-
-/// The SQL functions a consumer may call (lower case; `->` and `->>` are the JSON operators). Every
-/// other function is denied: an allow-list, so a function added to SQLite later (or compiled in
-/// with an extension, like `fts3_tokenizer`, which hands out host pointers) is denied until it is
-/// judged. Each one here is deterministic, and its cost is bounded by the length limits: the
-/// costliest (`instr`, `replace`, `like`, `glob` over values of `SQL_VALUE_BYTES_MAX` bytes) stays
-/// in milliseconds per call (BENCHMARKS.md). Left out on purpose: time (`date`, `time`,
-/// `datetime`, `julianday`, `unixepoch`, `strftime`, `timediff`, `current_*`: `'now'` differs
-/// between runs), randomness (`random`, `randomblob`), floating-point maths of the C library (`exp`,
-/// `ln`, `pow`, `sin`, …: results may differ between machines), `json_pretty` (its output grows
-/// with nesting depth), and everything that reaches outside the database (`load_extension`,
-/// `sqlite_*`, `fts3_tokenizer`).
-const ALLOWED_FUNCTIONS: &[&str] = &[
-    // scalar
-    "abs",
-    "char",
-    "coalesce",
-    "concat",
-    "concat_ws",
-    "format",
-    "glob",
-    "hex",
-    "if",
-    "ifnull",
-    "iif",
-    "instr",
-    "length",
-    "like",
-    "likelihood",
-    "likely",
-    "lower",
-    "ltrim",
-    "max",
-    "min",
-    "nullif",
-    "octet_length",
-    "printf",
-    "quote",
-    "replace",
-    "round",
-    "rtrim",
-    "sign",
-    "substr",
-    "substring",
-    "trim",
-    "typeof",
-    "unhex",
-    "unicode",
-    "unistr",
-    "unlikely",
-    "upper",
-    "zeroblob",
-    // the connection's own counters
-    "changes",
-    "last_insert_rowid",
-    "total_changes",
-    // exact arithmetic
-    "ceil",
-    "ceiling",
-    "floor",
-    "mod",
-    "trunc",
-    // aggregate
-    "avg",
-    "count",
-    "group_concat",
-    "string_agg",
-    "sum",
-    "total",
-    // window
-    "row_number",
-    "rank",
-    "dense_rank",
-    "percent_rank",
-    "cume_dist",
-    "ntile",
-    "lag",
-    "lead",
-    "first_value",
-    "last_value",
-    "nth_value",
-    // JSON (scalar and aggregate; the table-valued json_each and json_tree are not functions)
-    "json",
-    "jsonb",
-    "json_array",
-    "jsonb_array",
-    "json_array_length",
-    "json_error_position",
-    "json_extract",
-    "jsonb_extract",
-    "->",
-    "->>",
-    "json_insert",
-    "jsonb_insert",
-    "json_object",
-    "jsonb_object",
-    "json_patch",
-    "jsonb_patch",
-    "json_quote",
-    "json_remove",
-    "jsonb_remove",
-    "json_replace",
-    "jsonb_replace",
-    "json_set",
-    "jsonb_set",
-    "json_type",
-    "json_valid",
-    "json_group_array",
-    "jsonb_group_array",
-    "json_group_object",
-    "jsonb_group_object",
-];
-
-/// Functions that read the clock (named in the denial, so a student knows why).
-const TIME_FUNCTIONS: &[&str] = &[
-    "date",
-    "time",
-    "datetime",
-    "julianday",
-    "unixepoch",
-    "strftime",
-    "timediff",
-    "current_date",
-    "current_time",
-    "current_timestamp",
-];
-/// Functions that draw random numbers.
-const RANDOM_FUNCTIONS: &[&str] = &["random", "randomblob"];
-
 /// Where a guest connection keeps its temporary tables: in memory only where SQLite's heap is capped
 /// (a dedicated grading process), in files otherwise (the service process must not grow without
 /// bound).
 fn temp_store(heap_capped: bool) -> &'static str {
     if heap_capped { "MEMORY" } else { "FILE" }
-}
-
-/// Virtual and table-valued tables SQLite may know (for a clearer denial; every read in the database
-/// outside the exercise's tables is denied anyway, and statements are prepared with NO_VTAB).
-fn is_table_valued(lower: &str) -> bool {
-    lower.starts_with("pragma_")
-        || lower.starts_with("json_")
-        || lower.starts_with("jsonb_")
-        || matches!(lower, "dbstat" | "fts3tokenize" | "fts5vocab" | "generate_series" | "carray")
-}
-
-/// Removes every virtual table module from the connection (json_each, json_tree, fts3, fts4, fts5,
-/// rtree, dbstat...), so that none can be reached even through a path the authorizer does not see.
-fn drop_virtual_table_modules(conn: &Connection) {
-    unsafe extern "C" {
-        // Part of SQLite's API since 3.30; libsqlite3-sys compiles it but has no binding for it.
-        fn sqlite3_drop_modules(
-            db: *mut rusqlite::ffi::sqlite3,
-            keep: *const *const std::ffi::c_char,
-        ) -> std::ffi::c_int;
-    }
-    // SAFETY: the handle belongs to `conn`, which is open and used by this thread only; a null
-    // list means "keep none".
-    unsafe {
-        sqlite3_drop_modules(conn.handle(), std::ptr::null());
-    }
-}
-
-fn action_name(action: &AuthAction<'_>) -> String {
-    let debug = format!("{action:?}");
-    let name = debug.split([' ', '{', '(']).next().unwrap_or("this statement");
-    // CreateTable -> CREATE TABLE
-    let mut words = String::new();
-    for (i, c) in name.chars().enumerate() {
-        if c.is_ascii_uppercase() && i > 0 {
-            words.push(' ');
-        }
-        words.push(c.to_ascii_uppercase());
-    }
-    words
 }
 
 #[cfg(test)]

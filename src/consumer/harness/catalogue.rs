@@ -1,0 +1,285 @@
+//! The check catalogue (`graders/consumer/checks.toml`): the title and explanation of every
+//! [`Check`] and the failure texts ([`Prose`]) as templates, compiled into the binary and parsed
+//! once. Loading is strict: an entry that names no check or text, a second entry for the same
+//! check, a check or text without an entry, or a template naming an unknown placeholder is an
+//! error, so the catalogue and the code cannot drift apart.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+use super::check::Check;
+use super::texts::{Prose, Template, TemplateError, Templates};
+use crate::text::Text;
+
+const CATALOGUE_TOML: &str = include_str!("../../../graders/consumer/checks.toml");
+
+/// What a student reads about one check.
+#[derive(Debug, Clone)]
+pub struct CheckInfo {
+    pub title: Text,
+    pub explanation: Text,
+}
+
+/// Why `checks.toml` cannot be loaded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CatalogueError {
+    #[error("checks.toml is not valid: {0}")]
+    Syntax(String),
+    #[error("checks.toml describes \"{0}\", which is no check (known: {known})", known = Check::known_names())]
+    UnknownCheck(String),
+    #[error("checks.toml describes \"{0}\" twice")]
+    Duplicate(&'static str),
+    #[error("checks.toml has no entry for the check \"{0}\"")]
+    Missing(&'static str),
+    #[error("checks.toml: the {1} of \"{0}\" is empty in German or English")]
+    Empty(&'static str, &'static str),
+    #[error("checks.toml has a failure text \"{0}\" that the harness does not use")]
+    UnknownFailure(String),
+    #[error("checks.toml has no failure text \"{0}\"")]
+    MissingFailure(&'static str),
+    #[error(
+        "checks.toml: the failure text \"{text}\" ({lang}) names the placeholder {{{placeholder}}}, which it \
+         does not have (it has: {allowed})"
+    )]
+    UnknownPlaceholder { text: &'static str, lang: &'static str, placeholder: String, allowed: String },
+    #[error(
+        "checks.toml: the failure text \"{text}\" ({lang}) has a brace that opens or closes no placeholder"
+    )]
+    Unbalanced { text: &'static str, lang: &'static str },
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Entry {
+    name: String,
+    title: Text,
+    explanation: Text,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    check: Vec<Entry>,
+    failure: BTreeMap<String, Text>,
+}
+
+/// The loaded catalogue: one entry per check.
+#[derive(Debug)]
+pub struct Catalogue {
+    checks: BTreeMap<Check, CheckInfo>,
+    failures: BTreeMap<Prose, Templates>,
+}
+
+impl Catalogue {
+    /// Parses and validates a catalogue.
+    pub fn parse(source: &str) -> Result<Catalogue, CatalogueError> {
+        let file: File = toml::from_str(source).map_err(|e| CatalogueError::Syntax(e.to_string()))?;
+        let mut checks = BTreeMap::new();
+        for entry in file.check {
+            let check =
+                Check::by_current_name(&entry.name).ok_or(CatalogueError::UnknownCheck(entry.name))?;
+            for (what, text) in [("title", &entry.title), ("explanation", &entry.explanation)] {
+                if text.de.trim().is_empty() || text.en.trim().is_empty() {
+                    return Err(CatalogueError::Empty(check.name(), what));
+                }
+            }
+            let info = CheckInfo { title: entry.title, explanation: entry.explanation };
+            if checks.insert(check, info).is_some() {
+                return Err(CatalogueError::Duplicate(check.name()));
+            }
+        }
+        if let Some(missing) = Check::ALL.into_iter().find(|check| !checks.contains_key(check)) {
+            return Err(CatalogueError::Missing(missing.name()));
+        }
+        let mut failures = BTreeMap::new();
+        for (key, text) in file.failure {
+            let prose = Prose::by_key(&key).ok_or(CatalogueError::UnknownFailure(key))?;
+            let parse = |source: &str, lang: &'static str| {
+                let allowed = prose.placeholders();
+                Template::parse(source, allowed).map_err(|error| match error {
+                    TemplateError::UnknownPlaceholder(placeholder) => CatalogueError::UnknownPlaceholder {
+                        text: prose.key(),
+                        lang,
+                        placeholder,
+                        allowed: if allowed.is_empty() { "none".into() } else { allowed.join(", ") },
+                    },
+                    TemplateError::Unbalanced => CatalogueError::Unbalanced { text: prose.key(), lang },
+                })
+            };
+            if text.de.trim().is_empty() || text.en.trim().is_empty() {
+                return Err(CatalogueError::Empty(prose.key(), "text"));
+            }
+            failures.insert(prose, Templates { de: parse(&text.de, "de")?, en: parse(&text.en, "en")? });
+        }
+        if let Some(missing) = Prose::ALL.into_iter().find(|prose| !failures.contains_key(prose)) {
+            return Err(CatalogueError::MissingFailure(missing.key()));
+        }
+        Ok(Catalogue { checks, failures })
+    }
+
+    /// The entry of `check` (every check has one: [`Catalogue::parse`] made sure).
+    pub fn info(&self, check: Check) -> &CheckInfo {
+        &self.checks[&check]
+    }
+}
+
+/// The failure text `prose`, parsed (every text has one: [`Catalogue::parse`] made sure).
+pub fn failure(prose: Prose) -> &'static Templates {
+    &catalogue().failures[&prose]
+}
+
+/// The catalogue compiled into the binary.
+pub fn catalogue() -> &'static Catalogue {
+    static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
+    CATALOGUE.get_or_init(|| match Catalogue::parse(CATALOGUE_TOML) {
+        Ok(catalogue) => catalogue,
+        // The catalogue is part of the source; a test loads it, so this cannot ship broken.
+        Err(error) => panic!("graders/consumer/checks.toml: {error}"),
+    })
+}
+
+/// The catalogue entry of `check`.
+pub fn info(check: Check) -> &'static CheckInfo {
+    catalogue().info(check)
+}
+
+/// Former names of checks, with the name they go by now. Mutants and replay tokens written with a
+/// former name keep working.
+pub const FORMER_NAMES: &[(&str, &str)] = &[("crash-after-write", "crash-points")];
+
+/// The current name of check `name` (itself, unless it is a former name).
+pub fn current_name(name: &str) -> &str {
+    FORMER_NAMES.iter().find(|(former, _)| *former == name).map_or(name, |(_, current)| current)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CATALOGUE_TOML, Catalogue, CatalogueError, Check, FORMER_NAMES, Prose};
+
+    fn entry(name: &str) -> String {
+        format!(
+            "[[check]]\nname = \"{name}\"\ntitle.de = \"T\"\ntitle.en = \"T\"\n\
+             explanation.de = \"E\"\nexplanation.en = \"E\"\n"
+        )
+    }
+
+    /// A failure text naming every placeholder it may.
+    fn failure(key: &str, placeholders: &[&str]) -> String {
+        let named: String = placeholders.iter().map(|p| format!(" {{{p}}}")).collect();
+        format!("[failure.{key}]\nde = \"D{named}\"\nen = \"E{named}\"\n")
+    }
+
+    fn failures_but(skip: Option<Prose>) -> String {
+        Prose::ALL
+            .into_iter()
+            .filter(|p| Some(*p) != skip)
+            .map(|p| failure(p.key(), p.placeholders()))
+            .collect()
+    }
+
+    /// Every check's entry except `skip`, then every failure text.
+    fn all_but(skip: Option<Check>) -> String {
+        let checks: String =
+            Check::ALL.into_iter().filter(|c| Some(*c) != skip).map(|c| entry(c.name())).collect();
+        checks + failures_but(None).as_str()
+    }
+
+    /// Check entries come before the failure tables in a TOML file.
+    fn with_entry(skip: Option<Check>, extra: &str) -> String {
+        let checks: String =
+            Check::ALL.into_iter().filter(|c| Some(*c) != skip).map(|c| entry(c.name())).collect();
+        [checks, extra.to_string(), failures_but(None)].concat()
+    }
+
+    #[test]
+    fn the_shipped_catalogue_describes_every_check_in_both_languages() {
+        let catalogue = Catalogue::parse(CATALOGUE_TOML).expect("checks.toml loads");
+        for check in Check::ALL {
+            let info = catalogue.info(check);
+            assert!(!info.explanation.de.is_empty() && !info.explanation.en.is_empty(), "{check}");
+        }
+        assert!(Catalogue::parse(&all_but(None)).is_ok());
+    }
+
+    #[test]
+    fn an_entry_naming_no_check_is_an_error_at_load() {
+        let source = with_entry(None, &entry("crash-in-the-middle"));
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::UnknownCheck("crash-in-the-middle".into())
+        );
+        // A former name is not a current one: the catalogue uses current names only.
+        let source = with_entry(Some(Check::CrashPoints), &entry("crash-after-write"));
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::UnknownCheck("crash-after-write".into())
+        );
+    }
+
+    #[test]
+    fn a_check_without_an_entry_is_an_error_at_load() {
+        let source = all_but(Some(Check::LostAck));
+        let error = Catalogue::parse(&source).unwrap_err();
+        assert_eq!(error, CatalogueError::Missing("lost-ack"));
+        assert!(error.to_string().contains("no entry for the check \"lost-ack\""), "{error}");
+    }
+
+    #[test]
+    fn a_check_described_twice_or_with_an_empty_text_is_an_error_at_load() {
+        let source = with_entry(None, &entry("lost-ack"));
+        assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::Duplicate("lost-ack"));
+        let blank = entry("lost-ack").replace("title.en = \"T\"", "title.en = \" \"");
+        let source = with_entry(Some(Check::LostAck), &blank);
+        assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::Empty("lost-ack", "title"));
+    }
+
+    #[test]
+    fn a_failure_text_naming_an_unknown_placeholder_is_an_error_at_load() {
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let wrong = failure(Prose::ConcurrentTwice.key(), &["count", "total"]);
+        let source = [checks, failures_but(Some(Prose::ConcurrentTwice)), wrong].concat();
+        let error = Catalogue::parse(&source).unwrap_err();
+        assert_eq!(
+            error,
+            CatalogueError::UnknownPlaceholder {
+                text: "concurrent-twice",
+                lang: "de",
+                placeholder: "total".into(),
+                allowed: "count".into()
+            }
+        );
+        assert!(error.to_string().contains("names the placeholder {total}"), "{error}");
+    }
+
+    #[test]
+    fn a_failure_text_the_harness_does_not_use_or_lacks_is_an_error_at_load() {
+        let source = all_but(None) + failure("lost-in-translation", &[]).as_str();
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::UnknownFailure("lost-in-translation".into())
+        );
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let source = checks + failures_but(Some(Prose::NoWrites)).as_str();
+        assert_eq!(Catalogue::parse(&source).unwrap_err(), CatalogueError::MissingFailure("no-writes"));
+        let checks: String = Check::ALL.into_iter().map(|c| entry(c.name())).collect();
+        let unbalanced = "[failure.no-writes]\nde = \"D {\"\nen = \"E\"\n";
+        let source = [checks, failures_but(Some(Prose::NoWrites)), unbalanced.to_string()].concat();
+        assert_eq!(
+            Catalogue::parse(&source).unwrap_err(),
+            CatalogueError::Unbalanced { text: "no-writes", lang: "de" }
+        );
+    }
+
+    #[test]
+    fn a_former_name_leads_to_a_check_that_exists() {
+        for (former, _) in FORMER_NAMES {
+            let current = super::current_name(former);
+            assert_ne!(current, *former);
+            assert!(Check::by_current_name(current).is_some(), "{former} -> {current}");
+            assert!(Check::by_current_name(former).is_none(), "{former} is not a current name");
+        }
+        assert_eq!(super::current_name("lost-ack"), "lost-ack");
+    }
+}

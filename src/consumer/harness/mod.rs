@@ -1,0 +1,309 @@
+//! The crash harness: runs every [`Check`] on fresh databases and fresh instances of the
+//! submission, compares the observable state with the oracle (the reference solution run without
+//! faults) and explains a failure with the trace that shows it.
+//!
+//! - `check`: the [`Check`] enum, the one list of checks; `catalogue`: their texts;
+//! - `runner`: what every check is made of (start, deliver, compare, a failed start in one place);
+//! - `oracle`: the reference run every check compares against;
+//! - `single`: the checks of one or two deliveries without a crash;
+//! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
+//! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
+//! - `texts`: the failure texts, templates from the catalogue filled in one place;
+//! - `replay`: replay tokens, which name one run of one check.
+//!
+//! Every loop (crash points, interleavings, schedules, shrinking, redeliveries) checks the
+//! submission's [`Deadline`] before each round; a check that meets it ends with
+//! [`CheckEnd::OutOfTime`] and names the limit, and the caller lists the checks after it as not run.
+
+pub mod catalogue;
+pub mod check;
+mod concurrent;
+mod crash;
+mod oracle;
+pub mod replay;
+mod runner;
+mod schedules;
+mod shrink;
+mod single;
+pub mod texts;
+
+use std::path::{Path, PathBuf};
+
+pub use self::check::{Check, UnknownCheck};
+pub use self::crash::crash_points_to_test;
+pub use self::oracle::OracleStates;
+use self::texts::{Prose, failure};
+use super::Oracle;
+use super::detail::{ConsumerDetail, StateEvidence, Trace, TraceEvent};
+use super::exercise::ConsumerExercise;
+use super::process::CompiledConsumer;
+use super::schedule::ScheduleInfo;
+use super::state::{State, open_observer, read_state_from};
+use crate::deadline::Deadline;
+use crate::exercise::GradeError;
+use crate::limits::Limits;
+use crate::text::Text;
+
+/// The most trace events one check keeps in the report.
+pub const TRACE_EVENTS_PER_CHECK_MAX: usize = 400;
+
+/// The outcome of one check before it becomes part of the report.
+pub struct CheckResult {
+    pub check: Check,
+    pub failure: Option<Text>,
+    pub detail: ConsumerDetail,
+    /// What a replay token must carry besides the check's name to rerun exactly the reported run
+    /// (the choices of an interleaving, the seed and shape of a schedule).
+    pub replay_spec: Option<String>,
+    pub end: CheckEnd,
+}
+
+/// How a check ended, besides its verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CheckEnd {
+    /// It ran to its end (passed or failed).
+    Finished,
+    /// It met the submission's deadline before its end; its failure names the limit.
+    OutOfTime,
+    /// It did not run: the submission's time was used up before it began.
+    NotRun,
+}
+
+impl CheckResult {
+    /// A check that did not run because the submission's time was used up.
+    pub fn not_run(check: Check, deadline: &Deadline) -> CheckResult {
+        CheckResult {
+            check,
+            failure: Some(failure(Prose::NotRun, &[("limit", deadline.limit_name())])),
+            detail: ConsumerDetail {
+                trace: Vec::new(),
+                trace_omitted: 0,
+                state: None,
+                fuel_used: 0,
+                crash_points: None,
+                schedule: None,
+            },
+            replay_spec: None,
+            end: CheckEnd::NotRun,
+        }
+    }
+}
+
+/// The world one grading runs in: a temporary directory for its databases and the compiled module.
+pub struct Harness<'a> {
+    pub exercise: &'a ConsumerExercise,
+    pub limits: &'a Limits,
+    pub compiled: &'a CompiledConsumer,
+    dir: tempfile::TempDir,
+    databases: u32,
+    /// Seeds every random choice of this grading (derived from the submission's hash).
+    pub seed: u64,
+    /// Coverage figures the checks add to the report.
+    pub coverage: Vec<crate::report::Coverage>,
+    /// Keep every trace event (a replay prints the whole run).
+    pub full_trace: bool,
+    /// The submission's deadline: every loop checks it, every instance's clock is capped to it.
+    pub deadline: Deadline,
+    /// The reference's state after processing batch messages in a given order, computed once.
+    reference_states: std::collections::HashMap<Vec<usize>, State>,
+    /// A read-only connection to the database last observed.
+    observer: std::cell::RefCell<Option<(PathBuf, rusqlite::Connection)>>,
+}
+
+/// What one check records while it runs: its trace, the fuel and instances it used.
+#[derive(Default)]
+struct Run {
+    /// Bounded while it is recorded (events and bytes), not only when the report is built.
+    trace: Trace,
+    fuel_used: u64,
+    instances: u32,
+}
+
+impl Run {
+    fn queue(&mut self, text: Text) {
+        self.trace.push(TraceEvent::Queue { text });
+    }
+
+    /// Takes over a finished inner run (an interleaving, a schedule) as the one the check shows:
+    /// its trace, fuel and instances.
+    fn adopt(&mut self, inner: Run) {
+        self.trace.append(inner.trace);
+        self.fuel_used += inner.fuel_used;
+        self.instances = inner.instances;
+    }
+}
+
+/// A check failed for this reason before it could compare anything; `?` ends the check.
+type Step<T> = Result<T, Failure>;
+
+enum Failure {
+    /// The submission did something wrong.
+    Student(Text),
+    /// The submission's deadline passed before the check's end.
+    OutOfTime,
+    /// The harness or the exercise broke.
+    Internal(GradeError),
+}
+
+impl From<GradeError> for Failure {
+    fn from(error: GradeError) -> Self {
+        Failure::Internal(error)
+    }
+}
+
+/// What a check that ran to its end found: its problem (none: passed) and its evidence.
+#[derive(Default)]
+struct Found {
+    problem: Option<Text>,
+    state: Option<StateEvidence>,
+    /// The replay spec of the run shown in the report.
+    replay_spec: Option<String>,
+    /// The schedule the trace shows.
+    schedule: Option<ScheduleInfo>,
+}
+
+impl Found {
+    fn passed() -> Found {
+        Found::default()
+    }
+
+    fn failed(problem: Text) -> Found {
+        Found { problem: Some(problem), ..Found::default() }
+    }
+
+    /// The outcome of a comparison: the state evidence, and the problem if there is one.
+    fn compared(state: StateEvidence, problem: Option<Text>) -> Found {
+        Found { problem, state: Some(state), ..Found::default() }
+    }
+}
+
+impl<'a> Harness<'a> {
+    pub fn new(
+        exercise: &'a ConsumerExercise,
+        limits: &'a Limits,
+        compiled: &'a CompiledConsumer,
+    ) -> Result<Self, GradeError> {
+        let dir = scratch_dir()?;
+        Ok(Harness {
+            exercise,
+            limits,
+            compiled,
+            dir,
+            databases: 0,
+            seed: 0,
+            coverage: Vec::new(),
+            full_trace: false,
+            deadline: Deadline::for_submission(limits),
+            reference_states: Default::default(),
+            observer: Default::default(),
+        })
+    }
+
+    /// Runs every check.
+    pub fn run_all(&mut self, oracle: &Oracle) -> Result<Vec<CheckResult>, GradeError> {
+        Check::ALL.into_iter().map(|check| self.run_check(check, oracle)).collect()
+    }
+
+    pub fn run_check(&mut self, check: Check, oracle: &Oracle) -> Result<CheckResult, GradeError> {
+        self.run_check_spec(check, None, oracle)
+    }
+
+    /// Runs `check`; with a replay `spec`, exactly the run it names.
+    pub fn run_check_spec(
+        &mut self,
+        check: Check,
+        spec: Option<&str>,
+        oracle: &Oracle,
+    ) -> Result<CheckResult, GradeError> {
+        let mut run = Run::default();
+        let mut crash_points = None;
+        let outcome = match check {
+            Check::FreshMessage => self.fresh_message(&mut run, oracle),
+            Check::DuplicateSameInstance => self.duplicate_same_instance(&mut run, oracle),
+            Check::DuplicateAfterRestart => self.duplicate_after_restart(&mut run, oracle),
+            Check::SameBodyNewId => self.same_body_new_id(&mut run, oracle),
+            Check::ConstraintViolation => self.constraint_violation(&mut run, oracle),
+            Check::CrashPoints => {
+                let (outcome, counted) = self.crash_points(&mut run, oracle);
+                crash_points = counted;
+                outcome
+            }
+            Check::LostAck => self.lost_ack(&mut run, oracle),
+            Check::ConcurrentDuplicate => self.concurrent_duplicate(&mut run, oracle, spec),
+            Check::AtLeastOnceSchedule => self.schedules(&mut run, oracle, spec),
+        };
+        let (found, end) = match outcome {
+            Ok(found) => (found, CheckEnd::Finished),
+            Err(Failure::Student(text)) => (Found::failed(text), CheckEnd::Finished),
+            Err(Failure::OutOfTime) => {
+                run.queue(self.deadline.limit_name());
+                (Found::failed(self.deadline.limit_text()), CheckEnd::OutOfTime)
+            }
+            Err(Failure::Internal(error)) => return Err(error),
+        };
+        // A check whose deliveries met the deadline (a capped epoch, a stopped statement) failed
+        // because time ran out, whatever it concluded from them.
+        let end = if found.problem.is_some() && self.deadline.expired() { CheckEnd::OutOfTime } else { end };
+        let (mut trace, omitted_while_recording) = run.trace.into_parts();
+        let keep = if self.full_trace { trace.len() } else { TRACE_EVENTS_PER_CHECK_MAX };
+        let omitted = trace.len().saturating_sub(keep);
+        trace.truncate(keep);
+        let detail = ConsumerDetail {
+            trace,
+            trace_omitted: (omitted as u32).saturating_add(omitted_while_recording),
+            state: found.state,
+            fuel_used: run.fuel_used,
+            crash_points,
+            schedule: found.schedule,
+        };
+        Ok(CheckResult { check, failure: found.problem, detail, replay_spec: found.replay_spec, end })
+    }
+
+    /// Ends the check when the submission's time is used up (called before each round of a loop).
+    fn in_time(&self) -> Step<()> {
+        if self.deadline.expired() { Err(Failure::OutOfTime) } else { Ok(()) }
+    }
+
+    /// A new database file holding the exercise's schema and seed rows.
+    fn fresh_db(&mut self) -> Result<PathBuf, GradeError> {
+        self.databases += 1;
+        let path = self.dir.path().join(format!("run-{}.db", self.databases));
+        std::fs::write(&path, &self.exercise.template)
+            .map_err(|e| GradeError::Internal(format!("cannot write {}: {e}", path.display())))?;
+        Ok(path)
+    }
+
+    /// The observable state of the database at `db`, read through one observer connection per
+    /// database (kept open while the check uses it).
+    fn state(&self, db: &Path) -> Result<State, GradeError> {
+        let failed =
+            |e: rusqlite::Error| GradeError::Internal(format!("cannot read the database state: {e}"));
+        let mut observer = self.observer.borrow_mut();
+        if observer.as_ref().is_none_or(|(path, _)| path != db) {
+            *observer = Some((db.to_path_buf(), open_observer(db).map_err(failed)?));
+        }
+        let Some((_, conn)) = observer.as_ref() else {
+            return Err(GradeError::Internal("no observer connection".into()));
+        };
+        read_state_from(conn, &self.exercise.state_queries).map_err(failed)
+    }
+}
+
+/// A temporary directory for a grading's databases: below the worker process's own scratch
+/// directory when it runs in one (`PRUEFSTEIN_SCRATCH_DIR`, removed with the worker, so a killed
+/// grading leaves nothing behind), else in memory-backed `/dev/shm` where it exists (every run
+/// creates, writes and drops small database files), else the system's temp directory.
+fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("pruefstein-");
+    if let Some(root) = std::env::var_os(crate::sandbox::SCRATCH_ENV) {
+        let root = PathBuf::from(root);
+        return std::fs::create_dir_all(&root)
+            .and_then(|()| builder.tempdir_in(&root))
+            .map_err(|e| GradeError::Internal(format!("cannot create a scratch directory: {e}")));
+    }
+    let shm = Path::new("/dev/shm");
+    let dir =
+        if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };
+    dir.map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))
+}

@@ -1,0 +1,374 @@
+//! The at-least-once schedule runner: drives `sim::Queue` (the same queue the prediction exercises
+//! use) with several messages, among them a poison message, under a schedule drawn from the seed
+//! (send order, duplicates, faults per delivery), and judges the end: every message took effect
+//! once, none was lost, the poison message sits in the dead-letter list.
+
+use std::sync::Arc;
+
+use super::runner::{Expect, delivery_problem, evidence_of};
+use super::texts::{Prose, failure, plain};
+use super::{Failure, Found, Harness, Run, Step};
+use crate::consumer::Oracle;
+use crate::consumer::detail::{StateEvidence, TraceEvent};
+use crate::consumer::process::{ConsumerProcess, DeliveryEnd, DeliveryOutcome};
+use crate::consumer::schedule::{self, Fault, SCHEDULE_DELIVERIES_MAX, Schedule, ScheduleInfo};
+use crate::consumer::state::State;
+use crate::exercise::GradeError;
+use crate::sim::{Delivery, Queue, QueueConfig};
+use crate::text;
+use crate::text::Text;
+
+/// How one schedule ended.
+pub(super) struct ScheduleOutcome {
+    pub(super) run: Run,
+    pub(super) problem: Option<Text>,
+    pub(super) evidence: Option<StateEvidence>,
+    /// Deliveries made (faults beyond them never struck).
+    pub(super) deliveries: usize,
+}
+
+/// One schedule while it runs: the queue, the trace it writes, the messages processed so far.
+struct ScheduleRun {
+    queue: Queue<usize>,
+    run: Run,
+    /// Queue trace entries already copied into the run's trace.
+    seen: usize,
+    /// Batch messages a delivery processed (returned 1), in the order of their first processing.
+    processed: Vec<usize>,
+    batch: Vec<Arc<serde_json::Value>>,
+}
+
+impl ScheduleRun {
+    /// Copies the queue's new trace entries into the run's trace, as bilingual lines.
+    fn flush(&mut self) {
+        let batch = &self.batch;
+        let label = |i: &usize| schedule::message_label(&batch[*i]);
+        for entry in &self.queue.trace()[self.seen..] {
+            if let Some(line) = crate::sim::describe::queue_line(&self.queue, entry, &label) {
+                self.run.trace.push(TraceEvent::Queue {
+                    text: Text {
+                        de: line.render(crate::text::Lang::De),
+                        en: line.render(crate::text::Lang::En),
+                    },
+                });
+            }
+        }
+        self.seen = self.queue.trace().len();
+    }
+
+    /// Acks (or not) after a delivery, as the queue's consumer loop would, and records what the
+    /// delivery means for the schedule. Returns a problem with the delivery itself.
+    fn settle(
+        &mut self,
+        delivery: &Delivery<usize>,
+        outcome: &DeliveryOutcome,
+        oracle: &Oracle,
+        lose_ack: bool,
+    ) -> Option<Text> {
+        let index = delivery.body;
+        match &outcome.end {
+            DeliveryEnd::Crashed { .. } => {
+                self.run.queue(text!("kein Ack: der Prozess ist tot", "no ack: the process is dead"));
+                None
+            }
+            DeliveryEnd::Faulted { code, message } if !code.is_deliberate() => Some(message.clone()),
+            DeliveryEnd::Faulted { .. } => None,
+            DeliveryEnd::Returned(value) => {
+                if outcome.transaction_left_open {
+                    return delivery_problem(outcome, Expect::Processed)
+                        .or_else(|| delivery_problem(outcome, Expect::Duplicate));
+                }
+                if *value == 1 && !self.processed.contains(&index) {
+                    self.processed.push(index);
+                }
+                if *value != 0 && *value != 1 {
+                    return None;
+                }
+                if lose_ack {
+                    self.run.queue(text!(
+                        "das Ack geht auf dem Weg zur Queue verloren",
+                        "the ack is lost on its way to the queue"
+                    ));
+                } else {
+                    self.queue.ack(delivery.id);
+                }
+                if oracle.poison[index] {
+                    let message = plain(schedule::message_label(&self.batch[index]));
+                    return Some(failure(
+                        Prose::PoisonAcked,
+                        &[("message", message), ("value", plain(value))],
+                    ));
+                }
+                None
+            }
+        }
+    }
+}
+
+impl<'a> Harness<'a> {
+    pub(super) fn schedules(&mut self, run: &mut Run, oracle: &Oracle, spec: Option<&str>) -> Step<Found> {
+        let messages = self.exercise.messages.batch.len();
+        if let Some(spec) = spec {
+            let schedule = Schedule::decode(spec, messages).ok_or_else(|| {
+                Failure::Internal(GradeError::Replay(format!(
+                    "\"{spec}\" is not a schedule of this exercise"
+                )))
+            })?;
+            let outcome = self.run_schedule(oracle, &schedule)?;
+            return Ok(self.show_schedule(run, schedule, outcome));
+        }
+        let mut explored = 0;
+        for index in 0..schedule::SCHEDULES_PER_SUBMISSION {
+            self.in_time()?;
+            let seed = self.seed ^ 0x7363_6865_6475_6c65u64.wrapping_add(index); // "schedule"
+            let mut drawn = Schedule::generate(seed, messages);
+            if index == 0 {
+                // The first schedule is calm: reordered and duplicated sends, no faults. One
+                // instance sees every delivery, the poison message's retries included.
+                drawn.faults.clear();
+                drawn.original_size = drawn.size();
+            }
+            let outcome = self.run_schedule(oracle, &drawn)?;
+            explored += 1;
+            if outcome.problem.is_some() {
+                self.push_schedule_coverage(explored);
+                let (shrunk, outcome) = self.shrink(oracle, drawn, outcome)?;
+                return Ok(self.show_schedule(run, shrunk, outcome));
+            }
+        }
+        self.push_schedule_coverage(explored);
+        run.queue(text!(
+            "{explored} Zeitpläne mit Verlusten, Duplikaten, Abstürzen und langsamen Konsumenten: alle richtig",
+            "{explored} schedules with losses, duplicates, crashes and slow consumers: all correct"
+        ));
+        Ok(Found::passed())
+    }
+
+    fn push_schedule_coverage(&mut self, explored: u64) {
+        self.coverage.push(crate::report::Coverage {
+            name: "schedules".into(),
+            label: text!("Zeitpläne", "schedules"),
+            exercised: explored,
+            total: None,
+        });
+    }
+
+    /// Puts one schedule's run into the check's trace; its problem and evidence are the check's.
+    fn show_schedule(&mut self, run: &mut Run, schedule: Schedule, outcome: ScheduleOutcome) -> Found {
+        let batch = &self.exercise.messages.batch;
+        let label = |i: usize| schedule::message_label(&batch[i]);
+        let info = ScheduleInfo::of(&schedule, &label);
+        run.queue(Text {
+            de: format!("Zeitplan (Seed {}): {}", info.seed, info.description.de),
+            en: format!("schedule (seed {}): {}", info.seed, info.description.en),
+        });
+        run.adopt(outcome.run);
+        Found {
+            problem: outcome.problem,
+            state: outcome.evidence,
+            replay_spec: Some(schedule.encode()),
+            schedule: Some(info),
+        }
+    }
+
+    /// The reference's state after processing the batch messages `order` once each, in that order.
+    fn reference_state(&mut self, oracle: &Oracle, order: &[usize]) -> Step<State> {
+        if let Some(state) = self.reference_states.get(order) {
+            return Ok(state.clone());
+        }
+        self.in_time()?;
+        let db = self.fresh_db()?;
+        // The reference runs under the submission's deadline too; failing only because that ran
+        // out is the submission's time limit, not a broken exercise.
+        let broken = |harness: &Self, message: String| {
+            if harness.deadline.expired() {
+                Failure::OutOfTime
+            } else {
+                Failure::Internal(GradeError::Internal(message))
+            }
+        };
+        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), &db, 1, None)
+            .map_err(|_| broken(self, "the reference solution does not start".into()))?;
+        for &index in order {
+            let outcome = process.deliver(&self.exercise.messages.batch[index], None);
+            if outcome.returned() != Some(1) {
+                return Err(broken(
+                    self,
+                    format!(
+                        "the exercise's reference solution does not process batch message {} after the others",
+                        self.exercise.messages.batch[index]
+                    ),
+                ));
+            }
+        }
+        drop(process);
+        let state = self.state(&db)?;
+        self.reference_states.insert(order.to_vec(), state.clone());
+        Ok(state)
+    }
+
+    /// Starts an instance for the schedule; a start that fails is the schedule's problem.
+    fn start_for_schedule(
+        &self,
+        sr: &mut ScheduleRun,
+        db: &std::path::Path,
+    ) -> Step<Result<ConsumerProcess, Text>> {
+        match self.start(&mut sr.run, db, None) {
+            Ok(process) => Ok(Ok(process)),
+            Err(Failure::Student(text)) => Ok(Err(text)),
+            Err(other) => Err(other),
+        }
+    }
+
+    /// Runs one schedule to the end (the queue empty) and judges it.
+    pub(super) fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
+        let config = QueueConfig {
+            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
+            max_receives: Some(schedule::MAX_RECEIVES),
+        };
+        let queue: Queue<usize> =
+            Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        let mut sr = ScheduleRun {
+            queue,
+            run: Run::default(),
+            seen: 0,
+            processed: Vec::new(),
+            batch: self.exercise.messages.batch.clone(),
+        };
+        for &index in &plan.sends {
+            sr.queue.send(index);
+        }
+        sr.flush();
+        let db = self.fresh_db()?;
+        let before = self.exercise.initial_state.clone();
+        let mut current: Option<ConsumerProcess> = None;
+        let mut problem: Option<Text> = None;
+        let mut deliveries = 0;
+        'queue: while problem.is_none() {
+            self.in_time()?;
+            if deliveries >= SCHEDULE_DELIVERIES_MAX {
+                problem =
+                    Some(failure(Prose::ScheduleStopped, &[("deliveries", plain(SCHEDULE_DELIVERIES_MAX))]));
+                break;
+            }
+            let Some(delivery) = sr.queue.receive() else {
+                if sr.queue.open_count() == 0 {
+                    break;
+                }
+                let _ = sr.queue.tick(1);
+                sr.flush();
+                continue;
+            };
+            sr.flush();
+            let planned = plan.faults.get(deliveries).copied().unwrap_or(Fault::None);
+            deliveries += 1;
+            // A message's last allowed delivery is never disturbed in a way that prevents its ack:
+            // otherwise a correct consumer would lose it to the dead-letter list as well.
+            let last_chance = delivery.attempts >= schedule::MAX_RECEIVES;
+            let fault = match planned {
+                Fault::Crash(_) | Fault::LoseAck | Fault::Slow if last_chance => Fault::None,
+                other => other,
+            };
+            if fault == Fault::Restart {
+                current = None;
+            }
+            let mut process = match current.take().filter(|p| p.is_alive()) {
+                Some(process) => process,
+                None => match self.start_for_schedule(&mut sr, &db)? {
+                    Ok(process) => process,
+                    Err(text) => {
+                        problem = Some(text);
+                        break;
+                    }
+                },
+            };
+            let message = Arc::clone(&sr.batch[delivery.body]);
+            if fault == Fault::Slow {
+                // The first instance is still working when the timeout runs out: a second one gets
+                // whatever is visible next, finishes first, and only then does the first finish.
+                sr.run.queue(text!(
+                    "#{n} arbeitet langsamer als das Visibility Timeout",
+                    "#{n} works slower than the visibility timeout",
+                    n = process.instance
+                ));
+                let _ = sr.queue.tick(schedule::VISIBILITY_TIMEOUT);
+                sr.flush();
+                if let Some(second) = sr.queue.receive() {
+                    sr.flush();
+                    let mut helper = match self.start_for_schedule(&mut sr, &db)? {
+                        Ok(process) => process,
+                        Err(text) => {
+                            problem = Some(text);
+                            break 'queue;
+                        }
+                    };
+                    let other = Arc::clone(&sr.batch[second.body]);
+                    let outcome = self.deliver(&mut sr.run, &mut helper, &other, None, None);
+                    problem = sr.settle(&second, &outcome, oracle, false);
+                    sr.flush();
+                    if problem.is_some() {
+                        break;
+                    }
+                }
+            }
+            let crash_after = match fault {
+                Fault::Crash(k) => Some(k),
+                _ => None,
+            };
+            let outcome = self.deliver(&mut sr.run, &mut process, &message, crash_after, None);
+            problem = sr.settle(&delivery, &outcome, oracle, fault == Fault::LoseAck);
+            if process.is_alive() {
+                current = Some(process);
+            }
+            let _ = sr.queue.tick(1);
+            sr.flush();
+        }
+        drop(current);
+        let after = self.state(&db)?;
+        // Every ordinary message sent must have taken effect once; the expected state is the
+        // reference's after them, in the order this run first processed them.
+        let mut order: Vec<usize> = sr.processed.iter().copied().filter(|i| !oracle.poison[*i]).collect();
+        for &index in &plan.sends {
+            if !oracle.poison[index] && !order.contains(&index) {
+                order.push(index);
+            }
+        }
+        let expected = self.reference_state(oracle, &order)?;
+        if problem.is_none() {
+            problem = self.judge_schedule(&sr.queue, plan, oracle, &after, &expected);
+        }
+        let evidence = Some(evidence_of(before, after, expected, None));
+        Ok(ScheduleOutcome { run: sr.run, problem, evidence, deliveries })
+    }
+
+    fn judge_schedule(
+        &self,
+        queue: &Queue<usize>,
+        plan: &Schedule,
+        oracle: &Oracle,
+        after: &State,
+        expected: &State,
+    ) -> Option<Text> {
+        let batch = &self.exercise.messages.batch;
+        for letter in queue.dead_letters() {
+            if !oracle.poison[letter.body] {
+                let message = plain(schedule::message_label(&batch[letter.body]));
+                return Some(failure(
+                    Prose::MessageLost,
+                    &[("message", message), ("attempts", plain(letter.attempts))],
+                ));
+            }
+        }
+        for &index in &plan.sends {
+            let dead = queue.dead_letters().iter().any(|d| d.body == index);
+            if oracle.poison[index] && !dead {
+                let message = plain(schedule::message_label(&batch[index]));
+                return Some(failure(Prose::PoisonNotDeadLettered, &[("message", message)]));
+            }
+        }
+        if after != expected {
+            return Some(failure(Prose::ScheduleStateWrong, &[]));
+        }
+        None
+    }
+}

@@ -1,0 +1,283 @@
+//! Failure texts: the bilingual prose a student reads when a check fails. The texts themselves are
+//! templates in `graders/consumer/checks.toml` (`[failure.<key>]`), one [`Prose`] each, with named
+//! placeholders (`{value}`, `{place}`, …) that [`failure`] fills in, in one place. Which
+//! placeholders a text may name is written here ([`Prose::placeholders`]); a template naming any
+//! other is an error when the catalogue is loaded.
+
+use std::fmt::Display;
+
+use super::catalogue;
+use crate::text::Text;
+
+/// One failure text of the harness.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Prose {
+    CouldNotStart,
+    FirstDeliveryWentWrong,
+    KilledAtCrashPoint,
+    FreshReturnedDuplicate,
+    FreshReturnedError,
+    DuplicateReturnedProcessed,
+    DuplicateReturnedError,
+    ErrorSwallowed,
+    TransactionLeftOpen,
+    StateDiffers,
+    ViolationChangedState,
+    NoWrites,
+    CrashPartial,
+    CrashAdviceCommit,
+    CrashAdviceWrite,
+    CrashRedeliveryWrong,
+    CrashFailingEffectChanged,
+    CrashDuplicateChanged,
+    ConcurrentTwice,
+    ConcurrentNotOnce,
+    ScheduleStopped,
+    PoisonAcked,
+    MessageLost,
+    PoisonNotDeadLettered,
+    ScheduleStateWrong,
+    NotRun,
+}
+
+impl Prose {
+    /// Every failure text.
+    pub const ALL: [Prose; 26] = [
+        Prose::CouldNotStart,
+        Prose::FirstDeliveryWentWrong,
+        Prose::KilledAtCrashPoint,
+        Prose::FreshReturnedDuplicate,
+        Prose::FreshReturnedError,
+        Prose::DuplicateReturnedProcessed,
+        Prose::DuplicateReturnedError,
+        Prose::ErrorSwallowed,
+        Prose::TransactionLeftOpen,
+        Prose::StateDiffers,
+        Prose::ViolationChangedState,
+        Prose::NoWrites,
+        Prose::CrashPartial,
+        Prose::CrashAdviceCommit,
+        Prose::CrashAdviceWrite,
+        Prose::CrashRedeliveryWrong,
+        Prose::CrashFailingEffectChanged,
+        Prose::CrashDuplicateChanged,
+        Prose::ConcurrentTwice,
+        Prose::ConcurrentNotOnce,
+        Prose::ScheduleStopped,
+        Prose::PoisonAcked,
+        Prose::MessageLost,
+        Prose::PoisonNotDeadLettered,
+        Prose::ScheduleStateWrong,
+        Prose::NotRun,
+    ];
+
+    /// The text's key in `checks.toml` (`[failure.<key>]`).
+    pub const fn key(self) -> &'static str {
+        match self {
+            Prose::CouldNotStart => "could-not-start",
+            Prose::FirstDeliveryWentWrong => "first-delivery-went-wrong",
+            Prose::KilledAtCrashPoint => "killed-at-crash-point",
+            Prose::FreshReturnedDuplicate => "fresh-returned-duplicate",
+            Prose::FreshReturnedError => "fresh-returned-error",
+            Prose::DuplicateReturnedProcessed => "duplicate-returned-processed",
+            Prose::DuplicateReturnedError => "duplicate-returned-error",
+            Prose::ErrorSwallowed => "error-swallowed",
+            Prose::TransactionLeftOpen => "transaction-left-open",
+            Prose::StateDiffers => "state-differs",
+            Prose::ViolationChangedState => "violation-changed-state",
+            Prose::NoWrites => "no-writes",
+            Prose::CrashPartial => "crash-partial",
+            Prose::CrashAdviceCommit => "crash-advice-commit",
+            Prose::CrashAdviceWrite => "crash-advice-write",
+            Prose::CrashRedeliveryWrong => "crash-redelivery-wrong",
+            Prose::CrashFailingEffectChanged => "crash-failing-effect-changed",
+            Prose::CrashDuplicateChanged => "crash-duplicate-changed",
+            Prose::ConcurrentTwice => "concurrent-twice",
+            Prose::ConcurrentNotOnce => "concurrent-not-once",
+            Prose::ScheduleStopped => "schedule-stopped",
+            Prose::PoisonAcked => "poison-acked",
+            Prose::MessageLost => "message-lost",
+            Prose::PoisonNotDeadLettered => "poison-not-dead-lettered",
+            Prose::ScheduleStateWrong => "schedule-state-wrong",
+            Prose::NotRun => "not-run",
+        }
+    }
+
+    /// The placeholders the text may name; the harness fills every one of them.
+    pub const fn placeholders(self) -> &'static [&'static str] {
+        match self {
+            Prose::CouldNotStart => &["message"],
+            Prose::FirstDeliveryWentWrong => &["problem"],
+            Prose::KilledAtCrashPoint => &["point", "after"],
+            Prose::FreshReturnedError | Prose::DuplicateReturnedError | Prose::ErrorSwallowed => &["value"],
+            Prose::CrashPartial => &["place", "advice"],
+            Prose::CrashRedeliveryWrong | Prose::CrashFailingEffectChanged | Prose::CrashDuplicateChanged => {
+                &["place"]
+            }
+            Prose::ConcurrentTwice => &["count"],
+            Prose::ScheduleStopped => &["deliveries"],
+            Prose::PoisonAcked => &["message", "value"],
+            Prose::MessageLost => &["message", "attempts"],
+            Prose::PoisonNotDeadLettered => &["message"],
+            Prose::NotRun => &["limit"],
+            Prose::FreshReturnedDuplicate
+            | Prose::DuplicateReturnedProcessed
+            | Prose::TransactionLeftOpen
+            | Prose::StateDiffers
+            | Prose::ViolationChangedState
+            | Prose::NoWrites
+            | Prose::CrashAdviceCommit
+            | Prose::CrashAdviceWrite
+            | Prose::ConcurrentNotOnce
+            | Prose::ScheduleStateWrong => &[],
+        }
+    }
+
+    /// The text whose key is `key`.
+    pub fn by_key(key: &str) -> Option<Prose> {
+        Prose::ALL.into_iter().find(|prose| prose.key() == key)
+    }
+}
+
+/// A piece of a parsed template.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Literal(String),
+    Placeholder(String),
+}
+
+/// A template in one language, parsed once at load.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template(Vec<Piece>);
+
+/// Why a template cannot be parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum TemplateError {
+    /// `{` without a `}`, or `}` without a `{`.
+    Unbalanced,
+    /// A placeholder the text may not name.
+    UnknownPlaceholder(String),
+}
+
+impl Template {
+    /// Parses `source`, allowing the placeholders `allowed`. Placeholders are `{name}`; braces
+    /// appear nowhere else.
+    pub fn parse(source: &str, allowed: &[&str]) -> Result<Template, TemplateError> {
+        let mut pieces = Vec::new();
+        let mut rest = source;
+        while let Some(open) = rest.find(['{', '}']) {
+            if rest[open..].starts_with('}') {
+                return Err(TemplateError::Unbalanced);
+            }
+            let close = rest[open..].find('}').ok_or(TemplateError::Unbalanced)? + open;
+            let name = &rest[open + 1..close];
+            if name.contains('{') {
+                return Err(TemplateError::Unbalanced);
+            }
+            if !allowed.contains(&name) {
+                return Err(TemplateError::UnknownPlaceholder(name.to_string()));
+            }
+            if open > 0 {
+                pieces.push(Piece::Literal(rest[..open].to_string()));
+            }
+            pieces.push(Piece::Placeholder(name.to_string()));
+            rest = &rest[close + 1..];
+        }
+        if !rest.is_empty() {
+            pieces.push(Piece::Literal(rest.to_string()));
+        }
+        Ok(Template(pieces))
+    }
+
+    /// The template with each placeholder replaced by its value (`values` maps names to values).
+    fn fill<'v>(&self, value: impl Fn(&str) -> Option<&'v str>) -> String {
+        let mut out = String::new();
+        for piece in &self.0 {
+            match piece {
+                Piece::Literal(text) => out.push_str(text),
+                Piece::Placeholder(name) => match value(name) {
+                    Some(text) => out.push_str(text),
+                    // The harness passes every placeholder the text may name (a test checks it).
+                    None => {
+                        out.push('{');
+                        out.push_str(name);
+                        out.push('}');
+                    }
+                },
+            }
+        }
+        out
+    }
+}
+
+/// A failure text in both languages, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Templates {
+    pub de: Template,
+    pub en: Template,
+}
+
+/// A value for a placeholder that reads the same in both languages (a number, a label).
+pub fn plain(value: impl Display) -> Text {
+    Text::same(value.to_string())
+}
+
+/// The failure text `prose`, its placeholders filled with `values` (name, value per language).
+pub fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
+    fill(catalogue::failure(prose), values)
+}
+
+fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
+    let find = |name: &str| values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
+    Text {
+        de: templates.de.fill(|name| find(name).map(|v| v.de.as_str())),
+        en: templates.en.fill(|name| find(name).map(|v| v.en.as_str())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_template_names_only_its_placeholders_and_balances_its_braces() {
+        let allowed = ["count"];
+        assert!(Template::parse("{count} times", &allowed).is_ok());
+        assert_eq!(
+            Template::parse("{count} of {total}", &allowed),
+            Err(TemplateError::UnknownPlaceholder("total".into()))
+        );
+        assert_eq!(Template::parse("{count", &allowed), Err(TemplateError::Unbalanced));
+        assert_eq!(Template::parse("count}", &allowed), Err(TemplateError::Unbalanced));
+        assert_eq!(Template::parse("{{count}}", &allowed), Err(TemplateError::Unbalanced));
+    }
+
+    #[test]
+    fn filling_replaces_each_placeholder_in_its_language() {
+        let templates = Templates {
+            de: Template::parse("Nach {place}: {count}-mal", &["place", "count"]).expect("de"),
+            en: Template::parse("{count} times after {place}", &["place", "count"]).expect("en"),
+        };
+        let filled =
+            fill(&templates, &[("place", Text::new("dem COMMIT", "the COMMIT")), ("count", plain(2))]);
+        assert_eq!(filled, Text::new("Nach dem COMMIT: 2-mal", "2 times after the COMMIT"));
+    }
+
+    /// Every text of the shipped catalogue, filled with every placeholder it may name, keeps no
+    /// brace: nothing is left unfilled.
+    #[test]
+    fn every_shipped_text_is_filled_completely() {
+        for prose in Prose::ALL {
+            let values: Vec<(&str, Text)> =
+                prose.placeholders().iter().map(|name| (*name, plain("X"))).collect();
+            let text = failure(prose, &values);
+            for lang in [&text.de, &text.en] {
+                assert!(
+                    !lang.contains('{') && !lang.contains('}') && !lang.is_empty(),
+                    "{}: {lang}",
+                    prose.key()
+                );
+            }
+        }
+    }
+}
