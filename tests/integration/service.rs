@@ -9,202 +9,21 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
-const CONSUMER: &str = "03-idempotenter-konsument";
-const PREDICTION: &str = "01-visibility-timeout";
-const COURSE_SECRET: &str = "course-secret-never-shown-7f3a";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::http::request;
+use crate::support::server::{COURSE_SECRET, Server};
+use crate::support::{BIN, CONSUMER, PREDICTION, copy_tree, poll, repo};
 
 fn exercise_file(path: &str) -> String {
     std::fs::read_to_string(repo().join("exercises").join(CONSUMER).join(path)).unwrap()
-}
-
-/// Polls `f` until it returns Some, or panics at the deadline.
-fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = f() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        // The poll interval: the condition decides, the deadline bounds.
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-// ---------------------------------------------------------------------------------------------
-// A minimal HTTP/1.1 client (Connection: close), so the tests control every byte.
-
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-fn request(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes())?;
-    // A server may answer (413) before the whole body is sent: a failed write is not an error yet.
-    let _ = stream.write_all(body);
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| {
-        std::io::Error::other(format!("no HTTP head in {:?}", String::from_utf8_lossy(&raw)))
-    })?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("bad status line"))?;
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Ok(Response { status, headers, body: raw[split + 4..].to_vec() })
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test.
-
-struct Server {
-    child: Option<Child>,
-    port: u16,
-    data: PathBuf,
-    args: Vec<String>,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(data: &Path, extra: &[&str]) -> Server {
-        let port = free_port();
-        let mut server = Server {
-            child: None,
-            port,
-            data: data.to_path_buf(),
-            args: extra.iter().map(|s| s.to_string()).collect(),
-            log: data.join("server.log"),
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
-        let child = Command::new(BIN)
-            .current_dir(repo())
-            .arg("serve")
-            .arg("--bind")
-            .arg(format!("127.0.0.1:{}", self.port))
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--course-secret")
-            .arg(COURSE_SECRET)
-            .args(&self.args)
-            .env_remove("PRUEFSTEIN_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start pruefstein serve");
-        self.child = Some(child);
-        let port = self.port;
-        poll("the server to be ready", Duration::from_secs(30), || {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                panic!(
-                    "the server exited with {status}: {}",
-                    std::fs::read_to_string(&self.log).unwrap_or_default()
-                );
-            }
-            request(port, "GET", "/readyz", &[], b"").ok().filter(|r| r.status == 200)
-        });
-    }
-
-    /// `kill -9`.
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().unwrap();
-            child.wait().unwrap();
-        }
-    }
-
-    fn client(&self, name: &str) -> (String, String) {
-        let out = Command::new(BIN)
-            .args(["client", "add", name, "--json", "--data-dir"])
-            .arg(&self.data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
-        (value["token"].as_str().unwrap().to_string(), value["webhook_secret"].as_str().unwrap().to_string())
-    }
-
-    fn call(&self, method: &str, path: &str, token: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-        let auth = format!("Bearer {token}");
-        let mut all = vec![("Authorization", auth.as_str())];
-        all.extend_from_slice(headers);
-        request(self.port, method, path, &all, body).unwrap()
-    }
-
-    fn post_json(&self, path: &str, token: &str, body: &Value, key: Option<&str>) -> Response {
-        let mut headers = vec![("Content-Type", "application/json")];
-        if let Some(key) = key {
-            headers.push(("Idempotency-Key", key));
-        }
-        self.call("POST", path, token, &headers, body.to_string().as_bytes())
-    }
-
-    fn get(&self, path: &str, token: &str) -> Response {
-        self.call("GET", path, token, &[], b"")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
 
 fn wat_submission(file: &str, learner: &str) -> Value {
@@ -1074,20 +893,6 @@ fn a_job_that_never_finishes_fails_with_a_reason() {
 
 // ---------------------------------------------------------------------------------------------
 // Exercise folders change while the service runs.
-
-/// Copies a folder tree (exercise folders are a few small files).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// The value of one `pruefstein_exercise_reloads_total` counter.
 fn reloads(server: &Server, outcome: &str) -> u64 {

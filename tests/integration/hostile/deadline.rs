@@ -8,29 +8,20 @@
 //! performance assertion: the grade runs on its own thread and the test fails if it is not done in
 //! [`HANG_GUARD`]).
 
-use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
 
 use pruefstein::consumer::checks::CHECKS;
 use pruefstein::consumer::detail::TraceEvent;
-use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::{CRASH_POINTS_MAX, WALL_MS_PER_SUBMISSION};
 use pruefstein::report::{CheckDetail, CheckReport, Report, Verdict};
 use pruefstein::submission::Submission;
 
+use crate::support::{consumer_dir as exercise_dir, consumer_exercise as exercise, repo};
+
 /// A grade that has not returned by then hangs (the submission's own limit is 5 s).
 const HANG_GUARD: Duration = Duration::from_secs(30);
-
-fn exercise_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: std::sync::OnceLock<Exercise> = std::sync::OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
-}
 
 /// Grades `wat` on its own thread; fails the test if the grade does not return within
 /// [`HANG_GUARD`].
@@ -328,8 +319,7 @@ fn a_normal_report_does_not_mention_the_deadline() {
 /// 1 min 48 s and grew past 2 GB; the corpus replay would only get slow again, this test fails.
 #[test]
 fn a_consumer_whose_every_delivery_faults_with_the_lock_held_ends_with_a_report() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus/module/regression-every-delivery-faults-in-msg-int.wat");
+    let path = repo().join("fuzz/corpus/module/regression-every-delivery-faults-in-msg-int.wat");
     let wat = std::fs::read_to_string(path).expect("the kept finding");
     let report = grade_guarded(wat);
     assert_eq!(report.verdict, Verdict::Failed);
