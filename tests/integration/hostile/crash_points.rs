@@ -8,19 +8,18 @@
 use pruefstein::consumer::detail::{CrashPoints, TraceEvent};
 use pruefstein::report::{CheckDetail, CheckReport, Report};
 
-use crate::support::grade_consumer;
+use crate::support::{check, consumer_detail, grade_consumer};
 
 fn grade_wat(wat: &str) -> Report {
     grade_consumer(wat.as_bytes().to_vec())
 }
 
 fn crash_check(report: &Report) -> &CheckReport {
-    report.checks.iter().find(|c| c.name == "crash-points").expect("the crash check ran")
+    check(report, "crash-points")
 }
 
 fn points(check: &CheckReport) -> &CrashPoints {
-    let CheckDetail::Consumer(detail) = &check.detail else { panic!("consumer detail") };
-    detail.crash_points.as_ref().expect("crash points are reported")
+    consumer_detail(check).crash_points.as_ref().expect("crash points are reported")
 }
 
 /// A consumer of exercise 3 that runs `statements` in order (each a `db.exec`; `?1` is bound to the

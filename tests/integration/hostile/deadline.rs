@@ -8,17 +8,14 @@
 //! performance assertion: the grade runs on its own thread and the test fails if it is not done in
 //! [`HANG_GUARD`]).
 
-use std::sync::mpsc;
 use std::time::Duration;
 
 use pruefstein::consumer::checks::CHECKS;
 use pruefstein::consumer::detail::TraceEvent;
-use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::{CRASH_POINTS_MAX, WALL_MS_PER_SUBMISSION};
-use pruefstein::report::{CheckDetail, CheckReport, Report, Verdict};
-use pruefstein::submission::Submission;
+use pruefstein::report::{CheckReport, Report, Verdict};
 
-use crate::support::{consumer_dir as exercise_dir, consumer_exercise as exercise, repo};
+use crate::support::{self, check, consumer_detail, consumer_dir as exercise_dir, repo};
 
 /// A grade that has not returned by then hangs (the submission's own limit is 5 s).
 const HANG_GUARD: Duration = Duration::from_secs(30);
@@ -30,24 +27,11 @@ fn grade_guarded(wat: String) -> Report {
     // the submission, not the tests beside it.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let report = grade(exercise(), &Submission::Module(wat.into_bytes()), &GradeOptions::default());
-        let _ = sender.send(report);
-    });
-    match receiver.recv_timeout(HANG_GUARD) {
-        Ok(report) => report.expect("grading runs"),
-        Err(_) => panic!("the grade did not return within {HANG_GUARD:?}: a submission hangs the grader"),
-    }
-}
-
-fn check<'r>(report: &'r Report, name: &str) -> &'r CheckReport {
-    report.checks.iter().find(|c| c.name == name).expect("every check is listed")
+    support::grade_guarded(wat.into_bytes(), HANG_GUARD)
 }
 
 fn trace(check: &CheckReport) -> &[TraceEvent] {
-    let CheckDetail::Consumer(detail) = &check.detail else { panic!("consumer detail") };
-    &detail.trace
+    &consumer_detail(check).trace
 }
 
 fn failure_en(check: &CheckReport) -> &str {

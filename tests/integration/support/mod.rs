@@ -6,12 +6,13 @@ pub mod http;
 pub mod server;
 
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
+use std::sync::{OnceLock, mpsc};
 use std::time::{Duration, Instant};
 
+use pruefstein::consumer::ConsumerDetail;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
-use pruefstein::report::Report;
+use pruefstein::report::{CheckDetail, CheckReport, Report};
 use pruefstein::submission::Submission;
 
 /// The `pruefstein` binary that `cargo test` built for this run.
@@ -62,6 +63,29 @@ pub fn grade_module(exercise: &Exercise, bytes: Vec<u8>) -> Report {
 /// Grades module bytes against exercise 03 with the default options.
 pub fn grade_consumer(bytes: Vec<u8>) -> Report {
     grade_module(consumer_exercise(), bytes)
+}
+
+/// Grades module bytes against exercise 03 on a thread of its own; fails the test if the grade has
+/// not returned within `hang` (a hang guard for hostile modules, not a performance bound).
+pub fn grade_guarded(bytes: Vec<u8>, hang: Duration) -> Report {
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = sender.send(grade_consumer(bytes));
+    });
+    receiver.recv_timeout(hang).unwrap_or_else(|_| {
+        panic!("the grade did not return within {hang:?}: a limit is missing, a submission hangs the grader")
+    })
+}
+
+/// A report's check by name.
+pub fn check<'r>(report: &'r Report, name: &str) -> &'r CheckReport {
+    report.checks.iter().find(|c| c.name == name).unwrap_or_else(|| panic!("no check {name} in the report"))
+}
+
+/// A consumer check's evidence.
+pub fn consumer_detail(check: &CheckReport) -> &ConsumerDetail {
+    let CheckDetail::Consumer(detail) = &check.detail else { panic!("{}: not a consumer check", check.name) };
+    detail
 }
 
 /// Grades an answer with the default options, for `learner` (the lesson's variant without one).
