@@ -1,6 +1,6 @@
 //! The fuzz targets over Prüfstein's untrusted input paths, written once and used two ways:
 //!
-//! - the bounded, deterministic run inside the normal test command (`tests/hostile/fuzz.rs`
+//! - the bounded, deterministic run inside the normal test command (`tests/integration/hostile/fuzz.rs`
 //!   includes this file: it replays the kept corpus in `fuzz/corpus/<target>/` and a fixed number of
 //!   inputs derived from a fixed ChaCha seed), and
 //! - coverage-guided fuzzing with `cargo +nightly fuzz run <target>` (the crate in `fuzz/` wraps

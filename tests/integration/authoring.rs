@@ -9,9 +9,7 @@ use pruefstein::authoring::scaffold;
 use pruefstein::check::{Soundness, check_dir};
 use pruefstein::exercise::GraderKind;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{BIN, repo as root};
 
 /// A fresh consumer scaffold in a temporary folder, to be broken by a test.
 fn consumer_scaffold(name: &str) -> (tempfile::TempDir, PathBuf) {
@@ -78,7 +76,7 @@ fn scaffolds_of_both_kinds_pass_check_as_generated() {
 fn the_command_line_scaffolds_checks_and_refuses_to_overwrite() {
     let temp = tempfile::tempdir().expect("temporary directory");
     let dir = temp.path().join("07-neu");
-    let binary = env!("CARGO_BIN_EXE_pruefstein");
+    let binary = BIN;
     let new = Command::new(binary).arg("new").arg("consumer").arg(&dir).output().expect("runs");
     assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
     let check = Command::new(binary).arg("check").arg(&dir).output().expect("runs");

@@ -8,35 +8,14 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::OnceLock;
 
-use pruefstein::exercise::Exercise;
-use pruefstein::grade::{GradeOptions, grade};
-use pruefstein::report::{Report, Verdict};
-use pruefstein::submission::Submission;
+use pruefstein::report::Verdict;
 use pruefstein::text::Lang;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{failed, grade_consumer as grade_bytes, repo as root};
 
 fn kit(name: &str) -> PathBuf {
     root().join("graders/consumer/kits").join(name)
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: OnceLock<Exercise> = OnceLock::new();
-    EXERCISE.get_or_init(|| {
-        Exercise::load(&root().join("exercises/03-idempotenter-konsument")).expect("exercise 03 loads")
-    })
-}
-
-fn grade_bytes(bytes: Vec<u8>) -> Report {
-    grade(exercise(), &Submission::Module(bytes), &GradeOptions::default()).expect("grading runs")
-}
-
-fn failed(report: &Report) -> Vec<String> {
-    report.failed_checks().map(|c| c.name.clone()).collect()
 }
 
 /// Fails (never skips) when a tool is missing, naming what installs it.

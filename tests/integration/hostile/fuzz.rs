@@ -5,13 +5,15 @@
 //! machine, with or without a nightly toolchain; coverage-guided fuzzing (`cargo +nightly fuzz run
 //! <target>`, see CONTRIBUTING) grows the corpus this test replays.
 
-#[path = "../../fuzz/src/targets.rs"]
+#[path = "../../../fuzz/src/targets.rs"]
 mod targets;
 
 use std::path::PathBuf;
 
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
+
+use crate::support::copy_tree;
 
 /// The seed of the generated inputs. Changing it changes which inputs run, so keep it fixed.
 const SEED: u64 = 0x5052_5546_5354_4e31;
@@ -146,7 +148,7 @@ fn load_error_with(schema: &str, state_sql: Option<&str>) -> String {
     let base = targets::repo_root().join("exercises").join("03-idempotenter-konsument");
     let temp = tempfile::tempdir().expect("temporary folder");
     let dir = temp.path().join("03-idempotenter-konsument");
-    copy_dir(&base, &dir);
+    copy_tree(&base, &dir);
     std::fs::write(dir.join("schema.sql"), schema).expect("schema written");
     if let Some(sql) = state_sql {
         let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
@@ -158,19 +160,6 @@ fn load_error_with(schema: &str, state_sql: Option<&str>) -> String {
     match pruefstein::Exercise::load(&dir) {
         Ok(_) => panic!("the exercise loaded"),
         Err(e) => e.to_string(),
-    }
-}
-
-fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).expect("folder");
-    for entry in std::fs::read_dir(from).expect("listing") {
-        let entry = entry.expect("entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("type").is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).expect("copy");
-        }
     }
 }
 

@@ -1,45 +1,33 @@
 //! Golden reports: one passing and one failing report per grader, as JSON, as text in German and
 //! English, and as the student's report page in both languages, compared with the files in
 //! `tests/golden/`. A change of the report format, of a feedback text or of the page shows up here
-//! as a diff; when it is intended, rewrite the files with `PRUEFSTEIN_BLESS=1 cargo test --test golden`
-//! and review the diff in the commit.
+//! as a diff; when it is intended, rewrite the files with
+//! `PRUEFSTEIN_BLESS=1 cargo test --test integration golden::` and review the diff in the commit.
 //!
 //! JSON and text are compared byte for byte. The page is compared after collapsing the whitespace
 //! between tags, which a browser ignores, so a change of how the page is assembled does not count as
 //! a change of what it shows.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use pruefstein::exercise::Exercise;
-use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::render_text;
 use pruefstein::report::{Report, Verdict};
 use pruefstein::service::store::{ResultRecord, Status, SubmissionRecord};
-use pruefstein::submission::Submission;
 use pruefstein::text::Lang;
 
-fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::{self, exercise_dir, load, repo as root};
 
 fn golden_dir() -> PathBuf {
     root().join("tests/golden")
 }
 
-fn load(exercise: &str) -> Exercise {
-    Exercise::load(&root().join("exercises").join(exercise))
-        .unwrap_or_else(|e| panic!("{exercise} loads: {e}"))
-}
-
 fn grade_module(exercise: &str, file: &str) -> Report {
-    let bytes =
-        std::fs::read(root().join("exercises").join(exercise).join(file)).expect("module file exists");
-    grade(&load(exercise), &Submission::Module(bytes), &GradeOptions::default()).expect("grading runs")
+    let bytes = std::fs::read(exercise_dir(exercise).join(file)).expect("module file exists");
+    support::grade_module(&load(exercise), bytes)
 }
 
 fn grade_answer(exercise: &str, answer: &str) -> Report {
-    grade(&load(exercise), &Submission::Answer(answer.to_string()), &GradeOptions::default())
-        .expect("grading runs")
+    support::grade_answer(&load(exercise), answer, None)
 }
 
 /// The page as the service renders it for a graded submission with this report; every field that is

@@ -1,7 +1,6 @@
 //! Prediction exercises end to end: the lesson's answers, per-part verdicts with timelines,
 //! malformed answers, learner variants, broken teacher scripts, the seeded network, and the CLI.
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pruefstein::exercise::Exercise;
@@ -13,21 +12,10 @@ use pruefstein::sim::{Network, NetworkConfig};
 use pruefstein::submission::Submission;
 use pruefstein::text::Lang;
 
-fn exercise_dir(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises").join(name)
-}
-
-fn load(name: &str) -> Exercise {
-    Exercise::load(&exercise_dir(name)).unwrap_or_else(|e| panic!("{name} loads: {e}"))
-}
+use crate::support::{BIN, exercise_dir, grade_answer, load};
 
 fn prediction(exercise: &Exercise) -> &PredictionExercise {
     exercise.grader_as::<PredictionExercise>().expect("a prediction exercise")
-}
-
-fn grade_answer(exercise: &Exercise, answer: &str, learner: Option<&str>) -> Report {
-    let options = GradeOptions { learner: learner.map(str::to_string), ..GradeOptions::default() };
-    grade(exercise, &Submission::Answer(answer.to_string()), &options).expect("gradable")
 }
 
 fn detail(report: &Report, part: &str) -> PredictionDetail {
@@ -340,7 +328,7 @@ fn bundled_exercises_are_sound() {
 
 #[test]
 fn cli_statement_grade_and_exit_codes() {
-    let bin = env!("CARGO_BIN_EXE_pruefstein");
+    let bin = BIN;
     let dir = exercise_dir("01-visibility-timeout");
     let run = |args: &[&str]| {
         let out = Command::new(bin).args(args).env_remove("PRUEFSTEIN_COURSE_SECRET").output().expect("runs");
@@ -363,11 +351,7 @@ fn cli_statement_grade_and_exit_codes() {
 }
 
 fn run_cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
-        .args(args)
-        .env_remove("PRUEFSTEIN_COURSE_SECRET")
-        .output()
-        .expect("runs");
+    let out = Command::new(BIN).args(args).env_remove("PRUEFSTEIN_COURSE_SECRET").output().expect("runs");
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -449,11 +433,8 @@ fn cli_renders_and_grades_a_learners_variant() {
     let dir = exercise_dir("01-visibility-timeout");
     let dir = dir.to_str().expect("utf-8 path");
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
-            .args(args)
-            .env("PRUEFSTEIN_COURSE_SECRET", secret)
-            .output()
-            .expect("runs");
+        let out =
+            Command::new(BIN).args(args).env("PRUEFSTEIN_COURSE_SECRET", secret).output().expect("runs");
         (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let (code, statement) = run(&["statement", dir, "--learner", &learner, "--lang", "de"]);

@@ -7,10 +7,8 @@
 //! ahead of an ordinary one delay it by at most about one submission deadline once its turn comes,
 //! and a job whose grading outlasts its lease is still graded exactly once (heartbeat).
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use pruefstein::Exercise;
@@ -21,24 +19,17 @@ use pruefstein::limits::WORKER_KILL_MARGIN_MS;
 use pruefstein::submission::Submission;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
-const PREDICTION: &str = "01-visibility-timeout";
+use crate::support::server::{Launch, Server};
+use crate::support::{BIN, PREDICTION, copy_tree, poll, repo};
+
 /// The submission deadline of the copied exercise: short, so that overruns are quick to prove.
 const WALL_MS: u64 = 300;
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
 
 /// A copy of the prediction exercise below `root` with a short submission deadline.
 fn short_deadline_exercise(root: &Path) -> PathBuf {
     let source = repo().join("exercises").join(PREDICTION);
     let target = root.join(PREDICTION);
-    std::fs::create_dir_all(&target).unwrap();
-    for entry in std::fs::read_dir(&source).unwrap() {
-        let entry = entry.unwrap();
-        std::fs::copy(entry.path(), target.join(entry.file_name())).unwrap();
-    }
+    copy_tree(&source, &target);
     let toml = target.join("exercise.toml");
     let mut text = std::fs::read_to_string(&toml).unwrap();
     text.push_str(&format!("\n[limits]\nwall_ms_per_submission = {WALL_MS}\n"));
@@ -204,113 +195,43 @@ fn the_worker_is_hidden_from_help() {
 // ---------------------------------------------------------------------------------------------
 // At the service, over HTTP.
 
-fn http(port: u16, method: &str, path: &str, token: &str, body: &str) -> (u16, Value) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
-    let head = format!(
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
-         Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{body}",
-        body.len()
-    );
-    stream.write_all(head.as_bytes()).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap();
-    let status = String::from_utf8_lossy(&raw[..split]).split(' ').nth(1).unwrap().parse().unwrap();
-    let value = serde_json::from_slice(&raw[split + 4..]).unwrap_or(Value::Null);
-    (status, value)
-}
-
-struct Server {
-    child: Child,
-    port: u16,
+/// A server grading the exercises in `exercises` in worker processes that honour fault injection,
+/// stopped with SIGTERM, and the token of its one client.
+struct Service {
+    server: Server,
     token: String,
 }
 
-impl Server {
-    fn start(data: &Path, exercises: &Path, extra: &[&str]) -> Server {
-        let out = Command::new(BIN)
-            .args(["client", "add", "lms", "--token-only", "--data-dir"])
-            .arg(data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let token = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-        let log = std::fs::File::create(data.join("server.log")).unwrap();
-        let child = Command::new(BIN)
-            .arg("serve")
-            .arg("--bind")
-            .arg(format!("127.0.0.1:{port}"))
-            .arg("--data-dir")
-            .arg(data)
-            .arg("--exercises")
-            .arg(exercises)
-            .args(extra)
-            .env(FAULT_INJECTION_ENV, "1")
-            .env_remove("PRUEFSTEIN_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .unwrap();
-        let server = Server { child, port, token };
-        server.poll("the server to be ready", Duration::from_secs(60), || {
-            TcpStream::connect(("127.0.0.1", port)).ok().map(|_| ())
-        });
-        server
+impl Service {
+    fn start(data: &Path, exercises: &Path, extra: &[&str]) -> Service {
+        let mut args = vec!["--exercises", exercises.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let launch = Launch { course_secret: false, fault_injection: true, graceful_drop: true };
+        let server = Server::launch(data, &args, launch);
+        let token = server.client("lms").0;
+        Service { server, token }
+    }
+
+    fn post(&self, body: &Value) -> (u16, Value) {
+        self.server.call_json("POST", "/api/v1/submissions", &self.token, body)
     }
 
     fn submit(&self, answer: &str) -> String {
-        let body = json!({"exercise": PREDICTION, "learner": "anna", "answer": answer}).to_string();
-        let (status, value) = http(self.port, "POST", "/api/v1/submissions", &self.token, &body);
+        let (status, value) =
+            self.post(&json!({"exercise": PREDICTION, "learner": "anna", "answer": answer}));
         assert_eq!(status, 202, "{value}");
         value["id"].as_str().unwrap().to_string()
     }
 
     fn get(&self, id: &str) -> Value {
-        http(self.port, "GET", &format!("/api/v1/submissions/{id}"), &self.token, "").1
-    }
-
-    fn poll<T>(&self, what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-        let deadline = Instant::now() + timeout;
-        loop {
-            if let Some(value) = f() {
-                return value;
-            }
-            assert!(Instant::now() < deadline, "timed out waiting for {what}");
-            // The poll interval: the condition decides, the deadline bounds.
-            std::thread::sleep(Duration::from_millis(10));
-        }
+        self.server.call_json("GET", &format!("/api/v1/submissions/{id}"), &self.token, &Value::Null).1
     }
 
     fn finished(&self, id: &str, timeout: Duration) -> Value {
-        self.poll(&format!("{id} to finish"), timeout, || {
+        poll(&format!("{id} to finish"), timeout, || {
             let view = self.get(id);
             matches!(view["status"].as_str(), Some("graded" | "failed")).then_some(view)
         })
-    }
-}
-
-impl Server {
-    /// Stops the server as an operator would (SIGTERM), `kill -9` only if it does not stop in time.
-    fn stop(&mut self) {
-        // SAFETY: kill(2) on a child process of this test.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.stop();
     }
 }
 
@@ -342,7 +263,7 @@ fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
     let data = tempfile::tempdir().unwrap();
     let exercises = tempfile::tempdir().unwrap();
     short_deadline_exercise(exercises.path());
-    let server = Server::start(data.path(), exercises.path(), &["--workers", "2"]);
+    let server = Service::start(data.path(), exercises.path(), &["--workers", "2"]);
     // Twenty hostile submissions: three that hang their worker, one that exhausts its memory, one
     // that crashes it, and fifteen that the grader itself must refuse (malformed, deeply nested,
     // oversized answers).
@@ -384,8 +305,8 @@ fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
         "the ordinary submission finished {delay:?} after the hostile ones"
     );
     // No grading process is stuck: exactly one live worker per grading thread, and they answer.
-    let workers = server.poll("two live workers", Duration::from_secs(30), || {
-        let workers = worker_children(server.child.id());
+    let workers = poll("two live workers", Duration::from_secs(30), || {
+        let workers = worker_children(server.server.pid());
         (workers.len() == 2).then_some(workers)
     });
     assert_eq!(workers.len(), 2);
@@ -395,7 +316,7 @@ fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
     let scratches: Vec<PathBuf> = workers.iter().map(|pid| scratch_of(*pid)).collect();
     assert!(scratches.iter().all(|s| s.is_dir()), "{scratches:?}");
     let mut server = server;
-    server.stop();
+    server.server.stop();
     for (pid, scratch) in workers.iter().zip(&scratches) {
         assert!(!alive(*pid), "worker {pid} outlived the server");
         assert!(!scratch.exists(), "{} outlived the server", scratch.display());
@@ -407,19 +328,10 @@ fn a_grading_longer_than_its_lease_is_graded_once_thanks_to_the_heartbeat() {
     let data = tempfile::tempdir().unwrap();
     let exercises = tempfile::tempdir().unwrap();
     let consumer = repo().join("exercises/03-idempotenter-konsument");
-    let target = exercises.path().join("03-idempotenter-konsument");
-    for dir in ["", "mutants", "solutions"] {
-        std::fs::create_dir_all(target.join(dir)).unwrap();
-        for entry in std::fs::read_dir(consumer.join(dir)).unwrap() {
-            let entry = entry.unwrap();
-            if entry.path().is_file() {
-                std::fs::copy(entry.path(), target.join(dir).join(entry.file_name())).unwrap();
-            }
-        }
-    }
+    copy_tree(&consumer, &exercises.path().join("03-idempotenter-konsument"));
     // A lease of 200 ms, far shorter than grading a consumer takes here: without renewal every job
     // would be leased again by the other grading thread while the first still grades it.
-    let server = Server::start(data.path(), exercises.path(), &["--workers", "2", "--job-lease-ms", "200"]);
+    let server = Service::start(data.path(), exercises.path(), &["--workers", "2", "--job-lease-ms", "200"]);
     let module = std::fs::read_to_string(consumer.join("solutions/reference.wat")).unwrap();
     let ids: Vec<String> = (0..4)
         .map(|n| {
@@ -427,9 +339,8 @@ fn a_grading_longer_than_its_lease_is_graded_once_thanks_to_the_heartbeat() {
                 "exercise": "03-idempotenter-konsument",
                 "learner": "anna",
                 "wat": format!(";; copy {n}\n{module}"),
-            })
-            .to_string();
-            let (status, value) = http(server.port, "POST", "/api/v1/submissions", &server.token, &body);
+            });
+            let (status, value) = server.post(&body);
             assert_eq!(status, 202, "{value}");
             value["id"].as_str().unwrap().to_string()
         })

@@ -8,29 +8,17 @@
 //! performance assertion: the grade runs on its own thread and the test fails if it is not done in
 //! [`HANG_GUARD`]).
 
-use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use pruefstein::consumer::detail::TraceEvent;
 use pruefstein::consumer::harness::Check;
-use pruefstein::exercise::Exercise;
-use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::{CRASH_POINTS_MAX, WALL_MS_PER_SUBMISSION};
-use pruefstein::report::{CheckDetail, CheckReport, Report, Verdict};
-use pruefstein::submission::Submission;
+use pruefstein::report::{CheckReport, Report, Verdict};
+
+use crate::support::{self, check, consumer_detail, consumer_dir as exercise_dir, repo};
 
 /// A grade that has not returned by then hangs (the submission's own limit is 5 s).
 const HANG_GUARD: Duration = Duration::from_secs(30);
-
-fn exercise_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: std::sync::OnceLock<Exercise> = std::sync::OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
-}
 
 /// Grades `wat` on its own thread; fails the test if the grade does not return within
 /// [`HANG_GUARD`].
@@ -39,24 +27,11 @@ fn grade_guarded(wat: String) -> Report {
     // the submission, not the tests beside it.
     static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    let (sender, receiver) = mpsc::channel();
-    std::thread::spawn(move || {
-        let report = grade(exercise(), &Submission::Module(wat.into_bytes()), &GradeOptions::default());
-        let _ = sender.send(report);
-    });
-    match receiver.recv_timeout(HANG_GUARD) {
-        Ok(report) => report.expect("grading runs"),
-        Err(_) => panic!("the grade did not return within {HANG_GUARD:?}: a submission hangs the grader"),
-    }
-}
-
-fn check<'r>(report: &'r Report, name: &str) -> &'r CheckReport {
-    report.checks.iter().find(|c| c.name == name).expect("every check is listed")
+    support::grade_guarded(wat.into_bytes(), HANG_GUARD)
 }
 
 fn trace(check: &CheckReport) -> &[TraceEvent] {
-    let CheckDetail::Consumer(detail) = &check.detail else { panic!("consumer detail") };
-    &detail.trace
+    &consumer_detail(check).trace
 }
 
 fn failure_en(check: &CheckReport) -> &str {
@@ -328,8 +303,7 @@ fn a_normal_report_does_not_mention_the_deadline() {
 /// 1 min 48 s and grew past 2 GB; the corpus replay would only get slow again, this test fails.
 #[test]
 fn a_consumer_whose_every_delivery_faults_with_the_lock_held_ends_with_a_report() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("fuzz/corpus/module/regression-every-delivery-faults-in-msg-int.wat");
+    let path = repo().join("fuzz/corpus/module/regression-every-delivery-faults-in-msg-int.wat");
     let wat = std::fs::read_to_string(path).expect("the kept finding");
     let report = grade_guarded(wat);
     assert_eq!(report.verdict, Verdict::Failed);

@@ -1,33 +1,20 @@
 //! The consumer grader end to end: every solution of exercise 03 passes, every mutant fails the check
 //! it declares, every kind of bad input gets its own clear message, and grading is deterministic.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pruefstein::consumer::detail::TraceEvent;
-use pruefstein::exercise::Exercise;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
 use pruefstein::report::{CheckDetail, Report, Verdict};
 use pruefstein::submission::Submission;
 
-fn exercise_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: std::sync::OnceLock<Exercise> = std::sync::OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
-}
-
-fn grade_bytes(bytes: Vec<u8>) -> Report {
-    grade(exercise(), &Submission::Module(bytes), &GradeOptions::default()).expect("grading runs")
-}
+use crate::support::{
+    BIN, consumer_dir as exercise_dir, consumer_exercise as exercise, failed, grade_consumer as grade_bytes,
+    repo,
+};
 
 fn grade_file(relative: &str) -> Report {
     grade_bytes(std::fs::read(exercise_dir().join(relative)).expect("file exists"))
-}
-
-fn failed(report: &Report) -> Vec<String> {
-    report.failed_checks().map(|c| c.name.clone()).collect()
 }
 
 fn modules_in(folder: &str) -> Vec<PathBuf> {
@@ -568,11 +555,7 @@ fn a_failing_submission_does_not_affect_the_next_one() {
 // The command line.
 
 fn pruefstein(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_pruefstein"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs")
+    std::process::Command::new(BIN).args(args).current_dir(repo()).output().expect("the binary runs")
 }
 
 #[test]

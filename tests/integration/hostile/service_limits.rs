@@ -1,172 +1,22 @@
 //! Hostile requests and receivers at the service: slow bodies, slow webhook receivers, private
 //! callback addresses, restarts mid-edit, and an exercise that asks for a deeper wasm stack.
 //!
-//! The server fixture here is a minimal copy of the one in `tests/service.rs` (start the real
-//! binary on a free loopback port, add a client, speak raw HTTP/1.1), so that this binary needs
-//! nothing from that one. No test sleeps to wait: every wait polls a condition with a deadline; the
-//! slow peers below pause between bytes because being slow is what they test.
+//! The server is the shared fixture (`support::server`: the real binary on a free loopback port, a
+//! client added, raw HTTP/1.1). No test sleeps to wait: every wait polls a condition with a
+//! deadline; the slow peers below pause between bytes because being slow is what they test.
 
 use std::io::{Read, Write};
 use std::net::{IpAddr, TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use pruefstein::service::webhook::{is_public, parse_target};
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
-const PREDICTION: &str = "01-visibility-timeout";
-const CONSUMER: &str = "03-idempotenter-konsument";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// Polls `f` until it returns Some, or panics at the deadline.
-fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = f() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        // The poll interval: the condition decides, the deadline bounds.
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-/// One HTTP/1.1 exchange (Connection: close): status and body.
-fn request(port: u16, method: &str, path: &str, headers: &[(&str, &str)], body: &[u8]) -> (u16, String) {
-    let mut stream = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    stream.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes()).unwrap();
-    stream.write_all(body).unwrap();
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).unwrap();
-    split_response(&raw)
-}
-
-fn split_response(raw: &[u8]) -> (u16, String) {
-    let text = String::from_utf8_lossy(raw).into_owned();
-    let status = text.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b.to_string()).unwrap_or_default();
-    (status, body)
-}
-
-struct Server {
-    child: Option<Child>,
-    port: u16,
-    data: PathBuf,
-    args: Vec<String>,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(data: &Path, extra: &[&str]) -> Server {
-        std::fs::create_dir_all(data).unwrap();
-        let mut server = Server {
-            child: None,
-            port: free_port(),
-            data: data.to_path_buf(),
-            args: extra.iter().map(|s| s.to_string()).collect(),
-            log: data.join("server.log"),
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
-        let child = Command::new(BIN)
-            .current_dir(repo())
-            .arg("serve")
-            .arg("--bind")
-            .arg(format!("127.0.0.1:{}", self.port))
-            .arg("--data-dir")
-            .arg(&self.data)
-            .args(&self.args)
-            .env_remove("PRUEFSTEIN_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start pruefstein serve");
-        self.child = Some(child);
-        let port = self.port;
-        poll("the server to be ready", Duration::from_secs(60), || {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                panic!("the server exited with {status}: {}", self.log_text());
-            }
-            let ready = TcpStream::connect(("127.0.0.1", port)).is_ok();
-            (ready && request(port, "GET", "/readyz", &[], b"").0 == 200).then_some(())
-        });
-    }
-
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().unwrap();
-            child.wait().unwrap();
-        }
-    }
-
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    fn client(&self) -> String {
-        let out = Command::new(BIN)
-            .args(["client", "add", "lms", "--json", "--data-dir"])
-            .arg(&self.data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
-        value["token"].as_str().unwrap().to_string()
-    }
-
-    fn call(&self, method: &str, path: &str, token: &str, body: &Value) -> (u16, Value) {
-        let auth = format!("Bearer {token}");
-        let headers = [("Authorization", auth.as_str()), ("Content-Type", "application/json")];
-        let payload = if body.is_null() { Vec::new() } else { body.to_string().into_bytes() };
-        let (status, text) = request(self.port, method, path, &headers, &payload);
-        (status, serde_json::from_str(&text).unwrap_or(Value::String(text)))
-    }
-
-    fn db(&self) -> rusqlite::Connection {
-        rusqlite::Connection::open(self.data.join("pruefstein.db")).unwrap()
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Copies a folder tree (exercise folders are a few small files).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
+use crate::support::http::parse_response;
+use crate::support::server::Server;
+use crate::support::{CONSUMER, PREDICTION, copy_tree, poll, repo};
 
 // ---------------------------------------------------------------------------------------------
 // Callback addresses.
@@ -365,8 +215,8 @@ fn a_trickling_webhook_receiver_cannot_hold_a_sender() {
         dir.path(),
         &["--allow-private-callbacks", "--webhook-timeout-ms", "1000", "--workers", "1"],
     );
-    let token = server.client();
-    let (status, view) = server.call(
+    let token = server.client("lms").0;
+    let (status, view) = server.call_json(
         "POST",
         "/api/v1/submissions?wait=30s",
         &token,
@@ -445,8 +295,8 @@ fn send_slowly(port: u16, token: &str, chunked: bool) -> (u16, String, usize) {
         }
     }
     let _ = stream.shutdown(std::net::Shutdown::Both);
-    let (status, text) = split_response(&raw);
-    (status, text, sent.join().unwrap())
+    let response = parse_response(&raw).expect("an HTTP answer");
+    (response.status, response.text(), sent.join().unwrap())
 }
 
 /// An authenticated client that sends its body a byte at a time (with a length, or chunked) gets
@@ -456,7 +306,7 @@ fn send_slowly(port: u16, token: &str, chunked: bool) -> (u16, String, usize) {
 fn a_slow_request_body_gets_408_and_its_connection_is_closed() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &["--request-body-timeout-ms", "1000"]);
-    let token = server.client();
+    let token = server.client("lms").0;
     for chunked in [false, true] {
         let (status, text, sent) = send_slowly(server.port, &token, chunked);
         assert_eq!(status, 408, "chunked {chunked}: {text}");
@@ -469,7 +319,7 @@ fn a_slow_request_body_gets_408_and_its_connection_is_closed() {
     let stored: i64 = server.db().query_row("SELECT count(*) FROM submissions", [], |r| r.get(0)).unwrap();
     assert_eq!(stored, 0);
     // A whole body on a new connection is taken as usual.
-    let (status, view) = server.call(
+    let (status, view) = server.call_json(
         "POST",
         "/api/v1/submissions",
         &token,
@@ -493,8 +343,8 @@ fn a_submission_for_a_folder_broken_at_restart_is_graded_once_it_is_repaired() {
     copy_tree(&repo().join("exercises").join("02-wann-acken"), &exercises.join("02-wann-acken"));
     let data = dir.path().join("data");
     let mut server = Server::start(&data, &["--exercises", exercises.to_str().unwrap(), "--workers", "1"]);
-    let token = server.client();
-    let (status, problem) = server.call(
+    let token = server.client("lms").0;
+    let (status, problem) = server.call_json(
         "POST",
         "/api/v1/submissions",
         &token,
@@ -526,7 +376,8 @@ fn a_submission_for_a_folder_broken_at_restart_is_graded_once_it_is_repaired() {
         let log = server.log_text();
         let waited =
             log.lines().any(|l| l.contains("exercise_unavailable") && l.contains(&format!("\"{public}\"")));
-        let (_, view) = server.call("GET", &format!("/api/v1/submissions/{public}"), &token, &Value::Null);
+        let (_, view) =
+            server.call_json("GET", &format!("/api/v1/submissions/{public}"), &token, &Value::Null);
         assert_ne!(view["status"], "failed", "{view}");
         (waited && view["status"] == "queued" && view["attempts"] == 0).then_some(())
     });
@@ -535,7 +386,7 @@ fn a_submission_for_a_folder_broken_at_restart_is_graded_once_it_is_repaired() {
     std::fs::write(&toml, good).unwrap();
     let view = poll("the submission to be graded", Duration::from_secs(180), || {
         let (_, view) =
-            server.call("GET", &format!("/api/v1/submissions/{public}?wait=5s"), &token, &Value::Null);
+            server.call_json("GET", &format!("/api/v1/submissions/{public}?wait=5s"), &token, &Value::Null);
         (view["status"] != "queued" && view["status"] != "running").then_some(view)
     });
     assert_eq!(view["status"], "graded", "{view}");

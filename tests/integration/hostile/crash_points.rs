@@ -5,36 +5,21 @@
 //! read-only transaction, the `RELEASE` of an inner savepoint). The invariant: a consumer that makes
 //! part of its work durable before the rest fails the crash check, whatever words it uses.
 
-use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
 use pruefstein::consumer::detail::{CrashPoints, TraceEvent};
-use pruefstein::exercise::Exercise;
-use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::{CheckDetail, CheckReport, Report};
-use pruefstein::submission::Submission;
 
-fn exercise_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: OnceLock<Exercise> = OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
-}
+use crate::support::{check, consumer_detail, grade_consumer};
 
 fn grade_wat(wat: &str) -> Report {
-    grade(exercise(), &Submission::Module(wat.as_bytes().to_vec()), &GradeOptions::default())
-        .expect("grading runs")
+    grade_consumer(wat.as_bytes().to_vec())
 }
 
 fn crash_check(report: &Report) -> &CheckReport {
-    report.checks.iter().find(|c| c.name == "crash-points").expect("the crash check ran")
+    check(report, "crash-points")
 }
 
 fn points(check: &CheckReport) -> &CrashPoints {
-    let CheckDetail::Consumer(detail) = &check.detail else { panic!("consumer detail") };
-    detail.crash_points.as_ref().expect("crash points are reported")
+    consumer_detail(check).crash_points.as_ref().expect("crash points are reported")
 }
 
 /// A consumer of exercise 3 that runs `statements` in order (each a `db.exec`; `?1` is bound to the

@@ -4,45 +4,24 @@
 //! generous bounded wait, so that a regression fails instead of hanging) with the limit it met named
 //! in the report, and that the report stays within `REPORT_BYTES_MAX`.
 
-use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 use pruefstein::consumer::detail::TraceEvent;
-use pruefstein::exercise::Exercise;
-use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::limits::{
     GUEST_TEXT_BYTES_MAX, REPORT_BYTES_MAX, TRACE_BYTES_RECORDED_MAX, WASM_FUNCTIONS_MAX,
     WASM_LOCALS_PER_FUNCTION_MAX, WASM_LOCALS_TOTAL_MAX,
 };
 use pruefstein::report::{CheckDetail, Report, Verdict};
-use pruefstein::submission::Submission;
+
+use crate::support::grade_guarded;
 
 /// How long one hostile grading may take before the test calls it a hang. Far above a normal
 /// grading (seconds in a debug build on a loaded machine); a regression runs for minutes or hours.
 const HANG: Duration = Duration::from_secs(120);
 
-fn exercise_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument")
-}
-
-fn exercise() -> &'static Exercise {
-    static EXERCISE: std::sync::OnceLock<Exercise> = std::sync::OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&exercise_dir()).expect("exercise 03 loads"))
-}
-
 /// Grades `bytes`, waiting at most [`HANG`] for the report.
 fn grade_bounded(bytes: Vec<u8>) -> Report {
-    let exercise = exercise();
-    let (send, receive) = mpsc::channel();
-    std::thread::spawn(move || {
-        let report = grade(exercise, &Submission::Module(bytes), &GradeOptions::default());
-        let _ = send.send(report);
-    });
-    let report = receive
-        .recv_timeout(HANG)
-        .unwrap_or_else(|_| panic!("grading did not end within {HANG:?}: a limit is missing"))
-        .expect("grading runs");
+    let report = grade_guarded(bytes, HANG);
     let json = report.to_json();
     assert!(json.len() <= REPORT_BYTES_MAX, "the report is {} bytes, over REPORT_BYTES_MAX", json.len());
     report

@@ -4,207 +4,28 @@
 //! list, and the reliability proof: 500 submissions, `kill -9` in the middle, restart, and nothing
 //! lost, nothing twice, every event delivered with a stable id and a valid signature.
 //!
-//! No test sleeps for time: every wait polls a condition with a deadline.
+//! The API contract is one focused test per promise, each against a fresh server of the shared
+//! fixture (`support::server`), so that one broken promise does not hide the ones after it. No test
+//! sleeps for time: every wait polls a condition with a deadline.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::PathBuf;
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use base64::Engine;
 use serde_json::{Value, json};
 
-const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
-const CONSUMER: &str = "03-idempotenter-konsument";
-const PREDICTION: &str = "01-visibility-timeout";
-const COURSE_SECRET: &str = "course-secret-never-shown-7f3a";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-}
+use crate::support::http::{Response, request};
+use crate::support::server::{COURSE_SECRET, Server};
+use crate::support::{BIN, CONSUMER, PREDICTION, copy_tree, poll, repo};
 
 fn exercise_file(path: &str) -> String {
     std::fs::read_to_string(repo().join("exercises").join(CONSUMER).join(path)).unwrap()
-}
-
-/// Polls `f` until it returns Some, or panics at the deadline.
-fn poll<T>(what: &str, timeout: Duration, mut f: impl FnMut() -> Option<T>) -> T {
-    let deadline = Instant::now() + timeout;
-    loop {
-        if let Some(value) = f() {
-            return value;
-        }
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        // The poll interval: the condition decides, the deadline bounds.
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
-}
-
-// ---------------------------------------------------------------------------------------------
-// A minimal HTTP/1.1 client (Connection: close), so the tests control every byte.
-
-#[derive(Debug)]
-struct Response {
-    status: u16,
-    headers: Vec<(String, String)>,
-    body: Vec<u8>,
-}
-
-impl Response {
-    fn json(&self) -> Value {
-        serde_json::from_slice(&self.body)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(&self.body)))
-    }
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.body).into_owned()
-    }
-    fn header(&self, name: &str) -> Option<&str> {
-        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
-    }
-}
-
-fn request(
-    port: u16,
-    method: &str,
-    path: &str,
-    headers: &[(&str, &str)],
-    body: &[u8],
-) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
-    stream.set_read_timeout(Some(Duration::from_secs(60)))?;
-    let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
-    }
-    head.push_str(&format!("Content-Length: {}\r\n\r\n", body.len()));
-    stream.write_all(head.as_bytes())?;
-    // A server may answer (413) before the whole body is sent: a failed write is not an error yet.
-    let _ = stream.write_all(body);
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let split = raw.windows(4).position(|w| w == b"\r\n\r\n").ok_or_else(|| {
-        std::io::Error::other(format!("no HTTP head in {:?}", String::from_utf8_lossy(&raw)))
-    })?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let mut lines = head.split("\r\n");
-    let status = lines
-        .next()
-        .and_then(|l| l.split(' ').nth(1))
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| std::io::Error::other("bad status line"))?;
-    let headers = lines
-        .filter_map(|l| l.split_once(':'))
-        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
-        .collect();
-    Ok(Response { status, headers, body: raw[split + 4..].to_vec() })
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server under test.
-
-struct Server {
-    child: Option<Child>,
-    port: u16,
-    data: PathBuf,
-    args: Vec<String>,
-    log: PathBuf,
-}
-
-impl Server {
-    fn start(data: &Path, extra: &[&str]) -> Server {
-        let port = free_port();
-        let mut server = Server {
-            child: None,
-            port,
-            data: data.to_path_buf(),
-            args: extra.iter().map(|s| s.to_string()).collect(),
-            log: data.join("server.log"),
-        };
-        server.spawn();
-        server
-    }
-
-    fn spawn(&mut self) {
-        let log = std::fs::OpenOptions::new().create(true).append(true).open(&self.log).unwrap();
-        let child = Command::new(BIN)
-            .current_dir(repo())
-            .arg("serve")
-            .arg("--bind")
-            .arg(format!("127.0.0.1:{}", self.port))
-            .arg("--data-dir")
-            .arg(&self.data)
-            .arg("--course-secret")
-            .arg(COURSE_SECRET)
-            .args(&self.args)
-            .env_remove("PRUEFSTEIN_CONFIG")
-            .stdout(Stdio::null())
-            .stderr(log)
-            .spawn()
-            .expect("start pruefstein serve");
-        self.child = Some(child);
-        let port = self.port;
-        poll("the server to be ready", Duration::from_secs(30), || {
-            if let Some(status) = self.child.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
-                panic!(
-                    "the server exited with {status}: {}",
-                    std::fs::read_to_string(&self.log).unwrap_or_default()
-                );
-            }
-            request(port, "GET", "/readyz", &[], b"").ok().filter(|r| r.status == 200)
-        });
-    }
-
-    /// `kill -9`.
-    fn kill(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            child.kill().unwrap();
-            child.wait().unwrap();
-        }
-    }
-
-    fn client(&self, name: &str) -> (String, String) {
-        let out = Command::new(BIN)
-            .args(["client", "add", name, "--json", "--data-dir"])
-            .arg(&self.data)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let value: Value = serde_json::from_slice(&out.stdout).unwrap();
-        (value["token"].as_str().unwrap().to_string(), value["webhook_secret"].as_str().unwrap().to_string())
-    }
-
-    fn call(&self, method: &str, path: &str, token: &str, headers: &[(&str, &str)], body: &[u8]) -> Response {
-        let auth = format!("Bearer {token}");
-        let mut all = vec![("Authorization", auth.as_str())];
-        all.extend_from_slice(headers);
-        request(self.port, method, path, &all, body).unwrap()
-    }
-
-    fn post_json(&self, path: &str, token: &str, body: &Value, key: Option<&str>) -> Response {
-        let mut headers = vec![("Content-Type", "application/json")];
-        if let Some(key) = key {
-            headers.push(("Idempotency-Key", key));
-        }
-        self.call("POST", path, token, &headers, body.to_string().as_bytes())
-    }
-
-    fn get(&self, path: &str, token: &str) -> Response {
-        self.call("GET", path, token, &[], b"")
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.kill();
-    }
 }
 
 fn wat_submission(file: &str, learner: &str) -> Value {
@@ -322,172 +143,48 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 }
 
 // ---------------------------------------------------------------------------------------------
+// The API contract: one focused test per promise, each against a fresh server of its own.
 
-#[test]
-fn api_contract() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+/// The server an API contract test talks to: fresh data, private callbacks allowed, one client.
+struct Contract {
+    server: Server,
+    token: String,
+    // Dropped after the server that writes into it.
+    data: tempfile::TempDir,
+}
+
+fn contract() -> Contract {
+    let data = tempfile::tempdir().unwrap();
+    let server = Server::start(data.path(), &["--allow-private-callbacks"]);
     let (token, _) = server.client("lms");
-    let mut seen_bodies: Vec<String> = Vec::new();
+    Contract { server, token, data }
+}
 
-    // 401 without a token and with an unknown one, as problem details.
-    let r = request(server.port, "GET", "/api/v1/exercises", &[], b"").unwrap();
-    assert_eq!(r.status, 401);
-    assert_eq!(r.header("content-type"), Some("application/problem+json"));
-    assert_eq!(r.json()["status"], 401);
-    assert!(r.json()["detail"].as_str().unwrap().contains("Bearer"));
-    assert_eq!(server.get("/api/v1/exercises", "pst_wrong").status, 401);
+/// The submission the contract tests post first: a prediction with metadata.
+fn anna() -> Value {
+    json!({"exercise": PREDICTION, "learner": "anna", "answer": "(2, 2, 0)", "metadata": {"course": 7}})
+}
 
-    // 403 for a revoked client.
-    let (revoked, _) = server.client("old-lms");
-    assert_eq!(server.get("/api/v1/exercises", &revoked).status, 200);
-    let out = Command::new(BIN)
-        .args(["client", "revoke", "old-lms", "--data-dir"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    assert!(out.status.success());
-    let r = server.get("/api/v1/exercises", &revoked);
-    assert_eq!(r.status, 403);
-    assert_eq!(r.json()["type"], "urn:pruefstein:problem:client-revoked");
-    let list = Command::new(BIN).args(["client", "list", "--data-dir"]).arg(dir.path()).output().unwrap();
-    let list = String::from_utf8(list.stdout).unwrap();
-    assert!(list.lines().any(|l| l.starts_with("lms\t") && l.ends_with("active")), "{list}");
-    assert!(list.lines().any(|l| l.starts_with("old-lms\t") && l.contains("revoked")), "{list}");
-    // Only the tokens' hashes are stored: the database holds no token.
-    let db = rusqlite::Connection::open(dir.path().join("pruefstein.db")).unwrap();
-    let hashes: Vec<String> = db
-        .prepare("SELECT token_hash FROM clients")
-        .unwrap()
-        .query_map([], |r| r.get(0))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
-    assert!(hashes.contains(&pruefstein::service::auth::token_hash(&token)));
-    drop(db);
-    for file in std::fs::read_dir(dir.path()).unwrap() {
-        let bytes = std::fs::read(file.unwrap().path()).unwrap_or_default();
-        assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()), "a token is stored in clear");
-    }
+/// Posts anna's answer with `key` and waits until it is graded: its id.
+fn post_anna_graded(c: &Contract, key: &str) -> String {
+    let r = c.server.post_json("/api/v1/submissions", &c.token, &anna(), Some(key));
+    let id = r.json()["id"].as_str().unwrap().to_string();
+    c.server.get(&format!("/api/v1/submissions/{id}?wait=10s"), &c.token);
+    id
+}
 
-    // 413 over the body limit.
-    let big = vec![b' '; pruefstein::limits::REQUEST_BODY_BYTES_MAX + 1];
-    let r = server.call("POST", "/api/v1/submissions", &token, &[("Content-Type", "application/json")], &big);
-    assert_eq!(r.status, 413, "{}", r.text());
-    assert_eq!(r.json()["type"], "urn:pruefstein:problem:body-too-large");
-
-    // 400 for malformed JSON, with a message that says what was expected.
-    let r = server.call(
-        "POST",
-        "/api/v1/submissions",
-        &token,
-        &[("Content-Type", "application/json")],
-        b"{\"exercise\": ",
-    );
-    assert_eq!(r.status, 400);
-    assert!(r.json()["detail"].as_str().unwrap().contains("\"learner\""), "{}", r.text());
-    let r = server.post_json(
-        "/api/v1/submissions",
-        &token,
-        &json!({"exercise": PREDICTION, "learner": "a"}),
-        None,
-    );
-    assert_eq!(r.status, 400);
-    assert_eq!(r.json()["type"], "urn:pruefstein:problem:no-submission");
-
-    // 404 for an unknown exercise, naming the known ones.
-    let r = server.post_json(
-        "/api/v1/submissions",
-        &token,
-        &json!({"exercise": "99-nope", "learner": "a", "answer": "1"}),
-        None,
-    );
-    assert_eq!(r.status, 404);
-    assert!(r.json()["detail"].as_str().unwrap().contains(CONSUMER));
-
-    // 422 for the wrong kind of submission, both ways.
-    let r = server.post_json(
-        "/api/v1/submissions",
-        &token,
-        &json!({"exercise": CONSUMER, "learner": "a", "answer": "(1)"}),
-        None,
-    );
-    assert_eq!(r.status, 422);
-    assert_eq!(r.json()["type"], "urn:pruefstein:problem:wrong-submission-kind");
-    let r = server.post_json(
-        "/api/v1/submissions",
-        &token,
-        &json!({"exercise": PREDICTION, "learner": "a", "wat": "(module)"}),
-        None,
-    );
-    assert_eq!(r.status, 422);
-    // 422 for a callback that is not http(s).
-    let r = server.post_json(
-        "/api/v1/submissions",
-        &token,
-        &json!({"exercise": PREDICTION, "learner": "a", "answer": "(1)", "callback_url": "file:///etc/passwd"}),
-        None,
-    );
-    assert_eq!(r.status, 422);
-
-    // 202 with id and links; then ?wait on the GET gives the graded result.
-    let submission =
-        json!({"exercise": PREDICTION, "learner": "anna", "answer": "(2, 2, 0)", "metadata": {"course": 7}});
-    let r = server.post_json("/api/v1/submissions", &token, &submission, Some("key-1"));
-    assert!(r.status == 202 || r.status == 200, "{}", r.text());
-    let first = r.json();
-    let id = first["id"].as_str().unwrap().to_string();
-    assert!(first["links"]["self"].as_str().unwrap().ends_with(&format!("/api/v1/submissions/{id}")));
-    assert!(r.header("location").is_some());
-    let graded = server.get(&format!("/api/v1/submissions/{id}?wait=10s"), &token).json();
-    assert_eq!(graded["status"], "graded");
-    assert!(["passed", "failed"].contains(&graded["verdict"].as_str().unwrap()));
-    assert_eq!(graded["metadata"]["course"], 7);
-    assert_eq!(graded["report"]["exercise"], PREDICTION);
-
-    // Idempotency: the same key and body give the same submission (200); another body, 422.
-    let again = server.post_json("/api/v1/submissions", &token, &submission, Some("key-1"));
-    assert_eq!(again.status, 200);
-    assert_eq!(again.json()["id"], id.as_str());
-    assert_eq!(again.json()["status"], "graded");
-    let other = json!({"exercise": PREDICTION, "learner": "anna", "answer": "(1, 1, 1)"});
-    let r = server.post_json("/api/v1/submissions", &token, &other, Some("key-1"));
-    assert_eq!(r.status, 422);
-    assert_eq!(r.json()["type"], "urn:pruefstein:problem:idempotency-key-reused");
-    assert_eq!(r.json()["submission_id"], id.as_str());
-    // Another client's key space is its own, and it cannot read this client's submission.
-    let (token2, _) = server.client("lms-2");
-    assert_ne!(
-        server.post_json("/api/v1/submissions", &token2, &submission, Some("key-1")).json()["id"],
-        id.as_str()
-    );
-    assert_eq!(server.get(&format!("/api/v1/submissions/{id}"), &token2).status, 404);
-
-    // ?wait on the POST: a consumer graded within the wait answers 200 with the report.
-    let r = server.post_json(
+/// A mutant of exercise 03 posted with `?wait`: the answer with its failed report.
+fn post_mutant_waiting(c: &Contract) -> Response {
+    c.server.post_json(
         "/api/v1/submissions?wait=20s",
-        &token,
+        &c.token,
         &wat_submission("mutants/no-dedup.wat", "ben"),
         None,
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    let failed = r.json();
-    assert_eq!(failed["verdict"], "failed");
-    assert!(failed["report"]["checks"].as_array().unwrap().iter().any(|c| c["passed"] == false));
-    seen_bodies.push(r.text());
-    assert_eq!(
-        server
-            .post_json(
-                "/api/v1/submissions?wait=soon",
-                &token,
-                &wat_submission("mutants/no-dedup.wat", "ben"),
-                None
-            )
-            .status,
-        400
-    );
+    )
+}
 
-    // Multipart with a file.
+/// Exercise 03's reference uploaded as a multipart file with `?wait`: the answer with its report.
+fn post_reference_multipart(c: &Contract) -> Response {
     let boundary = "XyZ1234";
     let mut body = Vec::new();
     for (name, value) in [("exercise", CONSUMER), ("learner", "cem")] {
@@ -505,22 +202,215 @@ fn api_contract() {
         .as_bytes(),
     );
     let content_type = format!("multipart/form-data; boundary={boundary}");
-    let r = server.call(
-        "POST",
-        "/api/v1/submissions?wait=20s",
-        &token,
-        &[("Content-Type", &content_type)],
-        &body,
-    );
-    assert_eq!(r.status, 200, "{}", r.text());
-    let passed = r.json();
-    assert_eq!(passed["verdict"], "passed");
-    seen_bodies.push(r.text());
+    c.server.call("POST", "/api/v1/submissions?wait=20s", &c.token, &[("Content-Type", &content_type)], &body)
+}
 
-    // The report page: German by default, English on request, 404 without the token.
-    let report_url = failed["links"]["report"].as_str().unwrap();
-    let path = &report_url[report_url.find("/reports/").unwrap()..];
-    let de = request(server.port, "GET", path, &[], b"").unwrap();
+/// The path (with its token) of a submission's report page.
+fn report_path(view: &Value) -> String {
+    let url = view["links"]["report"].as_str().unwrap();
+    url[url.find("/reports/").unwrap()..].to_string()
+}
+
+#[test]
+fn requests_without_a_valid_token_get_401_as_problem_details() {
+    let c = contract();
+    let r = request(c.server.port, "GET", "/api/v1/exercises", &[], b"").unwrap();
+    assert_eq!(r.status, 401);
+    assert_eq!(r.header("content-type"), Some("application/problem+json"));
+    assert_eq!(r.json()["status"], 401);
+    assert!(r.json()["detail"].as_str().unwrap().contains("Bearer"));
+    assert_eq!(c.server.get("/api/v1/exercises", "pst_wrong").status, 401);
+}
+
+#[test]
+fn a_revoked_client_gets_403_and_is_listed_as_revoked() {
+    let c = contract();
+    let (revoked, _) = c.server.client("old-lms");
+    assert_eq!(c.server.get("/api/v1/exercises", &revoked).status, 200);
+    let out = Command::new(BIN)
+        .args(["client", "revoke", "old-lms", "--data-dir"])
+        .arg(c.data.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let r = c.server.get("/api/v1/exercises", &revoked);
+    assert_eq!(r.status, 403);
+    assert_eq!(r.json()["type"], "urn:pruefstein:problem:client-revoked");
+    let list = Command::new(BIN).args(["client", "list", "--data-dir"]).arg(c.data.path()).output().unwrap();
+    let list = String::from_utf8(list.stdout).unwrap();
+    assert!(list.lines().any(|l| l.starts_with("lms\t") && l.ends_with("active")), "{list}");
+    assert!(list.lines().any(|l| l.starts_with("old-lms\t") && l.contains("revoked")), "{list}");
+}
+
+#[test]
+fn only_the_hash_of_a_token_is_stored() {
+    let c = contract();
+    let token = &c.token;
+    let db = c.server.db();
+    let hashes: Vec<String> = db
+        .prepare("SELECT token_hash FROM clients")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(hashes.contains(&pruefstein::service::auth::token_hash(token)));
+    drop(db);
+    for file in std::fs::read_dir(c.data.path()).unwrap() {
+        let bytes = std::fs::read(file.unwrap().path()).unwrap_or_default();
+        assert!(!bytes.windows(token.len()).any(|w| w == token.as_bytes()), "a token is stored in clear");
+    }
+}
+
+#[test]
+fn a_body_over_the_limit_gets_413() {
+    let c = contract();
+    let big = vec![b' '; pruefstein::limits::REQUEST_BODY_BYTES_MAX + 1];
+    let r =
+        c.server.call("POST", "/api/v1/submissions", &c.token, &[("Content-Type", "application/json")], &big);
+    assert_eq!(r.status, 413, "{}", r.text());
+    assert_eq!(r.json()["type"], "urn:pruefstein:problem:body-too-large");
+}
+
+#[test]
+fn malformed_json_and_a_submission_without_content_get_400_saying_what_was_expected() {
+    let c = contract();
+    let r = c.server.call(
+        "POST",
+        "/api/v1/submissions",
+        &c.token,
+        &[("Content-Type", "application/json")],
+        b"{\"exercise\": ",
+    );
+    assert_eq!(r.status, 400);
+    assert!(r.json()["detail"].as_str().unwrap().contains("\"learner\""), "{}", r.text());
+    let r = c.server.post_json(
+        "/api/v1/submissions",
+        &c.token,
+        &json!({"exercise": PREDICTION, "learner": "a"}),
+        None,
+    );
+    assert_eq!(r.status, 400);
+    assert_eq!(r.json()["type"], "urn:pruefstein:problem:no-submission");
+}
+
+#[test]
+fn an_unknown_exercise_gets_404_naming_the_known_ones() {
+    let c = contract();
+    let r = c.server.post_json(
+        "/api/v1/submissions",
+        &c.token,
+        &json!({"exercise": "99-nope", "learner": "a", "answer": "1"}),
+        None,
+    );
+    assert_eq!(r.status, 404);
+    assert!(r.json()["detail"].as_str().unwrap().contains(CONSUMER));
+}
+
+#[test]
+fn the_wrong_kind_of_submission_and_a_callback_that_is_not_http_get_422() {
+    let c = contract();
+    let r = c.server.post_json(
+        "/api/v1/submissions",
+        &c.token,
+        &json!({"exercise": CONSUMER, "learner": "a", "answer": "(1)"}),
+        None,
+    );
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["type"], "urn:pruefstein:problem:wrong-submission-kind");
+    let r = c.server.post_json(
+        "/api/v1/submissions",
+        &c.token,
+        &json!({"exercise": PREDICTION, "learner": "a", "wat": "(module)"}),
+        None,
+    );
+    assert_eq!(r.status, 422);
+    let r = c.server.post_json(
+        "/api/v1/submissions",
+        &c.token,
+        &json!({"exercise": PREDICTION, "learner": "a", "answer": "(1)", "callback_url": "file:///etc/passwd"}),
+        None,
+    );
+    assert_eq!(r.status, 422);
+}
+
+#[test]
+fn a_submission_is_accepted_with_its_links_and_graded_on_a_waiting_get() {
+    let c = contract();
+    let r = c.server.post_json("/api/v1/submissions", &c.token, &anna(), Some("key-1"));
+    assert!(r.status == 202 || r.status == 200, "{}", r.text());
+    let first = r.json();
+    let id = first["id"].as_str().unwrap().to_string();
+    assert!(first["links"]["self"].as_str().unwrap().ends_with(&format!("/api/v1/submissions/{id}")));
+    assert!(r.header("location").is_some());
+    let graded = c.server.get(&format!("/api/v1/submissions/{id}?wait=10s"), &c.token).json();
+    assert_eq!(graded["status"], "graded");
+    assert!(["passed", "failed"].contains(&graded["verdict"].as_str().unwrap()));
+    assert_eq!(graded["metadata"]["course"], 7);
+    assert_eq!(graded["report"]["exercise"], PREDICTION);
+}
+
+#[test]
+fn an_idempotency_key_gives_the_same_submission_and_refuses_another_body() {
+    let c = contract();
+    let id = post_anna_graded(&c, "key-1");
+    let again = c.server.post_json("/api/v1/submissions", &c.token, &anna(), Some("key-1"));
+    assert_eq!(again.status, 200);
+    assert_eq!(again.json()["id"], id.as_str());
+    assert_eq!(again.json()["status"], "graded");
+    let other = json!({"exercise": PREDICTION, "learner": "anna", "answer": "(1, 1, 1)"});
+    let r = c.server.post_json("/api/v1/submissions", &c.token, &other, Some("key-1"));
+    assert_eq!(r.status, 422);
+    assert_eq!(r.json()["type"], "urn:pruefstein:problem:idempotency-key-reused");
+    assert_eq!(r.json()["submission_id"], id.as_str());
+}
+
+#[test]
+fn another_client_has_its_own_key_space_and_cannot_read_the_submission() {
+    let c = contract();
+    let id = post_anna_graded(&c, "key-1");
+    let (token2, _) = c.server.client("lms-2");
+    assert_ne!(
+        c.server.post_json("/api/v1/submissions", &token2, &anna(), Some("key-1")).json()["id"],
+        id.as_str()
+    );
+    assert_eq!(c.server.get(&format!("/api/v1/submissions/{id}"), &token2).status, 404);
+}
+
+#[test]
+fn waiting_on_the_post_answers_with_the_graded_report() {
+    let c = contract();
+    let r = post_mutant_waiting(&c);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let failed = r.json();
+    assert_eq!(failed["verdict"], "failed");
+    assert!(failed["report"]["checks"].as_array().unwrap().iter().any(|c| c["passed"] == false));
+    assert_eq!(
+        c.server
+            .post_json(
+                "/api/v1/submissions?wait=soon",
+                &c.token,
+                &wat_submission("mutants/no-dedup.wat", "ben"),
+                None
+            )
+            .status,
+        400
+    );
+}
+
+#[test]
+fn a_module_uploaded_as_a_multipart_file_is_graded() {
+    let c = contract();
+    let r = post_reference_multipart(&c);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "passed");
+}
+
+#[test]
+fn the_report_page_is_german_by_default_and_english_on_request() {
+    let c = contract();
+    let path = report_path(&post_mutant_waiting(&c).json());
+    let de = request(c.server.port, "GET", &path, &[], b"").unwrap();
     assert_eq!(de.status, 200);
     assert!(de.header("content-type").unwrap().starts_with("text/html"));
     let page = de.text();
@@ -531,12 +421,20 @@ fn api_contract() {
     assert!(page.contains("Erwartet (Referenzlösung)") && page.contains("pruefstein grade"));
     assert!(!page.contains("<script"), "the page works without JavaScript");
     assert!(page.contains("@media print") && page.contains("width=device-width"));
-    let en = request(server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
+    let en = request(c.server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
     assert!(en.contains("<html lang=\"en\">") && en.contains("FAILED") && en.contains("Trace"), "{en}");
+}
+
+#[test]
+fn a_report_page_opens_only_with_its_own_token() {
+    let c = contract();
+    let failed = post_mutant_waiting(&c).json();
+    let passed = post_reference_multipart(&c).json();
+    let path = report_path(&failed);
     let without = format!("/reports/{}", failed["id"].as_str().unwrap());
-    assert_eq!(request(server.port, "GET", &without, &[], b"").unwrap().status, 404);
+    assert_eq!(request(c.server.port, "GET", &without, &[], b"").unwrap().status, 404);
     assert_eq!(
-        request(server.port, "GET", &format!("{without}?t=00112233445566778899aabbccddeeff"), &[], b"")
+        request(c.server.port, "GET", &format!("{without}?t=00112233445566778899aabbccddeeff"), &[], b"")
             .unwrap()
             .status,
         404
@@ -544,25 +442,31 @@ fn api_contract() {
     let other_id =
         format!("/reports/{}?t={}", passed["id"].as_str().unwrap(), &path[path.find("t=").unwrap() + 2..]);
     assert_eq!(
-        request(server.port, "GET", &other_id, &[], b"").unwrap().status,
+        request(c.server.port, "GET", &other_id, &[], b"").unwrap().status,
         404,
         "a token opens only its own report"
     );
-    seen_bodies.push(page);
-    seen_bodies.push(en);
+}
 
-    // Catalogue: every bundled exercise; a consumer's ABI link; a learner's statement.
-    let list = server.get("/api/v1/exercises", &token).json();
+#[test]
+fn the_catalogue_lists_every_exercise_and_describes_a_consumer() {
+    let c = contract();
+    let list = c.server.get("/api/v1/exercises", &c.token).json();
     let slugs: Vec<&str> =
         list["exercises"].as_array().unwrap().iter().map(|e| e["slug"].as_str().unwrap()).collect();
     assert!(slugs.contains(&CONSUMER) && slugs.contains(&PREDICTION) && slugs.len() >= 4, "{slugs:?}");
-    let consumer = server.get(&format!("/api/v1/exercises/{CONSUMER}?lang=en"), &token);
+    let consumer = c.server.get(&format!("/api/v1/exercises/{CONSUMER}?lang=en"), &c.token);
     assert_eq!(consumer.status, 200);
     let consumer = consumer.json();
     assert_eq!(consumer["submit"], "module");
     assert!(consumer["abi"]["href"].as_str().unwrap().ends_with("/docs/consumer-abi"));
     assert!(!consumer["statement"].as_str().unwrap().is_empty());
-    // The starter kits present on the server, without their worked solutions and mutants.
+}
+
+#[test]
+fn the_starter_kits_are_served_without_their_worked_solutions_and_mutants() {
+    let c = contract();
+    let consumer = c.server.get(&format!("/api/v1/exercises/{CONSUMER}?lang=en"), &c.token).json();
     let kits = consumer["kits"].as_array().unwrap();
     let on_disk = std::fs::read_dir(repo().join("graders/consumer/kits"))
         .map(|d| d.filter(|e| e.as_ref().unwrap().path().is_dir()).count())
@@ -576,30 +480,59 @@ fn api_contract() {
     if let Some(kit) = kits.first() {
         let href = kit["files"][0]["href"].as_str().unwrap();
         let path = &href[href.find("/kits/").unwrap()..];
-        assert_eq!(request(server.port, "GET", path, &[], b"").unwrap().status, 200, "{path}");
+        assert_eq!(request(c.server.port, "GET", path, &[], b"").unwrap().status, 200, "{path}");
         let name = kit["name"].as_str().unwrap();
         let hidden = format!("/kits/{name}/examples/correct.c");
-        assert_eq!(request(server.port, "GET", &hidden, &[], b"").unwrap().status, 404);
+        assert_eq!(request(c.server.port, "GET", &hidden, &[], b"").unwrap().status, 404);
         assert_eq!(
-            request(server.port, "GET", &format!("/kits/{name}/../../ABI.md"), &[], b"").unwrap().status,
+            request(c.server.port, "GET", &format!("/kits/{name}/../../ABI.md"), &[], b"").unwrap().status,
             404
         );
     }
-    let abi = request(server.port, "GET", "/docs/consumer-abi", &[], b"").unwrap();
+}
+
+#[test]
+fn the_abi_guide_and_a_learners_statement_are_served() {
+    let c = contract();
+    let abi = request(c.server.port, "GET", "/docs/consumer-abi", &[], b"").unwrap();
     assert_eq!(abi.status, 200);
     assert!(abi.text().contains("verarbeite"));
     let statement =
-        server.get(&format!("/api/v1/exercises/{PREDICTION}?learner=anna&lang=de"), &token).json();
+        c.server.get(&format!("/api/v1/exercises/{PREDICTION}?learner=anna&lang=de"), &c.token).json();
     assert_eq!(statement["lang"], "de");
     assert_eq!(statement["submit"], "answer");
     assert!(statement["answer_example"].is_string());
-    assert_eq!(server.get("/api/v1/exercises/99-nope", &token).status, 404);
-    assert_eq!(server.get(&format!("/api/v1/exercises/{PREDICTION}?lang=fr"), &token).status, 400);
-    seen_bodies.push(consumer.to_string());
-    seen_bodies.push(statement.to_string());
-    seen_bodies.push(list.to_string());
+}
 
-    // Nothing a student must not see: no reference solution, no mutant, no course secret.
+#[test]
+fn the_catalogue_refuses_an_unknown_exercise_and_an_unknown_language() {
+    let c = contract();
+    assert_eq!(c.server.get("/api/v1/exercises/99-nope", &c.token).status, 404);
+    assert_eq!(c.server.get(&format!("/api/v1/exercises/{PREDICTION}?lang=fr"), &c.token).status, 400);
+}
+
+/// Nothing a student must not see: no reference solution, no mutant, no course secret, in any
+/// answer a student's tool or browser gets (reports, report pages, the catalogue).
+#[test]
+fn no_answer_shows_the_reference_a_mutant_or_the_course_secret() {
+    let c = contract();
+    let mut seen_bodies: Vec<String> = Vec::new();
+    let failed = post_mutant_waiting(&c);
+    seen_bodies.push(failed.text());
+    seen_bodies.push(post_reference_multipart(&c).text());
+    let path = report_path(&failed.json());
+    seen_bodies.push(request(c.server.port, "GET", &path, &[], b"").unwrap().text());
+    seen_bodies.push(request(c.server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text());
+    seen_bodies
+        .push(c.server.get(&format!("/api/v1/exercises/{CONSUMER}?lang=en"), &c.token).json().to_string());
+    seen_bodies.push(
+        c.server
+            .get(&format!("/api/v1/exercises/{PREDICTION}?learner=anna&lang=de"), &c.token)
+            .json()
+            .to_string(),
+    );
+    seen_bodies.push(c.server.get("/api/v1/exercises", &c.token).json().to_string());
+
     let reference = exercise_file("solutions/reference.wat");
     let reference_line =
         reference.lines().map(str::trim).filter(|l| l.len() > 30).max_by_key(|l| l.len()).unwrap();
@@ -608,17 +541,30 @@ fn api_contract() {
         assert!(!body.contains(reference_line), "the reference solution leaked: {reference_line}");
         assert!(!body.contains("mutants/") && !body.contains("dedup-in-memory"), "a mutant leaked");
     }
+}
 
-    // Operations.
-    assert_eq!(request(server.port, "GET", "/healthz", &[], b"").unwrap().status, 200);
-    let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap();
+#[test]
+fn health_and_metrics_are_served_and_count_gradings_by_verdict() {
+    let c = contract();
+    // Four submissions graded: anna's answer for two clients, the mutant, the reference.
+    post_anna_graded(&c, "key-1");
+    let (token2, _) = c.server.client("lms-2");
+    let id2 = c.server.post_json("/api/v1/submissions", &token2, &anna(), Some("key-1")).json()["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    c.server.get(&format!("/api/v1/submissions/{id2}?wait=10s"), &token2);
+    post_mutant_waiting(&c);
+    post_reference_multipart(&c);
+
+    assert_eq!(request(c.server.port, "GET", "/healthz", &[], b"").unwrap().status, 200);
+    let metrics = request(c.server.port, "GET", "/metrics", &[], b"").unwrap();
     assert!(metrics.header("content-type").unwrap().starts_with("text/plain"));
     let metrics = metrics.text();
     let count = |name: &str| -> u64 {
         let line = metrics.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name} missing"));
         line.rsplit(' ').next().unwrap().parse().unwrap()
     };
-    // Four submissions were graded: anna's answer for two clients, the mutant, the reference.
     let verdicts = ["passed", "failed", "rejected", "failed_to_grade"]
         .map(|v| count(&format!("pruefstein_graded_total{{verdict=\"{v}\"}}")));
     assert_eq!(verdicts.iter().sum::<u64>(), 4, "{metrics}");
@@ -631,7 +577,12 @@ fn api_contract() {
     ] {
         assert!(metrics.contains(name), "{name} missing in\n{metrics}");
     }
-    let openapi = request(server.port, "GET", "/api/v1/openapi.json", &[], b"").unwrap().json();
+}
+
+#[test]
+fn the_openapi_document_describes_every_route() {
+    let c = contract();
+    let openapi = request(c.server.port, "GET", "/api/v1/openapi.json", &[], b"").unwrap().json();
     assert!(openapi["openapi"].as_str().unwrap().starts_with("3."));
     for path in [
         "/api/v1/submissions",
@@ -646,20 +597,32 @@ fn api_contract() {
         assert!(openapi["paths"][path].is_object(), "{path} missing in the OpenAPI document");
     }
     assert!(openapi["components"]["schemas"]["SubmissionView"].is_object());
-    // A wrong prediction's page explains it with the simulated timeline, in both languages.
+}
+
+/// A wrong prediction's page explains it with the simulated timeline, in both languages.
+#[test]
+fn a_wrong_predictions_page_shows_the_simulated_timeline() {
+    let c = contract();
     let wrong = json!({"exercise": PREDICTION, "learner": "dora", "answer": "(9, 9, 9)"});
-    let wrong = server.post_json("/api/v1/submissions?wait=10s", &token, &wrong, None).json();
+    let wrong = c.server.post_json("/api/v1/submissions?wait=10s", &c.token, &wrong, None).json();
     assert_eq!(wrong["verdict"], "failed");
-    let url = wrong["links"]["report"].as_str().unwrap();
-    let path = &url[url.find("/reports/").unwrap()..];
-    let de = request(server.port, "GET", path, &[], b"").unwrap().text();
+    let path = report_path(&wrong);
+    let de = request(c.server.port, "GET", &path, &[], b"").unwrap().text();
     assert!(de.contains("Zeitachse der Simulation") && de.contains("t=0"), "{de}");
-    let en = request(server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
+    let en = request(c.server.port, "GET", &format!("{path}&lang=en"), &[], b"").unwrap().text();
     assert!(en.contains("Simulated timeline") && en.contains("Your answer"), "{en}");
-    let unknown = request(server.port, "GET", "/api/v2/nothing", &[], b"").unwrap();
+}
+
+#[test]
+fn an_unknown_route_gets_404_as_problem_details() {
+    let c = contract();
+    let unknown = request(c.server.port, "GET", "/api/v2/nothing", &[], b"").unwrap();
     assert_eq!(unknown.status, 404);
     assert_eq!(unknown.json()["type"], "urn:pruefstein:problem:no-route");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Webhooks, reliability, shutdown, reload.
 
 #[test]
 fn webhooks_are_retried_then_dead_then_redelivered() {
@@ -1074,20 +1037,6 @@ fn a_job_that_never_finishes_fails_with_a_reason() {
 
 // ---------------------------------------------------------------------------------------------
 // Exercise folders change while the service runs.
-
-/// Copies a folder tree (exercise folders are a few small files).
-fn copy_tree(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
 
 /// The value of one `pruefstein_exercise_reloads_total` counter.
 fn reloads(server: &Server, outcome: &str) -> u64 {
