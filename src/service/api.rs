@@ -1365,3 +1365,20 @@ async fn openapi() -> HttpResponse {
         Err(e) => Problem::internal(e).into(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The OpenAPI document is a contract with the learning platforms: it changes only on purpose.
+    /// Rewrite the snapshot with `PRUEFSTEIN_BLESS=1 cargo test --lib openapi_document`.
+    #[test]
+    fn openapi_document_is_unchanged() {
+        use utoipa::OpenApi;
+        let actual = super::ApiDoc::openapi().to_pretty_json().expect("the document serialises");
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/openapi.json");
+        if std::env::var_os("PRUEFSTEIN_BLESS").is_some() {
+            std::fs::write(&path, format!("{actual}\n")).expect("the snapshot is written");
+        }
+        let expected = std::fs::read_to_string(&path).expect("tests/golden/openapi.json exists");
+        assert_eq!(actual.trim_end(), expected.trim_end(), "the OpenAPI document changed");
+    }
+}
