@@ -4,16 +4,16 @@
 //! worker processes (one per grading thread, see [`crate::isolation`]), never on the async executor.
 //!
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
-//! [`sqlite`] (its SQLite implementation), [`api`] (the HTTP handlers), [`worker`] (grading threads),
+//! [`sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module per resource), [`worker`] (grading threads),
 //! [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
 //! [`problem`] (RFC 9457 errors), [`metrics`], [`log`], [`clock`].
 
-pub mod api;
 pub mod auth;
 pub mod catalogue;
 pub mod clock;
 pub mod config;
 pub mod html;
+pub mod http;
 pub mod log;
 pub mod metrics;
 pub mod problem;
@@ -194,7 +194,7 @@ pub fn serve(config: Config) -> Result<()> {
         std::thread::Builder::new().name("maintenance".into()).spawn(move || maintenance_loop(&shared))?
     };
 
-    let result = actix_web::rt::System::new().block_on(api::run_http(shared.clone()));
+    let result = actix_web::rt::System::new().block_on(http::run_http(shared.clone()));
 
     // Stop taking work; workers finish the grading they hold, then leave.
     shared.accepting.store(false, Ordering::SeqCst);

@@ -495,7 +495,7 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         "type": kind,
         "event_id": event_id(job.submission_id),
         "timestamp": clock::rfc3339(now),
-        "data": super::api::submission_view(shared, &record),
+        "data": super::http::submission_view(shared, &record),
     })
     .to_string()
 }
