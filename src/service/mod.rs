@@ -4,8 +4,8 @@
 //! worker processes (one per grading thread, see [`crate::isolation`]), never on the async executor.
 //!
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
-//! [`sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module per resource), [`worker`] (grading threads),
-//! [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
+//! [`store::sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module
+//! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
 //! [`problem`] (RFC 9457 errors), [`metrics`], [`log`], [`clock`].
 
 pub mod auth;
@@ -18,10 +18,12 @@ pub mod log;
 pub mod metrics;
 pub mod problem;
 pub mod reload;
-pub mod sqlite;
 pub mod store;
 pub mod webhook;
 pub mod worker;
+
+/// The SQLite backend, where callers have always found it.
+pub use self::store::sqlite;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,8 +36,8 @@ use anyhow::{Context, Result};
 use self::catalogue::Catalogue;
 use self::config::Config;
 use self::metrics::Metrics;
-use self::sqlite::SqliteStore;
 use self::store::Store;
+use self::store::sqlite::SqliteStore;
 
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";

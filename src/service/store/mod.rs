@@ -4,6 +4,8 @@
 //! webhook outbox. Every method is one transaction; times are milliseconds since the Unix epoch and
 //! are passed in, so the queue's rules can be tested without a clock.
 
+pub mod sqlite;
+
 use crate::submission::Submission;
 
 /// Milliseconds since the Unix epoch.
