@@ -11,10 +11,12 @@ use crate::submission::Submission;
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
 
+/// What went wrong in the store, independent of the database behind it.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("database: {0}")]
-    Database(#[from] rusqlite::Error),
+    /// The database failed: which operation of the store, and what the database said.
+    #[error("database ({operation}): {message}")]
+    Database { operation: &'static str, message: String },
     #[error("the data directory {path}: {message}")]
     DataDir { path: String, message: String },
     #[error("{0}")]

@@ -3,17 +3,13 @@
 
 use rusqlite::{OptionalExtension, Transaction, params};
 
+use super::error::Sql;
 use super::results::load_submission;
 use crate::service::store::{Intake, Millis, NewSubmission, StoreError};
 use crate::submission::Submission;
 
 /// Accepts a submission and queues its job, or finds the earlier one with the same key.
-pub(super) fn submit(
-    tx: &Transaction<'_>,
-    new: &NewSubmission,
-    queue_max: u64,
-    now: Millis,
-) -> Result<Intake, StoreError> {
+pub(super) fn submit(tx: &Transaction<'_>, new: &NewSubmission, queue_max: u64, now: Millis) -> Sql<Intake> {
     if let Some(key) = &new.idempotency_key {
         let earlier: Option<i64> = tx
             .prepare_cached("SELECT id FROM submissions WHERE client_id = ?1 AND idempotency_key = ?2")?
@@ -63,7 +59,7 @@ pub(super) fn submit(
 }
 
 /// Forgets idempotency keys older than `before`.
-pub(super) fn forget_idempotency_keys(tx: &Transaction<'_>, before: Millis) -> Result<u64, StoreError> {
+pub(super) fn forget_idempotency_keys(tx: &Transaction<'_>, before: Millis) -> Sql<u64> {
     Ok(tx.execute(
         "UPDATE submissions SET idempotency_key = NULL WHERE idempotency_key IS NOT NULL AND created_at < ?1",
         [before],

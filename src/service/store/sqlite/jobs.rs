@@ -4,6 +4,7 @@
 
 use rusqlite::{Connection, Transaction, params};
 
+use super::error::Sql;
 use crate::service::store::{LeasedJob, Millis, Stats, StoreError};
 use crate::submission::Submission;
 
@@ -14,7 +15,7 @@ pub(super) fn lease(
     share: usize,
     lease_ms: u64,
     now: Millis,
-) -> Result<Vec<LeasedJob>, StoreError> {
+) -> Sql<Vec<LeasedJob>> {
     let due: i64 = tx
         .prepare_cached("SELECT count(*) FROM jobs WHERE lease_until <= ?1")?
         .query_row([now], |r| r.get(0))?;
@@ -36,7 +37,7 @@ pub(super) fn renew(
     attempt: u32,
     lease_ms: u64,
     now: Millis,
-) -> Result<bool, StoreError> {
+) -> Sql<bool> {
     let renewed = tx
         .prepare_cached(
             "UPDATE jobs SET lease_until = ?3 WHERE submission_id = ?1 AND attempts = ?2 AND leased = 1",
@@ -46,12 +47,7 @@ pub(super) fn renew(
 }
 
 /// Gives a lease back, counting the attempt or not.
-pub(super) fn release(
-    tx: &Transaction<'_>,
-    id: i64,
-    attempt: u32,
-    count_attempt: bool,
-) -> Result<(), StoreError> {
+pub(super) fn release(tx: &Transaction<'_>, id: i64, attempt: u32, count_attempt: bool) -> Sql<()> {
     tx.execute(
         "UPDATE jobs SET leased = 0, lease_until = 0, attempts = attempts - ?3 \
          WHERE submission_id = ?1 AND attempts = ?2",
@@ -67,7 +63,7 @@ pub(super) fn defer(
     attempt: u32,
     until: Millis,
     count_attempt: bool,
-) -> Result<(), StoreError> {
+) -> Sql<()> {
     // Not leased, but not due before `until` (a waiting job is due at lease_until).
     tx.execute(
         "UPDATE jobs SET leased = 0, lease_until = ?3, attempts = attempts - ?4 \
@@ -78,7 +74,7 @@ pub(super) fn defer(
 }
 
 /// Releases every lease of jobs and webhook events; returns how many.
-pub(super) fn release_all(tx: &Transaction<'_>) -> Result<u64, StoreError> {
+pub(super) fn release_all(tx: &Transaction<'_>) -> Sql<u64> {
     let jobs = tx.execute("UPDATE jobs SET leased = 0, lease_until = 0 WHERE leased = 1", [])?;
     let events = tx.execute(
         "UPDATE outbox SET leased = 0, next_attempt_at = 0 WHERE leased = 1 AND state = 'pending'",
@@ -88,7 +84,7 @@ pub(super) fn release_all(tx: &Transaction<'_>) -> Result<u64, StoreError> {
 }
 
 /// The queue's and the outbox's counts.
-pub(super) fn stats(conn: &Connection) -> Result<Stats, StoreError> {
+pub(super) fn stats(conn: &Connection) -> Sql<Stats> {
     let (queued, running): (i64, i64) = conn.query_row(
         "SELECT coalesce(sum(leased = 0), 0), coalesce(sum(leased = 1), 0) FROM jobs",
         [],
@@ -106,13 +102,7 @@ pub(super) fn stats(conn: &Connection) -> Result<Stats, StoreError> {
 }
 
 /// Leases one job inside a transaction and reads what its worker needs.
-fn lease_one(
-    tx: &Transaction<'_>,
-    id: i64,
-    attempt: u32,
-    lease_ms: u64,
-    now: Millis,
-) -> Result<LeasedJob, StoreError> {
+fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Millis) -> Sql<LeasedJob> {
     tx.prepare_cached(
         "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
     )?

@@ -7,6 +7,7 @@
 
 use rusqlite::{Connection, TransactionBehavior};
 
+use super::error::Sql;
 use crate::service::store::StoreError;
 
 /// Every migration, in the order applied: (name, SQL).
@@ -22,19 +23,20 @@ pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
 /// write transaction, so two processes starting on a new data directory at once (a server and
 /// `pruefstein client add`) apply every migration exactly once: the second waits for the first's
 /// lock, then sees the new version.
-pub fn migrate(conn: &mut Connection) -> Result<(), StoreError> {
+pub fn migrate(conn: &mut Connection) -> Sql<()> {
     migrate_to(conn, SCHEMA_VERSION)
 }
 
 /// Applies the migrations up to `target` (at most [`SCHEMA_VERSION`]).
-fn migrate_to(conn: &mut Connection, target: usize) -> Result<(), StoreError> {
+fn migrate_to(conn: &mut Connection, target: usize) -> Sql<()> {
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let version: usize = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
         if version > SCHEMA_VERSION {
             return Err(StoreError::Corrupt(format!(
                 "the database has schema version {version}, newer than this program's {SCHEMA_VERSION}"
-            )));
+            ))
+            .into());
         }
         if version >= target {
             return Ok(());
@@ -120,7 +122,10 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         conn.pragma_update(None, "user_version", (SCHEMA_VERSION + 1) as i64).unwrap();
-        assert!(matches!(migrate(&mut conn), Err(StoreError::Corrupt(_))));
+        assert!(matches!(
+            migrate(&mut conn),
+            Err(super::super::error::Failure::Store(StoreError::Corrupt(_)))
+        ));
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use crate::service::store::{Delivery, EventState, Millis, OutboxEvent, StoreError};
+use super::error::Sql;
+use crate::service::store::{Delivery, EventState, Millis, OutboxEvent};
 
 fn event_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxEvent> {
     let state: String = row.get(5)?;
@@ -28,12 +29,7 @@ fn event_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxEvent> {
 const EVENT_COLUMNS: &str = "event_id, submission_id, client_id, url, payload, state, attempts, next_attempt_at, last_error, created_at";
 
 /// Leases up to `limit` due events, pushing their next attempt `lease_ms` ahead.
-pub(super) fn lease(
-    tx: &Transaction<'_>,
-    limit: usize,
-    lease_ms: u64,
-    now: Millis,
-) -> Result<Vec<OutboxEvent>, StoreError> {
+pub(super) fn lease(tx: &Transaction<'_>, limit: usize, lease_ms: u64, now: Millis) -> Sql<Vec<OutboxEvent>> {
     let events = tx
         .prepare_cached(&format!(
             "SELECT {EVENT_COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?1 \
@@ -55,7 +51,7 @@ pub(super) fn record_delivery(
     event_id: &str,
     delivery: &Delivery,
     now: Millis,
-) -> Result<(), StoreError> {
+) -> Sql<()> {
     match delivery {
         Delivery::Delivered => tx.execute(
             "UPDATE outbox SET state = 'delivered', attempts = attempts + 1, delivered_at = ?2, \
@@ -77,7 +73,7 @@ pub(super) fn record_delivery(
 }
 
 /// A client's dead events, oldest first.
-pub(super) fn dead(conn: &Connection, client_id: i64, limit: usize) -> Result<Vec<OutboxEvent>, StoreError> {
+pub(super) fn dead(conn: &Connection, client_id: i64, limit: usize) -> Sql<Vec<OutboxEvent>> {
     let events = conn
         .prepare_cached(&format!(
             "SELECT {EVENT_COLUMNS} FROM outbox WHERE state = 'dead' AND client_id = ?1 \
@@ -94,7 +90,7 @@ pub(super) fn redeliver(
     client_id: i64,
     event_id: &str,
     now: Millis,
-) -> Result<Option<bool>, StoreError> {
+) -> Sql<Option<bool>> {
     let state: Option<String> = tx
         .query_row(
             "SELECT state FROM outbox WHERE event_id = ?1 AND client_id = ?2",

@@ -3,8 +3,9 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::error::Sql;
 use crate::service::store::{
-    JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, StoreError, SubmissionRecord,
+    JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord,
 };
 
 /// Stores a job's result and event and deletes the job, unless the submission has a result already.
@@ -14,7 +15,7 @@ pub(super) fn complete(
     outcome: &JobOutcome,
     event: Option<&NewEvent>,
     now: Millis,
-) -> Result<bool, StoreError> {
+) -> Sql<bool> {
     {
         let inserted = match outcome {
             JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => tx
@@ -62,7 +63,7 @@ const SUBMISSION_QUERY: &str = "SELECT s.id, s.client_id, s.exercise, s.learner,
      LEFT JOIN results r ON r.submission_id = s.id WHERE s.id = ?1";
 
 /// A submission with its job's state and its result.
-pub(super) fn load_submission(conn: &Connection, id: i64) -> Result<Option<SubmissionRecord>, StoreError> {
+pub(super) fn load_submission(conn: &Connection, id: i64) -> Sql<Option<SubmissionRecord>> {
     let found = conn
         .query_row(SUBMISSION_QUERY, [id], |row| {
             let leased: Option<i64> = row.get(11)?;

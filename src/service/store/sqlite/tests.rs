@@ -217,3 +217,29 @@ fn dead_events_are_redelivered_once_asked() {
     assert_eq!(again[0].event_id, "evt_1");
     assert_eq!(again[0].attempts, 0);
 }
+
+#[test]
+fn a_database_failure_names_the_operation_and_what_failed() {
+    let (_dir, store) = store();
+    store.add_client("lms", "h", "whsec_x", 0).unwrap();
+    // Another name with the same token hash: SQLite's UNIQUE constraint refuses the write.
+    let result = store.add_client("lms-2", "h", "whsec_y", 0);
+    let Err(error @ StoreError::Database { operation, message }) = &result else {
+        panic!("not a database error: {result:?}")
+    };
+    assert_eq!(*operation, "add a client");
+    assert!(message.contains("UNIQUE constraint failed: clients.token_hash"), "{message}");
+    assert_eq!(error.to_string(), "database (add a client): UNIQUE constraint failed: clients.token_hash");
+    // The failed write left nothing, and the store goes on.
+    assert_eq!(store.list_clients().unwrap().len(), 1);
+}
+
+#[test]
+fn a_database_that_cannot_be_opened_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join(DATABASE_FILE)).unwrap();
+    match SqliteStore::open(dir.path(), Durability::Normal) {
+        Err(StoreError::Database { operation, .. }) => assert_eq!(operation, "open the database"),
+        other => panic!("a directory in the database's place was accepted: {other:?}"),
+    }
+}

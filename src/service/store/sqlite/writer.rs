@@ -15,6 +15,7 @@ use std::thread::JoinHandle;
 
 use rusqlite::{Connection, Transaction, TransactionBehavior};
 
+use super::error::{During, Sql};
 use crate::limits::GROUP_COMMIT_MAX;
 use crate::service::store::StoreError;
 
@@ -67,10 +68,11 @@ impl Writer {
     }
 
     /// Runs `f` in the next group commit; `then` gets its result once the group is committed (or
-    /// the error). `then` runs on the writer thread: it must be quick.
+    /// the error, naming `operation`). `then` runs on the writer thread: it must be quick.
     pub fn write_then<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        operation: &'static str,
+        f: impl FnOnce(&Transaction<'_>) -> Sql<T> + Send + 'static,
         then: impl FnOnce(Result<T, StoreError>) + Send + 'static,
     ) {
         let then =
@@ -78,7 +80,7 @@ impl Writer {
         let on_abort = then.clone();
         self.enqueue(WriteOp {
             run: Box::new(move |tx| {
-                let result = in_savepoint(tx, f);
+                let result = in_savepoint(tx, f).during(operation);
                 Box::new(move |commit_error: Option<String>| {
                     let result = match commit_error {
                         None => result,
@@ -100,10 +102,11 @@ impl Writer {
     /// Runs `f` in the next group commit and waits until that is committed.
     pub fn write<T: Send + 'static>(
         &self,
-        f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError> + Send + 'static,
+        operation: &'static str,
+        f: impl FnOnce(&Transaction<'_>) -> Sql<T> + Send + 'static,
     ) -> Result<T, StoreError> {
         let (sender, receiver) = std::sync::mpsc::sync_channel(1);
-        self.write_then(f, move |result| {
+        self.write_then(operation, f, move |result| {
             let _ = sender.send(result);
         });
         receiver.recv().unwrap_or_else(|_| Err(StoreError::Commit(STOPPED.into())))
@@ -120,10 +123,7 @@ impl Writer {
 }
 
 /// Runs one write in its own savepoint: its failure undoes only its own changes.
-fn in_savepoint<T>(
-    tx: &Transaction<'_>,
-    f: impl FnOnce(&Transaction<'_>) -> Result<T, StoreError>,
-) -> Result<T, StoreError> {
+fn in_savepoint<T>(tx: &Transaction<'_>, f: impl FnOnce(&Transaction<'_>) -> Sql<T>) -> Sql<T> {
     tx.execute_batch("SAVEPOINT op")?;
     let result = f(tx);
     let end = if result.is_ok() { "RELEASE op" } else { "ROLLBACK TO op; RELEASE op" };
@@ -166,6 +166,7 @@ mod tests {
     use std::time::{Duration, Instant};
 
     use super::*;
+    use crate::service::store::sqlite::error::Failure;
 
     /// A writer on a fresh database with one table, counting its commits.
     fn writer() -> (tempfile::TempDir, Writer, Arc<AtomicUsize>) {
@@ -188,7 +189,7 @@ mod tests {
         stmt.query_map([], |r| r.get(0)).unwrap().collect::<Result<_, _>>().unwrap()
     }
 
-    fn insert(n: i64) -> impl FnOnce(&Transaction<'_>) -> Result<(), StoreError> + Send + 'static {
+    fn insert(n: i64) -> impl FnOnce(&Transaction<'_>) -> Sql<()> + Send + 'static {
         move |tx| {
             tx.execute("INSERT INTO t (n) VALUES (?1)", [n])?;
             Ok(())
@@ -201,6 +202,7 @@ mod tests {
         let (entered, inside) = mpsc::channel::<()>();
         let (done, finished) = mpsc::channel();
         writer.write_then(
+            "hold",
             move |_| {
                 let _ = entered.send(());
                 let _ = held.recv();
@@ -225,9 +227,14 @@ mod tests {
         let (sender, receiver) = mpsc::channel();
         let path = dir.path().join("w.db");
         writer.write_then(
+            "insert",
             move |tx| {
                 insert(n)(tx)?;
-                if fail { Err(StoreError::Conflict(format!("write {n} fails"))) } else { Ok(()) }
+                if fail {
+                    Err(Failure::Store(StoreError::Conflict(format!("write {n} fails"))))
+                } else {
+                    Ok(())
+                }
             },
             move |result| {
                 let conn = Connection::open(path).unwrap();
@@ -282,6 +289,7 @@ mod tests {
         let a = queue(&writer, &dir, 1, false);
         let (sender, seen) = mpsc::channel();
         writer.write_then(
+            "count",
             |tx| Ok(tx.query_row("SELECT count(*) FROM t", [], |r| r.get::<_, i64>(0))?),
             move |r| sender.send(r).unwrap(),
         );
@@ -315,7 +323,7 @@ mod tests {
             assert!(result.is_ok() && committed, "a write handed over before shutdown was lost");
         }
         assert_eq!(rows(&dir), vec![1, 2, 3]);
-        match writer.write(insert(4)) {
+        match writer.write("insert", insert(4)) {
             Err(StoreError::Commit(message)) => assert_eq!(message, STOPPED),
             other => panic!("a write after shutdown was not refused: {other:?}"),
         }
