@@ -6,7 +6,7 @@
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
 //! [`store::sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module
 //! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
-//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`], [`clock`].
+//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`].
 
 pub mod auth;
 pub mod catalogue;
@@ -165,15 +165,13 @@ pub fn serve(config: Config) -> Result<()> {
         }
     };
     let catalogue = Catalogue::load(&config.exercises, &config.graders)?;
-    log::info(
-        "starting",
-        &[
-            ("bind", &config.bind),
-            ("data_dir", &config.data_dir.display().to_string()),
-            ("exercises", &catalogue.slugs().join(",")),
-            ("workers", &config.workers.to_string()),
-            ("released_leases", &released.to_string()),
-        ],
+    tracing::info!(
+        event = "starting",
+        bind = %config.bind,
+        data_dir = %config.data_dir.display(),
+        exercises = %catalogue.slugs().join(","),
+        workers = config.workers,
+        released_leases = released,
     );
     let shared = Arc::new(Shared {
         store,
@@ -214,9 +212,9 @@ pub fn serve(config: Config) -> Result<()> {
     drop(watcher);
     // Completions the workers handed over are committed before the process ends.
     if let Err(e) = shared.store.flush() {
-        log::error("flush_failed", &[("error", &e.to_string())]);
+        tracing::error!(event = "flush_failed", error = %e);
     }
-    log::info("stopped", &[]);
+    tracing::info!(event = "stopped");
     result
 }
 
@@ -226,7 +224,7 @@ fn maintenance_loop(shared: &Shared) {
     while shared.accepting.load(Ordering::SeqCst) {
         let before = clock::now_ms() - crate::limits::IDEMPOTENCY_KEY_RETENTION_MS as i64;
         if let Err(e) = shared.store.forget_idempotency_keys(before) {
-            log::error("maintenance_failed", &[("error", &e.to_string())]);
+            tracing::error!(event = "maintenance_failed", error = %e);
         }
         // Sleeps an hour, but wakes at shutdown.
         for _ in 0..3600 {

@@ -25,7 +25,6 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
 pub use self::intake::{Parsed, parse_json, parse_multipart, parse_wait};
 pub use self::views::submission_view;
 use super::Shared;
-use super::log;
 use super::problem::Problem;
 use super::store::Store;
 
@@ -56,14 +55,12 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
                     let response = call.await?;
                     let status = response.status().as_u16();
                     if status >= 500 || path.starts_with("/api/") && status >= 400 {
-                        log::info(
-                            "http",
-                            &[
-                                ("method", &method),
-                                ("path", &path),
-                                ("status", &status.to_string()),
-                                ("ms", &started.elapsed().as_millis().to_string()),
-                            ],
+                        tracing::info!(
+                            event = "http",
+                            method = %method,
+                            path = %path,
+                            status,
+                            ms = started.elapsed().as_millis() as u64,
                         );
                     }
                     Ok(response)
@@ -94,12 +91,12 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     let stopping = shared.clone();
     actix_web::rt::spawn(async move {
         let signal = wait_for_signal().await;
-        log::info("shutting_down", &[("signal", signal)]);
+        tracing::info!(event = "shutting_down", signal);
         stopping.accepting.store(false, Ordering::SeqCst);
         stopping.work.notify();
         handle.stop(true).await;
     });
-    log::info("listening", &[("bind", &shared.config.bind), ("public_url", &shared.config.public_url)]);
+    tracing::info!(event = "listening", bind = %shared.config.bind, public_url = %shared.config.public_url);
     server.await?;
     Ok(())
 }
