@@ -132,9 +132,9 @@ impl Waiters {
     }
 }
 
-/// Takes the data directory's lock: one server per data directory.
+/// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
+/// held as long as the returned file is open, and the operating system drops it with the process.
 fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
-    use std::os::fd::AsRawFd;
     std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     let file = std::fs::OpenOptions::new()
@@ -143,12 +143,15 @@ fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
         .write(true)
         .open(&path)
         .with_context(|| format!("cannot open {}", path.display()))?;
-    // SAFETY: flock on a file descriptor this function owns; no memory is involved.
-    let locked = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
-    if locked != 0 {
-        anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display());
+    match file.try_lock() {
+        Ok(()) => Ok(file),
+        Err(std::fs::TryLockError::WouldBlock) => {
+            anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display())
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            Err(e).with_context(|| format!("cannot lock the data directory {}", data_dir.display()))
+        }
     }
-    Ok(file)
 }
 
 /// Runs the service until SIGTERM or SIGINT.
@@ -266,5 +269,20 @@ pub mod clients {
 
     pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
         Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.revoke_client(name, clock::now_ms())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_directory_has_one_server_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = lock_data_dir(dir.path()).unwrap();
+        let second = lock_data_dir(dir.path()).unwrap_err().to_string();
+        assert!(second.contains("another pruefstein server uses the data directory"), "{second}");
+        drop(first);
+        lock_data_dir(dir.path()).expect("the lock is free again once its holder is gone");
     }
 }
