@@ -38,13 +38,6 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     let server = HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
-            .app_data(web::PathConfig::default().error_handler(|e, _| {
-                Problem::bad_request("bad-path", e.to_string(), format!("Ungültiger Pfad: {e}")).into()
-            }))
-            .app_data(web::QueryConfig::default().error_handler(|e, _| {
-                Problem::bad_request("bad-query", e.to_string(), format!("Ungültige Query-Parameter: {e}"))
-                    .into()
-            }))
             .wrap_fn(|req, srv| {
                 use actix_web::dev::Service;
                 let started = Instant::now();
@@ -66,20 +59,7 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
                     Ok(response)
                 }
             })
-            .route("/healthz", web::get().to(health::healthz))
-            .route("/readyz", web::get().to(health::readyz))
-            .route("/metrics", web::get().to(metrics::metrics))
-            .route("/api/v1/openapi.json", web::get().to(openapi::openapi))
-            .route("/api/v1/submissions", web::post().to(submissions::create_submission))
-            .route("/api/v1/submissions/{id}", web::get().to(submissions::get_submission))
-            .route("/api/v1/exercises", web::get().to(exercises::list_exercises))
-            .route("/api/v1/exercises/{slug}", web::get().to(exercises::get_exercise))
-            .route("/api/v1/webhooks/dead", web::get().to(webhooks::dead_webhooks))
-            .route("/api/v1/webhooks/dead/{event_id}/redeliver", web::post().to(webhooks::redeliver_webhook))
-            .route("/reports/{id}", web::get().to(reports::report_page))
-            .route("/docs/consumer-abi", web::get().to(exercises::abi_guide))
-            .route("/kits/{kit}/{file:.*}", web::get().to(exercises::kit_file))
-            .default_service(web::to(not_found))
+            .configure(routes)
     })
     .workers(threads)
     .disable_signals()
@@ -99,6 +79,30 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     tracing::info!(event = "listening", bind = %shared.config.bind, public_url = %shared.config.public_url);
     server.await?;
     Ok(())
+}
+
+/// The routes, with the error answers for malformed paths and queries (as problem details).
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(web::PathConfig::default().error_handler(|e, _| {
+        Problem::bad_request("bad-path", e.to_string(), format!("Ungültiger Pfad: {e}")).into()
+    }))
+    .app_data(web::QueryConfig::default().error_handler(|e, _| {
+        Problem::bad_request("bad-query", e.to_string(), format!("Ungültige Query-Parameter: {e}")).into()
+    }))
+    .route("/healthz", web::get().to(health::healthz))
+    .route("/readyz", web::get().to(health::readyz))
+    .route("/metrics", web::get().to(metrics::metrics))
+    .route("/api/v1/openapi.json", web::get().to(openapi::openapi))
+    .route("/api/v1/submissions", web::post().to(submissions::create_submission))
+    .route("/api/v1/submissions/{id}", web::get().to(submissions::get_submission))
+    .route("/api/v1/exercises", web::get().to(exercises::list_exercises))
+    .route("/api/v1/exercises/{slug}", web::get().to(exercises::get_exercise))
+    .route("/api/v1/webhooks/dead", web::get().to(webhooks::dead_webhooks))
+    .route("/api/v1/webhooks/dead/{event_id}/redeliver", web::post().to(webhooks::redeliver_webhook))
+    .route("/reports/{id}", web::get().to(reports::report_page))
+    .route("/docs/consumer-abi", web::get().to(exercises::abi_guide))
+    .route("/kits/{kit}/{file:.*}", web::get().to(exercises::kit_file))
+    .default_service(web::to(not_found));
 }
 
 async fn wait_for_signal() -> &'static str {
