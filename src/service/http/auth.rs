@@ -72,44 +72,7 @@ async fn authenticate(shared: &Shared, req: &HttpRequest) -> Result<ClientRecord
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-    use std::sync::atomic::AtomicBool;
-
-    use actix_web::{App, test, web};
-
-    use super::*;
-    use crate::service::catalogue::Catalogue;
-    use crate::service::config::{Config, ServeArgs};
-    use crate::service::metrics::Metrics;
-    use crate::service::sqlite::{Durability, SqliteStore};
-    use crate::service::store::Store;
-
-    /// A service without exercises and with two clients: `good` and `revoked`.
-    fn shared(dir: &std::path::Path) -> web::Data<Shared> {
-        let exercises = dir.join("exercises");
-        std::fs::create_dir_all(&exercises).unwrap();
-        let args = ServeArgs {
-            data_dir: Some(dir.join("data")),
-            exercises: Some(exercises),
-            ..ServeArgs::default()
-        };
-        let config = Config::resolve(&args).unwrap();
-        let store = SqliteStore::open(&config.data_dir, Durability::Normal).unwrap();
-        store.add_client("good", &auth::token_hash("pst_good"), "whsec_g", 0).unwrap();
-        store.add_client("revoked", &auth::token_hash("pst_revoked"), "whsec_r", 0).unwrap();
-        store.revoke_client("revoked", 1).unwrap();
-        web::Data::new(Shared {
-            catalogue: Catalogue::load(&config.exercises, &config.graders).unwrap(),
-            store: Arc::new(store),
-            metrics: Metrics::default(),
-            report_key: b"report key".to_vec(),
-            work: Default::default(),
-            outbox: Default::default(),
-            waiters: Default::default(),
-            accepting: AtomicBool::new(true),
-            config,
-        })
-    }
+    use super::super::testing::{call, shared};
 
     /// Every route that needs a bearer token.
     const GUARDED: &[(&str, &str)] = &[
@@ -120,27 +83,6 @@ mod tests {
         ("GET", "/api/v1/webhooks/dead"),
         ("POST", "/api/v1/webhooks/dead/evt_sub_1/redeliver"),
     ];
-
-    async fn call(
-        data: &web::Data<Shared>,
-        method: &str,
-        uri: &str,
-        token: Option<&str>,
-    ) -> (u16, serde_json::Value) {
-        let app = test::init_service(App::new().app_data(data.clone()).configure(super::super::routes)).await;
-        let mut request = match method {
-            "POST" => test::TestRequest::post(),
-            _ => test::TestRequest::get(),
-        }
-        .uri(uri);
-        if let Some(token) = token {
-            request = request.insert_header((header::AUTHORIZATION, format!("Bearer {token}")));
-        }
-        let response = test::call_service(&app, request.to_request()).await;
-        let status = response.status().as_u16();
-        let body = test::read_body(response).await;
-        (status, serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null))
-    }
 
     #[actix_web::test]
     async fn every_guarded_route_refuses_a_missing_unknown_or_revoked_token() {

@@ -13,6 +13,8 @@ pub mod metrics;
 pub mod openapi;
 pub mod reports;
 pub mod submissions;
+#[cfg(test)]
+mod testing;
 pub mod views;
 pub mod webhooks;
 
