@@ -2,7 +2,9 @@
 //! `FOR UPDATE SKIP LOCKED` for many stateless nodes) can take SQLite's place: clients and their
 //! hashed tokens, submissions with their idempotency keys, the leased job queue, results, and the
 //! webhook outbox. Every method is one transaction; times are milliseconds since the Unix epoch and
-//! are passed in, so the queue's rules can be tested without a clock.
+//! are passed in, so the queue's rules can be tested without a clock. [`StoreError`] names no type
+//! of a database library; the SQLite backend ([`sqlite`]) maps its errors into it with the operation
+//! that failed.
 
 pub mod sqlite;
 

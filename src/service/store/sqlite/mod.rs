@@ -2,8 +2,8 @@
 //! first start ([`migrate`]). Reads use a small pool of connections, which WAL lets run beside the
 //! writer; writes go to the group-commit [`writer`], one savepoint per write.
 //!
-//! The SQL is grouped by what it serves: [`clients`] (and settings), [`intake`], [`jobs`] (the queue
-//! and its leases), [`results`], [`outbox`]. This file only routes each [`Store`] method to a read
+//! The SQL is grouped by what it serves: `clients` (and settings), `intake`, `jobs` (the queue
+//! and its leases), `results`, `outbox`. This file only routes each [`Store`] method to a read
 //! connection or to the writer.
 
 mod clients;
