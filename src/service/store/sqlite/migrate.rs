@@ -29,19 +29,25 @@ pub fn migrate(conn: &mut Connection) -> Sql<()> {
 
 /// Applies the migrations up to `target` (at most [`SCHEMA_VERSION`]).
 fn migrate_to(conn: &mut Connection, target: usize) -> Sql<()> {
+    apply(conn, MIGRATIONS, target)
+}
+
+/// Applies `migrations` up to `target`, each with its version bump in one transaction.
+fn apply(conn: &mut Connection, migrations: &[(&str, &str)], target: usize) -> Sql<()> {
     loop {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let version: usize = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
-        if version > SCHEMA_VERSION {
+        if version > migrations.len() {
             return Err(StoreError::Corrupt(format!(
-                "the database has schema version {version}, newer than this program's {SCHEMA_VERSION}"
+                "the database has schema version {version}, newer than this program's {}",
+                migrations.len()
             ))
             .into());
         }
         if version >= target {
             return Ok(());
         }
-        let Some((_, sql)) = MIGRATIONS.get(version) else {
+        let Some((_, sql)) = migrations.get(version) else {
             return Ok(());
         };
         tx.execute_batch(sql)?;
@@ -126,6 +132,25 @@ mod tests {
             migrate(&mut conn),
             Err(super::super::error::Failure::Store(StoreError::Corrupt(_)))
         ));
+    }
+
+    #[test]
+    fn a_migration_that_fails_halfway_leaves_nothing_of_itself() {
+        let migrations: &[(&str, &str)] = &[
+            ("0001_a", "CREATE TABLE a (x INTEGER);"),
+            (
+                "0002_b",
+                "CREATE TABLE b (x INTEGER); INSERT INTO a VALUES (1); INSERT INTO nowhere VALUES (1);",
+            ),
+        ];
+        let mut conn = Connection::open_in_memory().unwrap();
+        assert!(apply(&mut conn, migrations, 2).is_err());
+        assert_eq!(version(&conn), 1, "the first migration stays applied");
+        let tables: i64 =
+            conn.query_row("SELECT count(*) FROM sqlite_master WHERE name = 'b'", [], |r| r.get(0)).unwrap();
+        assert_eq!(tables, 0, "the failed migration's first statement was rolled back");
+        let rows: i64 = conn.query_row("SELECT count(*) FROM a", [], |r| r.get(0)).unwrap();
+        assert_eq!(rows, 0, "and so was its second");
     }
 
     #[test]
