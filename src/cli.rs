@@ -185,6 +185,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::GradeWorker { scratch } => Ok(crate::isolation::worker::run(&scratch)),
         Command::Serve(args) => {
+            crate::service::log::init();
             let config = crate::service::config::Config::resolve(&args)?;
             crate::service::serve(config)?;
             Ok(0)

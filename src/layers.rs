@@ -82,6 +82,7 @@ const CRATES: &[(&str, &[&str])] = &[
     ("ureq", &["service"]),
     ("prometheus_client", &["service"]),
     ("figment", &["service"]),
+    ("tracing_subscriber", &["service"]),
     ("maud", &["report", "service"]),
 ];
 

@@ -9,7 +9,6 @@ use std::sync::{Arc, RwLock};
 
 use anyhow::{Context, Result};
 
-use super::log;
 use crate::exercise::Exercise;
 use crate::limits::{KIT_FILE_BYTES_MAX, KIT_FILES_MAX};
 
@@ -36,10 +35,7 @@ impl Catalogue {
                 Ok(exercise) => {
                     exercises.insert(exercise.slug.clone(), Arc::new(exercise));
                 }
-                Err(e) => log::error(
-                    "exercise_not_loaded",
-                    &[("dir", &dir.display().to_string()), ("error", &e.to_string())],
-                ),
+                Err(e) => tracing::error!(event = "exercise_not_loaded", dir = %dir.display(), error = %e),
             }
         }
         Ok(Catalogue { exercises: RwLock::new(Arc::new(exercises)), root, graders: graders.to_path_buf() })

@@ -4,24 +4,26 @@
 //! worker processes (one per grading thread, see [`crate::isolation`]), never on the async executor.
 //!
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
-//! [`sqlite`] (its SQLite implementation), [`api`] (the HTTP handlers), [`worker`] (grading threads),
-//! [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
-//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`], [`clock`].
+//! [`store::sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module
+//! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
+//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`].
 
-pub mod api;
 pub mod auth;
 pub mod catalogue;
 pub mod clock;
 pub mod config;
 pub mod html;
+pub mod http;
 pub mod log;
 pub mod metrics;
 pub mod problem;
 pub mod reload;
-pub mod sqlite;
 pub mod store;
 pub mod webhook;
 pub mod worker;
+
+/// The SQLite backend, where callers have always found it.
+pub use self::store::sqlite;
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -34,8 +36,8 @@ use anyhow::{Context, Result};
 use self::catalogue::Catalogue;
 use self::config::Config;
 use self::metrics::Metrics;
-use self::sqlite::SqliteStore;
 use self::store::Store;
+use self::store::sqlite::SqliteStore;
 
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";
@@ -130,7 +132,8 @@ impl Waiters {
     }
 }
 
-/// Takes the data directory's lock: one server per data directory.
+/// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
+/// held as long as the returned file is open, and the operating system drops it with the process.
 fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
     std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
@@ -146,7 +149,7 @@ fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
             anyhow::bail!("another pruefstein server uses the data directory {}", data_dir.display())
         }
         Err(std::fs::TryLockError::Error(e)) => {
-            Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            Err(e).with_context(|| format!("cannot lock the data directory {}", data_dir.display()))
         }
     }
 }
@@ -165,15 +168,13 @@ pub fn serve(config: Config) -> Result<()> {
         }
     };
     let catalogue = Catalogue::load(&config.exercises, &config.graders)?;
-    log::info(
-        "starting",
-        &[
-            ("bind", &config.bind),
-            ("data_dir", &config.data_dir.display().to_string()),
-            ("exercises", &catalogue.slugs().join(",")),
-            ("workers", &config.workers.to_string()),
-            ("released_leases", &released.to_string()),
-        ],
+    tracing::info!(
+        event = "starting",
+        bind = %config.bind,
+        data_dir = %config.data_dir.display(),
+        exercises = %catalogue.slugs().join(","),
+        workers = config.workers,
+        released_leases = released,
     );
     let shared = Arc::new(Shared {
         store,
@@ -196,7 +197,7 @@ pub fn serve(config: Config) -> Result<()> {
         std::thread::Builder::new().name("maintenance".into()).spawn(move || maintenance_loop(&shared))?
     };
 
-    let result = actix_web::rt::System::new().block_on(api::run_http(shared.clone()));
+    let result = actix_web::rt::System::new().block_on(http::run_http(shared.clone()));
 
     // Stop taking work; workers finish the grading they hold, then leave.
     shared.accepting.store(false, Ordering::SeqCst);
@@ -214,9 +215,9 @@ pub fn serve(config: Config) -> Result<()> {
     drop(watcher);
     // Completions the workers handed over are committed before the process ends.
     if let Err(e) = shared.store.flush() {
-        log::error("flush_failed", &[("error", &e.to_string())]);
+        tracing::error!(event = "flush_failed", error = %e);
     }
-    log::info("stopped", &[]);
+    tracing::info!(event = "stopped");
     result
 }
 
@@ -226,7 +227,7 @@ fn maintenance_loop(shared: &Shared) {
     while shared.accepting.load(Ordering::SeqCst) {
         let before = clock::now_ms() - crate::limits::IDEMPOTENCY_KEY_RETENTION_MS as i64;
         if let Err(e) = shared.store.forget_idempotency_keys(before) {
-            log::error("maintenance_failed", &[("error", &e.to_string())]);
+            tracing::error!(event = "maintenance_failed", error = %e);
         }
         // Sleeps an hour, but wakes at shutdown.
         for _ in 0..3600 {
@@ -268,5 +269,20 @@ pub mod clients {
 
     pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
         Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.revoke_client(name, clock::now_ms())?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_data_directory_has_one_server_at_a_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = lock_data_dir(dir.path()).unwrap();
+        let second = lock_data_dir(dir.path()).unwrap_err().to_string();
+        assert!(second.contains("another pruefstein server uses the data directory"), "{second}");
+        drop(first);
+        lock_data_dir(dir.path()).expect("the lock is free again once its holder is gone");
     }
 }

@@ -110,7 +110,7 @@ impl Problem {
     }
 
     pub fn internal(message: impl std::fmt::Display) -> Self {
-        super::log::error("internal_error", &[("error", &message.to_string())]);
+        tracing::error!(event = "internal_error", error = %message);
         Problem::new(
             StatusCode::INTERNAL_SERVER_ERROR,
             "internal",

@@ -16,7 +16,6 @@ use notify::{RecursiveMode, Watcher};
 
 use super::Shared;
 use super::catalogue::Catalogue;
-use super::log;
 use super::metrics::{Metrics, ReloadOutcome};
 use crate::exercise::{EXERCISE_FILE, Exercise};
 
@@ -95,7 +94,7 @@ fn note(root: &Path, event: notify::Result<notify::Event>, changed: &mut BTreeSe
                 }
             }
         }
-        Err(error) => log::error("exercise_watch_error", &[("error", &error.to_string())]),
+        Err(error) => tracing::error!(event = "exercise_watch_error", error = %error),
     }
 }
 
@@ -105,12 +104,12 @@ fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
     let dir = folder.display().to_string();
     let reject = |error: &str| {
         metrics.exercise_reload(ReloadOutcome::Rejected);
-        log::error("exercise_rejected", &[("dir", &dir), ("error", error)]);
+        tracing::error!(event = "exercise_rejected", dir = %dir, error = %error);
     };
     if !folder.join(EXERCISE_FILE).is_file() {
         if let Some(slug) = catalogue.replace_folder(folder, None) {
             metrics.exercise_reload(ReloadOutcome::Removed);
-            log::info("exercise_removed", &[("dir", &dir), ("slug", &slug)]);
+            tracing::info!(event = "exercise_removed", dir = %dir, slug = %slug);
         }
         return;
     }
@@ -128,5 +127,5 @@ fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
     }
     catalogue.replace_folder(folder, Some(Arc::new(exercise)));
     metrics.exercise_reload(ReloadOutcome::Loaded);
-    log::info("exercise_loaded", &[("dir", &dir), ("slug", &slug)]);
+    tracing::info!(event = "exercise_loaded", dir = %dir, slug = %slug);
 }

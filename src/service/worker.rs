@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::config::Isolation;
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
-use super::{Shared, clock, log};
+use super::{Shared, clock};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
 use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
@@ -79,7 +79,7 @@ fn run(shared: Arc<Shared>, n: usize, kills: &Kills) {
             }
             Ok(_) => shared.work.wait(seen, IDLE_POLL),
             Err(e) => {
-                log::error("lease_failed", &[("error", &e.to_string())]);
+                tracing::error!(event = "lease_failed", error = %e);
                 shared.work.wait(seen, Duration::from_secs(1));
             }
         }
@@ -134,7 +134,7 @@ impl Slot {
             match WorkerProcess::spawn(spec) {
                 Ok(started) => *worker = Some(started),
                 Err(e) => {
-                    log::error("worker_start_failed", &[("error", &e.to_string())]);
+                    tracing::error!(event = "worker_start_failed", error = %e);
                     return Err(WorkerFailure::Broken(format!("cannot start a grading process: {e}")));
                 }
             }
@@ -213,6 +213,14 @@ fn grade_in_thread(
 }
 
 fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob) {
+    // Every event while this submission is graded carries it, its exercise and its attempt.
+    let span = tracing::info_span!(
+        "grade",
+        submission = %Shared::public_id(job.submission_id),
+        exercise = %job.exercise,
+        attempt = job.attempt,
+    );
+    let _grading = span.enter();
     let started = Instant::now();
     let outcome = if job.attempt > JOB_ATTEMPTS_MAX {
         JobOutcome::Failed {
@@ -246,8 +254,8 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                 let mut heartbeat = || match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms())
                 {
                     Ok(true) => {}
-                    Ok(false) => log::warn("lease_lost", &[("submission", &Shared::public_id(id))]),
-                    Err(e) => log::error("renew_failed", &[("error", &e.to_string())]),
+                    Ok(false) => tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id)),
+                    Err(e) => tracing::error!(event = "renew_failed", error = %e),
                 };
                 match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
                     Graded::Done(Ok(report)) => JobOutcome::Graded {
@@ -269,19 +277,17 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                     Graded::WorkerLost(failure) => {
                         let count = kills.count(id);
                         let reason = failure.reason_line();
-                        log::warn(
-                            "worker_lost",
-                            &[
-                                ("submission", &Shared::public_id(id)),
-                                ("exercise", &job.exercise),
-                                ("reason", &failure.reason().en),
-                                ("count", &count.to_string()),
-                            ],
+                        tracing::warn!(
+                            event = "worker_lost",
+                            submission = %Shared::public_id(id),
+                            exercise = %job.exercise,
+                            reason = %failure.reason().en,
+                            count,
                         );
                         if count < WORKER_KILLS_PER_SUBMISSION_MAX {
                             // Perhaps the machine, not the submission: grade it once more (counted).
                             if let Err(e) = shared.store.release_job(&job, true) {
-                                log::error("release_failed", &[("error", &e.to_string())]);
+                                tracing::error!(event = "release_failed", error = %e);
                             }
                             shared.work.notify();
                             return;
@@ -290,12 +296,12 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                     }
                     Graded::Panicked => {
                         // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
-                        log::error(
-                            "grading_panicked",
-                            &[("submission", &Shared::public_id(job.submission_id))],
+                        tracing::error!(
+                            event = "grading_panicked",
+                            submission = %Shared::public_id(job.submission_id),
                         );
                         if let Err(e) = shared.store.release_job(&job, true) {
-                            log::error("release_failed", &[("error", &e.to_string())]);
+                            tracing::error!(event = "release_failed", error = %e);
                         }
                         shared.work.notify();
                         return;
@@ -310,26 +316,21 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
     let now = clock::now_ms();
     let ms = format!("{:.1}", seconds * 1e3);
     let public = Shared::public_id(job.submission_id);
-    let attempt = job.attempt.to_string();
     match &outcome {
-        JobOutcome::Graded { verdict, .. } => log::info(
-            "graded",
-            &[
-                ("submission", &public),
-                ("exercise", &job.exercise),
-                ("verdict", verdict),
-                ("ms", &ms),
-                ("attempt", &attempt),
-            ],
+        JobOutcome::Graded { verdict, .. } => tracing::info!(
+            event = "graded",
+            submission = %public,
+            exercise = %job.exercise,
+            verdict = %verdict,
+            ms = %ms,
+            attempt = job.attempt,
         ),
-        JobOutcome::Failed { reason } => log::warn(
-            "not_graded",
-            &[
-                ("submission", &public),
-                ("exercise", &job.exercise),
-                ("reason", reason),
-                ("attempt", &attempt),
-            ],
+        JobOutcome::Failed { reason } => tracing::warn!(
+            event = "not_graded",
+            submission = %public,
+            exercise = %job.exercise,
+            reason = %reason,
+            attempt = job.attempt,
         ),
     }
     let event = job.callback_url.as_ref().map(|url| NewEvent {
@@ -370,10 +371,9 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                 }
             }
             // The lease stays; it expires and the job is graded again (the same result).
-            Err(e) => log::error(
-                "complete_failed",
-                &[("submission", &Shared::public_id(id)), ("error", &e.to_string())],
-            ),
+            Err(e) => {
+                tracing::error!(event = "complete_failed", submission = %Shared::public_id(id), error = %e)
+            }
         }),
     );
 }
@@ -414,17 +414,15 @@ fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Opt
         .min(EXERCISE_UNAVAILABLE_RETRY_MAX_MS);
     if let Err(e) = shared.store.defer_job(job, now + delay as i64, counted) {
         // The lease runs out and the job is tried again later all the same.
-        log::error("defer_failed", &[("error", &e.to_string())]);
+        tracing::error!(event = "defer_failed", error = %e);
     }
-    log::warn(
-        "exercise_unavailable",
-        &[
-            ("submission", &Shared::public_id(job.submission_id)),
-            ("exercise", &job.exercise),
-            ("reason", &reason),
-            ("retry_ms", &delay.to_string()),
-            ("counted", &counted.to_string()),
-        ],
+    tracing::warn!(
+        event = "exercise_unavailable",
+        submission = %Shared::public_id(job.submission_id),
+        exercise = %job.exercise,
+        reason = %reason,
+        retry_ms = delay,
+        counted,
     );
     None
 }
@@ -495,7 +493,7 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         "type": kind,
         "event_id": event_id(job.submission_id),
         "timestamp": clock::rfc3339(now),
-        "data": super::api::submission_view(shared, &record),
+        "data": super::http::submission_view(shared, &record),
     })
     .to_string()
 }

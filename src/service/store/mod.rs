@@ -2,17 +2,23 @@
 //! `FOR UPDATE SKIP LOCKED` for many stateless nodes) can take SQLite's place: clients and their
 //! hashed tokens, submissions with their idempotency keys, the leased job queue, results, and the
 //! webhook outbox. Every method is one transaction; times are milliseconds since the Unix epoch and
-//! are passed in, so the queue's rules can be tested without a clock.
+//! are passed in, so the queue's rules can be tested without a clock. [`StoreError`] names no type
+//! of a database library; the SQLite backend ([`sqlite`]) maps its errors into it with the operation
+//! that failed.
+
+pub mod sqlite;
 
 use crate::submission::Submission;
 
 /// Milliseconds since the Unix epoch.
 pub type Millis = i64;
 
+/// What went wrong in the store, independent of the database behind it.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("database: {0}")]
-    Database(#[from] rusqlite::Error),
+    /// The database failed: which operation of the store, and what the database said.
+    #[error("database ({operation}): {message}")]
+    Database { operation: &'static str, message: String },
     #[error("the data directory {path}: {message}")]
     DataDir { path: String, message: String },
     #[error("{0}")]

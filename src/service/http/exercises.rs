@@ -1,0 +1,168 @@
+//! Exercises: the catalogue as the API shows it (`/api/v1/exercises`, a statement per learner and
+//! language), and what consumer exercises point to: the ABI guide and the starter kits' files.
+
+use actix_web::http::header;
+use actix_web::{HttpResponse, web};
+
+use super::Data;
+use super::auth::Client;
+use super::views::{
+    AbiLink, ExerciseDetail, ExerciseList, ExerciseQuery, ExerciseSummary, KitFileView, KitView,
+};
+use crate::limits::LEARNER_BYTES_MAX;
+use crate::service::problem::Problem;
+use crate::submission::SubmissionKind;
+use crate::text::Lang;
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/exercises",
+    tag = "exercises",
+    responses(
+        (status = 200, description = "Every exercise served", body = ExerciseList),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn list_exercises(shared: Data, _client: Client) -> Result<HttpResponse, Problem> {
+    let exercises = shared
+        .catalogue
+        .all()
+        .values()
+        .map(|e| ExerciseSummary {
+            slug: e.slug.clone(),
+            title: e.title.clone(),
+            grader: e.grader_kind().name().to_string(),
+            points: e.points,
+            href: format!("{}/api/v1/exercises/{}", shared.config.public_url, e.slug),
+        })
+        .collect();
+    Ok(HttpResponse::Ok().json(ExerciseList { exercises }))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/exercises/{slug}",
+    tag = "exercises",
+    params(("slug" = String, Path, description = "The exercise's slug"), ExerciseQuery),
+    responses(
+        (status = 200, description = "The statement for the learner and language, and what to submit", body = ExerciseDetail),
+        (status = 400, description = "Bad language or learner", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn get_exercise(
+    path: web::Path<String>,
+    query: web::Query<ExerciseQuery>,
+    shared: Data,
+    _client: Client,
+) -> Result<HttpResponse, Problem> {
+    let slug = path.into_inner();
+    let exercise = shared.catalogue.get(&slug).ok_or_else(|| {
+        Problem::not_found(
+            "unknown-exercise",
+            format!(
+                "There is no exercise {slug:?}. Known exercises: {}.",
+                shared.catalogue.slugs().join(", ")
+            ),
+            format!(
+                "Es gibt keine Aufgabe {slug:?}. Vorhandene Aufgaben: {}.",
+                shared.catalogue.slugs().join(", ")
+            ),
+        )
+    })?;
+    let lang = parse_lang(query.lang.as_deref())?;
+    let learner = query.learner.clone().map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
+    if learner.as_ref().is_some_and(|l| l.len() > LEARNER_BYTES_MAX) {
+        return Err(Problem::bad_request(
+            "bad-learner",
+            format!("learner is longer than {LEARNER_BYTES_MAX} bytes."),
+            format!("learner ist länger als {LEARNER_BYTES_MAX} Bytes."),
+        ));
+    }
+    let statement = {
+        let exercise = exercise.clone();
+        let learner = learner.clone();
+        let secret = shared.config.course_secret.clone();
+        web::block(move || exercise.grader.statement(&exercise, learner.as_deref(), &secret, lang))
+            .await?
+            .map_err(Problem::internal)?
+    };
+    let base = &shared.config.public_url;
+    let (submit, answer_example, abi, kits) = match exercise.grader.submission_kind() {
+        SubmissionKind::Answer => {
+            ("answer", exercise.grader.answer_example().map(str::to_string), None, Vec::new())
+        }
+        SubmissionKind::Module => {
+            let kits = shared
+                .catalogue
+                .kits()
+                .into_iter()
+                .map(|(name, files)| KitView {
+                    readme: files
+                        .iter()
+                        .find(|f| f.eq_ignore_ascii_case("README.md"))
+                        .map(|f| format!("{base}/kits/{name}/{f}")),
+                    files: files
+                        .iter()
+                        .map(|f| KitFileView { path: f.clone(), href: format!("{base}/kits/{name}/{f}") })
+                        .collect(),
+                    name,
+                })
+                .collect();
+            ("module", None, Some(AbiLink { version: 1, href: format!("{base}/docs/consumer-abi") }), kits)
+        }
+    };
+    Ok(HttpResponse::Ok().json(ExerciseDetail {
+        slug: exercise.slug.clone(),
+        title: exercise.title.clone(),
+        grader: exercise.grader_kind().name().to_string(),
+        points: exercise.points,
+        lang: lang.code().to_string(),
+        learner,
+        statement,
+        submit: submit.to_string(),
+        answer_example,
+        limits: exercise.limits.clone(),
+        abi,
+        kits,
+    }))
+}
+
+fn parse_lang(raw: Option<&str>) -> Result<Lang, Problem> {
+    match raw {
+        None | Some("") => Ok(Lang::De),
+        Some(raw) => raw.parse::<Lang>().map_err(|_| {
+            Problem::bad_request(
+                "bad-lang",
+                format!("lang={raw:?} is not a language: use de or en."),
+                format!("lang={raw:?} ist keine Sprache: de oder en verwenden."),
+            )
+        }),
+    }
+}
+
+pub async fn abi_guide(shared: Data) -> HttpResponse {
+    match shared.catalogue.abi_guide() {
+        Some(text) => HttpResponse::Ok().content_type("text/markdown; charset=utf-8").body(text),
+        None => HttpResponse::NotFound()
+            .content_type("text/plain; charset=utf-8")
+            .body("no ABI guide on this server\n"),
+    }
+}
+
+pub async fn kit_file(path: web::Path<(String, String)>, shared: Data) -> HttpResponse {
+    let (kit, file) = path.into_inner();
+    match shared.catalogue.kit_file(&kit, &file) {
+        Some(bytes) => {
+            let text = std::str::from_utf8(&bytes).is_ok();
+            HttpResponse::Ok()
+                .content_type(if text { "text/plain; charset=utf-8" } else { "application/octet-stream" })
+                .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
+                .body(bytes)
+        }
+        None => HttpResponse::NotFound().content_type("text/plain; charset=utf-8").body("no such kit file\n"),
+    }
+}

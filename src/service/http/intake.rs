@@ -1,0 +1,491 @@
+//! Intake: turning a submission request into what the store keeps. The body is read under one
+//! deadline and one size limit (JSON, or multipart with the module as a file), the `?wait=` and
+//! `Idempotency-Key` inputs are parsed, and the parsed request is checked against the catalogue and
+//! the limits. The parsers are public for the fuzz targets, which call them as functions.
+
+use std::cell::RefCell;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::task::{Context, Poll};
+use std::time::Duration;
+
+use actix_web::http::StatusCode;
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine;
+use futures_util::StreamExt;
+
+use super::views::SubmissionRequest;
+use crate::limits::{
+    CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX, METADATA_BYTES_MAX,
+    OVERSIZED_BODY_DRAINED_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+};
+use crate::service::Shared;
+use crate::service::problem::Problem;
+use crate::service::store::{ClientRecord, NewSubmission};
+use crate::submission::{Submission, SubmissionKind};
+
+/// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]. Public for the fuzz targets,
+/// which call the intake parsers as functions.
+pub fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
+    let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else { return Ok(0) };
+    let (number, factor) = if let Some(n) = raw.strip_suffix("ms") {
+        (n, 1.0)
+    } else if let Some(n) = raw.strip_suffix('s') {
+        (n, 1000.0)
+    } else {
+        (raw, 1000.0)
+    };
+    let value: f64 =
+        number.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+            Problem::bad_request(
+                "bad-wait",
+                format!(
+                    "wait={raw:?} is not a duration: write e.g. wait=5s or wait=500ms (at most {} s).",
+                    WAIT_MS_MAX / 1000
+                ),
+                format!(
+                    "wait={raw:?} ist keine Dauer: z. B. wait=5s oder wait=500ms (höchstens {} s).",
+                    WAIT_MS_MAX / 1000
+                ),
+            )
+        })?;
+    Ok(((value * factor) as u64).min(WAIT_MS_MAX))
+}
+
+/// What a request asks to grade, before it is checked against the catalogue and stored.
+#[derive(Debug)]
+pub struct Parsed {
+    pub exercise: String,
+    pub learner: String,
+    pub answer: Option<String>,
+    pub module: Option<Vec<u8>>,
+    pub callback_url: Option<String>,
+    pub metadata: Option<serde_json::Value>,
+}
+
+pub(super) fn unavailable(en: &str, de: &str) -> Problem {
+    let mut problem =
+        Problem::new(StatusCode::SERVICE_UNAVAILABLE, "unavailable", "Service unavailable", en, de);
+    problem.retry_after = Some(5);
+    problem
+}
+
+pub(super) fn idempotency_key(req: &HttpRequest) -> Result<Option<String>, Problem> {
+    let Some(value) = req.headers().get("idempotency-key") else { return Ok(None) };
+    let key = value.to_str().ok().map(|k| k.trim().trim_matches('"').to_string()).unwrap_or_default();
+    if key.is_empty()
+        || key.len() > IDEMPOTENCY_KEY_BYTES_MAX
+        || !key.bytes().all(|b| (0x21..0x7f).contains(&b))
+    {
+        return Err(Problem::bad_request(
+            "bad-idempotency-key",
+            format!("The Idempotency-Key must be 1 to {IDEMPOTENCY_KEY_BYTES_MAX} visible ASCII characters."),
+            format!(
+                "Der Idempotency-Key muss aus 1 bis {IDEMPOTENCY_KEY_BYTES_MAX} sichtbaren ASCII-Zeichen bestehen."
+            ),
+        ));
+    }
+    Ok(Some(key))
+}
+
+/// How reading a submission's body ended.
+pub(super) enum Body {
+    Parsed(Parsed),
+    /// The body did not arrive within its deadline: the answer to send (it closes the connection).
+    TooSlow(HttpResponse),
+}
+
+/// Reads and parses a submission's body (JSON or multipart) under one deadline of `body_ms` and
+/// [`REQUEST_BODY_BYTES_MAX`].
+pub(super) async fn read_submission(
+    req: &HttpRequest,
+    payload: web::Payload,
+    body_ms: u64,
+) -> Result<Body, Problem> {
+    let content_type = req
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    // The body has one deadline as a whole (actix-web's client_request_timeout covers the head only):
+    // a client that trickles it cannot hold its connection.
+    let deadline = Duration::from_millis(body_ms);
+    if let Some(length) = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.parse::<usize>().ok())
+        && length > REQUEST_BODY_BYTES_MAX
+    {
+        if length <= OVERSIZED_BODY_DRAINED_MAX {
+            // Read (and dropped) until the deadline at most; the answer is 413 either way.
+            let _ = tokio::time::timeout(deadline, drain(payload)).await;
+        }
+        return Err(Problem::too_large(REQUEST_BODY_BYTES_MAX));
+    }
+    let body = Rc::new(RefCell::new(payload));
+    let read = async {
+        if content_type.starts_with("application/json") || content_type.is_empty() {
+            let bytes = read_body(UnreadBody(body.clone())).await?;
+            parse_json(&bytes)
+        } else if content_type.starts_with("multipart/form-data") {
+            parse_multipart(req, UnreadBody(body.clone())).await
+        } else {
+            Err(Problem::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported-media-type",
+                "Unsupported media type",
+                format!("Send application/json or multipart/form-data, not {content_type:?}."),
+                format!("Bitte application/json oder multipart/form-data senden, nicht {content_type:?}."),
+            ))
+        }
+    };
+    let parsed = match tokio::time::timeout(deadline, read).await {
+        Ok(parsed) => parsed?,
+        Err(_) => {
+            let problem = Problem::body_timeout(body_ms);
+            let text = serde_json::to_vec(&problem).unwrap_or_default();
+            // The answer holds the unread body until its last byte is sent: actix-web then closes
+            // the connection, where a dropped chunked body would be drained for as long as the
+            // client keeps sending.
+            let answer = AnswerHoldingBody { text: Some(text.into()), _unread: body };
+            return Ok(Body::TooSlow(
+                actix_web::ResponseError::error_response(&problem).set_body(answer).map_into_boxed_body(),
+            ));
+        }
+    };
+    Ok(Body::Parsed(parsed))
+}
+
+/// An answer's text that keeps the unread request body alive until the answer is sent.
+struct AnswerHoldingBody {
+    text: Option<web::Bytes>,
+    _unread: Rc<RefCell<web::Payload>>,
+}
+
+impl actix_web::body::MessageBody for AnswerHoldingBody {
+    type Error = std::convert::Infallible;
+
+    fn size(&self) -> actix_web::body::BodySize {
+        actix_web::body::BodySize::Sized(self.text.as_ref().map_or(0, |t| t.len() as u64))
+    }
+
+    fn poll_next(
+        mut self: Pin<&mut Self>,
+        _: &mut Context<'_>,
+    ) -> Poll<Option<Result<web::Bytes, Self::Error>>> {
+        Poll::Ready(self.text.take().map(Ok))
+    }
+}
+
+/// The request body, shared between the handler and a reader that the deadline may cut off.
+struct UnreadBody(Rc<RefCell<web::Payload>>);
+
+impl futures_util::Stream for UnreadBody {
+    type Item = Result<web::Bytes, actix_web::error::PayloadError>;
+
+    fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
+        self.0.borrow_mut().poll_next_unpin(cx)
+    }
+}
+
+async fn drain(
+    mut payload: impl futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin,
+) {
+    let mut seen = 0usize;
+    while let Some(Ok(chunk)) = payload.next().await {
+        seen += chunk.len();
+        if seen > OVERSIZED_BODY_DRAINED_MAX {
+            break;
+        }
+    }
+}
+
+async fn read_body(
+    mut payload: impl futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + Unpin,
+) -> Result<web::BytesMut, Problem> {
+    let mut body = web::BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| {
+            Problem::bad_request(
+                "bad-body",
+                format!("The body could not be read: {e}"),
+                format!("Der Rumpf war nicht lesbar: {e}"),
+            )
+        })?;
+        if body.len() + chunk.len() > REQUEST_BODY_BYTES_MAX {
+            drain(payload).await;
+            return Err(Problem::too_large(REQUEST_BODY_BYTES_MAX));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body)
+}
+
+/// Reads a JSON intake body. Public for the fuzz targets.
+pub fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
+    let request: SubmissionRequest = serde_json::from_slice(body).map_err(|e| {
+        Problem::bad_request(
+            "bad-json",
+            format!(
+                "The body is not a valid submission: {e}. Expected {{\"exercise\": \"...\", \"learner\": \"...\", \
+                 and one of \"answer\", \"wasm_base64\", \"wat\"}}."
+            ),
+            format!(
+                "Der Rumpf ist keine gültige Abgabe: {e}. Erwartet wird {{\"exercise\": \"...\", \"learner\": \"...\" \
+                 und eines von \"answer\", \"wasm_base64\", \"wat\"}}."
+            ),
+        )
+    })?;
+    let module = match (&request.wasm_base64, &request.wat) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::bad_request(
+                "several-submissions",
+                "Send either wasm_base64 or wat, not both.",
+                "Bitte entweder wasm_base64 oder wat senden, nicht beides.",
+            ));
+        }
+        (Some(b64), None) => {
+            Some(base64::engine::general_purpose::STANDARD.decode(b64.trim()).map_err(|e| {
+                Problem::bad_request(
+                    "bad-base64",
+                    format!("wasm_base64 is not valid base64: {e}"),
+                    format!("wasm_base64 ist kein gültiges Base64: {e}"),
+                )
+            })?)
+        }
+        (None, Some(wat)) => Some(wat.clone().into_bytes()),
+        (None, None) => None,
+    };
+    Ok(Parsed {
+        exercise: request.exercise,
+        learner: request.learner,
+        answer: request.answer,
+        module,
+        callback_url: request.callback_url,
+        metadata: request.metadata,
+    })
+}
+
+/// Reads a multipart intake body (its size is checked field by field). Public for the fuzz targets,
+/// which hand it a plain payload; the service hands it the body under its read deadline.
+pub async fn parse_multipart<S>(req: &HttpRequest, payload: S) -> Result<Parsed, Problem>
+where
+    S: futures_util::Stream<Item = Result<web::Bytes, actix_web::error::PayloadError>> + 'static,
+{
+    let bad = |en: String, de: String| Problem::bad_request("bad-multipart", en, de);
+    let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
+    let mut parsed = Parsed {
+        exercise: String::new(),
+        learner: String::new(),
+        answer: None,
+        module: None,
+        callback_url: None,
+        metadata: None,
+    };
+    let (mut exercise, mut learner) = (None, None);
+    let mut total = 0usize;
+    while let Some(field) = multipart.next().await {
+        let mut field = field.map_err(|e| {
+            bad(
+                format!("The multipart body is malformed: {e}"),
+                format!("Der Multipart-Rumpf ist fehlerhaft: {e}"),
+            )
+        })?;
+        let name = field.name().unwrap_or("").to_string();
+        let mut bytes = Vec::new();
+        while let Some(chunk) = field.next().await {
+            let chunk = chunk.map_err(|e| {
+                bad(
+                    format!("The multipart body is malformed: {e}"),
+                    format!("Der Multipart-Rumpf ist fehlerhaft: {e}"),
+                )
+            })?;
+            total += chunk.len();
+            if total > REQUEST_BODY_BYTES_MAX {
+                return Err(Problem::too_large(REQUEST_BODY_BYTES_MAX));
+            }
+            bytes.extend_from_slice(&chunk);
+        }
+        let text = |bytes: Vec<u8>| {
+            String::from_utf8(bytes).map_err(|_| {
+                bad(
+                    format!("The field {name:?} is not UTF-8 text."),
+                    format!("Das Feld {name:?} ist kein UTF-8-Text."),
+                )
+            })
+        };
+        match name.as_str() {
+            "exercise" => exercise = Some(text(bytes)?),
+            "learner" => learner = Some(text(bytes)?),
+            "answer" => parsed.answer = Some(text(bytes)?),
+            "wat" | "file" | "module" | "wasm" => {
+                if parsed.module.is_some() {
+                    return Err(bad(
+                        "Send one module file only.".into(),
+                        "Bitte nur eine Moduldatei senden.".into(),
+                    ));
+                }
+                parsed.module = Some(bytes);
+            }
+            "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
+            "metadata" => {
+                let raw = text(bytes)?;
+                parsed.metadata = Some(serde_json::from_str(&raw).map_err(|e| {
+                    bad(
+                        format!("The field metadata is not JSON: {e}"),
+                        format!("Das Feld metadata ist kein JSON: {e}"),
+                    )
+                })?);
+            }
+            other => {
+                return Err(bad(
+                    format!(
+                        "Unknown field {other:?}: use exercise, learner, answer, file, callback_url, metadata."
+                    ),
+                    format!(
+                        "Unbekanntes Feld {other:?}: erlaubt sind exercise, learner, answer, file, callback_url, metadata."
+                    ),
+                ));
+            }
+        }
+    }
+    parsed.exercise = exercise
+        .ok_or_else(|| bad("The field exercise is missing.".into(), "Das Feld exercise fehlt.".into()))?;
+    parsed.learner = learner
+        .ok_or_else(|| bad("The field learner is missing.".into(), "Das Feld learner fehlt.".into()))?;
+    Ok(parsed)
+}
+
+/// Checks a parsed request against the catalogue and the limits, and builds what the store keeps.
+pub(super) fn validate(
+    shared: &Shared,
+    client: &ClientRecord,
+    parsed: Parsed,
+    key: Option<String>,
+) -> Result<NewSubmission, Problem> {
+    let learner = parsed.learner.trim().to_string();
+    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(char::is_control) {
+        return Err(Problem::bad_request(
+            "bad-learner",
+            format!("learner must be 1 to {LEARNER_BYTES_MAX} bytes without control characters."),
+            format!("learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuerzeichen."),
+        ));
+    }
+    let slug = parsed.exercise.trim();
+    let Some(exercise) = shared.catalogue.get(slug) else {
+        let known = shared.catalogue.slugs().join(", ");
+        return Err(Problem::not_found(
+            "unknown-exercise",
+            format!("There is no exercise {slug:?}. Known exercises: {known}."),
+            format!("Es gibt keine Aufgabe {slug:?}. Vorhandene Aufgaben: {known}."),
+        ));
+    };
+    let submission = match (exercise.grader.submission_kind(), parsed.answer, parsed.module) {
+        (_, Some(_), Some(_)) => {
+            return Err(Problem::bad_request(
+                "several-submissions",
+                "Send either an answer or a module, not both.",
+                "Bitte entweder eine Antwort oder ein Modul senden, nicht beides.",
+            ));
+        }
+        (_, None, None) => {
+            return Err(Problem::bad_request(
+                "no-submission",
+                "The request holds nothing to grade: send answer (prediction exercises) or wasm_base64, wat or a file (consumer exercises).",
+                "Die Anfrage enthält nichts zu bewerten: answer (Vorhersage-Aufgaben) oder wasm_base64, wat bzw. eine Datei (Konsumenten-Aufgaben) senden.",
+            ));
+        }
+        (SubmissionKind::Answer, None, Some(_)) => {
+            return Err(Problem::unprocessable(
+                "wrong-submission-kind",
+                format!(
+                    "{slug} is a prediction exercise: send the prediction as answer, e.g. \"(2, 2, 0)\", not a module."
+                ),
+                format!(
+                    "{slug} ist eine Vorhersage-Aufgabe: die Vorhersage als answer senden, z. B. \"(2, 2, 0)\", kein Modul."
+                ),
+            ));
+        }
+        (SubmissionKind::Module, Some(_), None) => {
+            return Err(Problem::unprocessable(
+                "wrong-submission-kind",
+                format!(
+                    "{slug} is a consumer exercise: send a WebAssembly module (wasm_base64, wat or a file), not an answer."
+                ),
+                format!(
+                    "{slug} ist eine Konsumenten-Aufgabe: ein WebAssembly-Modul senden (wasm_base64, wat oder Datei), keine Antwort."
+                ),
+            ));
+        }
+        (_, Some(answer), None) => Submission::Answer(answer),
+        (_, None, Some(module)) => Submission::Module(module),
+    };
+    let callback_url = match parsed.callback_url.map(|u| u.trim().to_string()) {
+        None => None,
+        Some(url) => {
+            if url.len() > CALLBACK_URL_BYTES_MAX {
+                return Err(Problem::unprocessable(
+                    "bad-callback-url",
+                    format!("callback_url is longer than {CALLBACK_URL_BYTES_MAX} bytes."),
+                    format!("callback_url ist länger als {CALLBACK_URL_BYTES_MAX} Bytes."),
+                ));
+            }
+            crate::service::webhook::parse_target(&url, shared.config.allow_private_callbacks).map_err(
+                |e| {
+                    Problem::unprocessable(
+                        "bad-callback-url",
+                        format!("callback_url is not usable: {e}."),
+                        format!("callback_url ist nicht verwendbar: {e}."),
+                    )
+                },
+            )?;
+            Some(url)
+        }
+    };
+    let metadata = match parsed.metadata {
+        None | Some(serde_json::Value::Null) => None,
+        Some(value @ serde_json::Value::Object(_)) => {
+            let text = value.to_string();
+            if text.len() > METADATA_BYTES_MAX {
+                return Err(Problem::unprocessable(
+                    "metadata-too-large",
+                    format!("metadata is larger than {METADATA_BYTES_MAX} bytes."),
+                    format!("metadata ist größer als {METADATA_BYTES_MAX} Bytes."),
+                ));
+            }
+            Some(text)
+        }
+        Some(_) => {
+            return Err(Problem::unprocessable(
+                "bad-metadata",
+                "metadata must be a JSON object.",
+                "metadata muss ein JSON-Objekt sein.",
+            ));
+        }
+    };
+    let kind = match submission {
+        Submission::Answer(_) => "answer",
+        Submission::Module(_) => "module",
+    };
+    let meaning = serde_json::json!({
+        "exercise": exercise.slug,
+        "learner": learner,
+        "kind": kind,
+        "sha256": submission.sha256(),
+        "callback_url": callback_url,
+        "metadata": metadata,
+    });
+    Ok(NewSubmission {
+        client_id: client.id,
+        exercise: exercise.slug.clone(),
+        learner,
+        submission,
+        callback_url,
+        metadata,
+        idempotency_key: key,
+        request_hash: crate::submission::sha256_hex(meaning.to_string().as_bytes()),
+    })
+}

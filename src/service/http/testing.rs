@@ -1,0 +1,60 @@
+//! What the HTTP tests share: a service state on a temporary directory, and one request through
+//! the real routes.
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use actix_web::http::header;
+use actix_web::{App, test, web};
+
+use crate::service::catalogue::Catalogue;
+use crate::service::config::{Config, ServeArgs};
+use crate::service::metrics::Metrics;
+use crate::service::sqlite::{Durability, SqliteStore};
+use crate::service::store::Store;
+use crate::service::{Shared, auth};
+
+/// A service without exercises and with two clients: `good` and `revoked`.
+pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
+    let exercises = dir.join("exercises");
+    std::fs::create_dir_all(&exercises).unwrap();
+    let args =
+        ServeArgs { data_dir: Some(dir.join("data")), exercises: Some(exercises), ..ServeArgs::default() };
+    let config = Config::resolve(&args).unwrap();
+    let store = SqliteStore::open(&config.data_dir, Durability::Normal).unwrap();
+    store.add_client("good", &auth::token_hash("pst_good"), "whsec_g", 0).unwrap();
+    store.add_client("revoked", &auth::token_hash("pst_revoked"), "whsec_r", 0).unwrap();
+    store.revoke_client("revoked", 1).unwrap();
+    web::Data::new(Shared {
+        catalogue: Catalogue::load(&config.exercises, &config.graders).unwrap(),
+        store: Arc::new(store),
+        metrics: Metrics::default(),
+        report_key: b"report key".to_vec(),
+        work: Default::default(),
+        outbox: Default::default(),
+        waiters: Default::default(),
+        accepting: AtomicBool::new(true),
+        config,
+    })
+}
+
+pub async fn call(
+    data: &web::Data<Shared>,
+    method: &str,
+    uri: &str,
+    token: Option<&str>,
+) -> (u16, serde_json::Value) {
+    let app = test::init_service(App::new().app_data(data.clone()).configure(super::routes)).await;
+    let mut request = match method {
+        "POST" => test::TestRequest::post(),
+        _ => test::TestRequest::get(),
+    }
+    .uri(uri);
+    if let Some(token) = token {
+        request = request.insert_header((header::AUTHORIZATION, format!("Bearer {token}")));
+    }
+    let response = test::call_service(&app, request.to_request()).await;
+    let status = response.status().as_u16();
+    let body = test::read_body(response).await;
+    (status, serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null))
+}

@@ -1,0 +1,75 @@
+//! Clients (the callers of `/api/v1` and their hashed tokens) and settings (secrets generated once).
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::error::Sql;
+use crate::service::store::{ClientRecord, Millis, StoreError};
+
+const CLIENT_COLUMNS: &str = "id, name, webhook_secret, created_at, revoked_at";
+
+fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
+    Ok(ClientRecord {
+        id: row.get(0)?,
+        name: row.get(1)?,
+        webhook_secret: row.get(2)?,
+        created_at: row.get(3)?,
+        revoked_at: row.get(4)?,
+    })
+}
+
+pub(super) fn add(
+    tx: &Transaction<'_>,
+    name: String,
+    token_hash: String,
+    webhook_secret: String,
+    now: Millis,
+) -> Sql<ClientRecord> {
+    let exists: Option<i64> =
+        tx.query_row("SELECT id FROM clients WHERE name = ?1", [&name], |r| r.get(0)).optional()?;
+    if exists.is_some() {
+        return Err(StoreError::Conflict(format!("a client named {name:?} exists already")).into());
+    }
+    tx.execute(
+        "INSERT INTO clients (name, token_hash, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)",
+        params![name, token_hash, webhook_secret, now],
+    )?;
+    Ok(ClientRecord { id: tx.last_insert_rowid(), name, webhook_secret, created_at: now, revoked_at: None })
+}
+
+pub(super) fn list(conn: &Connection) -> Sql<Vec<ClientRecord>> {
+    let mut stmt = conn.prepare(&format!("SELECT {CLIENT_COLUMNS} FROM clients ORDER BY name"))?;
+    let rows = stmt.query_map([], client_from_row)?.collect::<Result<Vec<_>, _>>()?;
+    Ok(rows)
+}
+
+pub(super) fn revoke(tx: &Transaction<'_>, name: &str, now: Millis) -> Sql<bool> {
+    let exists: Option<i64> =
+        tx.query_row("SELECT id FROM clients WHERE name = ?1", [name], |r| r.get(0)).optional()?;
+    if exists.is_none() {
+        return Ok(false);
+    }
+    tx.execute(
+        "UPDATE clients SET revoked_at = ?2 WHERE name = ?1 AND revoked_at IS NULL",
+        params![name, now],
+    )?;
+    Ok(true)
+}
+
+pub(super) fn by_token_hash(conn: &Connection, token_hash: &str) -> Sql<Option<ClientRecord>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {CLIENT_COLUMNS} FROM clients WHERE token_hash = ?1"))?
+        .query_row([token_hash], client_from_row)
+        .optional()?)
+}
+
+pub(super) fn by_id(conn: &Connection, id: i64) -> Sql<Option<ClientRecord>> {
+    Ok(conn
+        .prepare_cached(&format!("SELECT {CLIENT_COLUMNS} FROM clients WHERE id = ?1"))?
+        .query_row([id], client_from_row)
+        .optional()?)
+}
+
+pub(super) fn setting_or_insert(tx: &Transaction<'_>, key: &str, default: &str) -> Sql<String> {
+    tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, ?2)", params![key, default])?;
+    Ok(tx.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))?)
+}

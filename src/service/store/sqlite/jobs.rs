@@ -1,0 +1,147 @@
+//! The job queue and its leases: leasing due jobs (shared between the workers), renewing a lease
+//! while grading (fenced by the attempt), giving a lease back or deferring a job, releasing every
+//! lease at start, and the queue's counts.
+
+use rusqlite::{Connection, Transaction, params};
+
+use super::error::Sql;
+use crate::service::store::{LeasedJob, Millis, Stats, StoreError};
+use crate::submission::Submission;
+
+/// Leases the due jobs divided by `share`, rounded up, at most `max`, oldest first.
+pub(super) fn lease(
+    tx: &Transaction<'_>,
+    max: usize,
+    share: usize,
+    lease_ms: u64,
+    now: Millis,
+) -> Sql<Vec<LeasedJob>> {
+    let due: i64 = tx
+        .prepare_cached("SELECT count(*) FROM jobs WHERE lease_until <= ?1")?
+        .query_row([now], |r| r.get(0))?;
+    let take = (due as usize).div_ceil(share.max(1)).clamp(0, max.max(1));
+    let next = tx
+        .prepare_cached(
+            "SELECT submission_id, attempts FROM jobs WHERE lease_until <= ?1 \
+             ORDER BY submission_id LIMIT ?2",
+        )?
+        .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
+        .collect::<Result<Vec<_>, _>>()?;
+    next.into_iter().map(|(id, attempts)| lease_one(tx, id, attempts + 1, lease_ms, now)).collect()
+}
+
+/// Renews the lease of `attempt`; false if the job was leased again since or is finished.
+pub(super) fn renew(
+    tx: &Transaction<'_>,
+    submission_id: i64,
+    attempt: u32,
+    lease_ms: u64,
+    now: Millis,
+) -> Sql<bool> {
+    let renewed = tx
+        .prepare_cached(
+            "UPDATE jobs SET lease_until = ?3 WHERE submission_id = ?1 AND attempts = ?2 AND leased = 1",
+        )?
+        .execute(params![submission_id, attempt, now + lease_ms as i64])?;
+    Ok(renewed == 1)
+}
+
+/// Gives a lease back, counting the attempt or not.
+pub(super) fn release(tx: &Transaction<'_>, id: i64, attempt: u32, count_attempt: bool) -> Sql<()> {
+    tx.execute(
+        "UPDATE jobs SET leased = 0, lease_until = 0, attempts = attempts - ?3 \
+         WHERE submission_id = ?1 AND attempts = ?2",
+        params![id, attempt, if count_attempt { 0 } else { 1 }],
+    )?;
+    Ok(())
+}
+
+/// Gives a lease back and keeps the job waiting until `until`.
+pub(super) fn defer(
+    tx: &Transaction<'_>,
+    id: i64,
+    attempt: u32,
+    until: Millis,
+    count_attempt: bool,
+) -> Sql<()> {
+    // Not leased, but not due before `until` (a waiting job is due at lease_until).
+    tx.execute(
+        "UPDATE jobs SET leased = 0, lease_until = ?3, attempts = attempts - ?4 \
+         WHERE submission_id = ?1 AND attempts = ?2",
+        params![id, attempt, until, if count_attempt { 0 } else { 1 }],
+    )?;
+    Ok(())
+}
+
+/// Releases every lease of jobs and webhook events; returns how many.
+pub(super) fn release_all(tx: &Transaction<'_>) -> Sql<u64> {
+    let jobs = tx.execute("UPDATE jobs SET leased = 0, lease_until = 0 WHERE leased = 1", [])?;
+    let events = tx.execute(
+        "UPDATE outbox SET leased = 0, next_attempt_at = 0 WHERE leased = 1 AND state = 'pending'",
+        [],
+    )?;
+    Ok((jobs + events) as u64)
+}
+
+/// The queue's and the outbox's counts.
+pub(super) fn stats(conn: &Connection) -> Sql<Stats> {
+    let (queued, running): (i64, i64) = conn.query_row(
+        "SELECT coalesce(sum(leased = 0), 0), coalesce(sum(leased = 1), 0) FROM jobs",
+        [],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let pending: i64 =
+        conn.query_row("SELECT count(*) FROM outbox WHERE state = 'pending'", [], |r| r.get(0))?;
+    let dead: i64 = conn.query_row("SELECT count(*) FROM outbox WHERE state = 'dead'", [], |r| r.get(0))?;
+    Ok(Stats {
+        jobs_queued: queued as u64,
+        jobs_running: running as u64,
+        events_pending: pending as u64,
+        events_dead: dead as u64,
+    })
+}
+
+/// Leases one job inside a transaction and reads what its worker needs.
+fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Millis) -> Sql<LeasedJob> {
+    tx.prepare_cached(
+        "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
+    )?
+    .execute(params![id, attempt, now + lease_ms as i64])?;
+    let job = tx
+        .prepare_cached(
+            "SELECT client_id, exercise, learner, kind, payload, callback_url, sha256, metadata, \
+             idempotency_key, created_at FROM submissions WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            let kind: String = r.get(3)?;
+            let payload: Vec<u8> = r.get(4)?;
+            Ok((
+                (r.get(0)?, r.get(1)?, r.get(2)?, kind, payload, r.get(5)?),
+                (r.get(6)?, r.get(7)?, r.get(8)?, r.get(9)?),
+            ))
+        })?;
+    let (
+        (client_id, exercise, learner, kind, payload, callback_url),
+        (sha256, metadata, idempotency_key, created_at),
+    ) = job;
+    let submission = match kind.as_str() {
+        "answer" => Submission::Answer(
+            String::from_utf8(payload)
+                .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
+        ),
+        _ => Submission::Module(payload),
+    };
+    Ok(LeasedJob {
+        submission_id: id,
+        client_id,
+        attempt,
+        exercise,
+        learner,
+        submission,
+        sha256,
+        callback_url,
+        metadata,
+        idempotency_key,
+        created_at,
+    })
+}
