@@ -1,0 +1,95 @@
+//! The student report page in headless Chromium (observed through `tests/browser/check-report.mjs`;
+//! the assertions stay here).
+
+use super::*;
+
+/// Where tests keep what a person may want to look at after a run (screenshots, PDFs).
+fn artifact_dir(name: &str) -> PathBuf {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A failing consumer's report opened in headless Chromium (Debian's `chromium`, driven by
+/// playwright-core from `tests/browser`, both installed by `scripts/test`): in German and in
+/// English the page shows the failing check, the timeline and the state diff; it raises no script
+/// error and loads nothing that fails; it reads the same without JavaScript and in print; on a
+/// phone-sized viewport nothing sticks out sideways. Screenshots and PDFs stay in
+/// `target/tmp/artifacts/report-page/`.
+#[test]
+fn report_page_in_a_browser() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &token,
+        &wat_submission("mutants/no-dedup.wat", "browser"),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let graded = r.json();
+    assert_eq!(graded["verdict"], "failed");
+    let url = graded["links"]["report"].as_str().unwrap().to_string();
+
+    let artifacts = artifact_dir("report-page");
+    let out = Command::new("node")
+        .current_dir(repo().join("tests/browser"))
+        .arg("check-report.mjs")
+        .arg(&artifacts)
+        .arg(format!("de={url}"))
+        .arg(format!("en={url}&lang=en"))
+        .output()
+        .expect("node runs (scripts/test installs Node.js, Chromium and playwright-core)");
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+
+    let expectations = [
+        (
+            "de",
+            [
+                "NICHT BESTANDEN",
+                "Neue Nachricht",
+                "fresh-message",
+                "Ablauf",
+                "Datenbankzustand",
+                "fehlt in gesehen",
+            ],
+        ),
+        ("en", ["FAILED", "Fresh message", "fresh-message", "Trace", "Database state", "missing in gesehen"]),
+    ];
+    for (lang, texts) in expectations {
+        let page = &seen[lang];
+        assert_eq!(page["status"], 200, "{lang}");
+        assert_eq!(page["lang"], lang);
+        assert_eq!(page["errors"], json!([]), "{lang}: the page raised errors");
+        for text in texts {
+            for view in ["text", "noScriptText", "printText"] {
+                assert!(
+                    page[view].as_str().unwrap().contains(text),
+                    "{lang} {view} lacks {text:?}: {}",
+                    page[view]
+                );
+            }
+        }
+        assert!(page["text"].as_str().unwrap().contains("pruefstein grade"), "{lang}: replay command");
+        let phone = &page["phone"];
+        assert_eq!(phone["viewportWidth"], 390, "{lang}: the page sets a device-width viewport");
+        assert!(
+            phone["scrollWidth"].as_u64().unwrap() <= 390,
+            "{lang}: the page is wider than a phone: {phone}"
+        );
+        assert!(phone["bodyFontPx"].as_f64().unwrap() >= 14.0, "{lang}: text too small on a phone");
+        for file in [format!("{lang}-desktop.png"), format!("{lang}-phone.png"), format!("{lang}.pdf")] {
+            let size = std::fs::metadata(artifacts.join(&file)).map(|m| m.len()).unwrap_or(0);
+            assert!(size > 10_000, "{file} was not written ({size} bytes)");
+        }
+    }
+    // The two languages are two renderings of one report, not one page with a switch.
+    assert_ne!(seen["de"]["text"], seen["en"]["text"]);
+}
