@@ -4,31 +4,13 @@
 //! this in its header and page; it needs to know nothing of the graders' details. Everything taken
 //! from the report is escaped.
 
-use std::fmt::Write;
-
-use maud::{Escaper, Markup, Render, html};
+use maud::{Markup, html};
 
 use super::consumer::{ConsumerDetail, TraceEvent, crash_points_line, row_text};
 use super::prediction::PredictionDetail;
 use super::state::State;
 use super::{CheckDetail, CheckReport, Report};
 use crate::text::Lang;
-
-/// Text from a report or a submission, escaped as maud escapes it, with `'` written `&#39;` as
-/// well (so a text can stand in an attribute quoted either way, and the pages keep their markup).
-pub struct Esc<'a>(pub &'a str);
-
-impl Render for Esc<'_> {
-    fn render_to(&self, buffer: &mut String) {
-        for (n, part) in self.0.split('\'').enumerate() {
-            if n > 0 {
-                buffer.push_str("&#39;");
-            }
-            // Writing to a String cannot fail.
-            let _ = Escaper::new(buffer).write_str(part);
-        }
-    }
-}
 
 /// The German or the English text.
 pub fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
@@ -39,15 +21,15 @@ pub fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
 /// did not run), coverage and the replay command.
 pub fn render_report(report: &Report, lang: Lang) -> Markup {
     html! {
-        p { (Esc(report.summary.get(lang))) }
+        p { (report.summary.get(lang)) }
         @if let Some(rejection) = &report.rejection {
             div class="check failed" {
                 p {
                     span class="mark" { "✗" } " "
                     strong { (t(lang, "Nicht bewertbar", "Not gradable")) } " "
-                    span class="name" { (Esc(&rejection.code)) }
+                    span class="name" { (&rejection.code) }
                 }
-                p { (Esc(rejection.message.get(lang))) }
+                p { (rejection.message.get(lang)) }
             }
         }
         @if !report.checks.is_empty() {
@@ -63,7 +45,7 @@ pub fn render_report(report: &Report, lang: Lang) -> Markup {
             ul {
                 @for c in &report.coverage {
                     li {
-                        (Esc(c.label.get(lang))) ": " (c.exercised)
+                        (c.label.get(lang)) ": " (c.exercised)
                         @if let Some(total) = c.total { "/" (total) }
                     }
                 }
@@ -78,7 +60,7 @@ pub fn render_report(report: &Report, lang: Lang) -> Markup {
                     "This command grades the same submission on your machine in the same way:"
                 ))
             }
-            pre class="replay" { (Esc(replay)) }
+            pre class="replay" { (replay) }
         }
     }
 }
@@ -90,10 +72,10 @@ fn render_check(check: &CheckReport, lang: Lang) -> Markup {
         (false, false) => ("failed", "✗"),
     };
     html! {
-        section class={ "check " (class) } id={ "check-" (Esc(&check.name)) } {
+        section class={ "check " (class) } id={ "check-" (&check.name) } {
             h3 {
-                span class="mark" { (mark) } " " (Esc(check.title.get(lang))) " "
-                span class="name" { (Esc(&check.name)) }
+                span class="mark" { (mark) } " " (check.title.get(lang)) " "
+                span class="name" { (&check.name) }
                 @if let Some(points) = check.points {
                     " " span class="meta" { (points.points) "/" (points.max) }
                 }
@@ -102,15 +84,15 @@ fn render_check(check: &CheckReport, lang: Lang) -> Markup {
             } @else if check.not_run {
                 p {
                     strong { (t(lang, "Nicht ausgeführt.", "Not run.")) } " "
-                    @if let Some(failure) = &check.failure { (Esc(failure.get(lang))) }
+                    @if let Some(failure) = &check.failure { (failure.get(lang)) }
                 }
             } @else {
-                p { (Esc(check.explanation.get(lang))) }
+                p { (check.explanation.get(lang)) }
                 @if let Some(failure) = &check.failure {
-                    p { strong { (t(lang, "Was passiert ist:", "What happened:")) } " " (Esc(failure.get(lang))) }
+                    p { strong { (t(lang, "Was passiert ist:", "What happened:")) } " " (failure.get(lang)) }
                 }
                 @if let Some(hint) = &check.hint {
-                    p class="hint" { strong { (t(lang, "Tipp:", "Hint:")) } " " (Esc(hint.get(lang))) }
+                    p class="hint" { strong { (t(lang, "Tipp:", "Hint:")) } " " (hint.get(lang)) }
                 }
                 @match &check.detail {
                     CheckDetail::Consumer(detail) => (render_consumer(detail, lang)),
@@ -124,7 +106,7 @@ fn render_check(check: &CheckReport, lang: Lang) -> Markup {
                             "Replay exactly this run (with its full trace):"
                         ))
                     }
-                    pre class="replay" { (Esc(replay)) }
+                    pre class="replay" { (replay) }
                 }
             }
         }
@@ -143,7 +125,7 @@ fn trace_list(
             h3 { (heading) }
             ol class="trace" {
                 @for (class, line) in &lines {
-                    li class=[class] { (Esc(line)) }
+                    li class=[class] { (line) }
                 }
             }
             @if omitted > 0 {
@@ -172,14 +154,14 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
     html! {
         @if let Some(schedule) = &detail.schedule {
             p {
-                strong { (t(lang, "Zeitplan:", "Schedule:")) } " " (Esc(schedule.description.get(lang))) " "
-                span class="meta" { "(seed " (Esc(&schedule.seed)) ")" }
+                strong { (t(lang, "Zeitplan:", "Schedule:")) } " " (schedule.description.get(lang)) " "
+                span class="meta" { "(seed " (&schedule.seed) ")" }
             }
         }
         (trace_list(t(lang, "Ablauf", "Trace"), events, omitted))
         @if let Some(line) = &crash_points {
             @let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
-            p { strong { (Esc(label)) ":" } " " (Esc(rest)) }
+            p { strong { (label) ":" } " " (rest) }
         }
         @if let Some(state) = &detail.state {
             h3 { (t(lang, "Datenbankzustand", "Database state")) }
@@ -188,14 +170,14 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
                     @for table in &state.diff {
                         @for row in &table.missing {
                             li class="missing" {
-                                "− " (t(lang, "fehlt in", "missing in")) " " code { (Esc(&table.table)) }
-                                ": " (Esc(&row_text(row)))
+                                "− " (t(lang, "fehlt in", "missing in")) " " code { (&table.table) }
+                                ": " (&row_text(row))
                             }
                         }
                         @for row in &table.unexpected {
                             li class="unexpected" {
-                                "+ " (t(lang, "zu viel in", "unexpected in")) " " code { (Esc(&table.table)) }
-                                ": " (Esc(&row_text(row)))
+                                "+ " (t(lang, "zu viel in", "unexpected in")) " " code { (&table.table) }
+                                ": " (&row_text(row))
                             }
                         }
                     }
@@ -220,15 +202,15 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
 fn state_table(state: &State, caption: &str) -> Markup {
     html! {
         div class="table-wrap" {
-            p { strong { (Esc(caption)) } }
+            p { strong { (caption) } }
             @for (table, rows) in state {
                 table {
-                    caption { (Esc(table)) }
+                    caption { (table) }
                     @if rows.is_empty() {
                         tr { td { "–" } }
                     }
                     @for row in rows {
-                        tr { @for value in row { td { (Esc(&value.to_string())) } } }
+                        tr { @for value in row { td { (&value.to_string()) } } }
                     }
                 }
             }
@@ -243,16 +225,16 @@ fn render_prediction(detail: &PredictionDetail, lang: Lang) -> Markup {
         detail.parameters.iter().map(|p| format!("{} = {}", p.name, p.value)).collect();
     html! {
         p {
-            (t(lang, "Deine Antwort:", "Your answer:")) " " code { (Esc(&detail.given_text)) }
+            (t(lang, "Deine Antwort:", "Your answer:")) " " code { (&detail.given_text) }
             " · " (t(lang, "Die Simulation ergibt:", "The simulation gives:")) " "
-            code { (Esc(&detail.expected_text)) }
+            code { (&detail.expected_text) }
         }
         @if !parameters.is_empty() {
-            p { (t(lang, "Parameter:", "Parameters:")) " " code { (Esc(&parameters.join(", "))) } }
+            p { (t(lang, "Parameter:", "Parameters:")) " " code { (&parameters.join(", ")) } }
         }
         @if let Some(earlier) = &detail.timeline_see {
             p class="meta" {
-                (t(lang, "Zeitachse der Simulation: wie bei", "Simulated timeline: as for")) " " (Esc(earlier))
+                (t(lang, "Zeitachse der Simulation: wie bei", "Simulated timeline: as for")) " " (earlier)
             }
         }
         (trace_list(t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted))
@@ -320,9 +302,11 @@ mod tests {
     #[test]
     fn report_text_is_escaped() {
         let text = "<script>alert('x') & \"y\"</script>";
+        let markup = html! { p title=(text) { (text) } };
         assert_eq!(
-            Esc(text).render().into_string(),
-            "&lt;script&gt;alert(&#39;x&#39;) &amp; &quot;y&quot;&lt;/script&gt;"
+            markup.into_string(),
+            "<p title=\"&lt;script&gt;alert('x') &amp; &quot;y&quot;&lt;/script&gt;\">\
+             &lt;script&gt;alert('x') &amp; &quot;y&quot;&lt;/script&gt;</p>"
         );
     }
 }

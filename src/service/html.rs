@@ -6,7 +6,7 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::store::{Status, SubmissionRecord};
-use crate::report::html::{Esc, render_report, t};
+use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
 use crate::text::Lang;
 
@@ -68,7 +68,7 @@ fn page(lang: Lang, title: &str, refresh: bool, body: Markup) -> String {
                 @if refresh {
                     meta http-equiv="refresh" content=(PENDING_REFRESH_SECONDS);
                 }
-                title { (Esc(title)) }
+                title { (title) }
                 style { (PreEscaped(STYLE)) }
             }
             body { main { (body) } }
@@ -96,7 +96,7 @@ pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
         Lang::De => ("Fehler", de),
         Lang::En => ("Error", en),
     };
-    page(lang, title, false, html! { h1 { (title) } p { (Esc(text)) } })
+    page(lang, title, false, html! { h1 { (title) } p { (text) } })
 }
 
 /// The report page of a submission.
@@ -117,13 +117,13 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
     let pending = report.is_none() && !matches!(record.status, Status::Failed);
     let body = html! {
         nav class="lang" {
-            a href={ "?t=" (Esc(token)) "&lang=" (other.code()) } hreflang=(other.code()) {
+            a href={ "?t=" (token) "&lang=" (other.code()) } hreflang=(other.code()) {
                 (t(lang, "English", "Deutsch"))
             }
         }
         header {
-            p class="meta" { (t(lang, "Prüfstein – Bericht", "Prüfstein – report")) " · " (Esc(public_id)) }
-            h1 { (Esc(&record.exercise)) }
+            p class="meta" { (t(lang, "Prüfstein – Bericht", "Prüfstein – report")) " · " (public_id) }
+            h1 { (&record.exercise) }
             p {
                 span class={ "verdict " (verdict_class) } { (verdict_text) }
                 @if let Some(report) = &report {
@@ -132,8 +132,8 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
                 }
             }
             p class="meta" {
-                (t(lang, "Lernende Person:", "Learner:")) " " (Esc(&record.learner)) " · sha256 "
-                code { (Esc(&record.sha256[..record.sha256.len().min(16)])) }
+                (t(lang, "Lernende Person:", "Learner:")) " " (&record.learner) " · sha256 "
+                code { (&record.sha256[..record.sha256.len().min(16)]) }
             }
         }
         @if let Some(report) = &report {
@@ -146,7 +146,7 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
                     "This submission could not be graded; that is not your fault. The reason (for the teachers):"
                 ))
             }
-            pre { (Esc(record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or(""))) }
+            pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
         } @else {
             p {
                 (t(
