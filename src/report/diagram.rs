@@ -201,7 +201,7 @@ fn instance_x(j: usize, n: usize) -> i32 {
 /// last the database. One row per event (the first [`DIAGRAM_ROWS_MAX`]).
 pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
     let events = &detail.trace[..detail.trace.len().min(DIAGRAM_ROWS_MAX)];
-    let omitted = detail.trace.len() - events.len() + detail.trace_omitted as usize;
+    let omitted = (detail.trace.len() - events.len()).saturating_add(detail.trace_omitted as usize);
 
     let mut spans: BTreeMap<u32, (usize, usize)> = BTreeMap::new();
     for (row, event) in events.iter().enumerate() {
@@ -345,7 +345,7 @@ fn timeline_mark(en: &str) -> (&'static str, Mark) {
 /// per line in the order of the ticks (the first [`DIAGRAM_ROWS_MAX`]).
 pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
     let lines = &detail.timeline[..detail.timeline.len().min(DIAGRAM_ROWS_MAX)];
-    let omitted = detail.timeline.len() - lines.len() + detail.timeline_omitted;
+    let omitted = (detail.timeline.len() - lines.len()).saturating_add(detail.timeline_omitted);
     let rows: Vec<Row> = lines
         .iter()
         .map(|line| {
