@@ -32,8 +32,12 @@ const ROW_HEIGHT: i32 = 38;
 const MARK_OFFSET: i32 = 12;
 /// Where a row's label sits (baseline) below the row's top.
 const LABEL_OFFSET: i32 = 31;
-/// Font size in SVG units: 13 units stay at least 11 px on a phone 360 px wide.
-const FONT_SIZE: i32 = 13;
+/// Font size in SVG units: on a phone 390 px wide the drawing is about 345 px wide, so its text is
+/// about 12 px (at least 11 px down to a drawing 315 px wide). A label of
+/// [`DIAGRAM_LABEL_CHARS_MAX`] characters (0.6 em each in a monospace font) fits the width.
+const FONT_SIZE: i32 = 14;
+// A label of the longest kind, starting at x = 4, ends inside the drawing.
+const _: () = assert!(4 + DIAGRAM_LABEL_CHARS_MAX as i32 * FONT_SIZE * 6 / 10 <= WIDTH);
 /// The outer lanes (queue left, database or consumers right).
 const LEFT_LANE_X: i32 = 30;
 const RIGHT_LANE_X: i32 = WIDTH - 30;
@@ -100,6 +104,11 @@ pub struct Layout {
     pub omitted: usize,
     /// "more events" / "weitere Ereignisse".
     pub omitted_label: &'static str,
+}
+
+/// "1 Absturz", "2 Abstürze".
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn t(lang: Lang, de: &'static str, en: &'static str) -> &'static str {
@@ -289,15 +298,18 @@ pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
     };
     let description = match lang {
         Lang::De => format!(
-            "Sequenzdiagramm: Queue, Instanzen {instances} und Datenbank; {} Ereignisse gezeichnet, \
-             {crashes} Absturz/Abstürze, {redeliveries} erneute Zustellung(en). Die Liste „Ablauf“ \
-             enthält jedes Ereignis als Text.",
-            rows.len()
+            "Sequenzdiagramm: Queue, Instanzen {instances} und Datenbank; {} gezeichnet, {}, {}. \
+             Die Liste „Ablauf“ enthält jedes Ereignis als Text.",
+            counted(rows.len(), "Ereignis", "Ereignisse"),
+            counted(crashes, "Absturz", "Abstürze"),
+            counted(redeliveries, "erneute Zustellung", "erneute Zustellungen"),
         ),
         Lang::En => format!(
-            "Sequence diagram: queue, instances {instances} and database; {} events drawn, {crashes} \
-             crash(es), {redeliveries} redelivery(ies). The list \"Trace\" has every event as text.",
-            rows.len()
+            "Sequence diagram: queue, instances {instances} and database; {} drawn, {}, {}. The list \
+             \"Trace\" has every event as text.",
+            counted(rows.len(), "event", "events"),
+            counted(crashes, "crash", "crashes"),
+            counted(redeliveries, "redelivery", "redeliveries"),
         ),
     };
     Layout {
@@ -360,15 +372,16 @@ pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
     };
     let description = match lang {
         Lang::De => format!(
-            "Sequenzdiagramm der Simulation ({ticks}): Queue und Konsumenten; {} Zeilen gezeichnet, \
-             {redeliveries} erneute Zustellung(en). Die Liste „Zeitachse der Simulation“ enthält jede \
-             Zeile als Text.",
-            rows.len()
+            "Sequenzdiagramm der Simulation ({ticks}): Queue und Konsumenten; {} gezeichnet, {}. Die \
+             Liste „Zeitachse der Simulation“ enthält jede Zeile als Text.",
+            counted(rows.len(), "Zeile", "Zeilen"),
+            counted(redeliveries, "erneute Zustellung", "erneute Zustellungen"),
         ),
         Lang::En => format!(
-            "Sequence diagram of the simulation ({ticks}): queue and consumers; {} lines drawn, \
-             {redeliveries} redelivery(ies). The list \"Simulated timeline\" has every line as text.",
-            rows.len()
+            "Sequence diagram of the simulation ({ticks}): queue and consumers; {} drawn, {}. The \
+             list \"Simulated timeline\" has every line as text.",
+            counted(rows.len(), "line", "lines"),
+            counted(redeliveries, "redelivery", "redeliveries"),
         ),
     };
     Layout {
@@ -699,7 +712,7 @@ mod tests {
             "role=\"img\" aria-labelledby=\"diagram-crash-points-title diagram-crash-points-desc\""
         ));
         assert!(a.contains("<title id=\"diagram-crash-points-title\">") && a.contains("<desc id="));
-        assert!(a.contains("1 Absturz/Abstürze, 1 erneute Zustellung(en)"), "{a}");
+        assert!(a.contains("9 Ereignisse gezeichnet, 1 Absturz, 1 erneute Zustellung."), "{a}");
     }
 
     /// The simulated timeline: queue and consumers; a receive is an arrow from the queue, a later
@@ -741,7 +754,7 @@ mod tests {
                 ("note", Mark::Dot { lane: 1 }),
             ]
         );
-        assert_eq!(layout.rows[3].label, "t=4: C receives zahlung-1 (attempt 2), invisibl…");
+        assert_eq!(layout.rows[3].label, "t=4: C receives zahlung-1 (attempt 2), invi…");
         assert_eq!(layout.omitted, 3);
         assert_eq!(timeline_layout(&d, Lang::De).rows[0].label, "t=0: de zahlung-1 is sent (id 1)");
     }
