@@ -713,6 +713,18 @@ mod tests {
         ));
         assert!(a.contains("<title id=\"diagram-crash-points-title\">") && a.contains("<desc id="));
         assert!(a.contains("9 Ereignisse gezeichnet, 1 Absturz, 1 erneute Zustellung."), "{a}");
+        // Every coordinate is an integer: no number is printed with a fraction.
+        for attribute in
+            ["x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "width", "height", "points", "viewBox"]
+        {
+            for value in a.split(&format!(" {attribute}=\"")).skip(1) {
+                let value = value.split('"').next().unwrap_or_default();
+                assert!(
+                    !value.is_empty() && value.chars().all(|c| c.is_ascii_digit() || " ,-".contains(c)),
+                    "{attribute}=\"{value}\""
+                );
+            }
+        }
     }
 
     /// The simulated timeline: queue and consumers; a receive is an arrow from the queue, a later

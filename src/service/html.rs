@@ -55,7 +55,7 @@ a { color: #0b57d0; }
   a { color: inherit; text-decoration: none; }
   .check { border-color: #888; background: none !important; }
   pre { white-space: pre-wrap; border-color: #888; }
-  svg.sequence { max-width: 16cm; border-color: #888; }
+  svg.sequence { max-width: 12cm; border-color: #888; }
 }
 "#;
 
