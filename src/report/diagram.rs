@@ -464,8 +464,10 @@ pub fn render(layout: &Layout, id: &str) -> Markup {
                     @if end > top {
                         line x1=(x) y1=(top) x2=(x) y2=(end) stroke=(INK) stroke-width="2" {}
                     }
-                    rect x=(x - 20) y=(top - 10) width="40" height="20" rx="3" fill="#ffffff" stroke=(INK)
-                        stroke-width="2" {}
+                    // Wide enough for "#" and the number's digits (9 units each), at least 40.
+                    @let half = (8 + 5 * (life.instance.checked_ilog10().unwrap_or(0) as i32 + 2)).max(20);
+                    rect x=(x - half) y=(top - 10) width=(2 * half) height="20" rx="3" fill="#ffffff"
+                        stroke=(INK) stroke-width="2" {}
                     text x=(x) y=(top + 5) text-anchor="middle" fill=(INK) { "#" (life.instance) }
                 }
             }
