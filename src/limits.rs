@@ -160,6 +160,17 @@ pub const SCRIPT_WALL_MS_MAX: u64 = 2_000;
 pub const SCRIPT_SIM_EVENTS_MAX: usize = 10_000;
 /// Timeline lines a report shows per part; longer timelines are cut and the cut is said.
 pub const TIMELINE_LINES_MAX: usize = 200;
+/// Rows a sequence diagram of a report draws (one per trace event or timeline line); the rest are
+/// counted in a last row "… n more", so a trace of any length gives a picture of bounded size. The
+/// numbered list beside the diagram keeps every line the report has.
+pub const DIAGRAM_ROWS_MAX: usize = 60;
+/// Characters of the label a sequence diagram writes under a row (a statement's SQL, a message);
+/// longer labels end in "…" (the list beside the diagram has the whole line).
+pub const DIAGRAM_LABEL_CHARS_MAX: usize = 44;
+/// Lifelines a sequence diagram draws for consumer instances side by side: an instance that ended
+/// leaves its place to a later one, and beyond this many at once instances share a lifeline (each
+/// row's label names its instance).
+pub const DIAGRAM_INSTANCE_LANES_MAX: usize = 3;
 /// Learner variants whose expected answer is kept in memory per exercise (two generations of half
 /// this size: learners who keep answering stay, the others are retired a generation at a time).
 pub const VARIANT_CACHE_MAX: usize = 4_096;

@@ -7,6 +7,7 @@
 use maud::{Markup, html};
 
 use super::consumer::{ConsumerDetail, TraceEvent, crash_points_line, row_text};
+use super::diagram::{consumer_diagram, timeline_diagram};
 use super::prediction::PredictionDetail;
 use super::state::State;
 use super::{CheckDetail, CheckReport, Report};
@@ -94,9 +95,10 @@ fn render_check(check: &CheckReport, lang: Lang) -> Markup {
                 @if let Some(hint) = &check.hint {
                     p class="hint" { strong { (t(lang, "Tipp:", "Hint:")) } " " (hint.get(lang)) }
                 }
+                @let diagram_id = format!("diagram-{}", check.name);
                 @match &check.detail {
-                    CheckDetail::Consumer(detail) => (render_consumer(detail, lang)),
-                    CheckDetail::Prediction(detail) => (render_prediction(detail, lang)),
+                    CheckDetail::Consumer(detail) => (render_consumer(detail, lang, &diagram_id)),
+                    CheckDetail::Prediction(detail) => (render_prediction(detail, lang, &diagram_id)),
                 }
                 @if let Some(replay) = &check.replay {
                     p {
@@ -113,16 +115,18 @@ fn render_check(check: &CheckReport, lang: Lang) -> Markup {
     }
 }
 
-/// A trace or timeline as a numbered list under its heading (nothing when it is empty), each line
-/// with an optional class, and how many lines the report left out.
+/// A trace or timeline under its heading (nothing when it is empty): its diagram, then the numbered
+/// list (each line with an optional class), and how many lines the report left out.
 fn trace_list(
     heading: &str,
     lines: Vec<(Option<&'static str>, String)>,
     (omitted, omitted_label): (usize, &str),
+    diagram: Markup,
 ) -> Markup {
     html! {
         @if !lines.is_empty() {
             h3 { (heading) }
+            (diagram)
             ol class="trace" {
                 @for (class, line) in &lines {
                     li class=[class] { (line) }
@@ -135,7 +139,7 @@ fn trace_list(
     }
 }
 
-fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
+fn render_consumer(detail: &ConsumerDetail, lang: Lang, diagram_id: &str) -> Markup {
     let events = detail
         .trace
         .iter()
@@ -158,7 +162,7 @@ fn render_consumer(detail: &ConsumerDetail, lang: Lang) -> Markup {
                 span class="meta" { "(seed " (&schedule.seed) ")" }
             }
         }
-        (trace_list(t(lang, "Ablauf", "Trace"), events, omitted))
+        (trace_list(t(lang, "Ablauf", "Trace"), events, omitted, consumer_diagram(detail, lang, diagram_id)))
         @if let Some(line) = &crash_points {
             @let (label, rest) = line.split_once(": ").unwrap_or(("", line.as_str()));
             p { strong { (label) ":" } " " (rest) }
@@ -218,7 +222,7 @@ fn state_table(state: &State, caption: &str) -> Markup {
     }
 }
 
-fn render_prediction(detail: &PredictionDetail, lang: Lang) -> Markup {
+fn render_prediction(detail: &PredictionDetail, lang: Lang, diagram_id: &str) -> Markup {
     let lines = detail.timeline.iter().map(|line| (None, line.render(lang))).collect();
     let omitted = (detail.timeline_omitted, t(lang, "weitere Zeilen", "more lines"));
     let parameters: Vec<String> =
@@ -237,7 +241,12 @@ fn render_prediction(detail: &PredictionDetail, lang: Lang) -> Markup {
                 (t(lang, "Zeitachse der Simulation: wie bei", "Simulated timeline: as for")) " " (earlier)
             }
         }
-        (trace_list(t(lang, "Zeitachse der Simulation", "Simulated timeline"), lines, omitted))
+        (trace_list(
+            t(lang, "Zeitachse der Simulation", "Simulated timeline"),
+            lines,
+            omitted,
+            timeline_diagram(detail, lang, diagram_id),
+        ))
     }
 }
 

@@ -3,6 +3,7 @@
 //! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
 
 pub mod consumer;
+pub mod diagram;
 pub mod html;
 pub mod prediction;
 mod render_text;

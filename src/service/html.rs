@@ -38,6 +38,7 @@ pre { background: #f5f6f8; border: 1px solid var(--line); padding: .5rem; overfl
 ol.trace { padding-left: 2.2rem; margin: .3rem 0; font-family: ui-monospace, monospace; font-size: .85rem; }
 ol.trace li { overflow-wrap: anywhere; }
 ol.trace li.crash, ol.trace li.fault { color: var(--bad); font-weight: 700; }
+svg.sequence { display: block; width: 100%; max-width: 34rem; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: .3rem 0 .6rem; font-size: .85rem; }
 th, td { border: 1px solid var(--line); padding: .15rem .45rem; text-align: left; font-family: ui-monospace, monospace; }
@@ -54,6 +55,7 @@ a { color: #0b57d0; }
   a { color: inherit; text-decoration: none; }
   .check { border-color: #888; background: none !important; }
   pre { white-space: pre-wrap; border-color: #888; }
+  svg.sequence { max-width: 12cm; border-color: #888; }
 }
 "#;
 

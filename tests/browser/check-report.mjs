@@ -4,6 +4,9 @@
 //   - on a phone-sized viewport (does anything stick out sideways?),
 //   - with JavaScript disabled (the page must not need it),
 //   - in print media (what a printout shows), saved as PDF,
+//   - its sequence diagrams (inline SVG): their accessible name, the kinds of their rows, whether
+//     the crash and redelivery marks are on screen, their text size on a phone; the diagram of the
+//     failing crash check is kept as its own screenshot,
 // keeps screenshots and PDFs in the artifact directory, and prints one JSON object on stdout.
 // The assertions live in the Rust test; this script only observes.
 //
@@ -51,9 +54,37 @@ async function observe(name, url) {
   result.title = await page.title();
   result.text = await page.evaluate(() => document.body.innerText);
   await page.screenshot({ path: join(outDir, `${name}-desktop.png`), fullPage: true });
+  result.diagrams = await page.evaluate(() =>
+    [...document.querySelectorAll("svg.sequence")].map((svg) => {
+      const shown = (element) => {
+        const r = element.getBoundingClientRect();
+        return r.width > 0 && r.height > 0 && getComputedStyle(element).visibility === "visible";
+      };
+      const marks = (kind) => [...svg.querySelectorAll(`g.row[data-kind="${kind}"]`)];
+      return {
+        id: svg.id,
+        role: svg.getAttribute("role"),
+        title: svg.querySelector("title")?.textContent ?? "",
+        desc: svg.querySelector("desc")?.textContent ?? "",
+        shown: shown(svg),
+        kinds: [...svg.querySelectorAll("g.row")].map((g) => g.dataset.kind),
+        crashShown: marks("crash").some(shown),
+        redeliveryShown: marks("redeliver").some(shown),
+      };
+    }),
+  );
+  const crashDiagram = page.locator("#diagram-crash-points");
+  if ((await crashDiagram.count()) > 0) {
+    await crashDiagram.screenshot({ path: join(outDir, `${name}-diagram.png`) });
+  }
 
   await page.emulateMedia({ media: "print" });
   result.printText = await page.evaluate(() => document.body.innerText);
+  result.printDiagrams = await page.evaluate(
+    () =>
+      [...document.querySelectorAll("svg.sequence")].filter((svg) => svg.getBoundingClientRect().width > 0)
+        .length,
+  );
   await page.pdf({ path: join(outDir, `${name}.pdf`), format: "A4", printBackground: false });
   await desktop.close();
 
@@ -69,6 +100,14 @@ async function observe(name, url) {
     viewportWidth: window.innerWidth,
     scrollWidth: document.documentElement.scrollWidth,
     bodyFontPx: parseFloat(getComputedStyle(document.body).fontSize),
+    // The smallest text of a diagram as drawn: its font size in SVG units times the scale.
+    diagramFontPx: Math.min(
+      ...[...document.querySelectorAll("svg.sequence")].map(
+        (svg) =>
+          (parseFloat(svg.getAttribute("font-size")) * svg.getBoundingClientRect().width) /
+          svg.viewBox.baseVal.width,
+      ),
+    ),
   }));
   await phonePage.screenshot({ path: join(outDir, `${name}-phone.png`) });
   await phone.close();

@@ -8,4 +8,5 @@ mod crash_points;
 mod deadline;
 mod fuzz;
 mod isolation;
+mod report_diagram;
 mod service_limits;

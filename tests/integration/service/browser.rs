@@ -14,8 +14,10 @@ fn artifact_dir(name: &str) -> PathBuf {
 /// playwright-core from `tests/browser`, both installed by `scripts/test`): in German and in
 /// English the page shows the failing check, the timeline and the state diff; it raises no script
 /// error and loads nothing that fails; it reads the same without JavaScript and in print; on a
-/// phone-sized viewport nothing sticks out sideways. Screenshots and PDFs stay in
-/// `target/tmp/artifacts/report-page/`.
+/// phone-sized viewport nothing sticks out sideways. The failing crash check's sequence diagram is
+/// on screen as an image with a name and a description, shows the crash and the redelivery, is
+/// printed, and its text is at least 11 px on a phone. Screenshots and PDFs stay in
+/// `target/tmp/artifacts/report-page/` (the diagram alone in `<lang>-diagram.png`).
 #[test]
 fn report_page_in_a_browser() {
     let dir = tempfile::tempdir().unwrap();
@@ -85,7 +87,31 @@ fn report_page_in_a_browser() {
             "{lang}: the page is wider than a phone: {phone}"
         );
         assert!(phone["bodyFontPx"].as_f64().unwrap() >= 14.0, "{lang}: text too small on a phone");
-        for file in [format!("{lang}-desktop.png"), format!("{lang}-phone.png"), format!("{lang}.pdf")] {
+        let diagrams = page["diagrams"].as_array().unwrap();
+        let crash = diagrams
+            .iter()
+            .find(|d| d["id"] == "diagram-crash-points")
+            .unwrap_or_else(|| panic!("{lang}: no diagram of the crash check: {diagrams:?}"));
+        assert_eq!(crash["role"], "img", "{lang}");
+        assert!(crash["shown"].as_bool().unwrap(), "{lang}: the diagram is not on screen: {crash}");
+        assert!(!crash["title"].as_str().unwrap().is_empty() && !crash["desc"].as_str().unwrap().is_empty());
+        let kinds: Vec<&str> = crash["kinds"].as_array().unwrap().iter().filter_map(Value::as_str).collect();
+        for kind in ["deliver", "statement", "crash", "redeliver", "ack"] {
+            assert!(kinds.contains(&kind), "{lang}: the crash diagram has no {kind:?} row: {kinds:?}");
+        }
+        assert!(crash["crashShown"].as_bool().unwrap(), "{lang}: the crash is not drawn: {crash}");
+        assert!(crash["redeliveryShown"].as_bool().unwrap(), "{lang}: the redelivery is not drawn: {crash}");
+        assert_eq!(page["printDiagrams"].as_u64(), Some(diagrams.len() as u64), "{lang}: diagrams in print");
+        assert!(
+            phone["diagramFontPx"].as_f64().unwrap() >= 11.0,
+            "{lang}: diagram text too small on a phone: {phone}"
+        );
+        for file in [
+            format!("{lang}-desktop.png"),
+            format!("{lang}-phone.png"),
+            format!("{lang}.pdf"),
+            format!("{lang}-diagram.png"),
+        ] {
             let size = std::fs::metadata(artifacts.join(&file)).map(|m| m.len()).unwrap_or(0);
             assert!(size > 10_000, "{file} was not written ({size} bytes)");
         }
