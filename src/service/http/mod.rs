@@ -231,7 +231,10 @@ mod tests {
                 assert_eq!(body["status"], 405, "{body}");
                 let detail = body["detail"].as_str().unwrap();
                 assert!(detail.contains(&format!("use {allow}")), "{detail}");
-                assert!(body["detail_de"].as_str().unwrap().contains(&format!("{allow} verwenden")), "{body}");
+                assert!(
+                    body["detail_de"].as_str().unwrap().contains(&format!("{allow} verwenden")),
+                    "{body}"
+                );
             }
         }
     }
