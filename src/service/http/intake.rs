@@ -341,6 +341,8 @@ where
                 parsed.module = Some(bytes);
             }
             "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
+            // An empty field (a form left blank) is no metadata, as a blank callback_url is none.
+            "metadata" if bytes.iter().all(u8::is_ascii_whitespace) => parsed.metadata = None,
             "metadata" => {
                 let raw = text(bytes)?;
                 parsed.metadata = Some(serde_json::from_str(&raw).map_err(|e| {

@@ -88,6 +88,10 @@ pub const EVENT_ID_PATTERN: &str = "^evt_sub_[1-9][0-9]*$";
 /// An Idempotency-Key as the intake takes it: visible ASCII, at least one character that is not a
 /// quote (quotes around the key, as in a structured-field string, are removed).
 pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
+/// Standard base64 with padding, as the intake decodes it (the unused bits of the last character
+/// are zero).
+pub const BASE64_PATTERN: &str =
+    "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
 /// A learner as the intake takes it: no control characters (Unicode Cc) and not blank (at least one
 /// character that `str::trim` does not remove).
 pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*\
@@ -174,16 +178,21 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         }}),
     )?;
     merge(
+        at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data"))?,
+        json!({"encoding": {"metadata": {"contentType": "application/json"}}}),
+    )?;
+    merge(
         at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data/schema"))?,
         json!({
             "required": ["exercise", "learner"],
+            "oneOf": [{"required": ["answer"]}, {"required": ["file"]}],
+            "additionalProperties": false,
             "properties": {
                 "exercise": slug, "learner": learner, "answer": {"type": "string"},
                 "file": {"type": "string", "contentMediaType": "application/octet-stream",
                          "description": "The module: binary wasm or WebAssembly text."},
                 "callback_url": {"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX},
-                "metadata": {"type": "string", "contentMediaType": "application/json",
-                             "description": "A JSON object as text."},
+                "metadata": {"type": "object", "description": "A JSON object (as JSON text); empty is none."},
             },
         }),
     )?;
@@ -223,7 +232,8 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     }
     merge(
         at(doc, &property("SubmissionRequest", "wasm_base64"))?,
-        json!({"type": "string", "contentEncoding": "base64", "contentMediaType": "application/wasm"}),
+        json!({"type": "string", "contentEncoding": "base64", "contentMediaType": "application/wasm",
+               "pattern": BASE64_PATTERN}),
     )?;
     merge(
         at(doc, &property("SubmissionRequest", "callback_url"))?,
