@@ -194,3 +194,57 @@ fn the_documented_examples_limits_and_links_hold_on_the_server() {
         }
     }
 }
+
+/// Examples per operation and the seed of the schemathesis run (bounded: well under a minute).
+const SCHEMATHESIS_EXAMPLES: &str = "100";
+const SCHEMATHESIS_SEED: &str = "1";
+
+/// Runs schemathesis (every check, positive and negative data, the stateful phase along the links)
+/// on the API operations of `location` against `server`: its output when it finds a
+/// non-conformance.
+fn schemathesis(server: &Server, token: &str, location: &str, extra: &[&str]) -> Result<(), String> {
+    let config = repo().join("tests/integration/service/schemathesis.toml");
+    let out = Command::new("python3")
+        .current_dir(env!("CARGO_TARGET_TMPDIR"))
+        .args(["-m", "schemathesis.cli", "--config-file"])
+        .arg(config)
+        .args(["run", location, "--url", &format!("http://127.0.0.1:{}", server.port)])
+        .args(["-H", &format!("Authorization: Bearer {token}")])
+        .args(["--include-path-regex", "^/api/", "--seed", SCHEMATHESIS_SEED])
+        .args(["--no-color", "--generation-database", "none", "--request-timeout", "60"])
+        .args(extra)
+        .output()
+        .unwrap_or_else(|e| panic!("python3 cannot be started ({e}); scripts/test installs it"));
+    let message = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        !message.contains("No module named schemathesis"),
+        "schemathesis is not installed: scripts/test installs the pinned version"
+    );
+    if out.status.success() { Ok(()) } else { Err(message) }
+}
+
+#[test]
+fn schemathesis_finds_no_nonconformance_on_a_test_server() {
+    let (server, token, _data) = served();
+    let url = format!("http://127.0.0.1:{}/api/v1/openapi.json", server.port);
+    if let Err(message) = schemathesis(&server, &token, &url, &["-n", SCHEMATHESIS_EXAMPLES]) {
+        panic!("schemathesis finds the server not conforming to its OpenAPI document:\n{message}");
+    }
+
+    // The check can fail: with `lang`'s enum taken out of the document, a schema-valid language is
+    // refused (400 bad-lang), and schemathesis says so.
+    let mut broken = document(&server);
+    let lang = broken["paths"]["/api/v1/exercises/{slug}"]["get"]["parameters"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["name"] == "lang")
+        .unwrap();
+    lang["schema"].as_object_mut().unwrap().remove("enum");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-lang-without-enum.json");
+    std::fs::write(&path, serde_json::to_vec(&broken).unwrap()).unwrap();
+    let only = ["--include-operation-id", "get_exercise", "-n", "20"];
+    let message =
+        schemathesis(&server, &token, path.to_str().unwrap(), &only).expect_err("the broken document");
+    assert!(message.contains("Schema-valid request rejected") && message.contains("bad-lang"), "{message}");
+}
