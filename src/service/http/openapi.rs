@@ -281,7 +281,8 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     }
     merge(
         at(doc, &property("ExerciseDetail", "abi"))?,
-        json!({"oneOf": null, "$ref": "#/components/schemas/AbiLink"}),
+        json!({"oneOf": null, "$ref": "#/components/schemas/AbiLink",
+               "description": "The contract between a consumer module and Prüfstein (consumer exercises)."}),
     )?;
     merge(at(doc, &property("AbiLink", "href"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("KitFileView", "href"))?, json!({"format": "uri"}))?;
