@@ -504,8 +504,39 @@ pub(super) fn validate(
 
 #[cfg(test)]
 mod tests {
-    use super::parse_wait;
+    use super::{parse_multipart, parse_wait};
     use crate::limits::WAIT_MS_MAX;
+
+    /// A multipart body with `fields` (name, value) through the intake's parser.
+    async fn multipart(fields: &[(&str, &str)]) -> Result<super::Parsed, crate::service::problem::Problem> {
+        let mut body = String::new();
+        for (name, value) in fields {
+            body.push_str(&format!(
+                "--B\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            ));
+        }
+        body.push_str("--B--\r\n");
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("content-type", "multipart/form-data; boundary=B"))
+            .to_http_request();
+        let chunk: Result<actix_web::web::Bytes, actix_web::error::PayloadError> = Ok(body.into());
+        parse_multipart(&req, futures_util::stream::once(async move { chunk })).await
+    }
+
+    /// A blank metadata field (a form left empty) is no metadata; anything else must be JSON.
+    #[actix_web::test]
+    async fn a_blank_multipart_metadata_field_is_none() {
+        let base = [("exercise", "01-x"), ("learner", "anna"), ("answer", "(1)")];
+        for blank in ["", " ", "\t"] {
+            let parsed = multipart(&[&base[..], &[("metadata", blank)]].concat()).await.unwrap();
+            assert_eq!(parsed.metadata, None, "{blank:?}");
+        }
+        let parsed = multipart(&[&base[..], &[("metadata", "{\"course\": 7}")]].concat()).await.unwrap();
+        assert_eq!(parsed.metadata, Some(serde_json::json!({"course": 7})));
+        let problem = multipart(&[&base[..], &[("metadata", "{")]].concat()).await.unwrap_err();
+        assert_eq!(problem.code, "bad-multipart");
+        assert!(problem.detail.contains("metadata is not JSON"), "{}", problem.detail);
+    }
 
     /// `parse_wait` takes exactly the syntax of `WAIT_PATTERN` that the OpenAPI document declares.
     #[test]
