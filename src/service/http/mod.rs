@@ -93,33 +93,45 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .app_data(web::QueryConfig::default().error_handler(|e, _| {
         Problem::bad_request("bad-query", e.to_string(), format!("Ungültige Query-Parameter: {e}")).into()
     }))
-    .service(get("/healthz").route(web::get().to(health::healthz)))
-    .service(get("/readyz").route(web::get().to(health::readyz)))
-    .service(get("/metrics").route(web::get().to(metrics::metrics)))
-    .service(get("/api/v1/openapi.json").route(web::get().to(openapi::openapi)))
-    .service(post("/api/v1/submissions").route(web::post().to(submissions::create_submission)))
-    .service(get("/api/v1/submissions/{id}").route(web::get().to(submissions::get_submission)))
-    .service(get("/api/v1/exercises").route(web::get().to(exercises::list_exercises)))
-    .service(get("/api/v1/exercises/{slug}").route(web::get().to(exercises::get_exercise)))
-    .service(get("/api/v1/webhooks/dead").route(web::get().to(webhooks::dead_webhooks)))
-    .service(
-        post("/api/v1/webhooks/dead/{event_id}/redeliver").route(web::post().to(webhooks::redeliver_webhook)),
-    )
-    .service(get("/reports/{id}").route(web::get().to(reports::report_page)))
-    .service(get("/docs/consumer-abi").route(web::get().to(exercises::abi_guide)))
-    .service(get("/kits/{kit}/{file:.*}").route(web::get().to(exercises::kit_file)))
+    .service(get("/healthz", health::healthz))
+    .service(get("/readyz", health::readyz))
+    .service(get("/metrics", metrics::metrics))
+    .service(get("/api/v1/openapi.json", openapi::openapi))
+    .service(post("/api/v1/submissions", submissions::create_submission))
+    .service(get("/api/v1/submissions/{id}", submissions::get_submission))
+    .service(get("/api/v1/exercises", exercises::list_exercises))
+    .service(get("/api/v1/exercises/{slug}", exercises::get_exercise))
+    .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
+    .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
+    .service(get("/reports/{id}", reports::report_page))
+    .service(get("/docs/consumer-abi", exercises::abi_guide))
+    .service(get("/kits/{kit}/{file:.*}", exercises::kit_file))
     .default_service(web::to(not_found));
 }
 
-/// A path served with GET only (any other method: 405).
-fn get(path: &str) -> actix_web::Resource {
+/// A path served with GET, and HEAD (the same answer without its body, RFC 9110 section 9.3.2);
+/// any other method: 405.
+fn get<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    use actix_web::guard;
     web::resource(path)
-        .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET") }))
+        .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(handler))
+        .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET, HEAD") }))
 }
 
-/// A path served with POST only (any other method: 405).
-fn post(path: &str) -> actix_web::Resource {
+/// A path served with POST only; any other method: 405.
+fn post<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
     web::resource(path)
+        .route(web::post().to(handler))
         .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "POST") }))
 }
 
@@ -213,16 +225,16 @@ mod tests {
     #[actix_web::test]
     async fn a_known_path_with_a_method_it_does_not_serve_is_405_with_allow() {
         for (method, path, allow) in [
-            (Method::POST, "/api/v1/exercises", "GET"),
-            (Method::DELETE, "/api/v1/submissions/sub_1", "GET"),
-            (Method::PUT, "/api/v1/submissions/sub_1", "GET"),
+            (Method::POST, "/api/v1/exercises", "GET, HEAD"),
+            (Method::DELETE, "/api/v1/submissions/sub_1", "GET, HEAD"),
+            (Method::PUT, "/api/v1/submissions/sub_1", "GET, HEAD"),
             (Method::GET, "/api/v1/submissions", "POST"),
             (Method::PATCH, "/api/v1/submissions", "POST"),
             (Method::GET, "/api/v1/webhooks/dead/evt_sub_1/redeliver", "POST"),
-            (Method::POST, "/reports/sub_1", "GET"),
-            (Method::OPTIONS, "/api/v1/openapi.json", "GET"),
-            (Method::HEAD, "/healthz", "GET"),
-            (Method::POST, "/kits/c/README.md", "GET"),
+            (Method::POST, "/reports/sub_1", "GET, HEAD"),
+            (Method::OPTIONS, "/api/v1/openapi.json", "GET, HEAD"),
+            (Method::HEAD, "/api/v1/submissions", "POST"),
+            (Method::POST, "/kits/c/README.md", "GET, HEAD"),
         ] {
             let (status, allowed, body) = send(method.clone(), path).await;
             assert_eq!((status, allowed.as_deref()), (405, Some(allow)), "{method} {path}: {body}");
@@ -255,8 +267,12 @@ mod tests {
 
     #[actix_web::test]
     async fn a_served_method_is_not_answered_405() {
-        let (status, allow, _) = send(Method::GET, "/healthz").await;
-        assert_eq!((status, allow), (200, None));
+        for method in [Method::GET, Method::HEAD] {
+            let (status, allow, _) = send(method.clone(), "/healthz").await;
+            assert_eq!((status, allow), (200, None), "{method}");
+        }
+        let (status, _, _) = send(Method::HEAD, "/api/v1/exercises").await;
+        assert_eq!(status, 401, "HEAD runs the GET handler");
         let (status, _, body) = send(Method::GET, "/api/v1/exercises").await;
         assert_eq!(status, 401, "the guarded route runs its handler: {body}");
     }

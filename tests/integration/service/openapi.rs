@@ -1,7 +1,8 @@
 //! The OpenAPI document as outside tools take it: the document the server serves passes
-//! `openapi-spec-validator` (pinned and installed by `scripts/test`), and what it declares holds on
-//! the running server: the methods of each path (any other is 405 with `Allow`), the limits at
-//! their boundaries, the examples, and the links from a created submission to its reads.
+//! `openapi-spec-validator`, schemathesis finds no non-conformance on a test server (both pinned
+//! and installed by `scripts/test`), and what the document declares holds on the running server:
+//! the methods of each path (HEAD with GET; any other is 405 with `Allow`), the limits at their
+//! boundaries, the examples, and the links from a created submission to its reads.
 
 use std::path::Path;
 
@@ -99,12 +100,21 @@ fn every_documented_path_answers_an_undeclared_method_with_405_and_allow() {
                 );
             } else {
                 assert_eq!(response.status, 405, "{method} {path}: {}", response.text());
-                assert_eq!(response.header("allow"), Some(declared.join(", ").as_str()), "{method} {path}");
+                let mut allow = declared.clone();
+                if declared.iter().any(|m| m == "GET") {
+                    allow.push("HEAD".into());
+                }
+                assert_eq!(response.header("allow"), Some(allow.join(", ").as_str()), "{method} {path}");
                 assert_eq!(response.header("content-type"), Some("application/problem+json"));
                 assert_eq!(response.json()["type"], "urn:pruefstein:problem:method-not-allowed");
             }
         }
     }
+    // HEAD is GET without the body (RFC 9110), on every path that serves GET.
+    let head = server.call("HEAD", "/api/v1/exercises", &token, &[], b"");
+    let get = server.get("/api/v1/exercises", &token);
+    assert_eq!((head.status, head.header("content-length")), (200, get.header("content-length")));
+    assert!(head.body.is_empty(), "{}", head.text());
     for path in ["/api/v1/nothing", "/api/v1/submissions/sub_1/more", "/api"] {
         for method in ["GET", "DELETE"] {
             let response = server.call(method, path, &token, &[], b"");
