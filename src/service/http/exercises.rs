@@ -131,16 +131,16 @@ pub async fn get_exercise(
     }))
 }
 
+/// The `lang` of the API: absent, `de` or `en` (the values the OpenAPI document declares).
 fn parse_lang(raw: Option<&str>) -> Result<Lang, Problem> {
     match raw {
-        None | Some("") => Ok(Lang::De),
-        Some(raw) => raw.parse::<Lang>().map_err(|_| {
-            Problem::bad_request(
-                "bad-lang",
-                format!("lang={raw:?} is not a language: use de or en."),
-                format!("lang={raw:?} ist keine Sprache: de oder en verwenden."),
-            )
-        }),
+        None | Some("de") => Ok(Lang::De),
+        Some("en") => Ok(Lang::En),
+        Some(raw) => Err(Problem::bad_request(
+            "bad-lang",
+            format!("lang={raw:?} is not a language: use de or en."),
+            format!("lang={raw:?} ist keine Sprache: de oder en verwenden."),
+        )),
     }
 }
 
@@ -164,5 +164,24 @@ pub async fn kit_file(path: web::Path<(String, String)>, shared: Data) -> HttpRe
                 .body(bytes)
         }
         None => HttpResponse::NotFound().content_type("text/plain; charset=utf-8").body("no such kit file\n"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_lang;
+    use crate::text::Lang;
+
+    /// The API's `lang` takes exactly the enum the OpenAPI document declares (or nothing).
+    #[test]
+    fn lang_takes_exactly_the_declared_values() {
+        assert_eq!(parse_lang(None).ok(), Some(Lang::De));
+        assert_eq!(parse_lang(Some("de")).ok(), Some(Lang::De));
+        assert_eq!(parse_lang(Some("en")).ok(), Some(Lang::En));
+        for raw in ["", "EN", " en", "english", "deutsch", "fr"] {
+            let problem = parse_lang(Some(raw)).expect_err(raw);
+            assert_eq!(problem.code, "bad-lang", "{raw:?}");
+            assert!(problem.detail.contains("use de or en"), "{}", problem.detail);
+        }
     }
 }

@@ -25,10 +25,15 @@ use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, NewSubmission};
 use crate::submission::{Submission, SubmissionKind};
 
-/// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]. Public for the fuzz targets,
-/// which call the intake parsers as functions.
+/// The syntax of `?wait=` (ECMA-262, as the OpenAPI document declares it): seconds, optionally with a
+/// fraction and `s`, or milliseconds with `ms`; empty means no waiting. [`parse_wait`] accepts
+/// exactly the values it matches.
+pub const WAIT_PATTERN: &str = r"^([0-9]+(\.[0-9]+)?(ms|s)?)?$";
+
+/// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]; the syntax is [`WAIT_PATTERN`].
+/// Public for the fuzz targets, which call the intake parsers as functions.
 pub fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
-    let Some(raw) = raw.map(str::trim).filter(|r| !r.is_empty()) else { return Ok(0) };
+    let Some(raw) = raw.filter(|r| !r.is_empty()) else { return Ok(0) };
     let (number, factor) = if let Some(n) = raw.strip_suffix("ms") {
         (n, 1.0)
     } else if let Some(n) = raw.strip_suffix('s') {
@@ -36,16 +41,21 @@ pub fn parse_wait(raw: Option<&str>) -> Result<u64, Problem> {
     } else {
         (raw, 1000.0)
     };
-    let value: f64 =
-        number.trim().parse().ok().filter(|v: &f64| v.is_finite() && *v >= 0.0).ok_or_else(|| {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (whole, fraction) = number.split_once('.').map_or((number, None), |(w, f)| (w, Some(f)));
+    let value = (digits(whole) && fraction.is_none_or(digits))
+        .then(|| number.parse::<f64>().ok())
+        .flatten()
+        .filter(|v| !v.is_nan())
+        .ok_or_else(|| {
             Problem::bad_request(
                 "bad-wait",
                 format!(
-                    "wait={raw:?} is not a duration: write e.g. wait=5s or wait=500ms (at most {} s).",
+                    "wait={raw:?} is not a duration: write e.g. wait=5s, wait=2.5 or wait=500ms (at most {} s).",
                     WAIT_MS_MAX / 1000
                 ),
                 format!(
-                    "wait={raw:?} ist keine Dauer: z. B. wait=5s oder wait=500ms (höchstens {} s).",
+                    "wait={raw:?} ist keine Dauer: z. B. wait=5s, wait=2.5 oder wait=500ms (höchstens {} s).",
                     WAIT_MS_MAX / 1000
                 ),
             )
@@ -331,6 +341,8 @@ where
                 parsed.module = Some(bytes);
             }
             "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
+            // An empty field (a form left blank) is no metadata, as a blank callback_url is none.
+            "metadata" if bytes.iter().all(u8::is_ascii_whitespace) => parsed.metadata = None,
             "metadata" => {
                 let raw = text(bytes)?;
                 parsed.metadata = Some(serde_json::from_str(&raw).map_err(|e| {
@@ -488,4 +500,69 @@ pub(super) fn validate(
         idempotency_key: key,
         request_hash: crate::submission::sha256_hex(meaning.to_string().as_bytes()),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_multipart, parse_wait};
+    use crate::limits::WAIT_MS_MAX;
+
+    /// A multipart body with `fields` (name, value) through the intake's parser.
+    async fn multipart(fields: &[(&str, &str)]) -> Result<super::Parsed, crate::service::problem::Problem> {
+        let mut body = String::new();
+        for (name, value) in fields {
+            body.push_str(&format!(
+                "--B\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n"
+            ));
+        }
+        body.push_str("--B--\r\n");
+        let req = actix_web::test::TestRequest::default()
+            .insert_header(("content-type", "multipart/form-data; boundary=B"))
+            .to_http_request();
+        let chunk: Result<actix_web::web::Bytes, actix_web::error::PayloadError> = Ok(body.into());
+        parse_multipart(&req, futures_util::stream::once(async move { chunk })).await
+    }
+
+    /// A blank metadata field (a form left empty) is no metadata; anything else must be JSON.
+    #[actix_web::test]
+    async fn a_blank_multipart_metadata_field_is_none() {
+        let base = [("exercise", "01-x"), ("learner", "anna"), ("answer", "(1)")];
+        for blank in ["", " ", "\t"] {
+            let parsed = multipart(&[&base[..], &[("metadata", blank)]].concat()).await.unwrap();
+            assert_eq!(parsed.metadata, None, "{blank:?}");
+        }
+        let parsed = multipart(&[&base[..], &[("metadata", "{\"course\": 7}")]].concat()).await.unwrap();
+        assert_eq!(parsed.metadata, Some(serde_json::json!({"course": 7})));
+        let problem = multipart(&[&base[..], &[("metadata", "{")]].concat()).await.unwrap_err();
+        assert_eq!(problem.code, "bad-multipart");
+        assert!(problem.detail.contains("metadata is not JSON"), "{}", problem.detail);
+    }
+
+    /// `parse_wait` takes exactly the syntax of `WAIT_PATTERN` that the OpenAPI document declares.
+    #[test]
+    fn wait_takes_exactly_the_declared_syntax() {
+        for (raw, ms) in [
+            ("", 0),
+            ("0", 0),
+            ("5", 5_000),
+            ("5s", 5_000),
+            ("2.5", 2_500),
+            ("2.5s", 2_500),
+            ("500ms", 500),
+            ("0.5ms", 0),
+            ("007s", 7_000),
+            ("31", WAIT_MS_MAX),
+            ("99999999999999999999999999999999999999999999", WAIT_MS_MAX),
+        ] {
+            assert_eq!(parse_wait(Some(raw)).map_err(|p| p.detail), Ok(ms), "{raw:?}");
+        }
+        for raw in [
+            " 5s", "5s ", "5 s", "-1", "+5", "1e3", ".5", "5.", "inf", "NaN", "5m", "s", "ms", "5S", "5.5.5",
+            "0x10", "٥",
+        ] {
+            let problem = parse_wait(Some(raw)).expect_err(raw);
+            assert_eq!(problem.code, "bad-wait", "{raw:?}");
+            assert!(problem.detail.contains("at most 30 s"), "{}", problem.detail);
+        }
+    }
 }

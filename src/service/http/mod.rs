@@ -83,7 +83,9 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The routes, with the error answers for malformed paths and queries (as problem details).
+/// The routes, with the error answers for malformed paths and queries (as problem details). Each
+/// path is one resource: a method it does not serve is answered 405 with `Allow` (RFC 9110); a path
+/// that is not here is answered 404.
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|e, _| {
         Problem::bad_request("bad-path", e.to_string(), format!("Ungültiger Pfad: {e}")).into()
@@ -91,20 +93,67 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .app_data(web::QueryConfig::default().error_handler(|e, _| {
         Problem::bad_request("bad-query", e.to_string(), format!("Ungültige Query-Parameter: {e}")).into()
     }))
-    .route("/healthz", web::get().to(health::healthz))
-    .route("/readyz", web::get().to(health::readyz))
-    .route("/metrics", web::get().to(metrics::metrics))
-    .route("/api/v1/openapi.json", web::get().to(openapi::openapi))
-    .route("/api/v1/submissions", web::post().to(submissions::create_submission))
-    .route("/api/v1/submissions/{id}", web::get().to(submissions::get_submission))
-    .route("/api/v1/exercises", web::get().to(exercises::list_exercises))
-    .route("/api/v1/exercises/{slug}", web::get().to(exercises::get_exercise))
-    .route("/api/v1/webhooks/dead", web::get().to(webhooks::dead_webhooks))
-    .route("/api/v1/webhooks/dead/{event_id}/redeliver", web::post().to(webhooks::redeliver_webhook))
-    .route("/reports/{id}", web::get().to(reports::report_page))
-    .route("/docs/consumer-abi", web::get().to(exercises::abi_guide))
-    .route("/kits/{kit}/{file:.*}", web::get().to(exercises::kit_file))
+    .service(get("/healthz", health::healthz))
+    .service(get("/readyz", health::readyz))
+    .service(get("/metrics", metrics::metrics))
+    .service(get("/api/v1/openapi.json", openapi::openapi))
+    .service(post("/api/v1/submissions", submissions::create_submission))
+    .service(get("/api/v1/submissions/{id}", submissions::get_submission))
+    .service(get("/api/v1/exercises", exercises::list_exercises))
+    .service(get("/api/v1/exercises/{slug}", exercises::get_exercise))
+    .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
+    .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
+    .service(get("/reports/{id}", reports::report_page))
+    .service(get("/docs/consumer-abi", exercises::abi_guide))
+    .service(get("/kits/{kit}/{file:.*}", exercises::kit_file))
     .default_service(web::to(not_found));
+}
+
+/// A path served with GET, and HEAD (the same answer without its body, RFC 9110 section 9.3.2);
+/// any other method: 405.
+fn get<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    use actix_web::guard;
+    web::resource(path)
+        .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(handler))
+        .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET, HEAD") }))
+}
+
+/// A path served with POST only; any other method: 405.
+fn post<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::post().to(handler))
+        .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "POST") }))
+}
+
+/// 405 for a method that a known path does not serve: a problem document with `Allow` naming the
+/// methods it does (RFC 9110, section 15.5.6).
+fn method_not_allowed(req: &HttpRequest, allow: &'static str) -> HttpResponse {
+    let path = req.path().to_string();
+    let method = req.method().to_string();
+    let problem = Problem::new(
+        actix_web::http::StatusCode::METHOD_NOT_ALLOWED,
+        "method-not-allowed",
+        "Method not allowed",
+        format!("{path} does not take {method}: use {allow}. The API is described at /api/v1/openapi.json."),
+        format!(
+            "{path} nimmt kein {method} an: {allow} verwenden. Die API ist unter /api/v1/openapi.json beschrieben."
+        ),
+    );
+    let mut response = HttpResponse::from(problem);
+    response
+        .headers_mut()
+        .insert(actix_web::http::header::ALLOW, actix_web::http::header::HeaderValue::from_static(allow));
+    response
 }
 
 async fn wait_for_signal() -> &'static str {
@@ -146,5 +195,85 @@ async fn not_found(req: HttpRequest) -> HttpResponse {
 impl From<Problem> for HttpResponse {
     fn from(problem: Problem) -> Self {
         actix_web::ResponseError::error_response(&problem)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use actix_web::http::{Method, header};
+    use actix_web::{App, test};
+
+    use super::testing::shared;
+
+    /// Sends `method path` through the real routes: status, `Allow`, body.
+    async fn send(method: Method, path: &str) -> (u16, Option<String>, serde_json::Value) {
+        let dir = tempfile::tempdir().unwrap();
+        let data = shared(dir.path());
+        let app = test::init_service(App::new().app_data(data).configure(super::routes)).await;
+        let request = test::TestRequest::default().method(method).uri(path).to_request();
+        let response = test::call_service(&app, request).await;
+        let status = response.status().as_u16();
+        let allow = response.headers().get(header::ALLOW).map(|v| v.to_str().unwrap().to_string());
+        let content_type = response.headers().get(header::CONTENT_TYPE).cloned();
+        let body = test::read_body(response).await;
+        if status >= 400 {
+            assert_eq!(content_type.unwrap(), "application/problem+json", "{path}");
+        }
+        (status, allow, serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null))
+    }
+
+    #[actix_web::test]
+    async fn a_known_path_with_a_method_it_does_not_serve_is_405_with_allow() {
+        for (method, path, allow) in [
+            (Method::POST, "/api/v1/exercises", "GET, HEAD"),
+            (Method::DELETE, "/api/v1/submissions/sub_1", "GET, HEAD"),
+            (Method::PUT, "/api/v1/submissions/sub_1", "GET, HEAD"),
+            (Method::GET, "/api/v1/submissions", "POST"),
+            (Method::PATCH, "/api/v1/submissions", "POST"),
+            (Method::GET, "/api/v1/webhooks/dead/evt_sub_1/redeliver", "POST"),
+            (Method::POST, "/reports/sub_1", "GET, HEAD"),
+            (Method::OPTIONS, "/api/v1/openapi.json", "GET, HEAD"),
+            (Method::HEAD, "/api/v1/submissions", "POST"),
+            (Method::POST, "/kits/c/README.md", "GET, HEAD"),
+        ] {
+            let (status, allowed, body) = send(method.clone(), path).await;
+            assert_eq!((status, allowed.as_deref()), (405, Some(allow)), "{method} {path}: {body}");
+            if method != Method::HEAD {
+                assert_eq!(body["type"], "urn:pruefstein:problem:method-not-allowed", "{body}");
+                assert_eq!(body["status"], 405, "{body}");
+                let detail = body["detail"].as_str().unwrap();
+                assert!(detail.contains(&format!("use {allow}")), "{detail}");
+                assert!(
+                    body["detail_de"].as_str().unwrap().contains(&format!("{allow} verwenden")),
+                    "{body}"
+                );
+            }
+        }
+    }
+
+    #[actix_web::test]
+    async fn an_unknown_path_stays_404_whatever_the_method() {
+        for (method, path) in [
+            (Method::GET, "/api/v2/nothing"),
+            (Method::POST, "/api/v1/submission"),
+            (Method::DELETE, "/api/v1/submissions/sub_1/extra"),
+            (Method::GET, "/api/v1/webhooks/dead/evt_sub_1"),
+        ] {
+            let (status, allow, body) = send(method.clone(), path).await;
+            assert_eq!((status, allow), (404, None), "{method} {path}: {body}");
+            assert_eq!(body["type"], "urn:pruefstein:problem:no-route", "{body}");
+        }
+    }
+
+    #[actix_web::test]
+    async fn a_served_method_is_not_answered_405() {
+        for method in [Method::GET, Method::HEAD] {
+            let (status, allow, _) = send(method.clone(), "/healthz").await;
+            assert_eq!((status, allow), (200, None), "{method}");
+        }
+        let (status, _, _) = send(Method::HEAD, "/api/v1/exercises").await;
+        assert_eq!(status, 401, "HEAD runs the GET handler");
+        let (status, _, body) = send(Method::GET, "/api/v1/exercises").await;
+        assert_eq!(status, 401, "the guarded route runs its handler: {body}");
     }
 }

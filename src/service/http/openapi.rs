@@ -1,6 +1,9 @@
-//! The OpenAPI document at `/api/v1/openapi.json`, generated from the handlers' annotations.
+//! The OpenAPI document at `/api/v1/openapi.json`: generated from the handlers' annotations, then
+//! given the constraints the handlers enforce (lengths from `crate::limits`, patterns, enums from the
+//! code's own lists) and examples, so that a request valid by the document is one the service takes.
 
 use actix_web::HttpResponse;
+use serde_json::{Value, json};
 use utoipa::OpenApi;
 
 use super::exercises::*;
@@ -70,10 +73,287 @@ impl utoipa::Modify for SecurityAddon {
 pub struct ApiDoc;
 
 pub async fn openapi() -> HttpResponse {
-    match ApiDoc::openapi().to_json() {
+    match document().and_then(|doc| serde_json::to_string(&doc).map_err(|e| e.to_string())) {
         Ok(json) => HttpResponse::Ok().content_type("application/json").body(json),
         Err(e) => Problem::internal(e).into(),
     }
+}
+
+/// A slug as `exercise::is_slug` accepts it.
+pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
+/// A submission id as the API writes it (`Shared::public_id`).
+pub const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
+/// A webhook event id (`worker::event_id`).
+pub const EVENT_ID_PATTERN: &str = "^evt_sub_[1-9][0-9]*$";
+/// An Idempotency-Key as the intake takes it: visible ASCII, at least one character that is not a
+/// quote (quotes around the key, as in a structured-field string, are removed).
+pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
+/// Standard base64 with padding, as the intake decodes it (the unused bits of the last character
+/// are zero).
+pub const BASE64_PATTERN: &str =
+    "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
+/// A learner as the intake takes it: no control characters (Unicode Cc) and not blank (at least one
+/// character that `str::trim` does not remove).
+pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*\
+     [^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]\
+     [^\\u0000-\\u001f\\u007f-\\u009f]*$";
+
+/// The document as served: the annotations' document with the constraints and examples of
+/// [`constrain`].
+pub fn document() -> Result<Value, String> {
+    let mut doc = serde_json::to_value(ApiDoc::openapi()).map_err(|e| e.to_string())?;
+    constrain(&mut doc)?;
+    Ok(doc)
+}
+
+/// Adds what the annotations cannot say with the code's own constants: each constraint a handler
+/// enforces, and examples. A pointer that is not in the document is an error (caught by the tests).
+fn constrain(doc: &mut Value) -> Result<(), String> {
+    use crate::limits::{
+        CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX, METADATA_BYTES_MAX,
+        REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+    };
+    use crate::service::store::Status;
+    let statuses: Vec<&str> =
+        [Status::Queued, Status::Running, Status::Graded, Status::Failed].map(Status::name).to_vec();
+    let verdicts: Vec<&str> =
+        [crate::report::Verdict::Passed, crate::report::Verdict::Failed, crate::report::Verdict::Rejected]
+            .map(crate::service::worker::verdict_name)
+            .to_vec();
+    let graders: Vec<&str> = crate::graders::KINDS.iter().map(|k| k.kind.name()).collect();
+    let langs = ["de", "en"];
+    let learner = json!({
+        "type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX, "pattern": LEARNER_PATTERN,
+        "description": format!(
+            "The learner's id in the platform (selects the learner's variant): 1 to {LEARNER_BYTES_MAX} \
+             bytes of UTF-8 after surrounding white space is removed, without control characters."
+        ),
+        "examples": ["anna"],
+    });
+    let wait = json!({
+        "description": format!(
+            "Wait up to this long for the result: seconds (`5`, `2.5`, `5s`) or milliseconds (`500ms`); \
+             longer waits are cut to {} s (wait_ms_max). Without it (or empty) the answer comes at once.",
+            WAIT_MS_MAX / 1000
+        ),
+        "schema": {
+            "type": "string", "pattern": crate::service::http::intake::WAIT_PATTERN,
+            "examples": ["5s", "2.5", "500ms"],
+        },
+    });
+    let slug = json!({"type": "string", "pattern": SLUG_PATTERN, "examples": ["03-idempotenter-konsument"]});
+    let submission_id = json!({"type": "string", "pattern": SUBMISSION_ID_PATTERN, "examples": ["sub_1"]});
+    let title = json!({
+        "type": "object", "required": ["de", "en"], "additionalProperties": false,
+        "properties": {"de": {"type": "string"}, "en": {"type": "string"}},
+        "description": "The title in German and English.",
+    });
+
+    let submissions = "/paths/~1api~1v1~1submissions/post";
+    merge(param(doc, submissions, "wait")?, wait.clone())?;
+    merge(
+        param(doc, submissions, "Idempotency-Key")?,
+        json!({"schema": {
+            "type": "string", "minLength": 1, "maxLength": IDEMPOTENCY_KEY_BYTES_MAX,
+            "pattern": IDEMPOTENCY_KEY_PATTERN, "examples": ["5f0c6e2a-7d3b-4f7e-9a51-2c1d0e8b9f34"],
+        }}),
+    )?;
+    merge(
+        at(doc, &format!("{submissions}/requestBody"))?,
+        json!({"description": format!(
+            "JSON, or multipart/form-data with the fields exercise, learner, answer, callback_url, metadata \
+             (JSON text) and the module as a file field named `file`. At most {REQUEST_BODY_BYTES_MAX} bytes \
+             (request_body_bytes_max)."
+        )}),
+    )?;
+    merge(
+        at(doc, &format!("{submissions}/requestBody/content/application~1json"))?,
+        json!({"examples": {
+            "prediction": {"summary": "A prediction", "value": {
+                "exercise": "01-visibility-timeout", "learner": "anna", "answer": "(2, 2, 0)",
+                "metadata": {"course": 7}}},
+            "consumer": {"summary": "A consumer module in WebAssembly text", "value": {
+                "exercise": "03-idempotenter-konsument", "learner": "anna",
+                "wat": "(module ...)", "callback_url": "https://lms.example/hooks/pruefstein"}},
+        }}),
+    )?;
+    merge(
+        at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data"))?,
+        json!({"encoding": {"metadata": {"contentType": "application/json"}}}),
+    )?;
+    merge(
+        at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data/schema"))?,
+        json!({
+            "required": ["exercise", "learner"],
+            "oneOf": [{"required": ["answer"]}, {"required": ["file"]}],
+            "additionalProperties": false,
+            "properties": {
+                "exercise": slug, "learner": learner, "answer": {"type": "string"},
+                "file": {"type": "string", "contentMediaType": "application/octet-stream",
+                         "description": "The module: binary wasm or WebAssembly text."},
+                "callback_url": {"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX},
+                "metadata": {"type": "object", "description": "A JSON object (as JSON text); empty is none."},
+            },
+        }),
+    )?;
+    let one_submission = "/paths/~1api~1v1~1submissions~1{id}/get";
+    merge(param(doc, one_submission, "id")?, json!({"schema": submission_id}))?;
+    merge(param(doc, one_submission, "wait")?, wait.clone())?;
+    let exercise = "/paths/~1api~1v1~1exercises~1{slug}/get";
+    merge(param(doc, exercise, "slug")?, json!({"schema": slug}))?;
+    merge(
+        param(doc, exercise, "learner")?,
+        json!({"schema": {"type": "string", "maxLength": LEARNER_BYTES_MAX, "examples": ["anna"]}}),
+    )?;
+    merge(
+        param(doc, exercise, "lang")?,
+        json!({"schema": {"type": "string", "enum": langs, "default": "de"}}),
+    )?;
+    let report = "/paths/~1reports~1{id}/get";
+    merge(param(doc, report, "id")?, json!({"schema": submission_id}))?;
+    merge(
+        param(doc, "/paths/~1api~1v1~1webhooks~1dead~1{event_id}~1redeliver/post", "event_id")?,
+        json!({"schema": {"type": "string", "pattern": EVENT_ID_PATTERN, "examples": ["evt_sub_1"]}}),
+    )?;
+
+    let schemas = "/components/schemas";
+    let property = |schema: &str, name: &str| format!("{schemas}/{schema}/properties/{name}");
+    merge(
+        at(doc, &format!("{schemas}/SubmissionRequest"))?,
+        json!({
+            "oneOf": [{"required": ["answer"]}, {"required": ["wasm_base64"]}, {"required": ["wat"]}],
+            "examples": [{"exercise": "01-visibility-timeout", "learner": "anna", "answer": "(2, 2, 0)"}],
+        }),
+    )?;
+    merge(at(doc, &property("SubmissionRequest", "exercise"))?, slug.clone())?;
+    merge(at(doc, &property("SubmissionRequest", "learner"))?, learner)?;
+    for field in ["answer", "wat"] {
+        merge(at(doc, &property("SubmissionRequest", field))?, json!({"type": "string"}))?;
+    }
+    merge(
+        at(doc, &property("SubmissionRequest", "wasm_base64"))?,
+        json!({"type": "string", "contentEncoding": "base64", "contentMediaType": "application/wasm",
+               "pattern": BASE64_PATTERN}),
+    )?;
+    merge(
+        at(doc, &property("SubmissionRequest", "callback_url"))?,
+        json!({"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX,
+               "examples": ["https://lms.example/hooks/pruefstein"]}),
+    )?;
+    merge(
+        at(doc, &property("SubmissionRequest", "metadata"))?,
+        json!({"type": "object", "description": format!(
+            "Any JSON object of at most {METADATA_BYTES_MAX} bytes (as compact JSON); stored and handed back unchanged."
+        )}),
+    )?;
+
+    merge(at(doc, &property("SubmissionView", "id"))?, submission_id.clone())?;
+    merge(at(doc, &property("SubmissionView", "status"))?, json!({"enum": statuses}))?;
+    merge(at(doc, &property("SubmissionView", "verdict"))?, json!({"type": "string", "enum": verdicts}))?;
+    merge(at(doc, &property("SubmissionView", "kind"))?, json!({"enum": ["answer", "module"]}))?;
+    merge(at(doc, &property("SubmissionView", "exercise"))?, slug.clone())?;
+    merge(at(doc, &property("SubmissionView", "sha256"))?, json!({"pattern": "^[0-9a-f]{64}$"}))?;
+    merge(at(doc, &property("SubmissionView", "created_at"))?, json!({"format": "date-time"}))?;
+    merge(
+        at(doc, &property("SubmissionView", "finished_at"))?,
+        json!({"type": "string", "format": "date-time"}),
+    )?;
+    for field in ["failure", "idempotency_key", "callback_url"] {
+        merge(at(doc, &property("SubmissionView", field))?, json!({"type": "string"}))?;
+    }
+    merge(
+        at(doc, &property("SubmissionView", "score"))?,
+        json!({"oneOf": null, "$ref": "#/components/schemas/ScoreView"}),
+    )?;
+    for field in ["self", "report"] {
+        merge(at(doc, &property("Links", field))?, json!({"format": "uri"}))?;
+    }
+    for schema in ["ExerciseSummary", "ExerciseDetail"] {
+        merge(at(doc, &property(schema, "slug"))?, slug.clone())?;
+        merge(at(doc, &property(schema, "grader"))?, json!({"enum": graders}))?;
+        merge(at(doc, &property(schema, "title"))?, title.clone())?;
+    }
+    merge(at(doc, &property("ExerciseSummary", "href"))?, json!({"format": "uri"}))?;
+    merge(at(doc, &property("ExerciseDetail", "lang"))?, json!({"enum": langs}))?;
+    merge(at(doc, &property("ExerciseDetail", "submit"))?, json!({"enum": ["answer", "module"]}))?;
+    for field in ["learner", "answer_example"] {
+        merge(at(doc, &property("ExerciseDetail", field))?, json!({"type": "string"}))?;
+    }
+    merge(
+        at(doc, &property("ExerciseDetail", "abi"))?,
+        json!({"oneOf": null, "$ref": "#/components/schemas/AbiLink",
+               "description": "The contract between a consumer module and Prüfstein (consumer exercises)."}),
+    )?;
+    merge(at(doc, &property("AbiLink", "href"))?, json!({"format": "uri"}))?;
+    merge(at(doc, &property("KitFileView", "href"))?, json!({"format": "uri"}))?;
+    merge(at(doc, &property("KitView", "readme"))?, json!({"type": "string", "format": "uri"}))?;
+    merge(at(doc, &property("DeadEvent", "event_id"))?, json!({"pattern": EVENT_ID_PATTERN}))?;
+    merge(at(doc, &property("DeadEvent", "submission_id"))?, json!({"pattern": SUBMISSION_ID_PATTERN}))?;
+    merge(at(doc, &property("DeadEvent", "created_at"))?, json!({"format": "date-time"}))?;
+    merge(at(doc, &property("DeadEvent", "redeliver"))?, json!({"format": "uri"}))?;
+    merge(at(doc, &property("DeadEvent", "last_error"))?, json!({"type": "string"}))?;
+    merge(
+        at(doc, &property("Problem", "type"))?,
+        json!({"format": "uri", "pattern": "^urn:pruefstein:problem:[a-z0-9-]+$"}),
+    )?;
+    merge(at(doc, &property("Problem", "status"))?, json!({"minimum": 400, "maximum": 599}))?;
+    merge(
+        at(doc, &property("Problem", "submission_id"))?,
+        json!({"type": "string", "pattern": SUBMISSION_ID_PATTERN}),
+    )?;
+    link_field_names(doc);
+    Ok(())
+}
+
+/// utoipa (5.5) writes a Link object's fields in snake case (`operation_id`); OpenAPI names them
+/// in camel case (`operationId`), and validators reject the former.
+fn link_field_names(doc: &mut Value) {
+    let Some(paths) = doc.get_mut("paths").and_then(Value::as_object_mut) else { return };
+    let operations = paths.values_mut().filter_map(Value::as_object_mut).flat_map(|item| item.values_mut());
+    let responses =
+        operations.filter_map(|op| op.get_mut("responses")?.as_object_mut()).flat_map(|r| r.values_mut());
+    for response in responses {
+        let Some(links) = response.get_mut("links").and_then(Value::as_object_mut) else { continue };
+        for link in links.values_mut().filter_map(Value::as_object_mut) {
+            for (from, to) in [
+                ("operation_id", "operationId"),
+                ("operation_ref", "operationRef"),
+                ("request_body", "requestBody"),
+            ] {
+                if let Some(value) = link.remove(from) {
+                    link.insert(to.to_string(), value);
+                }
+            }
+        }
+    }
+}
+
+/// The value at `pointer` (RFC 6901).
+fn at<'a>(doc: &'a mut Value, pointer: &str) -> Result<&'a mut Value, String> {
+    doc.pointer_mut(pointer).ok_or_else(|| format!("the OpenAPI document has nothing at {pointer}"))
+}
+
+/// The parameter `name` of the operation at `operation`.
+fn param<'a>(doc: &'a mut Value, operation: &str, name: &str) -> Result<&'a mut Value, String> {
+    at(doc, &format!("{operation}/parameters"))?
+        .as_array_mut()
+        .and_then(|params| params.iter_mut().find(|p| p["name"] == name))
+        .ok_or_else(|| format!("the OpenAPI operation {operation} has no parameter {name}"))
+}
+
+/// Sets each of `fields` on the object `target`; a field set to null is removed.
+fn merge(target: &mut Value, fields: Value) -> Result<(), String> {
+    let (Some(target), Value::Object(fields)) = (target.as_object_mut(), fields) else {
+        return Err("only an object can be merged into an object of the OpenAPI document".into());
+    };
+    for (key, value) in fields {
+        if value.is_null() {
+            target.remove(&key);
+        } else {
+            target.insert(key, value);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -82,8 +362,8 @@ mod tests {
     /// Rewrite the snapshot with `PRUEFSTEIN_BLESS=1 cargo test --lib openapi_document`.
     #[test]
     fn openapi_document_is_unchanged() {
-        use utoipa::OpenApi;
-        let actual = super::ApiDoc::openapi().to_pretty_json().expect("the document serialises");
+        let document = super::document().expect("the constraints apply to the generated document");
+        let actual = serde_json::to_string_pretty(&document).expect("the document serialises");
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/openapi.json");
         if std::env::var_os("PRUEFSTEIN_BLESS").is_some() {
             std::fs::write(&path, format!("{actual}\n")).expect("the snapshot is written");

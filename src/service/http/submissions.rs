@@ -32,8 +32,22 @@ use crate::service::{Shared, clock};
          description = "Same key and same request: the same submission (200). Same key, other request: 422."),
     ),
     responses(
-        (status = 202, description = "Accepted and queued", body = SubmissionView),
-        (status = 200, description = "Graded within `wait`, or an earlier submission with this idempotency key", body = SubmissionView),
+        (status = 202, description = "Accepted and queued", body = SubmissionView,
+         headers(("Location" = String, description = "The submission's URL, as `links.self`")),
+         links(
+            ("GetSubmission" = (operation_id = "get_submission", parameters(("id" = "$response.body#/id")),
+                description = "The submission's state and, once graded, its result and report")),
+            ("GetExercise" = (operation_id = "get_exercise", parameters(("slug" = "$response.body#/exercise")),
+                description = "The exercise the submission is for")),
+         )),
+        (status = 200, description = "Graded within `wait`, or an earlier submission with this idempotency key", body = SubmissionView,
+         headers(("Location" = String, description = "The submission's URL, as `links.self`")),
+         links(
+            ("GetSubmission" = (operation_id = "get_submission", parameters(("id" = "$response.body#/id")),
+                description = "The submission's state and, once graded, its result and report")),
+            ("GetExercise" = (operation_id = "get_exercise", parameters(("slug" = "$response.body#/exercise")),
+                description = "The exercise the submission is for")),
+         )),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
@@ -133,7 +147,12 @@ fn submission_not_found(public: &str) -> Problem {
     tag = "submissions",
     params(("id" = String, Path, description = "The submission id, `sub_<n>`"), WaitQuery),
     responses(
-        (status = 200, description = "The submission, its status and (once graded) its result and report", body = SubmissionView),
+        (status = 200, description = "The submission, its status and (once graded) its result and report", body = SubmissionView,
+         links(
+            ("GetExercise" = (operation_id = "get_exercise", parameters(("slug" = "$response.body#/exercise")),
+                description = "The exercise the submission is for")),
+         )),
+        (status = 400, description = "Malformed `wait`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such submission of this client", body = Problem, content_type = "application/problem+json"),
     ),

@@ -118,8 +118,11 @@ pub struct SubmissionRequest {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct WaitQuery {
-    /// Wait up to this long for the result (`5s`, `500ms`, `5`; at most 30 s).
+    /// Wait up to this long for the result: seconds (`5`, `2.5`, `5s`) or milliseconds (`500ms`);
+    /// longer waits are cut to at most 30 s. Without it (or empty) the answer comes at once.
+    #[param(value_type = String, required = false, example = "5s")]
     pub wait: Option<String>,
 }
 
@@ -140,10 +143,14 @@ pub struct ExerciseList {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ExerciseQuery {
-    /// The learner whose variant the statement shows.
+    /// The learner whose variant the statement shows (the learner's id in the platform); without
+    /// it (or blank) the statement is the exercise's general one.
+    #[param(value_type = String, required = false, example = "anna")]
     pub learner: Option<String>,
-    /// `de` (default) or `en`.
+    /// The statement's language: `de` (default) or `en`.
+    #[param(value_type = String, required = false, example = "en")]
     pub lang: Option<String>,
 }
 
@@ -215,9 +222,12 @@ pub struct DeadEventList {
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct ReportQuery {
-    /// The report token from the submission's `links.report`.
+    /// The report token from the submission's `links.report`; without the right one the page is 404.
+    #[param(value_type = String, required = false)]
     pub t: Option<String>,
-    /// `de` (default) or `en`.
+    /// The page's language: `de` (default) or `en`; any other value shows German.
+    #[param(value_type = String, required = false, example = "en")]
     pub lang: Option<String>,
 }

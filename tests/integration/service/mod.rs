@@ -148,5 +148,6 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 mod browser;
 mod contract;
 mod durability;
+mod openapi;
 mod operations;
 mod webhooks;
