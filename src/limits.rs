@@ -78,8 +78,8 @@ pub const SQL_COMPOUND_SELECT_MAX: usize = 50;
 pub const SQL_FUNCTION_ARGS_MAX: usize = 16;
 /// Highest `?` index a guest may bind.
 pub const SQL_PARAMETERS_MAX: usize = 32;
-/// Largest the scratch database of one run may grow, in bytes (the exercise's tables with
-/// everything a consumer writes into them). A write beyond it fails with "database full".
+/// Largest the scratch database of one run (kept in memory) may grow, in bytes (the exercise's
+/// tables with everything a consumer writes into them). A write beyond it fails with "database full".
 pub const SCRATCH_DB_BYTES_MAX: u64 = 16 * 1024 * 1024;
 /// Page cache of one guest connection, in bytes.
 pub const SQL_CACHE_BYTES_MAX: u64 = 2 * 1024 * 1024;
@@ -312,6 +312,11 @@ const _: () = assert!(OVERSIZED_BODY_DRAINED_MAX >= REQUEST_BODY_BYTES_MAX);
 /// A value a guest binds fits in its scratch database; a guest text in the trace is shorter than a
 /// statement may be.
 const _: () = assert!(SQL_VALUE_BYTES_MAX as u64 <= SCRATCH_DB_BYTES_MAX);
+/// A grading keeps its run databases in SQLite's heap: a few at once (a check's probe run, its
+/// current run, the one the observer read last), each with its rollback journal in memory, fit
+/// in half a grading process's heap beside the caches of the connections.
+const _: () =
+    assert!(3 * 2 * SCRATCH_DB_BYTES_MAX + 4 * SQL_CACHE_BYTES_MAX <= GRADING_PROCESS_SQL_HEAP_BYTES_MAX / 2);
 const _: () = assert!(GUEST_TEXT_BYTES_MAX <= SQL_TEXT_BYTES_MAX);
 /// A grade request to a worker carries the exercise folder and the module the first time.
 const _: () = assert!(EXERCISE_FOLDER_BYTES_MAX + MODULE_BYTES_MAX as u64 <= WORKER_MESSAGE_BYTES_MAX as u64);

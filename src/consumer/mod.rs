@@ -5,6 +5,7 @@
 //! - `process`: one consumer instance (a store, a connection), delivery and crash;
 //! - `harness`: the crash harness around the one list of checks ([`harness::Check`]), with the
 //!   catalogue of their texts, the runners of each family of checks and replay tokens;
+//! - `rundb`: one run's database in memory, restored from the exercise's template;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
 //! - `exercise`: the `[consumer]` exercise format.
 
@@ -19,6 +20,7 @@ pub mod guestdb;
 pub mod harness;
 pub mod interleave;
 pub mod process;
+pub mod rundb;
 pub mod schedule;
 pub mod state;
 

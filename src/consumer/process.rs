@@ -193,7 +193,7 @@ pub struct Launch<'a> {
 }
 
 impl ConsumerProcess {
-    /// Starts instance number `instance` on the database at `db_path`.
+    /// Starts instance number `instance` on the database at `db_path` (a file name or a `file:` URI).
     ///
     /// With a `gate`, the instance waits at it before every statement of its deliveries (an
     /// interleaved run). Its start function runs before the gate is attached: a process starts up

@@ -65,9 +65,13 @@ pub fn read_state(path: &Path, queries: &[StateQuery]) -> rusqlite::Result<State
     read_state_from(&open_observer(path)?, queries)
 }
 
-/// A read-only connection for reading a database's state.
+/// A read-only connection for reading a database's state (`path` a file name, or a `file:` URI such
+/// as a run's database in memory, [`super::rundb::RunDb::uri`]).
 pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
-    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
 }
 
 /// Reads the state with the default bounds, [`STATE_ROWS_MAX`] rows and [`STATE_BYTES_MAX`] bytes

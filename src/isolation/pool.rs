@@ -13,7 +13,7 @@ use super::protocol::{
     GradeRequest, Response, WireOptions, WireSnapshot, WireSubmission, grade_error, read_message,
     write_message,
 };
-use super::worker::{PARENT_ENV, SCRATCH_ENV};
+use super::worker::PARENT_ENV;
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions};
 use crate::limits::{WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_KILL_MARGIN_MS};
@@ -103,7 +103,6 @@ impl WorkerProcess {
             .arg("grade-worker")
             .arg("--scratch")
             .arg(&spec.scratch)
-            .env(SCRATCH_ENV, spec.scratch.join("runs"))
             .env(PARENT_ENV, std::process::id().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

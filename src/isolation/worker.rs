@@ -20,7 +20,6 @@ use crate::limits::{
 /// `pruefstein-test-fault:hang|memory|crash`). Only the project's own tests set it; without it such
 /// an answer is graded like any other.
 pub const FAULT_INJECTION_ENV: &str = "PRUEFSTEIN_TEST_WORKER_FAULTS";
-pub use crate::sandbox::SCRATCH_ENV;
 /// The environment variable holding the process id of the worker's parent.
 pub const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
 /// The prefix of a fault-injection answer.

@@ -64,10 +64,6 @@ fn new_engine(compiler: Compiler, stack_bytes: usize) -> Result<Engine, String> 
     Ok(engine)
 }
 
-/// The environment variable naming the directory the consumer harness keeps its scratch databases
-/// in: a worker process's own scratch directory, set by the worker pool (`isolation`).
-pub const SCRATCH_ENV: &str = "PRUEFSTEIN_SCRATCH_DIR";
-
 /// Host stack a thread needs beside the wasm stack: the harness, SQLite and wasmtime's own frames.
 pub const HOST_STACK_BYTES: usize = 1536 * 1024;
 

@@ -15,4 +15,5 @@ mod golden;
 mod hostile;
 mod kits;
 mod prediction;
+mod reports;
 mod service;

@@ -106,12 +106,13 @@ pub struct GuestDb {
 }
 
 impl GuestDb {
-    /// Opens the guest's connection to the database file at `path`. `tables` are the only tables the
+    /// Opens the guest's connection to the database at `path`: a file name, or a `file:` URI such as
+    /// a run's database in memory ([`super::rundb::RunDb::uri`]). `tables` are the only tables the
     /// guest may touch.
     pub fn open(path: &Path, tables: Arc<[String]>, step_limit: u64) -> rusqlite::Result<GuestDb> {
         let mut conn = Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         // Host settings first, before the authorizer forbids PRAGMA.
         // The rollback journal stays in memory: a crash is simulated by closing the connection,

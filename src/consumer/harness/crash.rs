@@ -284,7 +284,7 @@ impl<'a> Harness<'a> {
     fn deliver_quietly(
         &mut self,
         run: &mut Run,
-        db: &std::path::Path,
+        db: &crate::consumer::rundb::RunDb,
         message: &Arc<serde_json::Value>,
         path: QuietPath,
         crash_after: Option<u32>,

@@ -27,8 +27,6 @@ mod shrink;
 mod single;
 pub mod texts;
 
-use std::path::{Path, PathBuf};
-
 pub use self::check::{Check, UnknownCheck};
 pub use self::crash::crash_points_to_test;
 pub use self::oracle::OracleStates;
@@ -37,6 +35,7 @@ use super::Oracle;
 use super::detail::{ConsumerDetail, StateEvidence, Trace, TraceEvent};
 use super::exercise::ConsumerExercise;
 use super::process::CompiledConsumer;
+use super::rundb::{RunDb, TemplateSource};
 use super::schedule::ScheduleInfo;
 use super::state::{State, open_observer, read_state_from};
 use crate::deadline::Deadline;
@@ -89,13 +88,13 @@ impl CheckResult {
     }
 }
 
-/// The world one grading runs in: a temporary directory for its databases and the compiled module.
+/// The world one grading runs in: the template every run's database (in memory) is restored from,
+/// and the compiled module.
 pub struct Harness<'a> {
     pub exercise: &'a ConsumerExercise,
     pub limits: &'a Limits,
     pub compiled: &'a CompiledConsumer,
-    dir: tempfile::TempDir,
-    databases: u32,
+    template: TemplateSource,
     /// Seeds every random choice of this grading (derived from the submission's hash).
     pub seed: u64,
     /// Coverage figures the checks add to the report.
@@ -106,8 +105,8 @@ pub struct Harness<'a> {
     pub deadline: Deadline,
     /// The reference's state after processing batch messages in a given order, computed once.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
-    /// A read-only connection to the database last observed.
-    observer: std::cell::RefCell<Option<(PathBuf, rusqlite::Connection)>>,
+    /// A read-only connection to the database last observed (by its name).
+    observer: std::cell::RefCell<Option<(std::path::PathBuf, rusqlite::Connection)>>,
 }
 
 /// What one check records while it runs: its trace, the fuel and instances it used.
@@ -183,13 +182,13 @@ impl<'a> Harness<'a> {
         limits: &'a Limits,
         compiled: &'a CompiledConsumer,
     ) -> Result<Self, GradeError> {
-        let dir = scratch_dir()?;
+        let template = TemplateSource::open(&exercise.template)
+            .map_err(|e| GradeError::Internal(format!("cannot open the database template: {e}")))?;
         Ok(Harness {
             exercise,
             limits,
             compiled,
-            dir,
-            databases: 0,
+            template,
             seed: 0,
             coverage: Vec::new(),
             full_trace: false,
@@ -264,46 +263,25 @@ impl<'a> Harness<'a> {
         if self.deadline.expired() { Err(Failure::OutOfTime) } else { Ok(()) }
     }
 
-    /// A new database file holding the exercise's schema and seed rows.
-    fn fresh_db(&mut self) -> Result<PathBuf, GradeError> {
-        self.databases += 1;
-        let path = self.dir.path().join(format!("run-{}.db", self.databases));
-        std::fs::write(&path, &self.exercise.template)
-            .map_err(|e| GradeError::Internal(format!("cannot write {}: {e}", path.display())))?;
-        Ok(path)
+    /// A new database in memory holding the exercise's schema and seed rows.
+    fn fresh_db(&mut self) -> Result<RunDb, GradeError> {
+        self.template
+            .restore()
+            .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))
     }
 
-    /// The observable state of the database at `db`, read through one observer connection per
+    /// The observable state of the database `db`, read through one observer connection per
     /// database (kept open while the check uses it).
-    fn state(&self, db: &Path) -> Result<State, GradeError> {
+    fn state(&self, db: &RunDb) -> Result<State, GradeError> {
         let failed =
             |e: rusqlite::Error| GradeError::Internal(format!("cannot read the database state: {e}"));
         let mut observer = self.observer.borrow_mut();
-        if observer.as_ref().is_none_or(|(path, _)| path != db) {
-            *observer = Some((db.to_path_buf(), open_observer(db).map_err(failed)?));
+        if observer.as_ref().is_none_or(|(name, _)| name != db.uri()) {
+            *observer = Some((db.uri().to_path_buf(), open_observer(db.uri()).map_err(failed)?));
         }
         let Some((_, conn)) = observer.as_ref() else {
             return Err(GradeError::Internal("no observer connection".into()));
         };
         read_state_from(conn, &self.exercise.state_queries).map_err(failed)
     }
-}
-
-/// A temporary directory for a grading's databases: below the worker process's own scratch
-/// directory when it runs in one (`PRUEFSTEIN_SCRATCH_DIR`, removed with the worker, so a killed
-/// grading leaves nothing behind), else in memory-backed `/dev/shm` where it exists (every run
-/// creates, writes and drops small database files), else the system's temp directory.
-fn scratch_dir() -> Result<tempfile::TempDir, GradeError> {
-    let mut builder = tempfile::Builder::new();
-    builder.prefix("pruefstein-");
-    if let Some(root) = std::env::var_os(crate::sandbox::SCRATCH_ENV) {
-        let root = PathBuf::from(root);
-        return std::fs::create_dir_all(&root)
-            .and_then(|()| builder.tempdir_in(&root))
-            .map_err(|e| GradeError::Internal(format!("cannot create a scratch directory: {e}")));
-    }
-    let shm = Path::new("/dev/shm");
-    let dir =
-        if shm.is_dir() { builder.tempdir_in(shm).or_else(|_| builder.tempdir()) } else { builder.tempdir() };
-    dir.map_err(|e| GradeError::Internal(format!("cannot create a temporary directory: {e}")))
 }

@@ -2,7 +2,6 @@
 //! delivering a message, and comparing what a delivery did with what it had to do, in words a
 //! student understands.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use super::texts::{Prose, failure, plain};
@@ -12,6 +11,7 @@ use crate::consumer::interleave::GateHandle;
 use crate::consumer::process::{
     CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, Launch, StartError,
 };
+use crate::consumer::rundb::RunDb;
 use crate::consumer::state::{State, diff};
 use crate::exercise::GradeError;
 use crate::text::Text;
@@ -30,11 +30,11 @@ impl<'a> Harness<'a> {
     /// Starts a new instance of the submission (waiting at `gate` before each statement of its
     /// deliveries, when given). A start that fails is the student's failure: its events and fuel
     /// go into the trace, and the problem says that the consumer could not start.
-    pub(super) fn start(&self, run: &mut Run, db: &Path, gate: Option<GateHandle>) -> Step<ConsumerProcess> {
+    pub(super) fn start(&self, run: &mut Run, db: &RunDb, gate: Option<GateHandle>) -> Step<ConsumerProcess> {
         run.instances += 1;
         let instance = run.instances;
         run.trace.push(TraceEvent::Start { instance });
-        match ConsumerProcess::start(&self.launch(self.compiled), db, instance, gate) {
+        match ConsumerProcess::start(&self.launch(self.compiled), db.uri(), instance, gate) {
             Ok(process) => Ok(process),
             Err(StartError::Internal(message)) => Err(Failure::Internal(GradeError::Internal(message))),
             Err(StartError::Fault { code, message, events, fuel_used }) => {

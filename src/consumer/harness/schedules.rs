@@ -187,7 +187,7 @@ impl<'a> Harness<'a> {
                 Failure::Internal(GradeError::Internal(message))
             }
         };
-        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), &db, 1, None)
+        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), db.uri(), 1, None)
             .map_err(|_| broken(self, "the reference solution does not start".into()))?;
         for &index in order {
             let outcome = process.deliver(&self.exercise.messages.batch[index], None);
@@ -211,7 +211,7 @@ impl<'a> Harness<'a> {
     fn start_for_schedule(
         &self,
         sr: &mut ScheduleRun,
-        db: &std::path::Path,
+        db: &crate::consumer::rundb::RunDb,
     ) -> Step<Result<ConsumerProcess, Text>> {
         match self.start(&mut sr.run, db, None) {
             Ok(process) => Ok(Ok(process)),

@@ -1,0 +1,88 @@
+//! Whole reports pinned byte for byte: every solution and every mutant of the consumer exercises
+//! (03 and 04) and the WAT kit's examples (graded against exercise 03) are graded, and each report's
+//! JSON is compared with `tests/golden/reports/<exercise>/<file>.json`. A change in how the harness
+//! runs a grading (where its databases live, how instances are made) must leave every report as it
+//! was; a change that is meant to alter reports rewrites the files with
+//! `PRUEFSTEIN_BLESS=1 cargo test --test integration reports::` and shows the diff in the commit.
+
+use std::path::{Path, PathBuf};
+
+use pruefstein::exercise::Exercise;
+
+use crate::support::{self, exercise_dir, load, repo};
+
+/// The exercise every WAT kit example is written for.
+const KIT_EXERCISE: &str = "03-idempotenter-konsument";
+
+/// The `.wat` files directly in `dir`, sorted by name.
+fn wat_files(dir: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "wat"))
+        .collect();
+    files.sort();
+    files
+}
+
+/// Grades every module in `modules` against `exercise` and compares (or, when blessing, writes)
+/// its report under `tests/golden/reports/<golden>/`. Returns how many modules were graded; every
+/// difference is collected first, so one run names all reports that changed.
+fn check_reports(exercise: &Exercise, golden: &str, modules: &[PathBuf]) -> usize {
+    let dir = repo().join("tests/golden/reports").join(golden);
+    let bless = std::env::var_os("PRUEFSTEIN_BLESS").is_some();
+    if bless {
+        std::fs::create_dir_all(&dir).expect("create the golden reports folder");
+    }
+    let mut differ = Vec::new();
+    for module in modules {
+        let bytes = std::fs::read(module).expect("module file");
+        let json = support::grade_module(exercise, bytes).to_json();
+        let stem = module.file_stem().expect("file name").to_string_lossy();
+        let path = dir.join(format!("{stem}.json"));
+        if bless {
+            std::fs::write(&path, &json).expect("write golden report");
+            continue;
+        }
+        let expected = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (write it with PRUEFSTEIN_BLESS=1)", path.display()));
+        if expected != json {
+            let line = expected.lines().zip(json.lines()).position(|(a, b)| a != b);
+            differ.push(format!(
+                "{golden}/{stem}.json, line {}:\n  expected {}\n  actual   {}",
+                line.map_or("past the end of one".to_string(), |l| (l + 1).to_string()),
+                line.and_then(|l| expected.lines().nth(l)).unwrap_or(""),
+                line.and_then(|l| json.lines().nth(l)).unwrap_or(""),
+            ));
+        }
+    }
+    assert!(differ.is_empty(), "reports differ from their golden files:\n{}", differ.join("\n"));
+    modules.len()
+}
+
+/// Every solution and mutant of `slug`, graded and compared.
+fn check_exercise(slug: &str) {
+    let dir = exercise_dir(slug);
+    let mut modules = wat_files(&dir.join("solutions"));
+    modules.extend(wat_files(&dir.join("mutants")));
+    let graded = check_reports(&load(slug), slug, &modules);
+    // A folder that went missing would pass silently.
+    assert!(graded >= 2, "{slug}: only {graded} modules found");
+}
+
+#[test]
+fn exercise_03_reports_are_unchanged() {
+    check_exercise("03-idempotenter-konsument");
+}
+
+#[test]
+fn exercise_04_reports_are_unchanged() {
+    check_exercise("04-lager");
+}
+
+#[test]
+fn wat_kit_example_reports_are_unchanged() {
+    let modules = wat_files(&repo().join("graders/consumer/kits/wat/examples"));
+    let graded = check_reports(&load(KIT_EXERCISE), "wat-kit", &modules);
+    assert!(graded >= 2, "only {graded} kit examples found");
+}
