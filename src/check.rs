@@ -1,8 +1,7 @@
 //! `pruefstein check`: proves an exercise sound. The reference must pass, and every mutant must fail
 //! the check it declares; each grader adds its own validations (script limits, variants, ...).
 
-use crate::exercise::Exercise;
-pub use crate::exercise::{Soundness, SoundnessRow};
+use crate::exercise::{Exercise, Soundness};
 
 /// Proves a loaded exercise sound, with the checks of its grader kind.
 pub fn check_exercise(exercise: &Exercise) -> Soundness {

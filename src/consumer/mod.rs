@@ -26,7 +26,7 @@ pub mod state;
 
 use std::path::Path;
 
-pub use detail::{ConsumerDetail, render_detail_text};
+pub use detail::ConsumerDetail;
 pub use exercise::ConsumerExercise;
 pub use grader::GRADER;
 

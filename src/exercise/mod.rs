@@ -118,6 +118,8 @@ impl Exercise {
         })?;
         let grader =
             (entry.load)(GraderSection { dir, table: section, limits: &file.limits, points: file.points })?;
+        // The list of kinds and each kind's own `kind()` name the same thing twice; they must agree.
+        assert_eq!(grader.kind(), kind, "the loader of {:?} made a grader of another kind", kind.name());
         Ok(Exercise {
             dir: dir.to_path_buf(),
             slug: file.slug,

@@ -17,5 +17,4 @@ pub mod protocol;
 #[allow(unsafe_code)]
 pub mod worker;
 
-pub use crate::exercise::{FolderSnapshot, SnapshotError};
 pub use pool::{WorkerFailure, WorkerProcess, WorkerSpec};

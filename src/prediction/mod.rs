@@ -19,7 +19,6 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
-pub use crate::report::prediction::render_detail_text;
 pub use crate::report::prediction::{Parameter, PredictionDetail};
 pub use grader::GRADER;
 pub use grading::grade;

@@ -12,7 +12,7 @@ use figment::Figment;
 use figment::providers::{Format, Serialized, Toml};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use super::sqlite::Durability;
+use super::store::sqlite::Durability;
 use crate::grade::Compiler;
 use crate::limits;
 

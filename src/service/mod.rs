@@ -23,8 +23,6 @@ pub mod webhook;
 pub mod worker;
 
 /// The SQLite backend, where callers have always found it.
-pub use self::store::sqlite;
-
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -256,7 +254,7 @@ pub mod clients {
                 crate::limits::CLIENT_NAME_BYTES_MAX
             );
         }
-        let store = SqliteStore::open(data_dir, sqlite::Durability::Full)?;
+        let store = SqliteStore::open(data_dir, store::sqlite::Durability::Full)?;
         let token = auth::new_token().map_err(anyhow::Error::msg)?;
         let secret = auth::new_webhook_secret().map_err(anyhow::Error::msg)?;
         let record = store.add_client(name, &auth::token_hash(&token), &secret, clock::now_ms())?;
@@ -264,11 +262,12 @@ pub mod clients {
     }
 
     pub fn list(data_dir: &Path) -> Result<Vec<store::ClientRecord>> {
-        Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.list_clients()?)
+        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?.list_clients()?)
     }
 
     pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
-        Ok(SqliteStore::open(data_dir, sqlite::Durability::Full)?.revoke_client(name, clock::now_ms())?)
+        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?
+            .revoke_client(name, clock::now_ms())?)
     }
 }
 

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use pruefstein::authoring::scaffold;
-use pruefstein::check::{Soundness, check_dir};
+use pruefstein::check::check_dir;
 use pruefstein::exercise::GraderKind;
+use pruefstein::exercise::Soundness;
 
 use crate::support::{BIN, repo as root};
 

@@ -10,8 +10,8 @@ use actix_web::{App, test, web};
 use crate::service::catalogue::Catalogue;
 use crate::service::config::{Config, ServeArgs};
 use crate::service::metrics::Metrics;
-use crate::service::sqlite::{Durability, SqliteStore};
 use crate::service::store::Store;
+use crate::service::store::sqlite::{Durability, SqliteStore};
 use crate::service::{Shared, auth};
 
 /// A service without exercises and with two clients: `good` and `revoked`.
