@@ -35,6 +35,8 @@ pub const WASM_ELEMENT_SEGMENTS_MAX: u32 = 1_000;
 pub const WASM_DATA_SEGMENTS_MAX: u32 = 1_000;
 /// Largest linear memory a guest may have, in bytes.
 pub const MEMORY_BYTES_MAX: u64 = 64 * 1024 * 1024;
+/// The most an exercise may raise its guests' memory to (`limits.memory_bytes`).
+pub const MEMORY_BYTES_OVERRIDE_MAX: u64 = 512 * 1024 * 1024;
 /// Largest wasm table a guest may have, in elements.
 pub const TABLE_ELEMENTS_MAX: usize = 10_000;
 /// The guest's wasm stack, in bytes.
@@ -43,6 +45,30 @@ pub const WASM_STACK_BYTES_MAX: usize = 512 * 1024;
 /// wasmtime fixes the stack per engine, so each size has an engine of its own, kept for the life of
 /// the process. A grading that needs one more fails with this limit named.
 pub const WASM_STACK_ENGINES_MAX: usize = 8;
+/// Instances one grading holds at once, at most: the two interleaved instances of the concurrent
+/// check, or a schedule's instance and the one that takes over its lease, with the reference run
+/// that gives a schedule's expected state. Checked in debug builds whenever an instance starts.
+pub const POOL_INSTANCES_PER_GRADING: u32 = 3;
+/// Instance slots of a pooled engine in a grading worker process, which grades one submission at a
+/// time: the instances of one grading, with room to spare. Each slot reserves [`MEMORY_BYTES_MAX`]
+/// of address space (and a fiber stack).
+pub const POOL_SLOTS_WORKER: u32 = 4;
+/// Instance slots of a pooled engine in any other process (the CLI, a service that grades on its own
+/// threads, the tests): gradings on up to 170 threads at once. Address space only: a slot's memory
+/// is touched only when an instance uses it.
+pub const POOL_SLOTS_SHARED: u32 = 512;
+/// Pooled engines one process makes at most (the two compilers at the default wasm stack, and
+/// exercises with stacks of their own); further engines allocate their instances one by one.
+pub const POOLED_ENGINES_MAX: usize = 4;
+/// Pooled engines a grading worker process makes at most (the first two it needs, usually the two
+/// compilers at the default wasm stack), so that the address space it reserves stays bounded.
+pub const POOLED_ENGINES_MAX_WORKER: usize = 2;
+/// Bytes of a pool slot's memory and tables kept mapped when an instance ends (zeroed, not handed
+/// back to the kernel): a guest of the course touches a page or two.
+pub const POOL_KEEP_RESIDENT_BYTES: usize = 64 * 1024;
+const _: () = assert!(POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_WORKER);
+const _: () = assert!(POOLED_ENGINES_MAX_WORKER <= POOLED_ENGINES_MAX);
+const _: () = assert!(170 * POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_SHARED);
 /// Fuel (wasm operations, plus host-call charges) for one delivery, including instantiation.
 /// A correct solution of the bundled exercises uses well under 1 % of it (see BENCHMARKS.md).
 pub const FUEL_PER_DELIVERY: u64 = 10_000_000;
@@ -119,6 +145,12 @@ pub const SQL_WALL_MS_PER_STATEMENT: u64 = 500;
 /// (the coverage line says so): a correct consumer with a thousand writes then finishes well
 /// within [`WALL_MS_PER_SUBMISSION`].
 pub const CRASH_POINTS_MAX: u32 = 48;
+/// Reference states an exercise keeps (the reference's state after the batch messages in one order,
+/// which the at-least-once schedules compare with): computed once per loaded exercise and order,
+/// then shared by every grading. A submission that processes the batch in orders nobody else does
+/// gets its further states computed for its own grading only, so a hostile submission cannot grow
+/// an exercise's memory. Each state is a few rows: 256 of them are well under a megabyte.
+pub const REFERENCE_STATES_CACHED_MAX: usize = 256;
 /// Crash points at each end (after the first and before the last writes) that are always tested
 /// when the crash points are sampled.
 pub const CRASH_POINTS_EDGE: u32 = 8;
@@ -257,13 +289,25 @@ pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 pub const WORKER_KILL_MARGIN_MS: u64 = 2_000;
 /// Address space (virtual memory) of one worker process, in bytes (`RLIMIT_AS`). The wasm engine
 /// reserves each linear memory at the guest's largest size (see `sandbox::engine_config`), not at
-/// 4 GiB; a worker grading exercise 03 peaks at about 245 MB of address space, so this leaves room
-/// for two guest memories at the largest an exercise may allow (512 MiB each).
-pub const WORKER_ADDRESS_SPACE_BYTES: u64 = 1536 * 1024 * 1024;
-// A worker holds SQLite's heap and two guest memories (the interleaved instances) within its
-// address space, with room for the engine, the code and the stacks.
-const _: () =
-    assert!(GRADING_PROCESS_SQL_HEAP_BYTES_MAX + 2 * MEMORY_BYTES_MAX < WORKER_ADDRESS_SPACE_BYTES / 2);
+/// 4 GiB: the pooled engines reserve their slots up front ([`POOLED_ENGINES_MAX_WORKER`] engines of
+/// [`POOL_SLOTS_WORKER`] slots of [`MEMORY_BYTES_MAX`]), an exercise that allows more memory maps
+/// its instances one by one (two at the largest an exercise may allow, 512 MiB each), and SQLite's
+/// heap is capped ([`GRADING_PROCESS_SQL_HEAP_BYTES_MAX`]). What a worker can touch stays bounded
+/// by those limits; this one catches the host side running away.
+pub const WORKER_ADDRESS_SPACE_BYTES: u64 = 2 * 1024 * 1024 * 1024;
+/// Address space a worker needs besides guest memories and SQLite's heap: its code, the compiled
+/// modules, thread and fiber stacks, the allocator's arenas (a worker grading exercise 03 peaks at
+/// about 245 MB of address space in all, its two guest memories included).
+pub const WORKER_HOST_ADDRESS_SPACE_BYTES: u64 = 256 * 1024 * 1024;
+// A worker holds SQLite's heap, its pools, two guest memories at the largest an exercise may allow
+// (the interleaved instances) and its own needs within its address space.
+const _: () = assert!(
+    GRADING_PROCESS_SQL_HEAP_BYTES_MAX
+        + POOLED_ENGINES_MAX_WORKER as u64 * POOL_SLOTS_WORKER as u64 * MEMORY_BYTES_MAX
+        + 2 * MEMORY_BYTES_OVERRIDE_MAX
+        + WORKER_HOST_ADDRESS_SPACE_BYTES
+        <= WORKER_ADDRESS_SPACE_BYTES
+);
 /// CPU seconds one grading may use in its worker process (`RLIMIT_CPU`, raised before each
 /// submission): a backstop behind the wall-clock kill, should the service thread itself stall.
 pub const WORKER_CPU_SECONDS_PER_SUBMISSION: u64 = 60;
@@ -406,7 +450,7 @@ impl Limits {
         // The upper bounds of the compile budget are wasmtime's own (its validator refuses more).
         let checks: [(&str, u64, u64); 19] = [
             ("module_bytes", self.module_bytes as u64, 16 * 1024 * 1024),
-            ("memory_bytes", self.memory_bytes, 512 * 1024 * 1024),
+            ("memory_bytes", self.memory_bytes, MEMORY_BYTES_OVERRIDE_MAX),
             ("wasm_stack_bytes", self.wasm_stack_bytes as u64, 8 * 1024 * 1024),
             ("fuel_per_delivery", self.fuel_per_delivery, 1_000_000_000),
             ("sql_steps_per_statement", self.sql_steps_per_statement, 100_000_000),

@@ -39,6 +39,7 @@ use crate::deadline::Deadline;
 use crate::exercise::{Exercise, GraderKind};
 use crate::exercise::{GradeError, GradeOptions};
 use crate::exercise::{Soundness, SoundnessRow};
+use crate::limits::REFERENCE_STATES_CACHED_MAX;
 use crate::report::{CheckDetail, CheckReport, Coverage, REPORT_FORMAT, Rejection, Report, Score, Verdict};
 use crate::submission::Submission;
 use crate::text;
@@ -58,6 +59,39 @@ pub struct Oracle {
     pub after_fresh_same_body: State,
     /// After the message whose effect violates a constraint (equal to the initial state).
     pub after_violation: State,
+    /// The reference's state after the batch messages in a given order, shared by every grading.
+    pub reference_states: ReferenceStates,
+}
+
+/// The reference's states after the batch messages in given orders (the schedules' expectations),
+/// kept with the loaded exercise: at most [`REFERENCE_STATES_CACHED_MAX`] orders, the first ones
+/// asked for. A state depends on the exercise alone (the reference, its schema and messages), never
+/// on the submission that asked first, so sharing it changes no report.
+#[derive(Default)]
+pub struct ReferenceStates(std::sync::Mutex<std::collections::HashMap<Vec<usize>, State>>);
+
+impl ReferenceStates {
+    pub fn get(&self, order: &[usize]) -> Option<State> {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).get(order).cloned()
+    }
+
+    /// Keeps `state` for `order` while there is room; false when the cache is full.
+    pub fn insert(&self, order: &[usize], state: &State) -> bool {
+        let mut states = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if states.len() >= REFERENCE_STATES_CACHED_MAX && !states.contains_key(order) {
+            return false;
+        }
+        states.insert(order.to_vec(), state.clone());
+        true
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl std::fmt::Debug for Oracle {
@@ -81,10 +115,7 @@ fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Or
 }
 
 fn compute_oracle_here(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
-    let engine = crate::sandbox::engine_with_stack(
-        crate::exercise::Compiler::default(),
-        exercise.limits.wasm_stack_bytes,
-    )?;
+    let engine = crate::sandbox::engine_for(crate::exercise::Compiler::default(), &exercise.limits)?;
     let compiled = CompiledConsumer::compile(engine, &consumer.reference, &exercise.limits, &consumer.entry)
         .map_err(|r| {
             format!(
@@ -102,6 +133,7 @@ fn compute_oracle_here(exercise: &Exercise, consumer: &ConsumerExercise) -> Resu
         after_fresh: states.after_fresh,
         after_fresh_same_body: states.after_fresh_same_body,
         after_violation: states.after_violation,
+        reference_states: ReferenceStates::default(),
     })
 }
 
@@ -167,8 +199,8 @@ fn grade_here(
             },
         ));
     };
-    let engine = crate::sandbox::engine_with_stack(options.compiler, exercise.limits.wasm_stack_bytes)
-        .map_err(GradeError::Internal)?;
+    let engine =
+        crate::sandbox::engine_for(options.compiler, &exercise.limits).map_err(GradeError::Internal)?;
     let compiled = match CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry) {
         Ok(compiled) => compiled,
         Err(rejection) => return Ok(rejected(exercise, submission, rejection)),
@@ -516,4 +548,23 @@ fn grade_file(
 ) -> Result<Report, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
     grade(exercise, consumer, &Submission::Module(bytes), options).map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reference_states_stop_growing_at_their_limit() {
+        let states = ReferenceStates::default();
+        let state = State::new();
+        for n in 0..REFERENCE_STATES_CACHED_MAX {
+            assert!(states.insert(&[n], &state), "room for order {n}");
+        }
+        assert!(!states.insert(&[REFERENCE_STATES_CACHED_MAX], &state), "full: a new order is not kept");
+        assert!(states.insert(&[0], &state), "an order it holds may be written again");
+        assert_eq!(states.len(), REFERENCE_STATES_CACHED_MAX);
+        assert!(states.get(&[REFERENCE_STATES_CACHED_MAX]).is_none());
+        assert_eq!(states.get(&[1]), Some(State::new()));
+    }
 }

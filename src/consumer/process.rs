@@ -17,7 +17,7 @@ use super::detail::{Boundary, CrashPoint, TraceEvent};
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
 use crate::deadline::Deadline;
-use crate::limits::Limits;
+use crate::limits::{Limits, POOL_INSTANCES_PER_GRADING};
 use crate::report::Rejection;
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
 use crate::sandbox::{self, ModuleContract};
@@ -174,6 +174,37 @@ pub struct ConsumerProcess {
     /// the delivery's own budget).
     capped: bool,
     alive: bool,
+    /// Counts this instance among the thread's live ones (after `store`: dropped after it).
+    _live: LiveInstance,
+}
+
+/// One live instance of the grading on this thread. A grading holds at most
+/// [`POOL_INSTANCES_PER_GRADING`] at once (a pooled engine of a worker process has slots for no
+/// more); debug builds assert it whenever an instance starts.
+struct LiveInstance;
+
+thread_local! {
+    static LIVE_INSTANCES: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+impl LiveInstance {
+    fn new() -> LiveInstance {
+        let live = LIVE_INSTANCES.with(|n| {
+            n.set(n.get() + 1);
+            n.get()
+        });
+        debug_assert!(
+            live <= POOL_INSTANCES_PER_GRADING,
+            "a grading holds {live} instances at once; pool_instances_per_grading is {POOL_INSTANCES_PER_GRADING}"
+        );
+        LiveInstance
+    }
+}
+
+impl Drop for LiveInstance {
+    fn drop(&mut self) {
+        LIVE_INSTANCES.with(|n| n.set(n.get().saturating_sub(1)));
+    }
 }
 
 /// Why an instance could not start: the student's fault (a trap in the start function, a limit) or
@@ -231,6 +262,7 @@ impl ConsumerProcess {
             // Attached after the start function ran (see `start`).
             gate: None,
         };
+        let live = LiveInstance::new();
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
         let internal = |e: wasmtime::Error| StartError::Internal(format!("{e:#}"));
@@ -287,6 +319,7 @@ impl ConsumerProcess {
             deadline: *deadline,
             capped: false,
             alive: true,
+            _live: live,
         })
     }
 

@@ -144,12 +144,15 @@ fn inject_fault(answer: &str) {
         "hang" => loop {
             std::thread::park();
         },
-        // A grading that allocates until the address-space limit stops it.
+        // A grading that allocates until the address-space limit stops it. Each block is written
+        // to (its first page), so no allocation is optimised away; filling every page as well
+        // would only make the test as slow as the machine is loaded.
         "memory" => {
             let mut hoard: Vec<Vec<u8>> = Vec::new();
             loop {
-                // Filled with a non-zero byte, so every page is really taken.
-                hoard.push(vec![1u8; 64 * 1024 * 1024]);
+                let mut block: Vec<u8> = Vec::with_capacity(64 * 1024 * 1024);
+                block.extend_from_slice(&[1u8; 4096]);
+                hoard.push(std::hint::black_box(block));
             }
         }
         "crash" => std::process::abort(),

@@ -9,59 +9,142 @@
 pub mod budget;
 pub mod limiter;
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 use std::time::Duration;
 
-use wasmtime::{Config, Engine, ExternType, Module, OptLevel, Strategy, ValType};
+use wasmtime::{
+    Config, Engine, ExternType, InstanceAllocationStrategy, Module, OptLevel, PoolingAllocationConfig,
+    Strategy, ValType,
+};
 
 use crate::exercise::Compiler;
-use crate::limits::{Limits, WASM_STACK_BYTES_MAX, WASM_STACK_ENGINES_MAX};
+use crate::limits::{
+    Limits, MEMORY_BYTES_MAX, POOL_KEEP_RESIDENT_BYTES, POOL_SLOTS_SHARED, POOL_SLOTS_WORKER,
+    POOLED_ENGINES_MAX, POOLED_ENGINES_MAX_WORKER, TABLE_ELEMENTS_MAX, WASM_FUNCTIONS_MAX, WASM_GLOBALS_MAX,
+    WASM_STACK_BYTES_MAX, WASM_STACK_ENGINES_MAX, WASM_TABLES_MAX,
+};
 use crate::report::Rejection;
 use crate::text;
 
 /// How often the engine's epoch advances; deadlines are counted in these ticks.
 pub const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// The engine for `compiler` with the default wasm stack ([`WASM_STACK_BYTES_MAX`]), created once
-/// per process with the epoch ticker running.
+/// The engine for `compiler` with the default wasm stack ([`WASM_STACK_BYTES_MAX`]) and pooled
+/// instances, created once per process with the epoch ticker running.
 pub fn engine(compiler: Compiler) -> Result<&'static Engine, String> {
-    engine_with_stack(compiler, WASM_STACK_BYTES_MAX)
+    engine_of(compiler, WASM_STACK_BYTES_MAX, Allocation::Pooled)
 }
 
 /// The engine for `compiler` whose wasm stack is `stack_bytes` (an exercise's
-/// `limits.wasm_stack_bytes`). wasmtime fixes the stack per engine, so each (compiler, stack) pair
-/// has an engine of its own, created on first use and kept for the life of the process; at most
-/// [`WASM_STACK_ENGINES_MAX`] of them (exercises use one or two stack sizes, not dozens).
+/// `limits.wasm_stack_bytes`), with pooled instances.
 pub fn engine_with_stack(compiler: Compiler, stack_bytes: usize) -> Result<&'static Engine, String> {
+    engine_of(compiler, stack_bytes, Allocation::Pooled)
+}
+
+/// The engine that runs guests under `limits` with `compiler`: its wasm stack is the exercise's,
+/// and its instances come from a pool when the exercise's memory, tables and instance size fit a
+/// pool slot ([`Allocation::for_limits`]), else they are allocated one by one.
+pub fn engine_for(compiler: Compiler, limits: &Limits) -> Result<&'static Engine, String> {
+    engine_of(compiler, limits.wasm_stack_bytes, Allocation::for_limits(limits))
+}
+
+/// How an engine allocates the memories, tables and fiber stacks of its instances.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// From slots reserved when the engine is made (wasmtime's pooling allocator): starting an
+    /// instance maps nothing new, and a slot used by the same module before keeps its memory image.
+    /// The slots bound what an instance may have: [`MEMORY_BYTES_MAX`] of memory,
+    /// [`WASM_TABLES_MAX`] tables of [`TABLE_ELEMENTS_MAX`] elements.
+    Pooled,
+    /// Mapped for each instance: for exercises that allow more than a pool slot holds.
+    OnDemand,
+}
+
+impl Allocation {
+    /// Pooled when every instance an exercise allows fits a pool slot.
+    pub fn for_limits(limits: &Limits) -> Allocation {
+        let fits = limits.memory_bytes <= MEMORY_BYTES_MAX
+            && limits.table_elements <= TABLE_ELEMENTS_MAX
+            && limits.wasm_tables <= WASM_TABLES_MAX
+            && limits.wasm_globals <= WASM_GLOBALS_MAX
+            && limits.wasm_functions <= WASM_FUNCTIONS_MAX;
+        if fits { Allocation::Pooled } else { Allocation::OnDemand }
+    }
+}
+
+/// The engine for `compiler`, `stack_bytes` and `allocation`. wasmtime fixes the stack and the
+/// allocator per engine, so each combination has an engine of its own, created on first use and
+/// kept for the life of the process; at most [`WASM_STACK_ENGINES_MAX`] besides the two defaults
+/// (exercises use one or two stack sizes, not dozens).
+fn engine_of(
+    compiler: Compiler,
+    stack_bytes: usize,
+    allocation: Allocation,
+) -> Result<&'static Engine, String> {
     static WINCH: OnceLock<Result<Engine, String>> = OnceLock::new();
     static CRANELIFT: OnceLock<Result<Engine, String>> = OnceLock::new();
-    static OTHERS: Mutex<Vec<(Compiler, usize, &'static Engine)>> = Mutex::new(Vec::new());
-    if stack_bytes == WASM_STACK_BYTES_MAX {
+    type Made = (Compiler, usize, Allocation, &'static Engine);
+    static OTHERS: Mutex<Vec<Made>> = Mutex::new(Vec::new());
+    if stack_bytes == WASM_STACK_BYTES_MAX && allocation == Allocation::Pooled {
         let cell = match compiler {
             Compiler::Winch => &WINCH,
             Compiler::Cranelift => &CRANELIFT,
         };
-        return cell.get_or_init(|| new_engine(compiler, stack_bytes)).as_ref().map_err(Clone::clone);
+        return cell
+            .get_or_init(|| new_engine(compiler, stack_bytes, allocation))
+            .as_ref()
+            .map_err(Clone::clone);
     }
     let mut others = OTHERS.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, _, engine)) = others.iter().find(|(c, s, _)| *c == compiler && *s == stack_bytes) {
+    if let Some((.., engine)) =
+        others.iter().find(|(c, s, a, _)| *c == compiler && *s == stack_bytes && *a == allocation)
+    {
         return Ok(engine);
     }
     if others.len() >= WASM_STACK_ENGINES_MAX {
         return Err(format!(
-            "exercises ask for more than {WASM_STACK_ENGINES_MAX} different wasm stack sizes (wasm_stack_engines_max); \
-             a wasm stack of {stack_bytes} bytes needs an engine of its own"
+            "exercises ask for more than {WASM_STACK_ENGINES_MAX} different wasm stack sizes and memory \
+             shapes (wasm_stack_engines_max); a wasm stack of {stack_bytes} bytes needs an engine of its own"
         ));
     }
-    let engine: &'static Engine = Box::leak(Box::new(new_engine(compiler, stack_bytes)?));
-    others.push((compiler, stack_bytes, engine));
+    let engine: &'static Engine = Box::leak(Box::new(new_engine(compiler, stack_bytes, allocation)?));
+    others.push((compiler, stack_bytes, allocation, engine));
     Ok(engine)
 }
 
-fn new_engine(compiler: Compiler, stack_bytes: usize) -> Result<Engine, String> {
-    let engine = Engine::new(&engine_config(compiler, stack_bytes)).map_err(|e| format!("{e:#}"))?;
+fn new_engine(compiler: Compiler, stack_bytes: usize, allocation: Allocation) -> Result<Engine, String> {
+    /// Pooled engines made so far in this process (at most [`POOLED_ENGINES_MAX`]).
+    static POOLED: AtomicUsize = AtomicUsize::new(0);
+    let allocation = match allocation {
+        Allocation::Pooled
+            if POOLED
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| {
+                    (n < pooled_engines_max()).then_some(n + 1)
+                })
+                .is_err() =>
+        {
+            Allocation::OnDemand
+        }
+        other => other,
+    };
+    let engine =
+        Engine::new(&engine_config(compiler, stack_bytes, allocation)).map_err(|e| format!("{e:#}"))?;
     start_epoch_ticker(engine.clone());
     Ok(engine)
+}
+
+/// Instance slots of a pooled engine in this process: [`POOL_SLOTS_WORKER`] in a grading worker
+/// process (one grading at a time, under an address-space limit), [`POOL_SLOTS_SHARED`] in any
+/// other process (gradings on many threads at once; the slots are address space, not memory).
+pub fn pool_slots() -> u32 {
+    if grading_process_limited() { POOL_SLOTS_WORKER } else { POOL_SLOTS_SHARED }
+}
+
+/// Pooled engines this process may make: [`POOLED_ENGINES_MAX_WORKER`] in a grading worker process,
+/// [`POOLED_ENGINES_MAX`] in any other.
+fn pooled_engines_max() -> usize {
+    if grading_process_limited() { POOLED_ENGINES_MAX_WORKER } else { POOLED_ENGINES_MAX }
 }
 
 /// Host stack a thread needs beside the wasm stack: the harness, SQLite and wasmtime's own frames.
@@ -95,7 +178,7 @@ pub fn with_stack<T: Send>(stack_bytes: usize, f: impl FnOnce() -> T + Send) -> 
     })
 }
 
-fn engine_config(compiler: Compiler, stack_bytes: usize) -> Config {
+fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation) -> Config {
     let mut config = Config::new();
     config.strategy(match compiler {
         Compiler::Winch => Strategy::Winch,
@@ -127,6 +210,23 @@ fn engine_config(compiler: Compiler, stack_bytes: usize) -> Config {
     config.memory_reservation_for_growth(MEMORY_GUARD_BYTES);
     config.guard_before_linear_memory(false);
     config.memory_may_move(true);
+    if allocation == Allocation::Pooled {
+        let slots = pool_slots();
+        let mut pool = PoolingAllocationConfig::new();
+        pool.total_core_instances(slots)
+            .total_memories(slots)
+            .total_tables(slots * WASM_TABLES_MAX)
+            .total_stacks(slots)
+            .max_memories_per_module(1)
+            .max_tables_per_module(WASM_TABLES_MAX)
+            .max_memory_size(MEMORY_BYTES_MAX as usize)
+            .table_elements(TABLE_ELEMENTS_MAX)
+            // A guest of the course touches a page or two: zeroing them is cheaper than giving
+            // them back to the kernel and faulting them in again at the next start.
+            .linear_memory_keep_resident(POOL_KEEP_RESIDENT_BYTES)
+            .table_keep_resident(POOL_KEEP_RESIDENT_BYTES);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    }
     config
 }
 
@@ -280,9 +380,10 @@ pub fn load_module(
         Ok(Err(over)) => return Err(over.rejection()),
         Ok(Ok(())) => {}
     }
+    check_initial_sizes(&binary, limits)?;
     let module = Module::from_binary(engine, &binary).map_err(|e| invalid(&first_line_chain(&e)))?;
     check_imports(&module, contract)?;
-    check_exports(&module, contract, limits)?;
+    check_exports(&module, contract)?;
     Ok(module)
 }
 
@@ -303,6 +404,57 @@ fn first_line_chain(error: &wasmtime::Error) -> String {
 
 fn one_line(text: &str) -> String {
     text.lines().map(str::trim).filter(|l| !l.is_empty()).collect::<Vec<_>>().join(" ")
+}
+
+/// Refuses a module whose memory or tables are larger at start than the limits allow, before it is
+/// compiled (a pooled engine could not even compile it, and the student should read the limit, not
+/// an engine's words). Growing past a limit later is the limiter's business.
+fn check_initial_sizes(binary: &[u8], limits: &Limits) -> Result<(), Rejection> {
+    for payload in wasmparser::Parser::new(0).parse_all(binary) {
+        // The compile budget has parsed these bytes already; what cannot be read is left to the
+        // compiler, which names the problem.
+        let Ok(payload) = payload else { return Ok(()) };
+        match payload {
+            wasmparser::Payload::MemorySection(memories) => {
+                for memory in memories.into_iter().flatten() {
+                    let initial_bytes = memory.initial.saturating_mul(65_536);
+                    if initial_bytes > limits.memory_bytes {
+                        return Err(reject(
+                            "memory-limit",
+                            text!(
+                                "Das Modul verlangt schon zu Beginn {have} MiB Speicher; erlaubt sind {max} MiB \
+                                 (Grenze „Speicher“).",
+                                "The module asks for {have} MiB of memory at start; {max} MiB are allowed \
+                                 (limit \"memory\").",
+                                have = initial_bytes / (1024 * 1024),
+                                max = limits.memory_bytes / (1024 * 1024)
+                            ),
+                        ));
+                    }
+                }
+            }
+            wasmparser::Payload::TableSection(tables) => {
+                for table in tables.into_iter().flatten() {
+                    if table.ty.initial > limits.table_elements as u64 {
+                        return Err(reject(
+                            "table-limit",
+                            text!(
+                                "Das Modul verlangt schon zu Beginn eine Tabelle mit {have} Einträgen; erlaubt \
+                                 sind {max} (Grenze „Tabelleneinträge“).",
+                                "The module asks for a table of {have} elements at start; {max} are allowed \
+                                 (limit \"table elements\").",
+                                have = table.ty.initial,
+                                max = limits.table_elements
+                            ),
+                        ));
+                    }
+                }
+            }
+            wasmparser::Payload::CodeSectionStart { .. } => return Ok(()),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn check_imports(module: &Module, contract: &ModuleContract<'_>) -> Result<(), Rejection> {
@@ -357,7 +509,7 @@ fn check_imports(module: &Module, contract: &ModuleContract<'_>) -> Result<(), R
     Ok(())
 }
 
-fn check_exports(module: &Module, contract: &ModuleContract<'_>, limits: &Limits) -> Result<(), Rejection> {
+fn check_exports(module: &Module, contract: &ModuleContract<'_>) -> Result<(), Rejection> {
     let entry = contract.entry;
     match module.get_export(entry) {
         Some(ExternType::Func(ty)) => {
@@ -386,22 +538,7 @@ fn check_exports(module: &Module, contract: &ModuleContract<'_>, limits: &Limits
         }
     }
     match module.get_export("memory") {
-        Some(ExternType::Memory(memory)) => {
-            let initial_bytes = memory.minimum().saturating_mul(65_536);
-            if initial_bytes > limits.memory_bytes {
-                return Err(reject(
-                    "memory-limit",
-                    text!(
-                        "Das Modul verlangt schon zu Beginn {have} MiB Speicher; erlaubt sind {max} MiB \
-                         (Grenze „Speicher“).",
-                        "The module asks for {have} MiB of memory at start; {max} MiB are allowed \
-                         (limit \"memory\").",
-                        have = initial_bytes / (1024 * 1024),
-                        max = limits.memory_bytes / (1024 * 1024)
-                    ),
-                ));
-            }
-        }
+        Some(ExternType::Memory(_)) => {}
         _ => {
             return Err(reject(
                 "missing-memory",

@@ -487,6 +487,25 @@ fn growing_memory_past_the_cap_is_stopped() {
 }
 
 #[test]
+fn a_table_larger_than_the_limit_at_start_is_refused_with_the_limit_named() {
+    let elements = pruefstein::limits::TABLE_ELEMENTS_MAX + 1;
+    let wat = format!(
+        r#"(module (memory (export "memory") 1) (table {elements} funcref)
+            (func (export "verarbeite") (result i32) (i32.const 1)))"#
+    );
+    let (code, de, en) = rejection(wat.into_bytes());
+    assert_eq!(code, "table-limit");
+    assert!(en.contains(&elements.to_string()) && en.contains("table elements"), "{en}");
+    assert!(de.contains("Tabelleneinträge"), "{de}");
+    let at_the_limit = format!(
+        r#"(module (memory (export "memory") 1) (table {} funcref)
+            (func (export "verarbeite") (result i32) (i32.const 1)))"#,
+        pruefstein::limits::TABLE_ELEMENTS_MAX
+    );
+    assert_eq!(grade_bytes(at_the_limit.into_bytes()).verdict, Verdict::Failed, "graded, not refused");
+}
+
+#[test]
 fn deep_recursion_hits_the_stack_limit() {
     let extra = "  (func $deep (param i64) (result i64) (i64.add (call $deep (i64.add (local.get 0) (i64.const 1))) (i64.const 1)))";
     let body = "    (drop (call $deep (i64.const 0)))\n    (i32.const 1)";
@@ -616,4 +635,34 @@ fn a_replay_token_for_another_module_is_refused() {
     let reference = std::fs::read(exercise_dir().join("solutions/reference.wat")).expect("read");
     let error = grade(exercise(), &Submission::Module(reference), &options).expect_err("refused");
     assert!(error.to_string().contains("made for the module"), "{error}");
+}
+
+/// The reference's states the schedules compare with are kept with the loaded exercise and shared by
+/// every grading: a grade on a warm exercise gives the same report, byte for byte, as on an exercise
+/// loaded afresh (for every solution and every mutant), and grading the same module again computes
+/// no further state.
+#[test]
+fn the_shared_reference_states_change_no_report() {
+    use pruefstein::consumer::ConsumerExercise;
+    let warm = crate::support::load(crate::support::CONSUMER);
+    let consumer = warm.grader_as::<ConsumerExercise>().expect("a consumer exercise");
+    let files: Vec<PathBuf> = modules_in("solutions").into_iter().chain(modules_in("mutants")).collect();
+    for file in &files {
+        let bytes = std::fs::read(file).expect("read");
+        let cold = crate::support::load(crate::support::CONSUMER);
+        let on_cold =
+            serde_json::to_string(&crate::support::grade_module(&cold, bytes.clone())).expect("json");
+        let on_warm =
+            serde_json::to_string(&crate::support::grade_module(&warm, bytes.clone())).expect("json");
+        assert_eq!(on_warm, on_cold, "{}: the report depends on what was graded before", file.display());
+        let kept = pruefstein::consumer::oracle(&warm, consumer).expect("oracle").reference_states.len();
+        let again = serde_json::to_string(&crate::support::grade_module(&warm, bytes)).expect("json");
+        assert_eq!(again, on_warm, "{}", file.display());
+        let kept_after =
+            pruefstein::consumer::oracle(&warm, consumer).expect("oracle").reference_states.len();
+        assert_eq!(kept_after, kept, "{}: grading again computed a state it had", file.display());
+    }
+    let kept = pruefstein::consumer::oracle(&warm, consumer).expect("oracle").reference_states.len();
+    assert!(kept > 0, "the schedules' reference states are kept with the exercise");
+    assert!(kept <= pruefstein::limits::REFERENCE_STATES_CACHED_MAX);
 }

@@ -103,7 +103,8 @@ pub struct Harness<'a> {
     pub full_trace: bool,
     /// The submission's deadline: every loop checks it, every instance's clock is capped to it.
     pub deadline: Deadline,
-    /// The reference's state after processing batch messages in a given order, computed once.
+    /// The reference's states this grading needed beyond what the exercise keeps
+    /// ([`crate::consumer::ReferenceStates`]), computed once per grading.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
     /// A read-only connection to the database last observed (by its name).
     observer: std::cell::RefCell<Option<(std::path::PathBuf, rusqlite::Connection)>>,
