@@ -107,13 +107,33 @@ impl Wakeup {
 /// Requests waiting (`?wait=`) for a submission to be finished.
 #[derive(Debug, Default)]
 pub struct Waiters {
-    waiting: Mutex<HashMap<i64, Vec<tokio::sync::oneshot::Sender<()>>>>,
+    waiting: Mutex<HashMap<i64, Vec<tokio::sync::oneshot::Sender<Option<Arc<Finished>>>>>>,
+}
+
+/// What a grading thread stored for a submission, handed to the requests waiting for it so that
+/// they answer without reading back what was just written.
+#[derive(Debug)]
+pub struct Finished {
+    pub status: store::Status,
+    pub attempts: u32,
+    pub result: store::ResultRecord,
+}
+
+impl Finished {
+    /// `record` as it is now that this is stored.
+    pub fn apply(&self, mut record: store::SubmissionRecord) -> store::SubmissionRecord {
+        record.status = self.status;
+        record.attempts = self.attempts;
+        record.result = Some(self.result.clone());
+        record
+    }
 }
 
 impl Waiters {
-    /// Registers interest in `id`; the receiver fires when its result is stored. Register before
-    /// reading the state, so that a result stored in between is not missed.
-    pub fn register(&self, id: i64) -> tokio::sync::oneshot::Receiver<()> {
+    /// Registers interest in `id`; the receiver fires when its result is stored, with what was
+    /// stored (none when the waiter must read it: the result was stored by an earlier grading).
+    /// Register before reading the state, so that a result stored in between is not missed.
+    pub fn register(&self, id: i64) -> tokio::sync::oneshot::Receiver<Option<Arc<Finished>>> {
         let (sender, receiver) = tokio::sync::oneshot::channel();
         let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
         let list = waiting.entry(id).or_default();
@@ -122,10 +142,11 @@ impl Waiters {
         receiver
     }
 
-    pub fn finished(&self, id: i64) {
+    pub fn finished(&self, id: i64, stored: Option<Finished>) {
         let senders = self.waiting.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        let stored = stored.map(Arc::new);
         for sender in senders.into_iter().flatten() {
-            let _ = sender.send(());
+            let _ = sender.send(stored.clone());
         }
     }
 }

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use super::config::Isolation;
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
-use super::{Shared, clock};
+use super::{Finished, Shared, clock};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
 use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
@@ -340,6 +340,8 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
     });
     let id = job.submission_id;
     let has_event = event.is_some();
+    // What the store will hold once this commits, for the requests waiting on it.
+    let finished = finished_record(&job, &outcome, now);
     let verdict = match &outcome {
         JobOutcome::Graded { verdict, .. } => Some(verdict.clone()),
         JobOutcome::Failed { .. } => None,
@@ -365,7 +367,7 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                         }
                     }
                 }
-                after.waiters.finished(id);
+                after.waiters.finished(id, stored.then_some(finished));
                 if has_event {
                     after.outbox.notify();
                 }
@@ -381,6 +383,38 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
 /// Per waiting submission: when its exercise was first found unloadable, and how often it has
 /// waited since. Kept in memory: after a restart a waiting submission gets its grace period again.
 static UNAVAILABLE: Mutex<BTreeMap<i64, (Millis, u32)>> = Mutex::new(BTreeMap::new());
+
+/// The submission's state as [`Store::complete_job`](super::store::Store::complete_job) stores it
+/// for `outcome`: status, attempts and result, as a read of the submission would return them.
+fn finished_record(job: &LeasedJob, outcome: &JobOutcome, now: Millis) -> Finished {
+    let (status, result) = match outcome {
+        JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => (
+            Status::Graded,
+            ResultRecord {
+                verdict: Some(verdict.clone()),
+                points: Some(*points),
+                max_points: Some(*max_points),
+                report: Some(report.clone()),
+                failure: None,
+                finished_at: now,
+                grade_ms: Some(*grade_ms),
+            },
+        ),
+        JobOutcome::Failed { reason } => (
+            Status::Failed,
+            ResultRecord {
+                verdict: None,
+                points: None,
+                max_points: None,
+                report: None,
+                failure: Some(reason.clone()),
+                finished_at: now,
+                grade_ms: None,
+            },
+        ),
+    };
+    Finished { status, attempts: job.attempt, result }
+}
 
 fn forget_unavailable(submission_id: i64) {
     UNAVAILABLE.lock().unwrap_or_else(|p| p.into_inner()).remove(&submission_id);

@@ -42,10 +42,11 @@ pub struct SubmissionView {
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Object)]
     pub metadata: Option<serde_json::Value>,
-    /// The full report (the same JSON as `pruefstein grade --json`), once graded.
+    /// The full report (the same JSON as `pruefstein grade --json`), once graded: the stored JSON,
+    /// written as it is (a report is serialised once, when it is graded).
     #[serde(skip_serializing_if = "Option::is_none")]
     #[schema(value_type = Object)]
-    pub report: Option<serde_json::Value>,
+    pub report: Option<Box<serde_json::value::RawValue>>,
     pub links: Links,
 }
 
@@ -82,7 +83,9 @@ pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> Submission
         idempotency_key: record.idempotency_key.clone(),
         callback_url: record.callback_url.clone(),
         metadata: record.metadata.as_deref().and_then(|m| serde_json::from_str(m).ok()),
-        report: result.and_then(|r| r.report.as_deref()).and_then(|r| serde_json::from_str(r).ok()),
+        report: result
+            .and_then(|r| r.report.clone())
+            .and_then(|r| serde_json::value::RawValue::from_string(r).ok()),
         links: Links {
             this: format!("{}/api/v1/submissions/{public}", shared.config.public_url),
             report: shared.report_url(record.id),

@@ -481,3 +481,31 @@ fn an_unknown_route_gets_404_as_problem_details() {
 
 // ---------------------------------------------------------------------------------------------
 // Webhooks, reliability, shutdown, reload.
+
+/// A request that waited is answered with what the grading thread stored, without reading it back:
+/// the answer is the same, byte for byte, as a later read of the submission, for a passing and a
+/// failing consumer and for an answer.
+#[test]
+fn a_waited_answer_is_the_stored_submission_byte_for_byte() {
+    let c = contract();
+    let waited = [
+        post_reference_multipart(&c),
+        post_mutant_waiting(&c),
+        c.server.post_json("/api/v1/submissions?wait=20s", &c.token, &anna(), None),
+    ];
+    for answer in waited {
+        assert_eq!(answer.status, 200, "{}", answer.text());
+        let view = answer.json();
+        assert!(view["status"] == "graded" && view["report"].is_object(), "{view}");
+        let id = view["id"].as_str().unwrap();
+        let read = c.server.get(&format!("/api/v1/submissions/{id}"), &c.token);
+        let (read, answer) = (read.text(), answer.text());
+        let first_difference = read.bytes().zip(answer.bytes()).position(|(a, b)| a != b);
+        assert!(
+            read == answer,
+            "the waited answer ({} bytes) differs from what is stored ({} bytes), first at byte {first_difference:?}",
+            answer.len(),
+            read.len()
+        );
+    }
+}
