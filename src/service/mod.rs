@@ -107,8 +107,11 @@ impl Wakeup {
 /// Requests waiting (`?wait=`) for a submission to be finished.
 #[derive(Debug, Default)]
 pub struct Waiters {
-    waiting: Mutex<HashMap<i64, Vec<tokio::sync::oneshot::Sender<Option<Arc<Finished>>>>>>,
+    waiting: Mutex<HashMap<i64, Vec<FinishedSender>>>,
 }
+
+/// Where a waiting request learns that its submission is finished (and, if it can, what was stored).
+type FinishedSender = tokio::sync::oneshot::Sender<Option<Arc<Finished>>>;
 
 /// What a grading thread stored for a submission, handed to the requests waiting for it so that
 /// they answer without reading back what was just written.
