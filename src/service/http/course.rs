@@ -109,13 +109,20 @@ pub async fn regrade_exercise(
     let request: RegradeRequest = if body.iter().all(u8::is_ascii_whitespace) {
         RegradeRequest::default()
     } else {
-        serde_json::from_slice(&body).map_err(|e| {
+        // An object, not the array form serde would also take for a struct.
+        let bad = |e: String| {
             Problem::bad_request(
                 "bad-json",
                 format!("The body is not a regrade request: {e}."),
                 format!("Der Inhalt ist keine Anfrage zur Neubewertung: {e}."),
             )
-        })?
+        };
+        match serde_json::from_slice::<serde_json::Value>(&body).map_err(|e| bad(e.to_string()))? {
+            value @ serde_json::Value::Object(_) => {
+                serde_json::from_value(value).map_err(|e| bad(e.to_string()))?
+            }
+            _ => return Err(bad("it must be a JSON object".into())),
+        }
     };
     let filter = regrade::filter(&request)?;
     let dry_run = request.dry_run;
