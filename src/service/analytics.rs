@@ -342,19 +342,17 @@ pub fn compute(
     }
 }
 
+/// A CSV field: quoted where it must be, and a text a spreadsheet would read as a formula (a
+/// learner's or a mutant's name starting with `=`, `+`, `-`, `@`) starts with a quote.
+fn field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_string() };
+    if text.contains([',', '"', '\n', '\r']) { format!("\"{}\"", text.replace('"', "\"\"")) } else { text }
+}
+
 /// The analytics as CSV: one row per figure (`section,name,value,count,total,share`), so that a
 /// spreadsheet can sort and chart them.
 pub fn to_csv(a: &Analytics) -> String {
     use std::fmt::Write;
-    fn field(text: &str) -> String {
-        // A field that a spreadsheet would read as a formula starts with a quote.
-        let text = if text.starts_with(['=', '+', '-', '@']) { format!("'{text}") } else { text.to_string() };
-        if text.contains([',', '"', '\n', '\r']) {
-            format!("\"{}\"", text.replace('"', "\"\""))
-        } else {
-            text
-        }
-    }
     let mut out = String::from("section,name,value,count,total,share\n");
     let mut row = |section: &str, name: &str, value: &str, count: usize, total: usize, share: f64| {
         // Numbers stay numbers (a negative parameter value is not a formula).
@@ -397,4 +395,17 @@ pub fn to_csv(a: &Analytics) -> String {
         row("time_to_first_pass_ms", &t.learner, &t.ms.to_string(), 1, 1, 1.0);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn csv_fields_are_quoted_and_never_formulas() {
+        assert_eq!(super::field("anna"), "anna");
+        assert_eq!(super::field("a,b"), "\"a,b\"");
+        assert_eq!(super::field("say \"hi\""), "\"say \"\"hi\"\"\"");
+        assert_eq!(super::field("=HYPERLINK(1)"), "'=HYPERLINK(1)");
+        assert_eq!(super::field("-1+2,3"), "\"'-1+2,3\"");
+        assert_eq!(super::field("line\nbreak"), "\"line\nbreak\"");
+    }
 }
