@@ -510,3 +510,46 @@ fn analytics_count_a_seeded_course_and_hint_at_similar_modules() {
         assert!(html.contains("anna") && html.contains("ben"), "the pair is on the page");
     }
 }
+
+/// A regrade survives `kill -9`: its jobs are leased again after the restart, and every submission
+/// gets exactly one new version (none lost, none twice).
+#[test]
+fn a_regrade_lost_to_a_crash_is_graded_after_the_restart_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercises = dir.path().join("exercises");
+    write_exercise(&exercises.join(SLUG), BEFORE);
+    let flags = ["--exercises", exercises.to_str().unwrap(), "--workers", "1"];
+    let mut server = Server::start(&dir.path().join("data"), &flags);
+    let (token, _) = server.client("lms");
+    let teacher = teacher(&server, "lehrer");
+    let ids: Vec<String> = (0..6)
+        .map(|n| {
+            let body = json!({"exercise": SLUG, "learner": format!("l{n}"), "answer": "(1, 1)"});
+            submit(&server, &token, body)["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    for id in &ids {
+        graded(&server, &token, id, 1);
+    }
+    let (status, summary) =
+        server.call_json("POST", &format!("/api/v1/exercises/{SLUG}/regrade"), &teacher, &json!({}));
+    assert_eq!((status, summary["queued"].clone()), (202, json!(ids)), "{summary}");
+    server.kill();
+    server.spawn();
+    for id in &ids {
+        graded(&server, &token, id, 2);
+    }
+    poll("the regrade completions to commit", Duration::from_secs(30), || {
+        (counts(&server).iter().find(|(t, _)| t == "jobs").map(|(_, n)| *n) == Some(0)).then_some(())
+    });
+    let versions: Vec<(i64, i64)> = server
+        .db()
+        .prepare("SELECT submission_id, count(*) FROM result_versions GROUP BY submission_id ORDER BY submission_id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(versions.len(), ids.len(), "{versions:?}");
+    assert!(versions.iter().all(|(_, n)| *n == 1), "exactly one new version each: {versions:?}");
+}
