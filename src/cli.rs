@@ -89,6 +89,28 @@ pub enum Command {
         #[arg(long)]
         scratch: PathBuf,
     },
+    /// Regrade an exercise after fixing it: queue a regrade of the latest submission of every
+    /// learner (or the filtered ones) against the exercise version in the exercises folder, for a
+    /// running (or the next) server to grade; each writes a new result version. With --dry-run,
+    /// grade them now and report which verdicts would change, writing nothing.
+    Regrade {
+        /// The exercise's slug.
+        slug: String,
+        /// Grade now and report what would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Only this learner's latest submission (repeatable).
+        #[arg(long = "learner")]
+        learners: Vec<String>,
+        /// Only submissions whose latest verdict is this one (passed, failed, rejected).
+        #[arg(long)]
+        verdict: Option<String>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
     /// Manage the clients (learning platforms) that may use the service's API.
     Client {
         #[command(subcommand)]
@@ -114,6 +136,9 @@ pub enum ClientCommand {
         /// Print {"name", "token", "webhook_secret"} as JSON.
         #[arg(long)]
         json: bool,
+        /// A teacher's client: it may also regrade exercises and read their analytics.
+        #[arg(long)]
+        teacher: bool,
     },
     /// List the clients.
     List,
@@ -194,6 +219,21 @@ pub fn run(cli: Cli) -> Result<i32> {
             let data_dir = crate::service::config::Config::data_dir_only(config.as_deref(), data_dir)?;
             run_client(command, &data_dir)
         }
+        Command::Regrade { slug, dry_run, learners, verdict, json, serve } => {
+            let config = crate::service::config::Config::resolve(&serve)?;
+            let request = crate::service::http::views::RegradeRequest {
+                learners: (!learners.is_empty()).then_some(learners),
+                verdict,
+                dry_run,
+            };
+            let summary = crate::service::regrade::run_offline(&config, &slug, &request)?;
+            if json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                print!("{}", crate::service::regrade::render_summary(&summary));
+            }
+            Ok(0)
+        }
         Command::Statement { exercise, learner, course_secret, lang } => {
             let exercise = Exercise::load(&exercise)?;
             let text = exercise.grader.statement(&exercise, learner.as_deref(), &course_secret, lang)?;
@@ -206,8 +246,8 @@ pub fn run(cli: Cli) -> Result<i32> {
 fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32> {
     use crate::service::{clients, clock};
     match command {
-        ClientCommand::Add { name, token_only, json } => {
-            let (token, record) = clients::add(data_dir, &name)?;
+        ClientCommand::Add { name, token_only, json, teacher } => {
+            let (token, record) = clients::add(data_dir, &name, teacher)?;
             if token_only {
                 println!("{token}");
             } else if json {
@@ -215,12 +255,16 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
                     "name": record.name,
                     "token": token,
                     "webhook_secret": record.webhook_secret,
+                    "teacher": record.teacher,
                 });
                 println!("{value}");
             } else {
                 println!("client:         {}", record.name);
                 println!("token:          {token}");
                 println!("webhook secret: {}", record.webhook_secret);
+                if record.teacher {
+                    println!("role:           teacher (may regrade and read analytics)");
+                }
                 println!("The token is shown only now; Prüfstein keeps only its hash.");
             }
             Ok(0)
@@ -231,7 +275,8 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
                     Some(at) => format!("revoked {}", clock::rfc3339(at)),
                     None => "active".to_string(),
                 };
-                println!("{}\tcreated {}\t{state}", client.name, clock::rfc3339(client.created_at));
+                let role = if client.teacher { "teacher" } else { "client" };
+                println!("{}\t{role}\tcreated {}\t{state}", client.name, clock::rfc3339(client.created_at));
             }
             Ok(0)
         }

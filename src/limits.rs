@@ -235,6 +235,29 @@ pub const EXERCISE_UNAVAILABLE_RETRY_MAX_MS: u64 = 30_000;
 pub const EXERCISE_UNAVAILABLE_GRACE_MS: u64 = 30 * 60 * 1000;
 /// Submissions waiting to be graded before intake answers 503 with `Retry-After`.
 pub const QUEUE_DEPTH_MAX: u64 = 100_000;
+/// `GET /api/v1/submissions`: submissions per page when `limit` is not given, and at most.
+pub const SUBMISSIONS_PAGE_DEFAULT: usize = 50;
+pub const SUBMISSIONS_PAGE_MAX: usize = 200;
+/// A regrade takes at most this many submissions (the latest of each learner, filtered); a larger
+/// course regrades in parts (by learner or verdict).
+pub const REGRADE_SUBMISSIONS_MAX: usize = 5_000;
+/// A dry run grades every selected submission while the caller waits: at most this many.
+pub const REGRADE_DRY_RUN_MAX: usize = 200;
+/// Learners named in one regrade filter.
+pub const REGRADE_LEARNERS_MAX: usize = 1_000;
+/// Largest body of a regrade request, in bytes of JSON.
+pub const REGRADE_BODY_BYTES_MAX: usize = 64 * 1024;
+/// Course analytics count at most this many submissions of an exercise (the oldest first) and say
+/// when there were more.
+pub const ANALYTICS_SUBMISSIONS_MAX: usize = 20_000;
+/// Similarity hints compare the latest consumer submission of at most this many learners (the
+/// most recent), pairwise: at most n·(n−1)/2 comparisons of small sets.
+pub const SIMILARITY_SUBMISSIONS_MAX: usize = 300;
+/// Two submissions are a similar pair from this Jaccard similarity of their fingerprints on, in per
+/// mille (800 = 80 % of their distinct function bodies shared).
+pub const SIMILARITY_THRESHOLD_PER_MILLE: u32 = 800;
+/// The closest pairs listed per exercise.
+pub const SIMILARITY_PAIRS_MAX: usize = 50;
 /// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
 pub const IDEMPOTENCY_KEY_RETENTION_MS: u64 = 7 * 24 * 3600 * 1000;
 /// Longest `Idempotency-Key`, learner id, exercise slug and client name, in bytes.
@@ -369,6 +392,12 @@ const _: () = assert!(EXERCISE_FOLDER_BYTES_MAX + MODULE_BYTES_MAX as u64 <= WOR
 const _: () = assert!(WEBHOOK_CONNECT_TIMEOUT_MS <= WEBHOOK_ATTEMPT_MS_MAX);
 const _: () = assert!(WEBHOOK_LEASE_MS > WEBHOOK_LEASE_BATCH_MAX as u64 * WEBHOOK_ATTEMPT_MS_MAX);
 const _: () = assert!(WEBHOOK_BACKOFF_BASE_MS <= WEBHOOK_BACKOFF_MAX_MS);
+/// Pages are bounded; a dry run is a regrade that waits; a regrade fits the queue.
+const _: () = assert!(SUBMISSIONS_PAGE_DEFAULT <= SUBMISSIONS_PAGE_MAX);
+const _: () = assert!(REGRADE_DRY_RUN_MAX <= REGRADE_SUBMISSIONS_MAX);
+const _: () = assert!((REGRADE_SUBMISSIONS_MAX as u64) < QUEUE_DEPTH_MAX);
+const _: () = assert!(SIMILARITY_THRESHOLD_PER_MILLE <= 1000);
+const _: () = assert!(SIMILARITY_SUBMISSIONS_MAX <= ANALYTICS_SUBMISSIONS_MAX);
 /// An unloadable exercise is retried with growing waits well within its grace time.
 const _: () = assert!(EXERCISE_UNAVAILABLE_RETRY_MS <= EXERCISE_UNAVAILABLE_RETRY_MAX_MS);
 const _: () = assert!(EXERCISE_UNAVAILABLE_RETRY_MAX_MS < EXERCISE_UNAVAILABLE_GRACE_MS);

@@ -100,6 +100,24 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
     fn answer_example(&self) -> Option<&str> {
         None
     }
+
+    /// The parameters that differ between learners' variants, with their values for `learner`
+    /// (course analytics group wrong answers by them); empty for kinds without variants.
+    fn variant_parameters(
+        &self,
+        _exercise: &Exercise,
+        _learner: &str,
+        _course_secret: &str,
+    ) -> Vec<(String, i64)> {
+        Vec::new()
+    }
+
+    /// A normalised fingerprint of a submission for similarity hints to teachers: a set of hashes
+    /// that renaming and changed constants do not change. None for kinds without one, or for a
+    /// submission that cannot be read.
+    fn fingerprint(&self, _submission: &Submission) -> Option<Vec<u64>> {
+        None
+    }
 }
 
 /// What a grader kind's loader is given: the folder, its own section of `exercise.toml`, and the

@@ -55,6 +55,18 @@ impl Exercise {
         self.grader.kind()
     }
 
+    /// The version of the exercise that grades: the SHA-256 of its folder snapshot. Every result
+    /// records it, so a teacher sees which version of a fixed exercise graded a submission.
+    pub fn content_hash(&self) -> &str {
+        &self.source.id
+    }
+
+    /// The grader that grades this exercise and its program version, as results record it
+    /// (`consumer@0.1.0`): with the content hash it names what produced a verdict.
+    pub fn grader_version(&self) -> String {
+        format!("{}@{}", self.grader_kind().name(), env!("CARGO_PKG_VERSION"))
+    }
+
     /// The grader's part as its concrete type, for code of that grader kind (and its tests);
     /// `None` for an exercise of another kind.
     pub fn grader_as<G: Grader>(&self) -> Option<&G> {

@@ -55,4 +55,17 @@ impl Grader for PredictionExercise {
     fn answer_example(&self) -> Option<&str> {
         Some(&self.example_text)
     }
+
+    fn variant_parameters(
+        &self,
+        exercise: &Exercise,
+        learner: &str,
+        course_secret: &str,
+    ) -> Vec<(String, i64)> {
+        let Ok(variant) = self.variant(&exercise.slug, Some(learner), course_secret) else {
+            return Vec::new();
+        };
+        let varies = |name: &str| self.parameters.iter().any(|p| p.name == name && p.varies());
+        variant.params.iter().filter(|(name, _)| varies(name)).cloned().collect()
+    }
 }

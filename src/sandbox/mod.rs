@@ -7,6 +7,7 @@
 //! is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
 
 pub mod budget;
+pub mod fingerprint;
 pub mod limiter;
 
 use std::sync::atomic::{AtomicUsize, Ordering};

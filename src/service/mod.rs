@@ -8,6 +8,7 @@
 //! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
 //! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`].
 
+pub mod analytics;
 pub mod auth;
 pub mod catalogue;
 pub mod clock;
@@ -17,7 +18,9 @@ pub mod http;
 pub mod log;
 pub mod metrics;
 pub mod problem;
+pub mod regrade;
 pub mod reload;
+pub mod similarity;
 pub mod store;
 pub mod webhook;
 pub mod worker;
@@ -266,8 +269,9 @@ fn maintenance_loop(shared: &Shared) {
 pub mod clients {
     use super::*;
 
-    /// Adds a client and returns its token (to be shown once) and its record.
-    pub fn add(data_dir: &Path, name: &str) -> Result<(String, store::ClientRecord)> {
+    /// Adds a client (a teacher's, if `teacher`) and returns its token (to be shown once) and its
+    /// record.
+    pub fn add(data_dir: &Path, name: &str, teacher: bool) -> Result<(String, store::ClientRecord)> {
         let name = name.trim();
         if name.is_empty()
             || name.len() > crate::limits::CLIENT_NAME_BYTES_MAX
@@ -281,7 +285,11 @@ pub mod clients {
         let store = SqliteStore::open(data_dir, store::sqlite::Durability::Full)?;
         let token = auth::new_token().map_err(anyhow::Error::msg)?;
         let secret = auth::new_webhook_secret().map_err(anyhow::Error::msg)?;
-        let record = store.add_client(name, &auth::token_hash(&token), &secret, clock::now_ms())?;
+        let mut record = store.add_client(name, &auth::token_hash(&token), &secret, clock::now_ms())?;
+        if teacher {
+            store.set_teacher(name, true)?;
+            record.teacher = true;
+        }
         Ok((token, record))
     }
 

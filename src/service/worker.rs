@@ -264,6 +264,8 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                         max_points: report.score.max,
                         report: serde_json::to_string(&report).unwrap_or_default(),
                         grade_ms: started.elapsed().as_millis() as u64,
+                        exercise_hash: exercise.content_hash().to_string(),
+                        grader_version: exercise.grader_version(),
                     },
                     Graded::Done(Err(GradeError::Exercise { slug, message })) => {
                         // A teacher may repair it (the reload serves the repaired folder): wait.
@@ -333,8 +335,10 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
             attempt = job.attempt,
         ),
     }
+    // A regrade's event is sent only if the verdict or the points changed (the store decides, in
+    // the transaction that writes the result).
     let event = job.callback_url.as_ref().map(|url| NewEvent {
-        event_id: event_id(job.submission_id),
+        event_id: version_event_id(job.submission_id, job.version),
         url: url.clone(),
         payload: event_payload(shared, &job, &outcome, now),
     });
@@ -475,12 +479,29 @@ pub fn event_id(submission_id: i64) -> String {
     format!("evt_{}", Shared::public_id(submission_id))
 }
 
+/// The event of a result version: the first result's is [`event_id`], a regrade's adds its version
+/// (`evt_sub_12_v2`), so that each version's event is sent once.
+pub fn version_event_id(submission_id: i64, version: u32) -> String {
+    if version <= 1 { event_id(submission_id) } else { format!("{}_v{version}", event_id(submission_id)) }
+}
+
 /// The webhook body: the event type and the submission as `GET /api/v1/submissions/{id}` shows it.
 fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i64) -> String {
     let (status, result) = match outcome {
-        JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => (
+        JobOutcome::Graded {
+            verdict,
+            points,
+            max_points,
+            report,
+            grade_ms,
+            exercise_hash,
+            grader_version,
+        } => (
             Status::Graded,
             ResultRecord {
+                version: job.version,
+                exercise_hash: Some(exercise_hash.clone()),
+                grader_version: Some(grader_version.clone()),
                 verdict: Some(verdict.clone()),
                 points: Some(*points),
                 max_points: Some(*max_points),
@@ -493,6 +514,9 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         JobOutcome::Failed { reason } => (
             Status::Failed,
             ResultRecord {
+                version: job.version,
+                exercise_hash: None,
+                grader_version: None,
                 verdict: None,
                 points: None,
                 max_points: None,
@@ -522,10 +546,15 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         attempts: job.attempt,
         result: Some(result),
     };
-    let kind = if status == Status::Graded { "submission.graded" } else { "submission.failed" };
+    let kind = match (status, job.regrade) {
+        (Status::Graded, false) => "submission.graded",
+        (_, false) => "submission.failed",
+        (Status::Graded, true) => "submission.regraded",
+        (_, true) => "submission.regrade_failed",
+    };
     serde_json::json!({
         "type": kind,
-        "event_id": event_id(job.submission_id),
+        "event_id": version_event_id(job.submission_id, job.version),
         "timestamp": clock::rfc3339(now),
         "data": super::http::submission_view(shared, &record),
     })

@@ -35,6 +35,45 @@ impl FromRequest for Client {
     }
 }
 
+/// A client with the teacher role (`pruefstein client add NAME --teacher`): it may regrade and read
+/// a course's analytics. Another client's valid token is 403 (`teacher-only`), an invalid one 401.
+#[derive(Debug, Clone)]
+pub struct Teacher(pub ClientRecord);
+
+impl FromRequest for Teacher {
+    type Error = Problem;
+    type Future = LocalBoxFuture<'static, Result<Teacher, Problem>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        Box::pin(async move {
+            let shared = req
+                .app_data::<Data>()
+                .cloned()
+                .ok_or_else(|| Problem::internal("the service state is missing from the application"))?;
+            let client = authenticate(&shared, &req).await?;
+            if !client.teacher {
+                return Err(Problem::new(
+                    StatusCode::FORBIDDEN,
+                    "teacher-only",
+                    "Forbidden",
+                    format!(
+                        "The client {:?} is not a teacher: this call needs a teacher's token \
+                         (pruefstein client add NAME --teacher).",
+                        client.name
+                    ),
+                    format!(
+                        "Der Client {:?} ist keine Lehrkraft: dieser Aufruf braucht das Token einer Lehrkraft \
+                         (pruefstein client add NAME --teacher).",
+                        client.name
+                    ),
+                ));
+            }
+            Ok(Teacher(client))
+        })
+    }
+}
+
 /// The client behind the request's bearer token: 401 without a valid one, 403 if revoked.
 async fn authenticate(shared: &Shared, req: &HttpRequest) -> Result<ClientRecord, Problem> {
     let Some(value) = req.headers().get(header::AUTHORIZATION) else {
@@ -77,6 +116,9 @@ mod tests {
     /// Every route that needs a bearer token.
     const GUARDED: &[(&str, &str)] = &[
         ("POST", "/api/v1/submissions"),
+        ("GET", "/api/v1/submissions"),
+        ("POST", "/api/v1/exercises/01-x/regrade"),
+        ("GET", "/api/v1/exercises/01-x/analytics"),
         ("GET", "/api/v1/submissions/sub_1"),
         ("GET", "/api/v1/exercises"),
         ("GET", "/api/v1/exercises/01-x"),
@@ -101,6 +143,23 @@ mod tests {
         }
         let (status, body) = call(&data, "GET", "/api/v1/exercises", Some("pst_good")).await;
         assert_eq!((status, &body["exercises"]), (200, &serde_json::json!([])), "{body}");
+    }
+
+    #[actix_web::test]
+    async fn teacher_routes_refuse_a_client_that_is_not_a_teacher() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = shared(dir.path());
+        for (method, uri) in
+            [("POST", "/api/v1/exercises/01-x/regrade"), ("GET", "/api/v1/exercises/01-x/analytics")]
+        {
+            let (status, body) = call(&data, method, uri, Some("pst_good")).await;
+            assert_eq!(status, 403, "{method} {uri}: {body}");
+            assert!(body["type"].as_str().unwrap().ends_with("teacher-only"), "{body}");
+            assert!(body["detail_de"].as_str().unwrap().contains("Lehrkraft"), "{body}");
+            // A teacher passes the guard: the exercise is unknown here.
+            let (status, body) = call(&data, method, uri, Some("pst_teacher")).await;
+            assert_eq!(status, 404, "{method} {uri}: {body}");
+        }
     }
 
     #[actix_web::test]

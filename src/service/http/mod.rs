@@ -6,6 +6,7 @@
 //! pool.
 
 pub mod auth;
+pub mod course;
 pub mod exercises;
 pub mod health;
 pub mod intake;
@@ -97,10 +98,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(get("/readyz", health::readyz))
     .service(get("/metrics", metrics::metrics))
     .service(get("/api/v1/openapi.json", openapi::openapi))
-    .service(post("/api/v1/submissions", submissions::create_submission))
+    .service(get_and_post(
+        "/api/v1/submissions",
+        submissions::list_submissions,
+        submissions::create_submission,
+    ))
     .service(get("/api/v1/submissions/{id}", submissions::get_submission))
     .service(get("/api/v1/exercises", exercises::list_exercises))
     .service(get("/api/v1/exercises/{slug}", exercises::get_exercise))
+    .service(post("/api/v1/exercises/{slug}/regrade", course::regrade_exercise))
+    .service(get("/api/v1/exercises/{slug}/analytics", course::exercise_analytics))
     .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
     .service(get("/reports/{id}", reports::report_page))
@@ -121,6 +128,25 @@ where
     web::resource(path)
         .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(handler))
         .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET, HEAD") }))
+}
+
+/// A path served with GET (and HEAD) and POST; any other method: 405.
+fn get_and_post<G, GArgs, P, PArgs>(path: &str, get_handler: G, post_handler: P) -> actix_web::Resource
+where
+    G: actix_web::Handler<GArgs>,
+    GArgs: actix_web::FromRequest + 'static,
+    G::Output: actix_web::Responder + 'static,
+    P: actix_web::Handler<PArgs>,
+    PArgs: actix_web::FromRequest + 'static,
+    P::Output: actix_web::Responder + 'static,
+{
+    use actix_web::guard;
+    web::resource(path)
+        .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(get_handler))
+        .route(web::post().to(post_handler))
+        .default_service(web::to(
+            |req: HttpRequest| async move { method_not_allowed(&req, "GET, POST, HEAD") },
+        ))
 }
 
 /// A path served with POST only; any other method: 405.
@@ -228,12 +254,13 @@ mod tests {
             (Method::POST, "/api/v1/exercises", "GET, HEAD"),
             (Method::DELETE, "/api/v1/submissions/sub_1", "GET, HEAD"),
             (Method::PUT, "/api/v1/submissions/sub_1", "GET, HEAD"),
-            (Method::GET, "/api/v1/submissions", "POST"),
-            (Method::PATCH, "/api/v1/submissions", "POST"),
+            (Method::PUT, "/api/v1/submissions", "GET, POST, HEAD"),
+            (Method::PATCH, "/api/v1/submissions", "GET, POST, HEAD"),
+            (Method::GET, "/api/v1/exercises/01-x/regrade", "POST"),
             (Method::GET, "/api/v1/webhooks/dead/evt_sub_1/redeliver", "POST"),
             (Method::POST, "/reports/sub_1", "GET, HEAD"),
             (Method::OPTIONS, "/api/v1/openapi.json", "GET, HEAD"),
-            (Method::HEAD, "/api/v1/submissions", "POST"),
+            (Method::HEAD, "/api/v1/webhooks/dead/evt_sub_1/redeliver", "POST"),
             (Method::POST, "/kits/c/README.md", "GET, HEAD"),
         ] {
             let (status, allowed, body) = send(method.clone(), path).await;

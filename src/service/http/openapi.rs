@@ -6,6 +6,7 @@ use actix_web::HttpResponse;
 use serde_json::{Value, json};
 use utoipa::OpenApi;
 
+use super::course::*;
 use super::exercises::*;
 use super::health::*;
 use super::metrics::*;
@@ -13,7 +14,9 @@ use super::reports::*;
 use super::submissions::*;
 use super::views::*;
 use super::webhooks::*;
+use crate::service::analytics::*;
 use crate::service::problem::Problem;
+use crate::service::similarity::{SimilarPair, Similarity};
 
 struct SecurityAddon;
 
@@ -43,9 +46,12 @@ impl utoipa::Modify for SecurityAddon {
     ),
     paths(
         create_submission,
+        list_submissions,
         get_submission,
         list_exercises,
         get_exercise,
+        regrade_exercise,
+        exercise_analytics,
         dead_webhooks,
         redeliver_webhook,
         report_page,
@@ -66,7 +72,23 @@ impl utoipa::Modify for SecurityAddon {
         KitView,
         KitFileView,
         DeadEvent,
-        DeadEventList
+        DeadEventList,
+        SubmissionList,
+        RegradeRequest,
+        RegradeSummary,
+        RegradeChange,
+        Outcome,
+        NotGraded,
+        Analytics,
+        CheckShare,
+        MutantShare,
+        FailingSubmission,
+        PartShare,
+        ParameterShare,
+        LearnerTime,
+        TimeToPass,
+        Similarity,
+        SimilarPair
     )),
     modifiers(&SecurityAddon)
 )]
@@ -83,8 +105,8 @@ pub async fn openapi() -> HttpResponse {
 pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
 /// A submission id as the API writes it (`Shared::public_id`).
 pub const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
-/// A webhook event id (`worker::event_id`).
-pub const EVENT_ID_PATTERN: &str = "^evt_sub_[1-9][0-9]*$";
+/// A webhook event id (`worker::version_event_id`: a regrade's event names its result version).
+pub const EVENT_ID_PATTERN: &str = "^evt_sub_[1-9][0-9]*(_v[1-9][0-9]*)?$";
 /// An Idempotency-Key as the intake takes it: visible ASCII, at least one character that is not a
 /// quote (quotes around the key, as in a structured-field string, are removed).
 pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
@@ -111,7 +133,8 @@ pub fn document() -> Result<Value, String> {
 fn constrain(doc: &mut Value) -> Result<(), String> {
     use crate::limits::{
         CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX, METADATA_BYTES_MAX,
-        REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+        REGRADE_BODY_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX,
+        REQUEST_BODY_BYTES_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX, WAIT_MS_MAX,
     };
     use crate::service::store::Status;
     let statuses: Vec<&str> =
@@ -209,6 +232,44 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         param(doc, exercise, "lang")?,
         json!({"schema": {"type": "string", "enum": langs, "default": "de"}}),
     )?;
+    let listing = "/paths/~1api~1v1~1submissions/get";
+    merge(param(doc, listing, "exercise")?, json!({"schema": slug}))?;
+    merge(
+        param(doc, listing, "learner")?,
+        json!({"schema": {"type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX,
+                          "pattern": LEARNER_PATTERN, "examples": ["anna"]}}),
+    )?;
+    merge(param(doc, listing, "verdict")?, json!({"schema": {"type": "string", "enum": verdicts}}))?;
+    merge(
+        param(doc, listing, "since")?,
+        json!({"schema": {"type": "string", "format": "date-time", "pattern": crate::service::clock::RFC3339_PATTERN,
+                          "examples": ["2026-12-01T00:00:00Z"]}}),
+    )?;
+    merge(
+        param(doc, listing, "limit")?,
+        json!({
+            "description": format!(
+                "Submissions per page: 1 to {SUBMISSIONS_PAGE_MAX} (submissions_page_max), {SUBMISSIONS_PAGE_DEFAULT} if not given."
+            ),
+            "schema": {"type": "integer", "minimum": 1, "maximum": SUBMISSIONS_PAGE_MAX,
+                       "default": SUBMISSIONS_PAGE_DEFAULT},
+        }),
+    )?;
+    merge(
+        param(doc, listing, "cursor")?,
+        json!({"schema": {"type": "string", "pattern": super::submissions::CURSOR_PATTERN, "examples": ["c42"]}}),
+    )?;
+    let regrade = "/paths/~1api~1v1~1exercises~1{slug}~1regrade/post";
+    merge(param(doc, regrade, "slug")?, json!({"schema": slug}))?;
+    merge(
+        at(doc, &format!("{regrade}/requestBody"))?,
+        json!({"required": false, "description": format!(
+            "Optional: which submissions (learners, latest verdict), and `dry_run`. An empty body regrades the \
+             latest submission of every learner. At most {REGRADE_BODY_BYTES_MAX} bytes (regrade_body_bytes_max); \
+             at most {REGRADE_SUBMISSIONS_MAX} submissions (regrade_submissions_max), {REGRADE_DRY_RUN_MAX} in a dry \
+             run (regrade_dry_run_max)."
+        )}),
+    )?;
     let report = "/paths/~1reports~1{id}/get";
     merge(param(doc, report, "id")?, json!({"schema": submission_id}))?;
     merge(
@@ -248,6 +309,33 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     )?;
 
     merge(at(doc, &property("SubmissionView", "id"))?, submission_id.clone())?;
+    merge(at(doc, &property("SubmissionView", "result_version"))?, json!({"type": "integer", "minimum": 1}))?;
+    merge(
+        at(doc, &property("SubmissionView", "exercise_hash"))?,
+        json!({"type": "string", "pattern": "^[0-9a-f]{64}$"}),
+    )?;
+    merge(at(doc, &property("SubmissionView", "grader_version"))?, json!({"type": "string"}))?;
+    merge(at(doc, &property("SubmissionList", "next"))?, json!({"type": "string"}))?;
+    merge(
+        at(doc, &property("SubmissionList", "limit"))?,
+        json!({"minimum": 1, "maximum": SUBMISSIONS_PAGE_MAX}),
+    )?;
+    merge(
+        at(doc, &property("RegradeRequest", "learners"))?,
+        json!({"type": "array", "maxItems": REGRADE_LEARNERS_MAX,
+               "items": {"type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX, "pattern": "\\S"}}),
+    )?;
+    merge(at(doc, &property("RegradeRequest", "verdict"))?, json!({"type": "string", "enum": verdicts}))?;
+    merge(at(doc, &property("RegradeSummary", "exercise"))?, slug.clone())?;
+    merge(at(doc, &property("RegradeSummary", "exercise_hash"))?, json!({"pattern": "^[0-9a-f]{64}$"}))?;
+    merge(at(doc, &property("RegradeSummary", "would_change"))?, json!({"type": "integer", "minimum": 0}))?;
+    for field in ["queued", "already_open"] {
+        merge(at(doc, &format!("{}/items", property("RegradeSummary", field)))?, submission_id.clone())?;
+    }
+    merge(at(doc, &property("RegradeChange", "submission_id"))?, submission_id.clone())?;
+    merge(at(doc, &property("NotGraded", "submission_id"))?, submission_id.clone())?;
+    merge(at(doc, &property("Outcome", "verdict"))?, json!({"type": "string", "enum": verdicts}))?;
+    merge(at(doc, &property("Outcome", "points"))?, json!({"type": "integer", "minimum": 0}))?;
     merge(at(doc, &property("SubmissionView", "status"))?, json!({"enum": statuses}))?;
     merge(at(doc, &property("SubmissionView", "verdict"))?, json!({"type": "string", "enum": verdicts}))?;
     merge(at(doc, &property("SubmissionView", "kind"))?, json!({"enum": ["answer", "module"]}))?;

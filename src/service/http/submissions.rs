@@ -1,5 +1,6 @@
 //! Submissions: `POST /api/v1/submissions` (intake, idempotent by key, optionally waiting for the
-//! result) and `GET /api/v1/submissions/{id}`. Reading and checking the body is in [`super::intake`].
+//! result), `GET /api/v1/submissions/{id}` (the latest result version) and `GET /api/v1/submissions`
+//! (a client's submissions, filtered, page by page: keyset on the id, an opaque cursor). Reading and checking the body is in [`super::intake`].
 
 use std::sync::atomic::Ordering;
 use std::time::Duration;
@@ -10,11 +11,13 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::auth::Client;
 use super::intake::{Body, idempotency_key, parse_wait, read_submission, unavailable, validate};
-use super::views::{SubmissionRequest, SubmissionView, WaitQuery, submission_view};
+use super::views::{
+    ListQuery, SubmissionList, SubmissionRequest, SubmissionView, WaitQuery, submission_view,
+};
 use super::{Data, db};
-use crate::limits::QUEUE_DEPTH_MAX;
+use crate::limits::{LEARNER_BYTES_MAX, QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
 use crate::service::problem::Problem;
-use crate::service::store::{Intake, SubmissionRecord};
+use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
 use crate::service::{Shared, clock};
 
 #[utoipa::path(
@@ -177,4 +180,135 @@ pub async fn get_submission(
         .ok_or_else(|| submission_not_found(&public))?;
     let record = wait_for(&shared, record, wait_ms).await?;
     Ok(HttpResponse::Ok().json(submission_view(&shared, &record)))
+}
+
+/// A page cursor: where the page before ended. Clients pass it back unchanged and read nothing
+/// into it (its form, [`CURSOR_PATTERN`], is documented only so that a malformed one is refused).
+pub fn encode_cursor(after: i64) -> String {
+    format!("c{after}")
+}
+
+/// What [`encode_cursor`] writes: `c` and an id (at most 18 digits, so it fits an i64).
+pub const CURSOR_PATTERN: &str = "^c[1-9][0-9]{0,17}$";
+
+fn decode_cursor(cursor: &str) -> Option<i64> {
+    let digits = cursor.strip_prefix('c')?;
+    let valid = !digits.is_empty()
+        && digits.len() <= 18
+        && !digits.starts_with('0')
+        && digits.bytes().all(|b| b.is_ascii_digit());
+    if valid { digits.parse().ok() } else { None }
+}
+
+/// The filter, page size and position of a listing, or a 400 naming the bad parameter.
+fn parse_list_query(query: &ListQuery) -> Result<(SubmissionFilter, usize, i64), Problem> {
+    let bad = |code: &'static str, en: String, de: String| Problem::bad_request(code, en, de);
+    // A parameter given empty is malformed like any other bad value.
+    fn given(value: &Option<String>) -> Option<&str> {
+        value.as_deref()
+    }
+    let exercise = given(&query.exercise).map(str::to_string);
+    if let Some(slug) = &exercise
+        && !crate::exercise::is_slug(slug)
+    {
+        return Err(bad(
+            "bad-filter",
+            format!("exercise {slug:?} is not a slug (lowercase letters, digits and '-', at most 64)."),
+            format!("exercise {slug:?} ist kein Kürzel (Kleinbuchstaben, Ziffern und '-', höchstens 64)."),
+        ));
+    }
+    // A learner as intake stores it: surrounding white space removed, no control characters.
+    let learner = given(&query.learner).map(|l| l.trim().to_string());
+    if learner
+        .as_ref()
+        .is_some_and(|l| l.is_empty() || l.len() > LEARNER_BYTES_MAX || l.chars().any(char::is_control))
+        || query.learner.as_ref().is_some_and(|l| l.chars().any(char::is_control))
+    {
+        return Err(bad(
+            "bad-filter",
+            format!("learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control characters."),
+            format!("learner ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuerzeichen."),
+        ));
+    }
+    let verdict = given(&query.verdict).map(str::to_string);
+    if let Some(verdict) = &verdict
+        && !crate::service::regrade::VERDICTS.contains(&verdict.as_str())
+    {
+        return Err(bad(
+            "bad-filter",
+            format!("verdict {verdict:?} is not one of passed, failed, rejected."),
+            format!("verdict {verdict:?} ist keines von passed, failed, rejected."),
+        ));
+    }
+    let since = match given(&query.since) {
+        None => None,
+        Some(text) => Some(clock::parse_rfc3339(text).ok_or_else(|| {
+            bad(
+                "bad-filter",
+                format!("since {text:?} is not a time in RFC 3339 form, such as 2026-12-01T00:00:00Z."),
+                format!("since {text:?} ist keine Zeit in der Form von RFC 3339, etwa 2026-12-01T00:00:00Z."),
+            )
+        })?),
+    };
+    let limit = match given(&query.limit) {
+        None => SUBMISSIONS_PAGE_DEFAULT,
+        Some(text) => text
+            .parse::<usize>()
+            .ok()
+            .filter(|n| (1..=SUBMISSIONS_PAGE_MAX).contains(n))
+            .ok_or_else(|| {
+                bad(
+                    "bad-limit",
+                    format!("limit {text:?} is not a number from 1 to {SUBMISSIONS_PAGE_MAX} (submissions_page_max)."),
+                    format!("limit {text:?} ist keine Zahl von 1 bis {SUBMISSIONS_PAGE_MAX} (submissions_page_max)."),
+                )
+            })?,
+    };
+    let after = match given(&query.cursor) {
+        None => 0,
+        Some(text) => decode_cursor(text).ok_or_else(|| {
+            bad(
+                "bad-cursor",
+                "cursor is not one this service gave out: pass the `next` value of the previous page unchanged."
+                    .to_string(),
+                "cursor stammt nicht von diesem Dienst: den Wert `next` der vorigen Seite unverändert übergeben."
+                    .to_string(),
+            )
+        })?,
+    };
+    Ok((SubmissionFilter { exercise, learner, verdict, since }, limit, after))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/submissions",
+    tag = "submissions",
+    params(ListQuery),
+    responses(
+        (status = 200, description = "One page of this client's submissions, oldest first, without their reports; \
+                                      the latest result version of each", body = SubmissionList),
+        (status = 400, description = "A bad filter, limit or cursor, or an unknown query parameter", body = Problem, content_type = "application/problem+json"),
+        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
+    ),
+    security(("bearer" = []))
+)]
+pub async fn list_submissions(
+    query: web::Query<ListQuery>,
+    shared: Data,
+    Client(client): Client,
+) -> Result<HttpResponse, Problem> {
+    let (filter, limit, after) = parse_list_query(&query)?;
+    let client_id = client.id;
+    // One more than a page: whether there is a next page, without a count.
+    let mut records =
+        db(&shared, move |store| store.list_submissions(client_id, &filter, after, limit + 1)).await?;
+    let next = if records.len() > limit {
+        records.truncate(limit);
+        records.last().map(|r| encode_cursor(r.id))
+    } else {
+        None
+    };
+    let submissions = records.iter().map(|r| submission_view(&shared, r)).collect();
+    Ok(HttpResponse::Ok().json(SubmissionList { submissions, limit, next }))
 }

@@ -14,7 +14,7 @@ use crate::service::store::Store;
 use crate::service::store::sqlite::{Durability, SqliteStore};
 use crate::service::{Shared, auth};
 
-/// A service without exercises and with two clients: `good` and `revoked`.
+/// A service without exercises and with three clients: `good`, `revoked` and `teacher`.
 pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     let exercises = dir.join("exercises");
     std::fs::create_dir_all(&exercises).unwrap();
@@ -25,6 +25,8 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     store.add_client("good", &auth::token_hash("pst_good"), "whsec_g", 0).unwrap();
     store.add_client("revoked", &auth::token_hash("pst_revoked"), "whsec_r", 0).unwrap();
     store.revoke_client("revoked", 1).unwrap();
+    store.add_client("teacher", &auth::token_hash("pst_teacher"), "whsec_t", 0).unwrap();
+    store.set_teacher("teacher", true).unwrap();
     web::Data::new(Shared {
         catalogue: Catalogue::load(&config.exercises, &config.graders).unwrap(),
         store: Arc::new(store),

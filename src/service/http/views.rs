@@ -31,6 +31,15 @@ pub struct SubmissionView {
     pub verdict: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub score: Option<ScoreView>,
+    /// The result's version: 1 for the first grading, 2, 3, … after regrades (the latest is shown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result_version: Option<u32>,
+    /// The exercise version that graded it: the SHA-256 of the exercise folder.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exercise_hash: Option<String>,
+    /// The grader and program version that graded it, e.g. `consumer@0.1.0`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grader_version: Option<String>,
     /// Why the submission could not be graded (status `failed`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
@@ -79,6 +88,9 @@ pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> Submission
         attempts: record.attempts,
         verdict: result.and_then(|r| r.verdict.clone()),
         score: result.and_then(|r| Some(ScoreView { points: r.points?, max: r.max_points? })),
+        result_version: result.map(|r| r.version),
+        exercise_hash: result.and_then(|r| r.exercise_hash.clone()),
+        grader_version: result.and_then(|r| r.grader_version.clone()),
         failure: result.and_then(|r| r.failure.clone()),
         idempotency_key: record.idempotency_key.clone(),
         callback_url: record.callback_url.clone(),
@@ -233,4 +245,103 @@ pub struct ReportQuery {
     /// The page's language: `de` (default) or `en`; any other value shows German.
     #[param(value_type = String, required = false, example = "en")]
     pub lang: Option<String>,
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    /// Only submissions for this exercise (a slug).
+    #[param(value_type = String, required = false, example = "03-idempotenter-konsument")]
+    pub exercise: Option<String>,
+    /// Only submissions of this learner.
+    #[param(value_type = String, required = false, example = "anna")]
+    pub learner: Option<String>,
+    /// Only submissions whose latest result has this verdict: `passed`, `failed` or `rejected`.
+    #[param(value_type = String, required = false, example = "failed")]
+    pub verdict: Option<String>,
+    /// Only submissions created at or after this time (RFC 3339).
+    #[param(value_type = String, required = false, example = "2026-12-01T00:00:00Z")]
+    pub since: Option<String>,
+    /// Submissions per page.
+    #[param(value_type = String, required = false, example = "50")]
+    pub limit: Option<String>,
+    /// The `next` value of the previous page.
+    #[param(value_type = String, required = false)]
+    pub cursor: Option<String>,
+}
+
+/// One page of a client's submissions, oldest first (without their reports).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubmissionList {
+    pub submissions: Vec<SubmissionView>,
+    /// The page size used.
+    pub limit: usize,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next: Option<String>,
+}
+
+/// The body of `POST /api/v1/exercises/{slug}/regrade` (every field optional; an empty body
+/// regrades the latest submission of every learner).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegradeRequest {
+    /// Only these learners.
+    #[serde(default)]
+    pub learners: Option<Vec<String>>,
+    /// Only submissions whose latest verdict is this one: `passed`, `failed` or `rejected`.
+    #[serde(default)]
+    pub verdict: Option<String>,
+    /// Grade now and report what would change, without writing anything.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// A verdict and points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Outcome {
+    /// `passed`, `failed` or `rejected`; absent when it could not be graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+}
+
+/// A submission whose verdict or points a dry run would change.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegradeChange {
+    pub submission_id: String,
+    pub learner: String,
+    pub old: Outcome,
+    pub new: Outcome,
+}
+
+/// What a regrade did, or (dry run) would do.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegradeSummary {
+    pub exercise: String,
+    /// The exercise version regraded against (the one loaded now).
+    pub exercise_hash: String,
+    pub dry_run: bool,
+    /// Submissions selected: the latest of each learner, filtered.
+    pub selected: usize,
+    /// Regrade jobs queued now (not in a dry run).
+    pub queued: Vec<String>,
+    /// Submissions that had an open job already: nothing queued for them.
+    pub already_open: Vec<String>,
+    /// Dry run: how many verdicts or points would change, and which.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_change: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<RegradeChange>,
+    /// Dry run: submissions that could not be graded, with the reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<NotGraded>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotGraded {
+    pub submission_id: String,
+    pub reason: String,
 }

@@ -38,6 +38,8 @@ pub struct ClientRecord {
     pub webhook_secret: String,
     pub created_at: Millis,
     pub revoked_at: Option<Millis>,
+    /// A teacher may also regrade and read a course's analytics (`client add --teacher`).
+    pub teacher: bool,
 }
 
 /// A submission as accepted by intake.
@@ -116,9 +118,16 @@ pub struct SubmissionRecord {
     pub result: Option<ResultRecord>,
 }
 
-/// The one result of a submission.
+/// A result of a submission: the first grading is version 1, each regrade adds the next version.
 #[derive(Debug, Clone)]
 pub struct ResultRecord {
+    /// 1 for the first grading, 2, 3, … for regrades.
+    pub version: u32,
+    /// The exercise version graded: the SHA-256 of its folder snapshot (none for results stored
+    /// before versions were recorded, or when the exercise could not be loaded).
+    pub exercise_hash: Option<String>,
+    /// The grader that graded: kind and program version (`consumer@0.1.0`).
+    pub grader_version: Option<String>,
     /// `passed`, `failed` or `rejected`; none when grading itself failed.
     pub verdict: Option<String>,
     pub points: Option<u32>,
@@ -146,13 +155,28 @@ pub struct LeasedJob {
     pub metadata: Option<String>,
     pub idempotency_key: Option<String>,
     pub created_at: Millis,
+    /// A regrade of a submission that has a result: its outcome is the next result version.
+    pub regrade: bool,
+    /// The result version this job writes: 1 for a first grading, the latest plus one for a regrade.
+    pub version: u32,
 }
 
 /// How a job ended.
 #[derive(Debug, Clone)]
 pub enum JobOutcome {
-    Graded { verdict: String, points: u32, max_points: u32, report: String, grade_ms: u64 },
-    Failed { reason: String },
+    Graded {
+        verdict: String,
+        points: u32,
+        max_points: u32,
+        report: String,
+        grade_ms: u64,
+        /// The exercise version graded (its folder snapshot's SHA-256) and the grader's version.
+        exercise_hash: String,
+        grader_version: String,
+    },
+    Failed {
+        reason: String,
+    },
 }
 
 /// A webhook event written in the same transaction as the result.
@@ -208,6 +232,36 @@ pub enum Delivery {
     Dead {
         error: String,
     },
+}
+
+/// Which of a client's submissions `GET /api/v1/submissions` lists (every given field must match).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SubmissionFilter {
+    pub exercise: Option<String>,
+    pub learner: Option<String>,
+    /// The latest result's verdict (`passed`, `failed`, `rejected`).
+    pub verdict: Option<String>,
+    /// Created at or after this time.
+    pub since: Option<Millis>,
+}
+
+/// Which submissions of an exercise a regrade takes: the latest of each learner, narrowed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegradeFilter {
+    /// Only these learners (all if empty).
+    pub learners: Vec<String>,
+    /// Only submissions whose latest verdict is this one.
+    pub verdict: Option<String>,
+}
+
+/// What queueing regrades did.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct RegradesQueued {
+    /// Submissions whose regrade job was queued now.
+    pub queued: Vec<i64>,
+    /// Submissions that had an open job already (a regrade asked for twice, or a first grading
+    /// not finished): nothing was queued for them.
+    pub already_open: Vec<i64>,
 }
 
 /// Counts for `/metrics` and `/readyz`.
@@ -297,4 +351,38 @@ pub trait Store: Send + Sync + 'static {
     /// Forgets idempotency keys older than `before`.
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError>;
     fn stats(&self) -> Result<Stats, StoreError>;
+
+    // Teachers see their course: teacher clients, result versions, listings, regrades.
+
+    /// Makes a client a teacher or not; false if there is no such client.
+    fn set_teacher(&self, name: &str, teacher: bool) -> Result<bool, StoreError>;
+    /// A client's submissions matching `filter` with an id above `after`, in id order, at most
+    /// `limit` (keyset pagination). Their results are the latest versions, without the report.
+    fn list_submissions(
+        &self,
+        client_id: i64,
+        filter: &SubmissionFilter,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError>;
+    /// Every result version of a submission, oldest first, without the reports.
+    fn result_versions(&self, submission_id: i64) -> Result<Vec<ResultRecord>, StoreError>;
+    /// The latest submission of each learner (of every client) for `exercise` that has a result,
+    /// narrowed by `filter`, in id order, at most `limit` + 1 (so that a caller sees that there are
+    /// more). Their results are the latest versions, with the report.
+    fn latest_submissions(
+        &self,
+        exercise: &str,
+        filter: &RegradeFilter,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError>;
+    /// What was submitted: the bytes of a submission.
+    fn submission_payload(&self, id: i64) -> Result<Option<Submission>, StoreError>;
+    /// Queues a regrade job for each submission that has no open job (one open job per
+    /// submission: asking twice queues once). Regrade jobs are leased after first gradings.
+    fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError>;
+    /// Every submission of `exercise` (of every client) in id order, at most `limit` + 1, with the
+    /// latest results and their reports: what a course's analytics are computed from.
+    fn exercise_submissions(&self, exercise: &str, limit: usize)
+    -> Result<Vec<SubmissionRecord>, StoreError>;
 }

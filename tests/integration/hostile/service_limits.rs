@@ -466,3 +466,69 @@ fn the_exercise_stack_limit_is_honoured() {
     assert_ne!(report.verdict, pruefstein::report::Verdict::Passed, "{json}");
     assert!(json.contains("stack-limit"), "the stack limit is named: {json}");
 }
+
+// ---------------------------------------------------------------------------------------------
+// Teachers' calls.
+
+/// Malformed, oversized and unknown regrade and analytics requests get clear 4xx problems, write
+/// nothing, and leave the service up.
+#[test]
+fn teacher_calls_refuse_malformed_requests_and_write_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let out = std::process::Command::new(crate::support::BIN)
+        .args(["client", "add", "lehrerin", "--teacher", "--token-only", "--data-dir"])
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let teacher = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    // One graded submission, so that a regrade would have something to queue.
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30",
+        &token,
+        &json!({"exercise": PREDICTION, "learner": "anna", "answer": "(1, 1, 1)"}),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    let regrade = format!("/api/v1/exercises/{PREDICTION}/regrade");
+    let jobs = || -> i64 { server.db().query_row("SELECT count(*) FROM jobs", [], |r| r.get(0)).unwrap() };
+    let many: Vec<String> = (0..1001).map(|n| format!("l{n}")).collect();
+    let oversized = format!("{{\"learners\": [\"{}\"]}}", "x".repeat(70 * 1024));
+    let cases: Vec<(String, u16, &str)> = vec![
+        ("{".into(), 400, "bad-json"),
+        ("null".into(), 400, "bad-json"),
+        ("[]".into(), 400, "bad-json"),
+        (r#"{"dry_run": "yes"}"#.into(), 400, "bad-json"),
+        (r#"{"colour": 1}"#.into(), 400, "bad-json"),
+        (r#"{"verdict": "maybe"}"#.into(), 400, "bad-filter"),
+        (r#"{"learners": ["  "]}"#.into(), 400, "bad-filter"),
+        (json!({"learners": many}).to_string(), 400, "bad-filter"),
+        (oversized, 413, "body-too-large"),
+    ];
+    for (body, status, code) in &cases {
+        let r =
+            server.call("POST", &regrade, &teacher, &[("Content-Type", "application/json")], body.as_bytes());
+        assert_eq!(r.status, *status, "{}: {}", &body[..body.len().min(60)], r.text());
+        let problem = r.json();
+        assert!(problem["type"].as_str().unwrap().ends_with(code), "{problem}");
+        assert!(problem["detail_de"].as_str().is_some_and(|d| !d.is_empty()), "{problem}");
+        assert_eq!(jobs(), 0, "a refused regrade queues nothing");
+    }
+    let r = server.call("POST", "/api/v1/exercises/nope/regrade", &teacher, &[], b"{}");
+    assert_eq!(r.status, 404, "{}", r.text());
+    assert_eq!(server.call("POST", &regrade, "pst_unknown", &[], b"{}").status, 401);
+    assert_eq!(server.call("POST", &regrade, &token, &[], b"{}").status, 403);
+    for query in ["format=pdf", "lang=fr", "colour=blue", "format=csv&format=json"] {
+        let r = server.get(&format!("/api/v1/exercises/{PREDICTION}/analytics?{query}"), &teacher);
+        assert_eq!(r.status, 400, "{query}: {}", r.text());
+    }
+    // A dry run asked twice writes nothing either time; the service still answers.
+    for _ in 0..2 {
+        let (status, dry) = server.call_json("POST", &regrade, &teacher, &json!({"dry_run": true}));
+        assert_eq!((status, dry["selected"].clone()), (200, json!(1)), "{dry}");
+        assert_eq!(jobs(), 0);
+    }
+    assert_eq!(server.get("/readyz", &token).status, 200);
+}

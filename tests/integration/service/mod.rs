@@ -150,4 +150,5 @@ mod contract;
 mod durability;
 mod openapi;
 mod operations;
+mod teachers;
 mod webhooks;

@@ -5,7 +5,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use super::error::Sql;
 use crate::service::store::{ClientRecord, Millis, StoreError};
 
-const CLIENT_COLUMNS: &str = "id, name, webhook_secret, created_at, revoked_at";
+const CLIENT_COLUMNS: &str = "id, name, webhook_secret, created_at, revoked_at, teacher";
 
 fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
     Ok(ClientRecord {
@@ -14,6 +14,7 @@ fn client_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<ClientRecord> {
         webhook_secret: row.get(2)?,
         created_at: row.get(3)?,
         revoked_at: row.get(4)?,
+        teacher: row.get::<_, i64>(5)? != 0,
     })
 }
 
@@ -33,7 +34,14 @@ pub(super) fn add(
         "INSERT INTO clients (name, token_hash, webhook_secret, created_at) VALUES (?1, ?2, ?3, ?4)",
         params![name, token_hash, webhook_secret, now],
     )?;
-    Ok(ClientRecord { id: tx.last_insert_rowid(), name, webhook_secret, created_at: now, revoked_at: None })
+    Ok(ClientRecord {
+        id: tx.last_insert_rowid(),
+        name,
+        webhook_secret,
+        created_at: now,
+        revoked_at: None,
+        teacher: false,
+    })
 }
 
 pub(super) fn list(conn: &Connection) -> Sql<Vec<ClientRecord>> {
@@ -72,4 +80,9 @@ pub(super) fn by_id(conn: &Connection, id: i64) -> Sql<Option<ClientRecord>> {
 pub(super) fn setting_or_insert(tx: &Transaction<'_>, key: &str, default: &str) -> Sql<String> {
     tx.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?1, ?2)", params![key, default])?;
     Ok(tx.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))?)
+}
+
+/// Makes a client a teacher or not; false if there is no such client.
+pub(super) fn set_teacher(tx: &Transaction<'_>, name: &str, teacher: bool) -> Sql<bool> {
+    Ok(tx.execute("UPDATE clients SET teacher = ?2 WHERE name = ?1", params![name, i64::from(teacher)])? == 1)
 }

@@ -23,7 +23,7 @@ pub(super) fn lease(
     let next = tx
         .prepare_cached(
             "SELECT submission_id, attempts FROM jobs WHERE lease_until <= ?1 \
-             ORDER BY submission_id LIMIT ?2",
+             ORDER BY regrade, submission_id LIMIT ?2",
         )?
         .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
@@ -107,6 +107,16 @@ fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Mi
         "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
     )?
     .execute(params![id, attempt, now + lease_ms as i64])?;
+    // A regrade writes the version after the latest; no other job of this submission is open, so
+    // no other version can be written meanwhile.
+    let (regrade, latest): (i64, Option<u32>) = tx
+        .prepare_cached(
+            "SELECT j.regrade, (SELECT max(version) FROM latest_results WHERE submission_id = ?1) \
+             FROM jobs j WHERE j.submission_id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let regrade = regrade != 0;
+    let version = if regrade { latest.unwrap_or(1) + 1 } else { 1 };
     let job = tx
         .prepare_cached(
             "SELECT client_id, exercise, learner, kind, payload, callback_url, sha256, metadata, \
@@ -143,5 +153,7 @@ fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Mi
         metadata,
         idempotency_key,
         created_at,
+        regrade,
+        version,
     })
 }

@@ -14,6 +14,7 @@ use crate::service::store::StoreError;
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_initial", include_str!("../migrations/0001_initial.sql")),
     ("0002_outbox_lease", include_str!("../migrations/0002_outbox_lease.sql")),
+    ("0003_teachers", include_str!("../migrations/0003_teachers.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.

@@ -13,6 +13,7 @@ mod jobs;
 pub mod migrate;
 mod outbox;
 mod results;
+mod teachers;
 pub mod writer;
 
 use std::path::{Path, PathBuf};
@@ -254,6 +255,53 @@ impl Store for SqliteStore {
 
     fn stats(&self) -> Result<Stats, StoreError> {
         self.read("count jobs and events", jobs::stats)
+    }
+
+    fn set_teacher(&self, name: &str, teacher: bool) -> Result<bool, StoreError> {
+        let name = name.to_string();
+        self.writer.write("make a client a teacher", move |tx| clients::set_teacher(tx, &name, teacher))
+    }
+
+    fn list_submissions(
+        &self,
+        client_id: i64,
+        filter: &SubmissionFilter,
+        after: i64,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError> {
+        self.read("list submissions", |conn| teachers::list(conn, client_id, filter, after, limit))
+    }
+
+    fn result_versions(&self, submission_id: i64) -> Result<Vec<ResultRecord>, StoreError> {
+        self.read("read result versions", |conn| teachers::versions(conn, submission_id))
+    }
+
+    fn latest_submissions(
+        &self,
+        exercise: &str,
+        filter: &RegradeFilter,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError> {
+        self.read("find the latest submissions", |conn| teachers::latest(conn, exercise, filter, limit))
+    }
+
+    fn submission_payload(&self, id: i64) -> Result<Option<Submission>, StoreError> {
+        self.read("read a submission's bytes", |conn| teachers::payload(conn, id))
+    }
+
+    fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError> {
+        let ids = ids.to_vec();
+        self.writer.write("queue regrades", move |tx| teachers::queue_regrades(tx, &ids))
+    }
+
+    fn exercise_submissions(
+        &self,
+        exercise: &str,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError> {
+        self.read("read an exercise's submissions", |conn| {
+            teachers::exercise_submissions(conn, exercise, limit)
+        })
     }
 }
 

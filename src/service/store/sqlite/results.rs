@@ -1,5 +1,7 @@
-//! Results: reading a submission with its job and result, and completing a job (its one result, its
-//! webhook event and the job's deletion in one write).
+//! Results: reading a submission with its job and its latest result, and completing a job (its
+//! result, its webhook event and the job's deletion in one write). A first grading writes version 1
+//! to `results`; a regrade writes the next version to `result_versions` and never changes an
+//! earlier one.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
@@ -8,7 +10,8 @@ use crate::service::store::{
     JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord,
 };
 
-/// Stores a job's result and event and deletes the job, unless the submission has a result already.
+/// Stores a job's result and event and deletes the job. A first grading stores nothing if the
+/// submission has a result already; a regrade nothing if its version exists already (graded twice).
 pub(super) fn complete(
     tx: &Transaction<'_>,
     job: &LeasedJob,
@@ -16,12 +19,24 @@ pub(super) fn complete(
     event: Option<&NewEvent>,
     now: Millis,
 ) -> Sql<bool> {
+    if job.regrade {
+        return complete_regrade(tx, job, outcome, event, now);
+    }
     {
         let inserted = match outcome {
-            JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => tx
+            JobOutcome::Graded {
+                verdict,
+                points,
+                max_points,
+                report,
+                grade_ms,
+                exercise_hash,
+                grader_version,
+            } => tx
                 .prepare_cached(
                     "INSERT INTO results (submission_id, status, verdict, points, max_points, report, attempts, \
-                     finished_at, grade_ms) VALUES (?1, 'graded', ?2, ?3, ?4, ?5, ?6, ?7, ?8) \
+                     finished_at, grade_ms, exercise_hash, grader_version) \
+                     VALUES (?1, 'graded', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
                      ON CONFLICT (submission_id) DO NOTHING",
                 )?
                 .execute(params![
@@ -32,7 +47,9 @@ pub(super) fn complete(
                     report,
                     job.attempt,
                     now,
-                    *grade_ms as i64
+                    *grade_ms as i64,
+                    exercise_hash,
+                    grader_version
                 ])?,
             JobOutcome::Failed { reason } => tx
                 .prepare_cached(
@@ -50,64 +67,153 @@ pub(super) fn complete(
             )?
             .execute(params![event.event_id, job.submission_id, job.client_id, event.url, event.payload, now])?;
         }
-        tx.prepare_cached("DELETE FROM jobs WHERE submission_id = ?1")?.execute([job.submission_id])?;
+        // Not a regrade queued since (a first grading completed twice, the second late).
+        tx.prepare_cached("DELETE FROM jobs WHERE submission_id = ?1 AND regrade = 0")?
+            .execute([job.submission_id])?;
         Ok(inserted == 1)
     }
+}
+
+/// Stores a regrade's result as the job's version, its event only if the verdict or the points
+/// changed from the latest version, and deletes the job.
+fn complete_regrade(
+    tx: &Transaction<'_>,
+    job: &LeasedJob,
+    outcome: &JobOutcome,
+    event: Option<&NewEvent>,
+    now: Millis,
+) -> Sql<bool> {
+    let previous: Option<(Option<String>, Option<u32>)> = tx
+        .prepare_cached("SELECT verdict, points FROM latest_results WHERE submission_id = ?1")?
+        .query_row([job.submission_id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    let (verdict, points) = match outcome {
+        JobOutcome::Graded { verdict, points, .. } => (Some(verdict.clone()), Some(*points)),
+        JobOutcome::Failed { .. } => (None, None),
+    };
+    let inserted = match outcome {
+        JobOutcome::Graded {
+            verdict,
+            points,
+            max_points,
+            report,
+            grade_ms,
+            exercise_hash,
+            grader_version,
+        } => tx
+            .prepare_cached(
+                "INSERT INTO result_versions (submission_id, version, status, verdict, points, max_points,                  report, attempts, finished_at, grade_ms, exercise_hash, grader_version)                  VALUES (?1, ?2, 'graded', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)                  ON CONFLICT (submission_id, version) DO NOTHING",
+            )?
+            .execute(params![
+                job.submission_id,
+                job.version,
+                verdict,
+                points,
+                max_points,
+                report,
+                job.attempt,
+                now,
+                *grade_ms as i64,
+                exercise_hash,
+                grader_version
+            ])?,
+        JobOutcome::Failed { reason } => tx
+            .prepare_cached(
+                "INSERT INTO result_versions (submission_id, version, status, failure, attempts, finished_at)                  VALUES (?1, ?2, 'failed', ?3, ?4, ?5) ON CONFLICT (submission_id, version) DO NOTHING",
+            )?
+            .execute(params![job.submission_id, job.version, reason, job.attempt, now])?,
+    };
+    let changed = previous.is_none_or(|previous| previous != (verdict, points));
+    if inserted == 1
+        && changed
+        && let Some(event) = event
+    {
+        tx.prepare_cached(
+            "INSERT INTO outbox (event_id, submission_id, client_id, url, payload, state, next_attempt_at, \
+             created_at) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6) ON CONFLICT (event_id) DO NOTHING",
+        )?
+        .execute(params![
+            event.event_id,
+            job.submission_id,
+            job.client_id,
+            event.url,
+            event.payload,
+            now
+        ])?;
+    }
+    // A stale worker (its version written already) leaves a regrade queued since then alone.
+    if inserted == 1 {
+        tx.prepare_cached("DELETE FROM jobs WHERE submission_id = ?1")?.execute([job.submission_id])?;
+    }
+    Ok(inserted == 1)
 }
 
 const SUBMISSION_QUERY: &str = "SELECT s.id, s.client_id, s.exercise, s.learner, s.kind, s.sha256, \
      s.callback_url, s.metadata, s.idempotency_key, s.request_hash, s.created_at, \
      j.leased, j.attempts, j.lease_until, \
-     r.status, r.verdict, r.points, r.max_points, r.report, r.failure, r.attempts, r.finished_at, r.grade_ms \
+     r.status, r.verdict, r.points, r.max_points, r.report, r.failure, r.attempts, r.finished_at, r.grade_ms, \
+     r.version, r.exercise_hash, r.grader_version \
      FROM submissions s LEFT JOIN jobs j ON j.submission_id = s.id \
-     LEFT JOIN results r ON r.submission_id = s.id WHERE s.id = ?1";
+     LEFT JOIN latest_results r ON r.submission_id = s.id";
 
 /// A submission with its job's state and its result.
 pub(super) fn load_submission(conn: &Connection, id: i64) -> Sql<Option<SubmissionRecord>> {
     let found = conn
-        .query_row(SUBMISSION_QUERY, [id], |row| {
-            let leased: Option<i64> = row.get(11)?;
-            let job_attempts: Option<u32> = row.get(12)?;
-            let result_status: Option<String> = row.get(14)?;
-            let result = match &result_status {
-                Some(_) => Some(ResultRecord {
-                    verdict: row.get(15)?,
-                    points: row.get(16)?,
-                    max_points: row.get(17)?,
-                    report: row.get(18)?,
-                    failure: row.get(19)?,
-                    finished_at: row.get(21)?,
-                    grade_ms: row.get::<_, Option<i64>>(22)?.map(|ms| ms.max(0) as u64),
-                }),
-                None => None,
-            };
-            let status = match (result_status.as_deref(), leased) {
-                (Some("graded"), _) => Status::Graded,
-                (Some(_), _) => Status::Failed,
-                (None, Some(1)) => Status::Running,
-                (None, _) => Status::Queued,
-            };
-            let attempts = match result_status {
-                Some(_) => row.get::<_, u32>(20)?,
-                None => job_attempts.unwrap_or(0),
-            };
-            Ok(SubmissionRecord {
-                id: row.get(0)?,
-                client_id: row.get(1)?,
-                exercise: row.get(2)?,
-                learner: row.get(3)?,
-                kind: row.get(4)?,
-                sha256: row.get(5)?,
-                callback_url: row.get(6)?,
-                metadata: row.get(7)?,
-                idempotency_key: row.get(8)?,
-                request_hash: row.get(9)?,
-                created_at: row.get(10)?,
-                status,
-                attempts,
-                result,
-            })
-        })
+        .prepare_cached(&format!("{SUBMISSION_QUERY} WHERE s.id = ?1"))?
+        .query_row([id], submission_from_row)
         .optional()?;
     Ok(found)
+}
+
+/// The submission query's columns, for listings that add their own conditions.
+pub(super) fn submission_query() -> &'static str {
+    SUBMISSION_QUERY
+}
+
+/// A row of the submission query as a record.
+pub(super) fn submission_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionRecord> {
+    let leased: Option<i64> = row.get(11)?;
+    let job_attempts: Option<u32> = row.get(12)?;
+    let result_status: Option<String> = row.get(14)?;
+    let result = match &result_status {
+        Some(_) => Some(ResultRecord {
+            verdict: row.get(15)?,
+            points: row.get(16)?,
+            max_points: row.get(17)?,
+            report: row.get(18)?,
+            failure: row.get(19)?,
+            finished_at: row.get(21)?,
+            grade_ms: row.get::<_, Option<i64>>(22)?.map(|ms| ms.max(0) as u64),
+            version: row.get(23)?,
+            exercise_hash: row.get(24)?,
+            grader_version: row.get(25)?,
+        }),
+        None => None,
+    };
+    let status = match (result_status.as_deref(), leased) {
+        (Some("graded"), _) => Status::Graded,
+        (Some(_), _) => Status::Failed,
+        (None, Some(1)) => Status::Running,
+        (None, _) => Status::Queued,
+    };
+    let attempts = match result_status {
+        Some(_) => row.get::<_, u32>(20)?,
+        None => job_attempts.unwrap_or(0),
+    };
+    Ok(SubmissionRecord {
+        id: row.get(0)?,
+        client_id: row.get(1)?,
+        exercise: row.get(2)?,
+        learner: row.get(3)?,
+        kind: row.get(4)?,
+        sha256: row.get(5)?,
+        callback_url: row.get(6)?,
+        metadata: row.get(7)?,
+        idempotency_key: row.get(8)?,
+        request_hash: row.get(9)?,
+        created_at: row.get(10)?,
+        status,
+        attempts,
+        result,
+    })
 }

@@ -243,3 +243,176 @@ fn a_database_that_cannot_be_opened_says_so() {
         other => panic!("a directory in the database's place was accepted: {other:?}"),
     }
 }
+
+// Teachers: result versions, regrades, listings.
+
+fn graded(verdict: &str, points: u32, hash: &str) -> JobOutcome {
+    JobOutcome::Graded {
+        verdict: verdict.into(),
+        points,
+        max_points: 2,
+        report: "{}".into(),
+        grade_ms: 1,
+        exercise_hash: hash.into(),
+        grader_version: "prediction@test".into(),
+    }
+}
+
+fn event(job: &LeasedJob) -> NewEvent {
+    NewEvent {
+        event_id: crate::service::worker::version_event_id(job.submission_id, job.version),
+        url: "http://x/".into(),
+        payload: "{}".into(),
+    }
+}
+
+fn outbox_ids(store: &SqliteStore) -> Vec<String> {
+    store
+        .read_sql(|conn| {
+            let mut stmt = conn.prepare("SELECT event_id FROM outbox ORDER BY event_id")?;
+            let ids = stmt.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
+            Ok(ids)
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_regrade_writes_the_next_version_and_an_event_only_when_the_outcome_changed() {
+    let (_dir, store) = store();
+    let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+    let Intake::Created(record) = store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap()
+    else {
+        panic!("not created")
+    };
+    let job = lease(&store, 1).unwrap();
+    assert_eq!((job.regrade, job.version), (false, 1));
+    assert!(complete(&store, &job, &graded("passed", 2, "h1"), Some(&event(&job)), 2));
+    let first = store.submission(record.id).unwrap().unwrap().result.unwrap();
+    assert_eq!((first.version, first.exercise_hash.as_deref()), (1, Some("h1")));
+
+    // Asked twice: queued once.
+    let queued = store.queue_regrades(&[record.id]).unwrap();
+    assert_eq!((queued.queued, queued.already_open), (vec![record.id], vec![]));
+    let again = store.queue_regrades(&[record.id]).unwrap();
+    assert_eq!((again.queued, again.already_open), (vec![], vec![record.id]));
+
+    // The same outcome: version 2, no event. A worker lost to a crash: leased again, same version.
+    let lost = lease(&store, 10).unwrap();
+    assert_eq!((lost.regrade, lost.version, lost.attempt), (true, 2, 1));
+    let job = lease(&store, 2_000).unwrap();
+    assert_eq!((job.submission_id, job.version, job.attempt), (record.id, 2, 2));
+    assert!(complete(&store, &job, &graded("passed", 2, "h2"), Some(&event(&job)), 2_001));
+    // The lost worker comes back: no second version 2.
+    assert!(!complete(&store, &lost, &graded("failed", 0, "h2"), Some(&event(&lost)), 2_002));
+    assert_eq!(outbox_ids(&store), [format!("evt_sub_{}", record.id)]);
+
+    // A changed outcome: version 3 and its event.
+    store.queue_regrades(&[record.id]).unwrap();
+    let job = lease(&store, 3_000).unwrap();
+    assert_eq!(job.version, 3);
+    assert!(complete(&store, &job, &graded("failed", 1, "h3"), Some(&event(&job)), 3_001));
+    assert_eq!(outbox_ids(&store), [format!("evt_sub_{}", record.id), format!("evt_sub_{}_v3", record.id)]);
+    let latest = store.submission(record.id).unwrap().unwrap();
+    let result = latest.result.unwrap();
+    assert_eq!(
+        (latest.status, result.version, result.verdict.as_deref(), result.points),
+        (Status::Graded, 3, Some("failed"), Some(1))
+    );
+    let versions: Vec<(u32, Option<String>, Option<String>)> = store
+        .result_versions(record.id)
+        .unwrap()
+        .into_iter()
+        .map(|r| (r.version, r.verdict, r.exercise_hash))
+        .collect();
+    assert_eq!(
+        versions,
+        [
+            (1, Some("passed".into()), Some("h1".into())),
+            (2, Some("passed".into()), Some("h2".into())),
+            (3, Some("failed".into()), Some("h3".into())),
+        ],
+        "every version kept"
+    );
+}
+
+#[test]
+fn first_gradings_are_leased_before_regrades() {
+    let (_dir, store) = store();
+    let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+    store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
+    let job = lease(&store, 1).unwrap();
+    assert!(complete(&store, &job, &graded("passed", 2, "h"), None, 2));
+    store.queue_regrades(&[job.submission_id]).unwrap();
+    let Intake::Created(newer) = store.submit(&new_submission(client.id, None, "(2)"), 10, 3).unwrap() else {
+        panic!("not created")
+    };
+    let next = lease(&store, 4).unwrap();
+    assert_eq!((next.submission_id, next.regrade), (newer.id, false));
+    assert!(lease(&store, 4).unwrap().regrade);
+}
+
+#[test]
+fn listings_page_by_id_and_filter_and_regrades_take_each_learners_latest() {
+    let (_dir, store) = store();
+    let lms = store.add_client("lms", "h1", "whsec_x", 0).unwrap();
+    let other = store.add_client("other", "h2", "whsec_y", 0).unwrap();
+    let mut ids = Vec::new();
+    for (n, (client, learner, verdict)) in [
+        (lms.id, "a", "passed"),
+        (lms.id, "b", "failed"),
+        (other.id, "a", "failed"),
+        (lms.id, "a", "failed"),
+        (lms.id, "c", "passed"),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let new =
+            NewSubmission { learner: learner.into(), ..new_submission(client, None, &format!("({n})")) };
+        let Intake::Created(record) = store.submit(&new, 10, n as i64 * 100).unwrap() else { panic!() };
+        let job = lease(&store, n as i64 * 100).unwrap();
+        assert!(complete(&store, &job, &graded(verdict, 1, "h"), None, n as i64 * 100 + 1));
+        ids.push(record.id);
+    }
+    let list = |filter: &SubmissionFilter, after: i64, limit: usize| -> Vec<i64> {
+        store.list_submissions(lms.id, filter, after, limit).unwrap().iter().map(|r| r.id).collect()
+    };
+    let all = SubmissionFilter::default();
+    assert_eq!(list(&all, 0, 10), [ids[0], ids[1], ids[3], ids[4]], "only this client's, in id order");
+    assert_eq!(list(&all, 0, 2), [ids[0], ids[1]]);
+    assert_eq!(list(&all, ids[1], 2), [ids[3], ids[4]], "the next page starts after the cursor");
+    let failed = SubmissionFilter { verdict: Some("failed".into()), ..all.clone() };
+    assert_eq!(list(&failed, 0, 10), [ids[1], ids[3]]);
+    let a_since = SubmissionFilter { learner: Some("a".into()), since: Some(200), ..all.clone() };
+    assert_eq!(list(&a_since, 0, 10), [ids[3]]);
+    let other_exercise = SubmissionFilter { exercise: Some("02-x".into()), ..all.clone() };
+    assert!(list(&other_exercise, 0, 10).is_empty());
+    assert!(store.list_submissions(lms.id, &all, 0, 1).unwrap()[0].result.as_ref().unwrap().report.is_none());
+
+    // The latest of each (client, learner): lms/a's second, lms/b, other/a, lms/c.
+    let latest = |filter: &RegradeFilter, limit: usize| -> Vec<i64> {
+        store
+            .latest_submissions("01-visibility-timeout", filter, limit)
+            .unwrap()
+            .iter()
+            .map(|r| r.id)
+            .collect()
+    };
+    assert_eq!(latest(&RegradeFilter::default(), 10), [ids[1], ids[2], ids[3], ids[4]]);
+    assert_eq!(latest(&RegradeFilter::default(), 2), [ids[1], ids[2], ids[3]], "one more than the limit");
+    let failing_a = RegradeFilter { learners: vec!["a".into()], verdict: Some("failed".into()) };
+    assert_eq!(latest(&failing_a, 10), [ids[2], ids[3]]);
+    assert_eq!(store.exercise_submissions("01-visibility-timeout", 10).unwrap().len(), 5);
+    assert!(matches!(store.submission_payload(ids[0]).unwrap(), Some(Submission::Answer(a)) if a == "(0)"));
+    assert!(store.submission_payload(9_999).unwrap().is_none());
+}
+
+#[test]
+fn a_client_becomes_a_teacher() {
+    let (_dir, store) = store();
+    store.add_client("lms", "h1", "whsec_x", 0).unwrap();
+    assert!(!store.client_by_token_hash("h1").unwrap().unwrap().teacher);
+    assert!(store.set_teacher("lms", true).unwrap());
+    assert!(store.client_by_token_hash("h1").unwrap().unwrap().teacher);
+    assert!(!store.set_teacher("nobody", true).unwrap());
+}

@@ -1,0 +1,268 @@
+//! Regrading an exercise after a teacher fixed it: the latest submission of every learner (or of
+//! the learners and verdict a filter names) is graded again against the version of the exercise
+//! loaded now.
+//!
+//! A regrade queues ordinary leased jobs (`jobs.regrade = 1`), so it survives a crash like any
+//! grading: a job whose worker died is leased again when its lease runs out. It is idempotent: a
+//! submission has at most one open job (the job's key is the submission), so asking twice queues
+//! once, and a submission whose first grading is still open is left to it. The worker writes the
+//! outcome as the next result version, never over an earlier one, and the store adds a webhook
+//! event in the same transaction only when the verdict or the points changed.
+//!
+//! A dry run grades the same submissions at once (in a worker process, or in this thread with
+//! `--isolation thread`) and reports which verdicts or points would change; it writes nothing.
+
+use crate::exercise::Exercise;
+use crate::grade::{GradeOptions, grade};
+use crate::isolation::pool::{WorkerProcess, WorkerSpec, scratch_path};
+use crate::limits::{LEARNER_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX};
+use crate::report::Report;
+use crate::service::Shared;
+use crate::service::config::Isolation;
+use crate::service::http::views::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
+use crate::service::store::{RegradeFilter, Store, StoreError};
+use crate::submission::Submission;
+use crate::text::Text;
+
+/// Why a regrade was not done.
+#[derive(Debug, thiserror::Error)]
+pub enum RegradeError {
+    /// The request is malformed (a bad filter): nothing was done.
+    #[error("{}", .0.en)]
+    BadFilter(Text),
+    /// More submissions match than one regrade (or dry run) takes: nothing was done.
+    #[error("{}", .0.en)]
+    TooMany(Text),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// The verdicts a filter may name (the API's names).
+pub const VERDICTS: [&str; 3] = ["passed", "failed", "rejected"];
+
+/// Checks a request's filter: known verdict, at most [`REGRADE_LEARNERS_MAX`] learners, each one
+/// 1 to [`LEARNER_BYTES_MAX`] bytes.
+pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
+    let bad = |en: String, de: String| RegradeError::BadFilter(Text { de, en });
+    if let Some(verdict) = &request.verdict
+        && !VERDICTS.contains(&verdict.as_str())
+    {
+        return Err(bad(
+            format!("verdict {verdict:?} is not one of passed, failed, rejected."),
+            format!("Das Urteil {verdict:?} ist keines von passed, failed, rejected."),
+        ));
+    }
+    let learners = request.learners.clone().unwrap_or_default();
+    if learners.len() > REGRADE_LEARNERS_MAX {
+        return Err(bad(
+            format!("A regrade names at most {REGRADE_LEARNERS_MAX} learners (regrade_learners_max)."),
+            format!(
+                "Eine Neubewertung nennt höchstens {REGRADE_LEARNERS_MAX} Lernende (regrade_learners_max)."
+            ),
+        ));
+    }
+    for learner in &learners {
+        if learner.trim().is_empty() || learner.len() > LEARNER_BYTES_MAX {
+            return Err(bad(
+                format!("A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank."),
+                format!("Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang und nicht leer."),
+            ));
+        }
+    }
+    Ok(RegradeFilter { learners, verdict: request.verdict.clone() })
+}
+
+/// Grades submissions for a dry run: in one worker process started on first use (kept for the
+/// whole run), or in this thread.
+pub struct DryRunGrader {
+    isolation: Isolation,
+    program: std::path::PathBuf,
+    worker: Option<WorkerProcess>,
+}
+
+impl DryRunGrader {
+    pub fn new(isolation: Isolation) -> DryRunGrader {
+        let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
+        DryRunGrader { isolation, program, worker: None }
+    }
+
+    /// The report, or why the submission could not be graded.
+    pub fn grade(
+        &mut self,
+        exercise: &Exercise,
+        submission: &Submission,
+        options: &GradeOptions,
+    ) -> Result<Report, String> {
+        if self.isolation == Isolation::Thread {
+            return grade(exercise, submission, options).map_err(|e| e.to_string());
+        }
+        if self.worker.is_none() {
+            use std::sync::atomic::{AtomicU64, Ordering};
+            static RUNS: AtomicU64 = AtomicU64::new(0);
+            let n = RUNS.fetch_add(1, Ordering::Relaxed);
+            let spec = WorkerSpec {
+                program: self.program.clone(),
+                scratch: scratch_path(&format!("pruefstein-dry-run-{}-{n}", std::process::id())),
+                env: Vec::new(),
+            };
+            self.worker = Some(
+                WorkerProcess::spawn(&spec).map_err(|e| format!("cannot start a grading process: {e}"))?,
+            );
+        }
+        let Some(worker) = self.worker.as_mut() else { return Err("no grading process".into()) };
+        match worker.grade(exercise, submission, options, std::time::Duration::from_secs(3600), &mut || {}) {
+            Ok(graded) => graded.map_err(|e| e.to_string()),
+            Err(failure) => {
+                self.worker = None;
+                Err(failure.reason_line())
+            }
+        }
+    }
+}
+
+/// Regrades (or, with `dry_run`, grades and compares) the latest submissions of `exercise`
+/// selected by `filter`. `course_secret` and `compiler` are the service's.
+pub fn regrade(
+    store: &dyn Store,
+    exercise: &Exercise,
+    filter: &RegradeFilter,
+    dry_run: bool,
+    options: &GradeOptions,
+    grader: &mut DryRunGrader,
+) -> Result<RegradeSummary, RegradeError> {
+    let limit = if dry_run { REGRADE_DRY_RUN_MAX } else { REGRADE_SUBMISSIONS_MAX };
+    let selected = store.latest_submissions(&exercise.slug, filter, limit)?;
+    if selected.len() > limit {
+        let name = if dry_run { "regrade_dry_run_max" } else { "regrade_submissions_max" };
+        return Err(RegradeError::TooMany(Text {
+            en: format!(
+                "More than {limit} submissions match ({name}): narrow the regrade by learners or verdict."
+            ),
+            de: format!(
+                "Mehr als {limit} Abgaben passen ({name}): die Neubewertung nach Lernenden oder Urteil eingrenzen."
+            ),
+        }));
+    }
+    let mut summary = RegradeSummary {
+        exercise: exercise.slug.clone(),
+        exercise_hash: exercise.content_hash().to_string(),
+        dry_run,
+        selected: selected.len(),
+        queued: Vec::new(),
+        already_open: Vec::new(),
+        would_change: None,
+        changes: Vec::new(),
+        not_graded: Vec::new(),
+    };
+    if !dry_run {
+        let ids: Vec<i64> = selected.iter().map(|s| s.id).collect();
+        let queued = store.queue_regrades(&ids)?;
+        summary.queued = queued.queued.into_iter().map(Shared::public_id).collect();
+        summary.already_open = queued.already_open.into_iter().map(Shared::public_id).collect();
+        return Ok(summary);
+    }
+    for record in &selected {
+        let Some(submission) = store.submission_payload(record.id)? else { continue };
+        let options = GradeOptions { learner: Some(record.learner.clone()), ..options.clone() };
+        let old = Outcome {
+            verdict: record.result.as_ref().and_then(|r| r.verdict.clone()),
+            points: record.result.as_ref().and_then(|r| r.points),
+        };
+        match grader.grade(exercise, &submission, &options) {
+            Ok(report) => {
+                let new = Outcome {
+                    verdict: Some(crate::service::worker::verdict_name(report.verdict).to_string()),
+                    points: Some(report.score.points),
+                };
+                if new != old {
+                    summary.changes.push(RegradeChange {
+                        submission_id: Shared::public_id(record.id),
+                        learner: record.learner.clone(),
+                        old,
+                        new,
+                    });
+                }
+            }
+            Err(reason) => {
+                summary.not_graded.push(NotGraded { submission_id: Shared::public_id(record.id), reason })
+            }
+        }
+    }
+    summary.would_change = Some(summary.changes.len());
+    Ok(summary)
+}
+
+/// `pruefstein regrade`: the same regrade on the data directory and exercises folder of `config`,
+/// without a server. Queued jobs are graded by the server that runs on that data directory (now or
+/// when it next starts).
+pub fn run_offline(
+    config: &crate::service::config::Config,
+    slug: &str,
+    request: &RegradeRequest,
+) -> anyhow::Result<RegradeSummary> {
+    use anyhow::Context;
+    let catalogue = crate::service::catalogue::Catalogue::load(&config.exercises, &config.graders)?;
+    let exercise = catalogue.get(slug).with_context(|| {
+        format!(
+            "there is no exercise {slug:?} in {} (known: {})",
+            config.exercises.display(),
+            catalogue.slugs().join(", ")
+        )
+    })?;
+    let store = crate::service::store::sqlite::SqliteStore::open(&config.data_dir, config.durability)?;
+    let filter = filter(request).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let options = GradeOptions {
+        learner: None,
+        course_secret: config.course_secret.clone(),
+        compiler: config.compiler,
+        replay: None,
+    };
+    let mut grader = DryRunGrader::new(config.isolation);
+    let summary = regrade(&store, &exercise, &filter, request.dry_run, &options, &mut grader)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    store.flush()?;
+    Ok(summary)
+}
+
+/// A regrade's summary as text for the command line.
+pub fn render_summary(summary: &RegradeSummary) -> String {
+    use std::fmt::Write;
+    let mut out = String::new();
+    let hash = summary.exercise_hash.get(..12).unwrap_or(&summary.exercise_hash);
+    let _ = writeln!(
+        out,
+        "exercise {} (version {hash}): {} submissions selected",
+        summary.exercise, summary.selected
+    );
+    if summary.dry_run {
+        let _ = writeln!(out, "dry run: {} would change, nothing written", summary.changes.len());
+        let show = |o: &Outcome| {
+            format!(
+                "{} {}",
+                o.verdict.as_deref().unwrap_or("-"),
+                o.points.map_or("-".to_string(), |p| p.to_string())
+            )
+        };
+        for change in &summary.changes {
+            let _ = writeln!(
+                out,
+                "  {} ({}): {} -> {}",
+                change.submission_id,
+                change.learner,
+                show(&change.old),
+                show(&change.new)
+            );
+        }
+        for failed in &summary.not_graded {
+            let _ = writeln!(out, "  {} not graded: {}", failed.submission_id, failed.reason);
+        }
+    } else {
+        let _ = writeln!(
+            out,
+            "queued {} regrades; {} had an open job already",
+            summary.queued.len(),
+            summary.already_open.len()
+        );
+    }
+    out
+}
