@@ -392,9 +392,20 @@ static UNAVAILABLE: Mutex<BTreeMap<i64, (Millis, u32)>> = Mutex::new(BTreeMap::n
 /// for `outcome`: status, attempts and result, as a read of the submission would return them.
 fn finished_record(job: &LeasedJob, outcome: &JobOutcome, now: Millis) -> Finished {
     let (status, result) = match outcome {
-        JobOutcome::Graded { verdict, points, max_points, report, grade_ms } => (
+        JobOutcome::Graded {
+            verdict,
+            points,
+            max_points,
+            report,
+            grade_ms,
+            exercise_hash,
+            grader_version,
+        } => (
             Status::Graded,
             ResultRecord {
+                version: job.version,
+                exercise_hash: Some(exercise_hash.clone()),
+                grader_version: Some(grader_version.clone()),
                 verdict: Some(verdict.clone()),
                 points: Some(*points),
                 max_points: Some(*max_points),
@@ -407,6 +418,9 @@ fn finished_record(job: &LeasedJob, outcome: &JobOutcome, now: Millis) -> Finish
         JobOutcome::Failed { reason } => (
             Status::Failed,
             ResultRecord {
+                version: job.version,
+                exercise_hash: None,
+                grader_version: None,
                 verdict: None,
                 points: None,
                 max_points: None,
