@@ -333,11 +333,15 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
             attempt = job.attempt,
         ),
     }
-    let event = job.callback_url.as_ref().map(|url| NewEvent {
-        event_id: event_id(job.submission_id),
-        url: url.clone(),
-        payload: event_payload(shared, &job, &outcome, now),
-    });
+    // A submission has one event: its webhook, or (made from a launched LTI page) its score.
+    let event = match &job.callback_url {
+        Some(url) => Some(NewEvent {
+            event_id: event_id(job.submission_id),
+            url: url.clone(),
+            payload: event_payload(shared, &job, &outcome, now),
+        }),
+        None => super::lti::ags::score_event(shared, &job, &outcome, now),
+    };
     let id = job.submission_id;
     let has_event = event.is_some();
     let verdict = match &outcome {

@@ -132,7 +132,7 @@ pub async fn get_exercise(
 }
 
 /// The `lang` of the API: absent, `de` or `en` (the values the OpenAPI document declares).
-fn parse_lang(raw: Option<&str>) -> Result<Lang, Problem> {
+pub(super) fn parse_lang(raw: Option<&str>) -> Result<Lang, Problem> {
     match raw {
         None | Some("de") => Ok(Lang::De),
         Some("en") => Ok(Lang::En),

@@ -9,6 +9,8 @@ pub mod auth;
 pub mod exercises;
 pub mod health;
 pub mod intake;
+pub mod learn;
+pub mod lti;
 pub mod metrics;
 pub mod openapi;
 pub mod reports;
@@ -22,7 +24,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, guard, web};
 
 pub use self::intake::{Parsed, parse_json, parse_multipart, parse_wait};
 pub use self::views::submission_view;
@@ -103,7 +105,27 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(get("/api/v1/exercises/{slug}", exercises::get_exercise))
     .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
+    .service(get("/api/v1/exercises/{slug}/page", learn::page_link))
     .service(get("/reports/{id}", reports::report_page))
+    .service(
+        web::resource("/learn/{slug}")
+            .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(learn::page))
+            .route(web::post().to(learn::submit))
+            .default_service(web::to(|req: HttpRequest| async move {
+                method_not_allowed(&req, "GET, POST, HEAD")
+            })),
+    )
+    .service(get("/lti/jwks", lti::jwks))
+    .service(
+        web::resource("/lti/login")
+            .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(lti::login))
+            .route(web::post().to(lti::login))
+            .default_service(web::to(|req: HttpRequest| async move {
+                method_not_allowed(&req, "GET, POST, HEAD")
+            })),
+    )
+    .service(post("/lti/launch", lti::launch))
+    .service(post("/lti/deep-link", lti::deep_link))
     .service(get("/docs/consumer-abi", exercises::abi_guide))
     .service(get("/kits/{kit}/{file:.*}", exercises::kit_file))
     .default_service(web::to(not_found));
@@ -117,7 +139,6 @@ where
     Args: actix_web::FromRequest + 'static,
     F::Output: actix_web::Responder + 'static,
 {
-    use actix_web::guard;
     web::resource(path)
         .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(handler))
         .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET, HEAD") }))

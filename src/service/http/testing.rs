@@ -34,6 +34,7 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
         outbox: Default::default(),
         waiters: Default::default(),
         accepting: AtomicBool::new(true),
+        lti: Default::default(),
         config,
     })
 }

