@@ -44,9 +44,15 @@ impl Seen {
 
 /// The fake platform: `/jwks`, `/token`, `/lineitems/1/lineitem/scores`, `/auth` (never called:
 /// the test plays the browser and takes state and nonce from the login's redirect).
+/// How the line item answers its n-th score post (0-based): the status.
+type ScorePolicy = Arc<Mutex<Box<dyn FnMut(usize) -> u16 + Send>>>;
+
 struct Platform {
     port: u16,
     seen: Arc<Mutex<Vec<Seen>>>,
+    /// The JWKS it publishes.
+    jwks: Arc<Mutex<Value>>,
+    scores: ScorePolicy,
 }
 
 impl Platform {
@@ -56,22 +62,27 @@ impl Platform {
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let log = seen.clone();
-        let jwks = json!({"keys": [keys().0.jwk]}).to_string();
+        let jwks = Arc::new(Mutex::new(json!({"keys": [keys().0.jwk]})));
+        let published = jwks.clone();
+        let scores: ScorePolicy =
+            Arc::new(Mutex::new(Box::new(move |n| if n < score_failures { 500 } else { 200 })));
+        let policy = scores.clone();
         std::thread::spawn(move || {
-            let mut scores = 0usize;
+            let mut posted = 0usize;
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let Some(request) = read_any(&mut stream) else { continue };
                 let (status, body) = match (request.method.as_str(), request.path.as_str()) {
-                    ("GET", "/jwks") => (200, jwks.clone()),
+                    ("GET", "/jwks") => (200, published.lock().unwrap().to_string()),
                     ("POST", "/token") => (
                         200,
                         json!({"access_token": "tok-1", "token_type": "Bearer", "expires_in": 3600})
                             .to_string(),
                     ),
                     ("POST", "/lineitems/1/lineitem/scores") => {
-                        scores += 1;
-                        if scores <= score_failures { (500, String::new()) } else { (200, "{}".to_string()) }
+                        let status = (policy.lock().unwrap())(posted);
+                        posted += 1;
+                        (status, "{}".to_string())
                     }
                     _ => (404, String::new()),
                 };
@@ -85,7 +96,7 @@ impl Platform {
                 );
             }
         });
-        Platform { port, seen }
+        Platform { port, seen, jwks, scores }
     }
 
     fn issuer(&self) -> String {
@@ -581,4 +592,71 @@ fn platform_registrations_are_checked() {
             String::from_utf8_lossy(&out.stderr)
         );
     }
+}
+
+/// The platform rotates its key: the cached JWKS lacks the new `kid`, so it is fetched again and
+/// the launch succeeds. A score the line item refuses for good is dead, listed for the platform's
+/// API client, and redelivered by hand with the same score and timestamp.
+#[test]
+fn a_rotated_platform_key_is_fetched_and_a_dead_score_is_redelivered() {
+    let platform = Platform::start(0);
+    *platform.scores.lock().unwrap() = Box::new(|_| 400);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks", "--webhook-backoff-ms", "100"]);
+    let registration = platform.register(&server);
+    let token = registration["token"].as_str().unwrap();
+    let (old, new) = keys();
+
+    let (state, nonce) = login(&server, &platform);
+    assert_eq!(
+        launch(&server, &old.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state).status,
+        303
+    );
+    assert_eq!(platform.seen("/jwks").len(), 1, "fetched once");
+    // The old key again: from the cache.
+    let (state, nonce) = login(&server, &platform);
+    let r = launch(&server, &old.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303);
+    assert_eq!(platform.seen("/jwks").len(), 1, "cached");
+    // Rotated: only the new key is published now.
+    *platform.jwks.lock().unwrap() = json!({"keys": [new.jwk]});
+    let (state, nonce) = login(&server, &platform);
+    let r = launch(&server, &new.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(platform.seen("/jwks").len(), 2, "fetched again for the unknown kid");
+    let page = path_of(r.header("location").unwrap());
+
+    let body = multipart(&[
+        ("exercise", None, CONSUMER.as_bytes()),
+        ("learner", None, b"lti:1:u1"),
+        ("file", Some("no-dedup.wat"), exercise_file("mutants/no-dedup.wat").as_bytes()),
+    ]);
+    let r = post_form(&server, &page, &body);
+    assert_eq!(r.status, 303, "{}", r.text());
+    let dead = poll("the score to be dead", Duration::from_secs(60), || {
+        let (status, list) = server.call_json("GET", "/api/v1/webhooks/dead", token, &Value::Null);
+        assert_eq!(status, 200, "{list}");
+        let events = list["events"].as_array().unwrap().clone();
+        (!events.is_empty()).then_some(events)
+    });
+    assert_eq!(dead[0]["event_id"], "lti_sub_1");
+    assert!(dead[0]["last_error"].as_str().unwrap().contains("400"), "{dead:?}");
+    let first = platform.seen("/lineitems/1/lineitem/scores");
+    assert_eq!(first.len(), 1, "a 400 is not retried");
+    let score: Value = serde_json::from_slice(&first[0].body).unwrap();
+    assert!(score["scoreGiven"].as_u64().unwrap() < score["scoreMaximum"].as_u64().unwrap(), "{score}");
+
+    *platform.scores.lock().unwrap() = Box::new(|_| 200);
+    let (status, body) =
+        server.call_json("POST", "/api/v1/webhooks/dead/lti_sub_1/redeliver", token, &Value::Null);
+    assert!(status < 300, "{status}: {body}");
+    let again = poll("the redelivered score", Duration::from_secs(60), || {
+        let seen = platform.seen("/lineitems/1/lineitem/scores");
+        (seen.len() >= 2).then_some(seen)
+    });
+    assert_eq!(again[1].body, first[0].body, "the same score with the same timestamp");
+    // Another client cannot see or redeliver the platform's events.
+    let (other, _) = server.client("lms");
+    let (_, list) = server.call_json("GET", "/api/v1/webhooks/dead", &other, &Value::Null);
+    assert_eq!(list["events"], json!([]));
 }
