@@ -254,6 +254,14 @@ pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 /// A learner's earlier submissions for one exercise that the student's page lists, newest first.
 pub const PAGE_HISTORY_MAX: usize = 50;
 
+// ---- The Jobe-compatible endpoint (`src/service/http/jobe.rs`) ----
+
+/// Files CodeRunner may upload and the service keeps (in memory, per client; Jobe's file cache may
+/// forget files at any time, and CodeRunner uploads a forgotten one again on 404).
+pub const JOBE_FILES_MAX: usize = 256;
+/// Longest Jobe file id, in bytes.
+pub const JOBE_FILE_ID_BYTES_MAX: usize = 128;
+
 // ---- LTI 1.3 (`src/service/lti/`) ----
 
 /// How long an OIDC login initiation (its `state` and `nonce`) waits for its launch, in ms.

@@ -42,6 +42,9 @@ use self::store::sqlite::SqliteStore;
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";
 
+/// Files uploaded to the Jobe-compatible endpoint: (client id, file id) → contents.
+pub type JobeFiles = HashMap<(i64, String), Arc<Vec<u8>>>;
+
 /// Everything the handlers, workers and senders share.
 pub struct Shared {
     pub config: Config,
@@ -58,6 +61,8 @@ pub struct Shared {
     pub accepting: AtomicBool,
     /// LTI's caches: the tool's key, the platforms' keys, access tokens.
     pub lti: lti::Lti,
+    /// Files uploaded to the Jobe-compatible endpoint, by client and file id.
+    pub jobe_files: Mutex<JobeFiles>,
 }
 
 impl Shared {
@@ -188,6 +193,7 @@ pub fn serve(config: Config) -> Result<()> {
         waiters: Waiters::default(),
         accepting: AtomicBool::new(true),
         lti: lti::Lti::default(),
+        jobe_files: Mutex::default(),
         config,
     });
 

@@ -9,6 +9,7 @@ pub mod auth;
 pub mod exercises;
 pub mod health;
 pub mod intake;
+pub mod jobe;
 pub mod learn;
 pub mod lti;
 pub mod metrics;
@@ -126,6 +127,16 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     )
     .service(post("/lti/launch", lti::launch))
     .service(post("/lti/deep-link", lti::deep_link))
+    .service(get("/jobe/index.php/restapi/languages", jobe::languages))
+    .service(post("/jobe/index.php/restapi/runs", jobe::run))
+    .service(
+        web::resource("/jobe/index.php/restapi/files/{id}")
+            .route(web::route().guard(guard::Head()).to(jobe::check_file))
+            .route(web::put().to(jobe::put_file))
+            .default_service(web::to(
+                |req: HttpRequest| async move { method_not_allowed(&req, "PUT, HEAD") },
+            )),
+    )
     .service(get("/docs/consumer-abi", exercises::abi_guide))
     .service(get("/kits/{kit}/{file:.*}", exercises::kit_file))
     .default_service(web::to(not_found));

@@ -148,6 +148,7 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 mod browser;
 mod contract;
 mod durability;
+mod jobe;
 mod lti;
 mod openapi;
 mod operations;
