@@ -267,6 +267,13 @@ mod tests {
             (Method::OPTIONS, "/api/v1/openapi.json", "GET, HEAD"),
             (Method::HEAD, "/api/v1/submissions", "POST"),
             (Method::POST, "/kits/c/README.md", "GET, HEAD"),
+            (Method::PUT, "/learn/01-x", "GET, POST, HEAD"),
+            (Method::DELETE, "/lti/login", "GET, POST, HEAD"),
+            (Method::GET, "/lti/launch", "POST"),
+            (Method::GET, "/lti/deep-link", "POST"),
+            (Method::POST, "/lti/jwks", "GET, HEAD"),
+            (Method::GET, "/jobe/index.php/restapi/runs", "POST"),
+            (Method::GET, "/jobe/index.php/restapi/files/f1", "PUT, HEAD"),
         ] {
             let (status, allowed, body) = send(method.clone(), path).await;
             assert_eq!((status, allowed.as_deref()), (405, Some(allow)), "{method} {path}: {body}");
