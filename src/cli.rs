@@ -122,6 +122,49 @@ pub enum Command {
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
+    /// Manage the LTI 1.3 platforms (Moodle, Canvas, ILIAS, OpenOlat) that may launch the tool.
+    Platform {
+        #[command(subcommand)]
+        command: PlatformCommand,
+        /// The service's data directory [default: ./data].
+        #[arg(long, env = "PRUEFSTEIN_DATA_DIR", global = true)]
+        data_dir: Option<PathBuf>,
+        /// The service's TOML configuration (for its data directory).
+        #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
+        config: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PlatformCommand {
+    /// Register a platform with the values its tool registration shows. It gets an API client of
+    /// its own (`lti-NAME`), whose token is printed once (for its dead score events).
+    Add {
+        name: String,
+        /// The platform's issuer (`iss`), e.g. https://moodle.example.org.
+        #[arg(long)]
+        issuer: String,
+        /// The client id the platform gave this tool.
+        #[arg(long)]
+        client_id: String,
+        /// The platform's OIDC authentication request URL.
+        #[arg(long)]
+        auth_url: String,
+        /// The platform's OAuth 2 access token URL.
+        #[arg(long)]
+        token_url: String,
+        /// The platform's public keyset URL.
+        #[arg(long)]
+        jwks_url: String,
+        /// Accept launches of this deployment only [default: any deployment of the platform].
+        #[arg(long)]
+        deployment_id: Option<String>,
+        /// Print the registration as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// List the platforms.
+    List,
 }
 
 #[derive(Debug, Subcommand)]
@@ -234,6 +277,10 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
+        Command::Platform { command, data_dir, config } => {
+            let data_dir = crate::service::config::Config::data_dir_only(config.as_deref(), data_dir)?;
+            run_platform(command, &data_dir)
+        }
         Command::Statement { exercise, learner, course_secret, lang } => {
             let exercise = Exercise::load(&exercise)?;
             let text = exercise.grader.statement(&exercise, learner.as_deref(), &course_secret, lang)?;
@@ -287,6 +334,55 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
             } else {
                 anyhow::bail!("there is no client named {name:?}")
             }
+        }
+    }
+}
+
+fn run_platform(command: PlatformCommand, data_dir: &std::path::Path) -> Result<i32> {
+    use crate::service::{platforms, store::NewPlatform};
+    match command {
+        PlatformCommand::Add {
+            name,
+            issuer,
+            client_id,
+            auth_url,
+            token_url,
+            jwks_url,
+            deployment_id,
+            json,
+        } => {
+            let platform =
+                NewPlatform { name, issuer, client_id, auth_url, token_url, jwks_url, deployment_id };
+            let (token, record) = platforms::add(data_dir, platform)?;
+            if json {
+                println!(
+                    "{}",
+                    serde_json::json!({"name": record.platform.name, "api_client": format!("lti-{}", record.platform.name), "token": token})
+                );
+            } else {
+                println!("platform:   {} ({})", record.platform.name, record.platform.issuer);
+                println!("API client: lti-{} with token {token}", record.platform.name);
+                println!("  (shown only now: it lists and redelivers the platform's dead score events)");
+                println!("At the platform, register the tool with (PUBLIC_URL as `serve --public-url`):");
+                println!("  tool URL / redirect URI:   PUBLIC_URL/lti/launch");
+                println!("  initiate login URL:        PUBLIC_URL/lti/login");
+                println!("  public keyset (JWKS) URL:  PUBLIC_URL/lti/jwks");
+                println!("  deep linking URL:          PUBLIC_URL/lti/launch");
+            }
+            Ok(0)
+        }
+        PlatformCommand::List => {
+            for record in platforms::list(data_dir)? {
+                let p = &record.platform;
+                println!(
+                    "{}\t{}\tclient {}\tdeployment {}",
+                    p.name,
+                    p.issuer,
+                    p.client_id,
+                    p.deployment_id.as_deref().unwrap_or("(any)")
+                );
+            }
+            Ok(0)
         }
     }
 }

@@ -69,7 +69,8 @@ const LAYERS: &[(&str, &[&str])] = &[
 ];
 
 /// External crates that only some modules may use: the sandbox and the consumer grader run
-/// WebAssembly; the service is the only HTTP and async code; scripts are the prediction grader's.
+/// WebAssembly; the service is the only HTTP and async code (and LTI's JWTs and keys); scripts are
+/// the prediction grader's.
 const CRATES: &[(&str, &[&str])] = &[
     ("wasmtime", &["sandbox", "consumer"]),
     ("wasmparser", &["sandbox"]),
@@ -84,6 +85,8 @@ const CRATES: &[(&str, &[&str])] = &[
     ("figment", &["service"]),
     ("tracing_subscriber", &["service"]),
     ("maud", &["report", "service"]),
+    ("jsonwebtoken", &["service"]),
+    ("rsa", &["service"]),
 ];
 
 /// The code of a line: empty for a comment line, without a trailing `//` comment outside quotes.

@@ -304,6 +304,43 @@ pub const GROUP_COMMIT_MAX: usize = 512;
 pub const KIT_FILES_MAX: usize = 200;
 pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
+// ---- The student's page (`src/service/http/learn.rs`) ----
+
+/// A learner's earlier submissions for one exercise that the student's page lists, newest first.
+pub const PAGE_HISTORY_MAX: usize = 50;
+
+// ---- The Jobe-compatible endpoint (`src/service/http/jobe.rs`) ----
+
+/// Files CodeRunner may upload and the service keeps (in memory, per client; Jobe's file cache may
+/// forget files at any time, and CodeRunner uploads a forgotten one again on 404).
+pub const JOBE_FILES_MAX: usize = 256;
+/// Longest Jobe file id, in bytes.
+pub const JOBE_FILE_ID_BYTES_MAX: usize = 128;
+
+// ---- LTI 1.3 (`src/service/lti/`) ----
+
+/// How long an OIDC login initiation (its `state` and `nonce`) waits for its launch, in ms.
+pub const LTI_STATE_TTL_MS: u64 = 10 * 60 * 1000;
+/// Login initiations waiting at once; further ones are refused until some are used or expire,
+/// so that a flood of logins cannot fill the store.
+pub const LTI_STATES_PENDING_MAX: u64 = 10_000;
+/// One exchange with a platform (its JWKS, its token endpoint), lookup to answer, in ms.
+pub const LTI_FETCH_MS_MAX: u64 = 5_000;
+/// Largest answer of a platform's JWKS or token endpoint that is read, in bytes.
+pub const LTI_FETCH_BYTES_MAX: usize = 64 * 1024;
+/// Largest form a platform may post to the tool (a launch with its `id_token`), in bytes.
+pub const LTI_FORM_BYTES_MAX: usize = 64 * 1024;
+/// Longest value of one login or launch parameter other than the `id_token`, in bytes.
+pub const LTI_PARAM_BYTES_MAX: usize = 2_048;
+/// Lifetime of the tool's own JWTs (client assertions, deep-linking responses), in seconds.
+pub const LTI_JWT_TTL_S: u64 = 300;
+/// An access token for score passback is used until this long before it expires, in seconds.
+pub const LTI_TOKEN_MARGIN_S: u64 = 30;
+/// Clock difference allowed between a platform and the tool when checking `exp`, in seconds.
+pub const LTI_CLOCK_LEEWAY_S: u64 = 60;
+/// Bits of the tool's RSA key, generated on first use and kept in the store.
+pub const LTI_KEY_BITS: usize = 2048;
+
 // ---- Grading in worker processes (`src/isolation/`) ----
 
 /// Time a worker process is given beyond the submission's own wall-clock budget
@@ -506,3 +543,8 @@ impl Limits {
         Ok(())
     }
 }
+
+// An LTI exchange fits in the deadline of an outbox attempt; tokens outlive their margin.
+const _: () = assert!(LTI_FETCH_MS_MAX <= WEBHOOK_ATTEMPT_MS_MAX);
+const _: () = assert!(LTI_TOKEN_MARGIN_S < LTI_JWT_TTL_S);
+const _: () = assert!(LTI_PARAM_BYTES_MAX < LTI_FORM_BYTES_MAX);

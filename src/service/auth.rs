@@ -78,6 +78,26 @@ pub fn report_token_valid(report_key: &[u8], submission_id: &str, presented: &st
         && expected.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }
 
+/// The token of a student's page link: HMAC under the report key of everything the link decides
+/// (the client the submissions belong to, the exercise, the learner, and the LTI launch context
+/// whose line item receives the scores, if any), 128 bits in hex. Fields are length-prefixed, so
+/// that no two different links share a message.
+pub fn page_token(key: &[u8], client_id: i64, exercise: &str, learner: &str, context: Option<i64>) -> String {
+    let context = context.map(|c| c.to_string()).unwrap_or_default();
+    let mut message = format!("page:{client_id}");
+    for field in [exercise, learner, context.as_str()] {
+        message.push_str(&format!(":{}:{field}", field.len()));
+    }
+    let mac = hmac_sha256(key, message.as_bytes());
+    hex::encode(&mac[..16])
+}
+
+/// Compares a presented token with the expected one in constant time.
+pub fn tokens_equal(expected: &str, presented: &str) -> bool {
+    expected.len() == presented.len()
+        && expected.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -102,5 +122,23 @@ mod tests {
         assert!(!report_token_valid(b"other", "sub_1", &token));
         assert!(!report_token_valid(b"k", "sub_1", ""));
         assert_ne!(new_token().unwrap(), new_token().unwrap());
+    }
+
+    #[test]
+    fn page_tokens_bind_client_exercise_learner_and_context() {
+        let token = page_token(b"k", 1, "01-x", "anna", None);
+        assert!(tokens_equal(&token, &page_token(b"k", 1, "01-x", "anna", None)));
+        for other in [
+            page_token(b"k2", 1, "01-x", "anna", None),
+            page_token(b"k", 2, "01-x", "anna", None),
+            page_token(b"k", 1, "01-y", "anna", None),
+            page_token(b"k", 1, "01-x", "anna2", None),
+            page_token(b"k", 1, "01-x", "anna", Some(1)),
+            // The same characters split differently between the fields.
+            page_token(b"k", 1, "01-x:4", "anna", None),
+        ] {
+            assert!(!tokens_equal(&token, &other));
+        }
+        assert!(!tokens_equal(&token, ""));
     }
 }

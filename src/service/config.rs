@@ -60,6 +60,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_ALLOW_PRIVATE_CALLBACKS", num_args = 0..=1, default_missing_value = "true")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allow_private_callbacks: Option<bool>,
+    /// Serve the Jobe-compatible endpoint for Moodle CodeRunner under /jobe/index.php/restapi/
+    /// (API key: a client's token in X-API-KEY) [default: off].
+    #[arg(long, env = "PRUEFSTEIN_JOBE", num_args = 0..=1, default_missing_value = "true")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobe: Option<bool>,
     /// The wasm compiler: winch or cranelift [default: winch].
     #[arg(long, env = "PRUEFSTEIN_COMPILER")]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
@@ -125,6 +130,7 @@ pub struct Config {
     pub course_secret: String,
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
+    pub jobe: bool,
     #[serde(deserialize_with = "from_name")]
     pub compiler: Compiler,
     pub durability: Durability,
@@ -152,6 +158,7 @@ impl Default for Config {
             course_secret: String::new(),
             report_secret: None,
             allow_private_callbacks: false,
+            jobe: false,
             compiler: Compiler::default(),
             durability: Durability::default(),
             webhook_attempts: limits::WEBHOOK_ATTEMPTS_MAX,

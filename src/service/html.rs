@@ -1,14 +1,18 @@
 //! The service's pages: the student's report page (`/reports/{id}?t=TOKEN&lang=de|en`), the error
 //! page and the not-found page, as maud templates. Plain HTML with inline CSS, no JavaScript,
 //! readable on a phone, printable. The report page shows the submission's header and wraps the
-//! report's own HTML ([`crate::report::html`]); everything it prints is escaped.
+//! report's own HTML ([`crate::report::html`]); everything it prints is escaped. The student's page
+//! ([`student_page`], served by [`super::http::learn`]) adds the statement and a submission form.
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
+use super::http::learn::PageLink;
 use super::store::{Status, SubmissionRecord};
+use super::{Shared, clock};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
-use crate::text::Lang;
+use crate::submission::SubmissionKind;
+use crate::text::{Lang, Text};
 
 /// Seconds between reloads of a page whose submission is still being graded.
 const PENDING_REFRESH_SECONDS: u32 = 3;
@@ -59,8 +63,20 @@ a { color: #0b57d0; }
 }
 "#;
 
+/// What the pages with forms (the student's page, LTI's pages) add to [`STYLE`].
+const FORM_STYLE: &str = r#"
+form label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
+textarea, input[type=file] { display: block; width: 100%; max-width: 100%; font: inherit; margin-bottom: .6rem; }
+textarea { font-family: ui-monospace, monospace; padding: .4rem; }
+button { font: inherit; padding: .4rem 1.2rem; border-radius: .3rem; border: 1px solid #0b57d0; background: #0b57d0; color: #fff; }
+.error { border-left: 3px solid var(--bad); padding: .3rem .6rem; background: var(--bg-bad); }
+pre.statement { background: none; border: none; padding: 0; font-family: inherit; font-size: 1rem; }
+.verdict.small { font-size: .8rem; padding: 0 .4rem; }
+ol.history li, ul.picker li { overflow-wrap: anywhere; margin: .3rem 0; }
+"#;
+
 fn page(lang: Lang, title: &str, refresh: bool, body: Markup) -> String {
-    page_with_style(lang, title, refresh, "", body)
+    page_refreshing(lang, title, refresh.then_some(""), "", body)
 }
 
 /// The analytics page's own rules: bar charts and their figures as text.
@@ -72,7 +88,20 @@ table.overview th { font-family: inherit; font-weight: 600; }
 @media print { ul.figures { position: static; } svg.bars { max-width: 16cm; } }
 "#;
 
+/// A page with rules of its own besides the common style.
 fn page_with_style(lang: Lang, title: &str, refresh: bool, extra_style: &str, body: Markup) -> String {
+    page_refreshing(lang, title, refresh.then_some(""), extra_style, body)
+}
+
+/// A page; with `refresh`, it reloads itself after [`PENDING_REFRESH_SECONDS`] (from the URL
+/// given, or, when it is empty, its own).
+fn page_refreshing(
+    lang: Lang,
+    title: &str,
+    refresh: Option<&str>,
+    extra_style: &str,
+    body: Markup,
+) -> String {
     html! {
         (DOCTYPE)
         html lang=(lang.code()) {
@@ -80,8 +109,11 @@ fn page_with_style(lang: Lang, title: &str, refresh: bool, extra_style: &str, bo
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="robots" content="noindex";
-                @if refresh {
-                    meta http-equiv="refresh" content=(PENDING_REFRESH_SECONDS);
+                @match refresh {
+                    Some("") => { meta http-equiv="refresh" content=(PENDING_REFRESH_SECONDS); }
+                    // A URL without a fragment: a browser does not reload for a fragment.
+                    Some(url) => { meta http-equiv="refresh" content={ (PENDING_REFRESH_SECONDS) "; url=" (url) }; }
+                    None => {}
                 }
                 title { (title) }
                 style { (PreEscaped(STYLE)) (PreEscaped(extra_style)) }
@@ -183,6 +215,181 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
     };
     let title = format!("{} – {}", record.exercise, verdict_text);
     page(lang, &title, pending, body)
+}
+
+/// A page with a title and a body of its own (the LTI pages).
+pub fn plain_page(lang: Lang, title: &str, body: Markup) -> String {
+    page_refreshing(lang, title, None, FORM_STYLE, body)
+}
+
+/// A page with a title and one paragraph (the student's page's errors and LTI failures).
+pub fn message_page(lang: Lang, title: &Text, text: &Text) -> String {
+    page(lang, title.get(lang), false, html! { h1 { (title.get(lang)) } p { (text.get(lang)) } })
+}
+
+/// What the student's page shows.
+pub struct StudentPage<'a> {
+    pub link: &'a PageLink,
+    pub title: &'a str,
+    pub points: u32,
+    /// The statement of the learner's variant (Markdown, shown as text).
+    pub statement: &'a str,
+    pub kind: SubmissionKind,
+    pub answer_example: Option<&'a str>,
+    /// Starter kits: name and files.
+    pub kits: &'a [(String, Vec<String>)],
+    /// The submission whose report is shown.
+    pub shown: Option<&'a SubmissionRecord>,
+    /// The learner's submissions for this exercise, newest first.
+    pub history: &'a [SubmissionRecord],
+    /// Why the last submission was not accepted.
+    pub error: Option<&'a Text>,
+}
+
+/// The verdict of a submission as a CSS class and a word.
+fn verdict_label(
+    record: &SubmissionRecord,
+    report: Option<&Report>,
+    lang: Lang,
+) -> (&'static str, &'static str) {
+    match (record.status, report.map(|r| r.verdict)) {
+        (_, Some(Verdict::Passed)) => ("passed", t(lang, "BESTANDEN", "PASSED")),
+        (_, Some(Verdict::Failed)) => ("failed", t(lang, "NICHT BESTANDEN", "FAILED")),
+        (_, Some(Verdict::Rejected)) => ("rejected", t(lang, "ABGEWIESEN", "REJECTED")),
+        (Status::Failed, None) => ("failed", t(lang, "NICHT BEWERTBAR", "NOT GRADED")),
+        _ => ("pending", t(lang, "WIRD BEWERTET", "BEING GRADED")),
+    }
+}
+
+/// The student's page: statement, starter kits, the submission form, the chosen submission's
+/// report and the learner's history for the exercise. It reloads itself while the shown
+/// submission waits to be graded.
+pub fn student_page(view: &StudentPage<'_>) -> String {
+    let link = view.link;
+    let lang = link.lang;
+    let other = if lang == Lang::De { Lang::En } else { Lang::De };
+    let shown_id = view.shown.map(|r| r.id);
+    let report: Option<Report> = view
+        .shown
+        .and_then(|r| r.result.as_ref())
+        .and_then(|r| r.report.as_deref())
+        .and_then(|json| serde_json::from_str(json).ok());
+    let pending = view.shown.is_some_and(|r| !r.status.is_final());
+    let action = format!("/learn/{}?{}&lang={}", link.slug, link.query(), lang.code());
+    let body = html! {
+        nav class="lang" {
+            a href=(link.href(other, shown_id)) hreflang=(other.code()) { (t(lang, "English", "Deutsch")) }
+        }
+        header {
+            p class="meta" { (t(lang, "Prüfstein – Aufgabe", "Prüfstein – exercise")) " · " (link.slug) }
+            h1 { (view.title) }
+            p class="meta" {
+                (t(lang, "Lernende Person:", "Learner:")) " " (link.learner) " · "
+                (t(lang, "Punkte:", "Points:")) " " (view.points)
+            }
+        }
+        section id="statement" {
+            h2 { (t(lang, "Aufgabe", "Exercise")) }
+            pre class="statement" { (view.statement) }
+            @if !view.kits.is_empty() {
+                h3 { (t(lang, "Startpakete", "Starter kits")) }
+                ul class="kits" {
+                    @for (name, files) in view.kits {
+                        li {
+                            strong { (name) } ": "
+                            @for (i, file) in files.iter().enumerate() {
+                                @if i > 0 { ", " }
+                                a href={ "/kits/" (name) "/" (file) } { (file) }
+                            }
+                        }
+                    }
+                }
+                p { a href="/docs/consumer-abi" { (t(lang, "Die Schnittstelle (ABI) des Konsumenten", "The consumer's interface (ABI)")) } }
+            }
+        }
+        section id="submit" class="noprint" {
+            h2 { (t(lang, "Abgeben", "Submit")) }
+            @if let Some(error) = view.error {
+                p class="error" role="alert" { (error.get(lang)) }
+            }
+            form method="post" action=(action) enctype="multipart/form-data" {
+                input type="hidden" name="exercise" value=(link.slug);
+                input type="hidden" name="learner" value=(link.learner);
+                @match view.kind {
+                    SubmissionKind::Answer => {
+                        label for="answer" { (t(lang, "Deine Antwort", "Your answer")) }
+                        @if let Some(example) = view.answer_example {
+                            span class="meta" { " (" (t(lang, "Form zum Beispiel", "shaped like")) " " code { (example) } ")" }
+                        }
+                        textarea id="answer" name="answer" rows="4" required {}
+                    }
+                    SubmissionKind::Module => {
+                        label for="file" { (t(lang, "Dein Modul (.wasm oder .wat)", "Your module (.wasm or .wat)")) }
+                        input id="file" type="file" name="file" accept=".wasm,.wat" required;
+                    }
+                }
+                button type="submit" { (t(lang, "Abgeben", "Submit")) }
+            }
+        }
+        @if let Some(record) = view.shown {
+            @let (class, word) = verdict_label(record, report.as_ref(), lang);
+            section id="result" {
+                h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
+                p {
+                    span class={ "verdict " (class) } { (word) }
+                    @if let Some(report) = &report {
+                        " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
+                        strong { (report.score.points) "/" (report.score.max) }
+                    }
+                }
+                @if let Some(report) = &report {
+                    (render_report(report, lang))
+                } @else if record.status == Status::Failed {
+                    p {
+                        (t(
+                            lang,
+                            "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
+                            "This submission could not be graded; that is not your fault. The reason (for the teachers):"
+                        ))
+                    }
+                    pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
+                } @else {
+                    p class="waiting" {
+                        (t(
+                            lang,
+                            "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
+                            "The submission is being graded. This page reloads by itself."
+                        ))
+                    }
+                }
+            }
+        }
+        @if !view.history.is_empty() {
+            section id="history" {
+                h2 { (t(lang, "Deine Abgaben", "Your submissions")) }
+                ol class="history" reversed {
+                    @for record in view.history {
+                        @let record_report: Option<Report> = record.result.as_ref().and_then(|r| r.report.as_deref()).and_then(|j| serde_json::from_str(j).ok());
+                        @let (class, word) = verdict_label(record, record_report.as_ref(), lang);
+                        li {
+                            a href={ (link.href(lang, Some(record.id))) "#result" } { (Shared::public_id(record.id)) }
+                            " · " (clock::rfc3339(record.created_at)) " · "
+                            span class={ "verdict small " (class) } { (word) }
+                            @if let Some(result) = &record.result {
+                                @if let (Some(points), Some(max)) = (result.points, result.max_points) {
+                                    " " (points) "/" (max)
+                                }
+                            }
+                            @if Some(record.id) == shown_id { " ←" }
+                        }
+                    }
+                }
+            }
+        }
+    };
+    let title = format!("{} – Prüfstein", view.title);
+    let reload = link.href(lang, shown_id);
+    page_refreshing(lang, &title, pending.then_some(reload.as_str()), FORM_STYLE, body)
 }
 
 /// One bar of a chart: its label, its share (0 to 1) and the figure written beside it.

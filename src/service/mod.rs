@@ -6,7 +6,8 @@
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
 //! [`store::sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module
 //! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
-//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`].
+//! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`], [`lti`]
+//! (LTI 1.3: platforms, keys, launch checks, score passback).
 
 pub mod analytics;
 pub mod auth;
@@ -16,6 +17,7 @@ pub mod config;
 pub mod html;
 pub mod http;
 pub mod log;
+pub mod lti;
 pub mod metrics;
 pub mod problem;
 pub mod regrade;
@@ -43,6 +45,9 @@ use self::store::sqlite::SqliteStore;
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";
 
+/// Files uploaded to the Jobe-compatible endpoint: (client id, file id) → contents.
+pub type JobeFiles = HashMap<(i64, String), Arc<Vec<u8>>>;
+
 /// Everything the handlers, workers and senders share.
 pub struct Shared {
     pub config: Config,
@@ -57,6 +62,10 @@ pub struct Shared {
     pub waiters: Waiters,
     /// Cleared on shutdown: intake answers 503 and workers stop leasing.
     pub accepting: AtomicBool,
+    /// LTI's caches: the tool's key, the platforms' keys, access tokens.
+    pub lti: lti::Lti,
+    /// Files uploaded to the Jobe-compatible endpoint, by client and file id.
+    pub jobe_files: Mutex<JobeFiles>,
 }
 
 impl Shared {
@@ -210,6 +219,8 @@ pub fn serve(config: Config) -> Result<()> {
         outbox: Wakeup::default(),
         waiters: Waiters::default(),
         accepting: AtomicBool::new(true),
+        lti: lti::Lti::default(),
+        jobe_files: Mutex::default(),
         config,
     });
 
@@ -300,6 +311,78 @@ pub mod clients {
     pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
         Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?
             .revoke_client(name, clock::now_ms())?)
+    }
+}
+
+/// `pruefstein platform add|list`.
+pub mod platforms {
+    use super::*;
+    use crate::service::store::{NewPlatform, PlatformRecord};
+
+    /// Checks a registration: a name as for clients, http(s) URLs, values of sane length.
+    pub fn validate(platform: &NewPlatform) -> Result<()> {
+        let name = &platform.name;
+        if name.is_empty()
+            || name.len() + 4 > crate::limits::CLIENT_NAME_BYTES_MAX
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            anyhow::bail!(
+                "a platform name is 1 to {} letters, digits, '-', '_' or '.'",
+                crate::limits::CLIENT_NAME_BYTES_MAX - 4
+            );
+        }
+        for (flag, url) in [
+            ("--issuer", &platform.issuer),
+            ("--auth-url", &platform.auth_url),
+            ("--token-url", &platform.token_url),
+            ("--jwks-url", &platform.jwks_url),
+        ] {
+            if url.len() > crate::limits::LTI_PARAM_BYTES_MAX || lti::origin(url).is_none() {
+                anyhow::bail!("{flag} {url:?} is not an http or https URL");
+            }
+        }
+        for (flag, value) in
+            [("--client-id", Some(&platform.client_id)), ("--deployment-id", platform.deployment_id.as_ref())]
+        {
+            if let Some(value) = value
+                && (value.is_empty()
+                    || value.len() > crate::limits::LTI_PARAM_BYTES_MAX
+                    || value.chars().any(char::is_control))
+            {
+                anyhow::bail!(
+                    "{flag} must be 1 to {} bytes without control characters",
+                    crate::limits::LTI_PARAM_BYTES_MAX
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Registers a platform with an API client of its own (`lti-NAME`); returns that client's
+    /// token (to be shown once) and the registration.
+    pub fn add(data_dir: &Path, platform: NewPlatform) -> Result<(String, PlatformRecord)> {
+        validate(&platform)?;
+        let store = SqliteStore::open(data_dir, store::sqlite::Durability::Full)?;
+        if let Some(taken) = store.list_platforms()?.into_iter().find(|p| {
+            p.platform.name == platform.name
+                || (p.platform.issuer == platform.issuer && p.platform.client_id == platform.client_id)
+        }) {
+            anyhow::bail!(
+                "the platform {:?} has this name, or this issuer and client id, already",
+                taken.platform.name
+            );
+        }
+        let token = auth::new_token().map_err(anyhow::Error::msg)?;
+        let secret = auth::new_webhook_secret().map_err(anyhow::Error::msg)?;
+        let now = clock::now_ms();
+        let client =
+            store.add_client(&format!("lti-{}", platform.name), &auth::token_hash(&token), &secret, now)?;
+        let record = store.add_platform(&platform, client.id, now)?;
+        Ok((token, record))
+    }
+
+    pub fn list(data_dir: &Path) -> Result<Vec<PlatformRecord>> {
+        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?.list_platforms()?)
     }
 }
 

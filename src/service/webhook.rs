@@ -82,32 +82,16 @@ impl std::fmt::Display for AttemptError {
 impl std::error::Error for AttemptError {}
 
 fn deliver(shared: &Shared, event: &OutboxEvent) {
-    let secret = match shared.store.client_by_id(event.client_id) {
-        Ok(Some(client)) => client.webhook_secret,
-        Ok(None) => {
-            record(shared, event, Delivery::Dead { error: "the client no longer exists".into() });
-            return;
-        }
-        Err(e) => {
-            tracing::error!(error = %e, "outbox_client_failed");
-            return;
+    let attempt = event.attempts + 1;
+    let outcome = if event.event_id.starts_with(super::lti::ags::EVENT_PREFIX) {
+        // A score for an LTI platform's line item.
+        super::lti::ags::deliver(shared, event)
+    } else {
+        match send_webhook(shared, event) {
+            Some(outcome) => outcome,
+            None => return,
         }
     };
-    let timestamp = clock::now_ms() / 1000;
-    let signature = auth::sign_webhook(&secret, &event.event_id, timestamp, event.payload.as_bytes());
-    let headers = [
-        ("webhook-id", event.event_id.clone()),
-        ("webhook-timestamp", timestamp.to_string()),
-        ("webhook-signature", signature),
-    ];
-    let attempt = event.attempts + 1;
-    let outcome = post(
-        &event.url,
-        &headers,
-        event.payload.as_bytes(),
-        shared.config.allow_private_callbacks,
-        shared.config.webhook_timeout_ms,
-    );
     let delivery = match outcome {
         Ok(()) => Delivery::Delivered,
         Err(error) if error.retry && attempt < shared.config.webhook_attempts => Delivery::Retry {
@@ -129,6 +113,35 @@ fn deliver(shared: &Shared, event: &OutboxEvent) {
         },
     };
     record(shared, event, delivery);
+}
+
+/// One attempt to deliver a webhook, signed with its client's secret; none when the client cannot
+/// be read now (the lease runs out and the event is tried again).
+fn send_webhook(shared: &Shared, event: &OutboxEvent) -> Option<Result<(), AttemptError>> {
+    let secret = match shared.store.client_by_id(event.client_id) {
+        Ok(Some(client)) => client.webhook_secret,
+        Ok(None) => {
+            return Some(Err(AttemptError { message: "the client no longer exists".into(), retry: false }));
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "outbox_client_failed");
+            return None;
+        }
+    };
+    let timestamp = clock::now_ms() / 1000;
+    let signature = auth::sign_webhook(&secret, &event.event_id, timestamp, event.payload.as_bytes());
+    let headers = [
+        ("webhook-id", event.event_id.clone()),
+        ("webhook-timestamp", timestamp.to_string()),
+        ("webhook-signature", signature),
+    ];
+    Some(post(
+        &event.url,
+        &headers,
+        event.payload.as_bytes(),
+        shared.config.allow_private_callbacks,
+        shared.config.webhook_timeout_ms,
+    ))
 }
 
 fn record(shared: &Shared, event: &OutboxEvent, delivery: Delivery) {
@@ -312,32 +325,88 @@ pub fn post(
     allow_private: bool,
     timeout_ms: u64,
 ) -> Result<(), AttemptError> {
-    let permanent = |message: String| AttemptError { message, retry: false };
-    let transient = |message: String| AttemptError { message, retry: true };
-    let started = Instant::now();
-    let target = parse_target(url, allow_private).map_err(permanent)?;
-    // The URL as the url crate normalises it (an international name in punycode, spaces escaped),
-    // which the HTTP client's stricter parser takes.
-    let normalised = url::Url::parse(url).map_err(|e| permanent(format!("not a valid URL: {e}")))?;
-    let mut request = agent(allow_private)
-        .post(normalised.as_str())
-        .header("content-type", "application/json")
-        .header("user-agent", concat!("pruefstein/", env!("CARGO_PKG_VERSION")));
-    for (name, value) in headers {
-        request = request.header(*name, value.as_str());
-    }
-    let outcome = request.config().timeout_global(Some(Duration::from_millis(timeout_ms))).build().send(body);
-    let status = match outcome {
-        Ok(response) => response.status().as_u16(),
-        Err(error) => {
-            return Err(attempt_error(error, &target.host, timeout_ms, started.elapsed()));
-        }
-    };
+    let (status, _) = exchange(
+        Exchange { method: "POST", url, content_type: Some("application/json"), headers, body, read_max: 0 },
+        allow_private,
+        timeout_ms,
+    )?;
+    status_outcome(status)
+}
+
+/// Whether an answer's status delivered: 2xx yes; 408, 425, 429 and 5xx are worth another try;
+/// anything else is final.
+pub fn status_outcome(status: u16) -> Result<(), AttemptError> {
     match status {
         200..=299 => Ok(()),
-        408 | 425 | 429 | 500..=599 => Err(transient(format!("the receiver answered {status}"))),
-        _ => Err(permanent(format!("the receiver answered {status}; not retried"))),
+        408 | 425 | 429 | 500..=599 => {
+            Err(AttemptError { message: format!("the receiver answered {status}"), retry: true })
+        }
+        _ => Err(AttemptError {
+            message: format!("the receiver answered {status}; not retried"),
+            retry: false,
+        }),
     }
+}
+
+/// One outgoing request of the service (webhooks, and LTI's keys, tokens and scores).
+pub struct Exchange<'a> {
+    pub method: &'static str,
+    pub url: &'a str,
+    pub content_type: Option<&'a str>,
+    pub headers: &'a [(&'a str, String)],
+    pub body: &'a [u8],
+    /// Bytes of the answer's body that are read (0: none); a longer body fails the exchange.
+    pub read_max: usize,
+}
+
+/// Sends one request under the senders' rules (the URL and address policy, one deadline of
+/// `timeout_ms` for everything, no redirect, no proxy) and returns the answer's status and up to
+/// `read_max` bytes of its body.
+pub fn exchange(
+    request: Exchange<'_>,
+    allow_private: bool,
+    timeout_ms: u64,
+) -> Result<(u16, Vec<u8>), AttemptError> {
+    let permanent = |message: String| AttemptError { message, retry: false };
+    let started = Instant::now();
+    let target = parse_target(request.url, allow_private).map_err(permanent)?;
+    // The URL as the url crate normalises it (an international name in punycode, spaces escaped),
+    // which the HTTP client's stricter parser takes.
+    let normalised = url::Url::parse(request.url).map_err(|e| permanent(format!("not a valid URL: {e}")))?;
+    let builder = match request.method {
+        "GET" => ureq::http::Request::get(normalised.as_str()),
+        _ => ureq::http::Request::post(normalised.as_str()),
+    };
+    let mut builder = builder.header("user-agent", concat!("pruefstein/", env!("CARGO_PKG_VERSION")));
+    if let Some(content_type) = request.content_type {
+        builder = builder.header("content-type", content_type);
+    }
+    for (name, value) in request.headers {
+        builder = builder.header(*name, value.as_str());
+    }
+    let http_request = builder
+        .body(request.body.to_vec())
+        .map_err(|e| permanent(format!("cannot build the request: {e}")))?;
+    let agent = agent(allow_private);
+    let configured =
+        agent.configure_request(http_request).timeout_global(Some(Duration::from_millis(timeout_ms))).build();
+    let mut response = agent
+        .run(configured)
+        .map_err(|error| attempt_error(error, &target.host, timeout_ms, started.elapsed()))?;
+    let status = response.status().as_u16();
+    let mut body = Vec::new();
+    if request.read_max > 0 {
+        body = response.body_mut().with_config().limit(request.read_max as u64).read_to_vec().map_err(
+            |error| match error {
+                ureq::Error::BodyExceedsLimit(_) => permanent(format!(
+                    "{}: the answer is larger than {} bytes",
+                    target.host, request.read_max
+                )),
+                error => attempt_error(error, &target.host, timeout_ms, started.elapsed()),
+            },
+        )?;
+    }
+    Ok((status, body))
 }
 
 /// What an attempt that did not get an answer records: a refusal by the address policy as it

@@ -335,13 +335,17 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
             attempt = job.attempt,
         ),
     }
+    // A result version has one event: its webhook, or (made from a launched LTI page) its score.
     // A regrade's event is sent only if the verdict or the points changed (the store decides, in
     // the transaction that writes the result).
-    let event = job.callback_url.as_ref().map(|url| NewEvent {
-        event_id: version_event_id(job.submission_id, job.version),
-        url: url.clone(),
-        payload: event_payload(shared, &job, &outcome, now),
-    });
+    let event = match &job.callback_url {
+        Some(url) => Some(NewEvent {
+            event_id: version_event_id(job.submission_id, job.version),
+            url: url.clone(),
+            payload: event_payload(shared, &job, &outcome, now),
+        }),
+        None => super::lti::ags::score_event(shared, &job, &outcome, now),
+    };
     let id = job.submission_id;
     let has_event = event.is_some();
     // What the store will hold once this commits, for the requests waiting on it.

@@ -10,6 +10,9 @@ pub mod course;
 pub mod exercises;
 pub mod health;
 pub mod intake;
+pub mod jobe;
+pub mod learn;
+pub mod lti;
 pub mod metrics;
 pub mod openapi;
 pub mod reports;
@@ -23,7 +26,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
-use actix_web::{App, HttpRequest, HttpResponse, HttpServer, web};
+use actix_web::{App, HttpRequest, HttpResponse, HttpServer, guard, web};
 
 pub use self::intake::{Parsed, parse_json, parse_multipart, parse_wait};
 pub use self::views::submission_view;
@@ -110,7 +113,37 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(get("/api/v1/exercises/{slug}/analytics", course::exercise_analytics))
     .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
+    .service(get("/api/v1/exercises/{slug}/page", learn::page_link))
     .service(get("/reports/{id}", reports::report_page))
+    .service(
+        web::resource("/learn/{slug}")
+            .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(learn::page))
+            .route(web::post().to(learn::submit))
+            .default_service(web::to(|req: HttpRequest| async move {
+                method_not_allowed(&req, "GET, POST, HEAD")
+            })),
+    )
+    .service(get("/lti/jwks", lti::jwks))
+    .service(
+        web::resource("/lti/login")
+            .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(lti::login))
+            .route(web::post().to(lti::login))
+            .default_service(web::to(|req: HttpRequest| async move {
+                method_not_allowed(&req, "GET, POST, HEAD")
+            })),
+    )
+    .service(post("/lti/launch", lti::launch))
+    .service(post("/lti/deep-link", lti::deep_link))
+    .service(get("/jobe/index.php/restapi/languages", jobe::languages))
+    .service(post("/jobe/index.php/restapi/runs", jobe::run))
+    .service(
+        web::resource("/jobe/index.php/restapi/files/{id}")
+            .route(web::route().guard(guard::Head()).to(jobe::check_file))
+            .route(web::put().to(jobe::put_file))
+            .default_service(web::to(
+                |req: HttpRequest| async move { method_not_allowed(&req, "PUT, HEAD") },
+            )),
+    )
     .service(get("/docs/consumer-abi", exercises::abi_guide))
     .service(get("/kits/{kit}/{file:.*}", exercises::kit_file))
     .default_service(web::to(not_found));
@@ -124,7 +157,6 @@ where
     Args: actix_web::FromRequest + 'static,
     F::Output: actix_web::Responder + 'static,
 {
-    use actix_web::guard;
     web::resource(path)
         .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(handler))
         .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "GET, HEAD") }))
@@ -262,6 +294,13 @@ mod tests {
             (Method::OPTIONS, "/api/v1/openapi.json", "GET, HEAD"),
             (Method::HEAD, "/api/v1/webhooks/dead/evt_sub_1/redeliver", "POST"),
             (Method::POST, "/kits/c/README.md", "GET, HEAD"),
+            (Method::PUT, "/learn/01-x", "GET, POST, HEAD"),
+            (Method::DELETE, "/lti/login", "GET, POST, HEAD"),
+            (Method::GET, "/lti/launch", "POST"),
+            (Method::GET, "/lti/deep-link", "POST"),
+            (Method::POST, "/lti/jwks", "GET, HEAD"),
+            (Method::GET, "/jobe/index.php/restapi/runs", "POST"),
+            (Method::GET, "/jobe/index.php/restapi/files/f1", "PUT, HEAD"),
         ] {
             let (status, allowed, body) = send(method.clone(), path).await;
             assert_eq!((status, allowed.as_deref()), (405, Some(allow)), "{method} {path}: {body}");

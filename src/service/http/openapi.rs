@@ -9,6 +9,8 @@ use utoipa::OpenApi;
 use super::course::*;
 use super::exercises::*;
 use super::health::*;
+use super::learn::*;
+use super::lti::*;
 use super::metrics::*;
 use super::reports::*;
 use super::submissions::*;
@@ -55,6 +57,10 @@ impl utoipa::Modify for SecurityAddon {
         dead_webhooks,
         redeliver_webhook,
         report_page,
+        page_link,
+        page,
+        submit,
+        jwks,
         healthz,
         readyz,
         metrics
@@ -88,7 +94,8 @@ impl utoipa::Modify for SecurityAddon {
         LearnerTime,
         TimeToPass,
         Similarity,
-        SimilarPair
+        SimilarPair,
+        PageLinkView
     )),
     modifiers(&SecurityAddon)
 )]
@@ -105,8 +112,9 @@ pub async fn openapi() -> HttpResponse {
 pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
 /// A submission id as the API writes it (`Shared::public_id`).
 pub const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
-/// A webhook event id (`worker::version_event_id`: a regrade's event names its result version).
-pub const EVENT_ID_PATTERN: &str = "^evt_sub_[1-9][0-9]*(_v[1-9][0-9]*)?$";
+/// An outbox event id: a webhook (`worker::version_event_id`) or an LTI score
+/// (`lti::ags::score_event`); a regrade's event names its result version.
+pub const EVENT_ID_PATTERN: &str = "^(evt|lti)_sub_[1-9][0-9]*(_v[1-9][0-9]*)?$";
 /// An Idempotency-Key as the intake takes it: visible ASCII, at least one character that is not a
 /// quote (quotes around the key, as in a structured-field string, are removed).
 pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
@@ -270,6 +278,15 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
              run (regrade_dry_run_max)."
         )}),
     )?;
+    let page_link = "/paths/~1api~1v1~1exercises~1{slug}~1page/get";
+    merge(param(doc, page_link, "slug")?, json!({"schema": slug}))?;
+    merge(param(doc, page_link, "learner")?, json!({"schema": learner.clone()}))?;
+    merge(
+        param(doc, page_link, "lang")?,
+        json!({"schema": {"type": "string", "enum": langs, "default": "de"}}),
+    )?;
+    merge(param(doc, "/paths/~1learn~1{slug}/get", "slug")?, json!({"schema": slug}))?;
+    merge(param(doc, "/paths/~1learn~1{slug}/post", "slug")?, json!({"schema": slug}))?;
     let report = "/paths/~1reports~1{id}/get";
     merge(param(doc, report, "id")?, json!({"schema": submission_id}))?;
     merge(
@@ -375,6 +392,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(at(doc, &property("AbiLink", "href"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("KitFileView", "href"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("KitView", "readme"))?, json!({"type": "string", "format": "uri"}))?;
+    merge(at(doc, &property("PageLinkView", "url"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("DeadEvent", "event_id"))?, json!({"pattern": EVENT_ID_PATTERN}))?;
     merge(at(doc, &property("DeadEvent", "submission_id"))?, json!({"pattern": SUBMISSION_ID_PATTERN}))?;
     merge(at(doc, &property("DeadEvent", "created_at"))?, json!({"format": "date-time"}))?;

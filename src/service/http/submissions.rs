@@ -118,7 +118,7 @@ pub async fn create_submission(
 }
 
 /// Waits up to `wait_ms` for the submission to be finished and returns its latest state.
-async fn wait_for(
+pub(super) async fn wait_for(
     shared: &Data,
     record: SubmissionRecord,
     wait_ms: u64,

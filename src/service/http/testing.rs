@@ -36,6 +36,8 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
         outbox: Default::default(),
         waiters: Default::default(),
         accepting: AtomicBool::new(true),
+        lti: Default::default(),
+        jobe_files: Default::default(),
         config,
     })
 }

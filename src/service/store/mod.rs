@@ -273,6 +273,52 @@ pub struct Stats {
     pub events_dead: u64,
 }
 
+/// An LTI 1.3 platform as the operator registered it (`pruefstein platform add`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewPlatform {
+    pub name: String,
+    /// The platform's `iss`.
+    pub issuer: String,
+    /// The tool's client id at the platform (the `aud` of its id tokens).
+    pub client_id: String,
+    /// OIDC authorisation endpoint (where login initiation redirects).
+    pub auth_url: String,
+    /// OAuth 2 token endpoint (client-credentials grant for score passback).
+    pub token_url: String,
+    /// The platform's public keys.
+    pub jwks_url: String,
+    /// The one deployment accepted; none: any deployment of this platform.
+    pub deployment_id: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlatformRecord {
+    pub id: i64,
+    pub platform: NewPlatform,
+    /// The API client its learners' submissions and its score events belong to.
+    pub api_client_id: i64,
+    pub created_at: Millis,
+}
+
+/// A login initiation waiting for its launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LtiState {
+    pub nonce: String,
+    pub platform_id: i64,
+}
+
+/// What a resource-link launch established.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LtiContext {
+    pub id: i64,
+    pub platform_id: i64,
+    /// The platform's `sub` of the learner.
+    pub subject: String,
+    pub exercise: String,
+    /// The AGS line item that receives scores; empty: none.
+    pub lineitem: String,
+}
+
 /// The service's durable state. Every method is one transaction.
 pub trait Store: Send + Sync + 'static {
     fn add_client(
@@ -385,4 +431,48 @@ pub trait Store: Send + Sync + 'static {
     /// latest results and their reports: what a course's analytics are computed from.
     fn exercise_submissions(&self, exercise: &str, limit: usize)
     -> Result<Vec<SubmissionRecord>, StoreError>;
+    // ---- The student's page ----
+    /// A learner's submissions for one exercise through one client, newest first, at most `limit`.
+    fn learner_submissions(
+        &self,
+        client_id: i64,
+        exercise: &str,
+        learner: &str,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError>;
+
+    // ---- LTI 1.3 ----
+    /// The value of a setting, if there is one (the tool's key pair, generated once).
+    fn setting(&self, key: &str) -> Result<Option<String>, StoreError>;
+    /// Registers a platform with its API client; a conflict if the name or the issuer and client
+    /// id are taken.
+    fn add_platform(
+        &self,
+        platform: &NewPlatform,
+        api_client_id: i64,
+        now: Millis,
+    ) -> Result<PlatformRecord, StoreError>;
+    fn list_platforms(&self) -> Result<Vec<PlatformRecord>, StoreError>;
+    /// Keeps a login initiation until `expires_at`, after removing the expired ones; false (and
+    /// nothing kept) when `pending_max` are waiting already.
+    fn put_lti_state(
+        &self,
+        state: &str,
+        entry: &LtiState,
+        expires_at: Millis,
+        pending_max: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError>;
+    /// Takes a login initiation (once: it is removed); none if unknown or expired.
+    fn take_lti_state(&self, state: &str, now: Millis) -> Result<Option<LtiState>, StoreError>;
+    /// The context of a launch: found, or created.
+    fn lti_context(
+        &self,
+        platform_id: i64,
+        subject: &str,
+        exercise: &str,
+        lineitem: &str,
+        now: Millis,
+    ) -> Result<LtiContext, StoreError>;
+    fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError>;
 }

@@ -148,7 +148,11 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 mod browser;
 mod contract;
 mod durability;
+mod jobe;
+mod lti;
 mod openapi;
 mod operations;
 mod teachers;
+
+mod page;
 mod webhooks;

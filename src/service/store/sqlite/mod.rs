@@ -10,6 +10,7 @@ mod clients;
 pub mod error;
 mod intake;
 mod jobs;
+mod lti;
 pub mod migrate;
 mod outbox;
 mod results;
@@ -302,6 +303,73 @@ impl Store for SqliteStore {
         self.read("read an exercise's submissions", |conn| {
             teachers::exercise_submissions(conn, exercise, limit)
         })
+    }
+    fn learner_submissions(
+        &self,
+        client_id: i64,
+        exercise: &str,
+        learner: &str,
+        limit: usize,
+    ) -> Result<Vec<SubmissionRecord>, StoreError> {
+        self.read("list a learner's submissions", |conn| {
+            results::learner_submissions(conn, client_id, exercise, learner, limit)
+        })
+    }
+
+    fn setting(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.read("read a setting", |conn| lti::setting(conn, key))
+    }
+
+    fn add_platform(
+        &self,
+        platform: &NewPlatform,
+        api_client_id: i64,
+        now: Millis,
+    ) -> Result<PlatformRecord, StoreError> {
+        let platform = platform.clone();
+        self.writer
+            .write("add an LTI platform", move |tx| lti::add_platform(tx, platform, api_client_id, now))
+    }
+
+    fn list_platforms(&self) -> Result<Vec<PlatformRecord>, StoreError> {
+        self.read("list the LTI platforms", lti::list_platforms)
+    }
+
+    fn put_lti_state(
+        &self,
+        state: &str,
+        entry: &LtiState,
+        expires_at: Millis,
+        pending_max: u64,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        let (state, entry) = (state.to_string(), entry.clone());
+        self.writer.write("keep an LTI login", move |tx| {
+            lti::put_state(tx, &state, &entry, expires_at, pending_max, now)
+        })
+    }
+
+    fn take_lti_state(&self, state: &str, now: Millis) -> Result<Option<LtiState>, StoreError> {
+        let state = state.to_string();
+        self.writer.write("take an LTI login", move |tx| lti::take_state(tx, &state, now))
+    }
+
+    fn lti_context(
+        &self,
+        platform_id: i64,
+        subject: &str,
+        exercise: &str,
+        lineitem: &str,
+        now: Millis,
+    ) -> Result<LtiContext, StoreError> {
+        let (subject, exercise, lineitem) = (subject.to_string(), exercise.to_string(), lineitem.to_string());
+        self.writer.write("keep an LTI launch context", move |tx| {
+            lti::context(tx, platform_id, &subject, &exercise, &lineitem, now)
+        })
+    }
+
+    fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError> {
+        self.read("read an LTI launch context", |conn| lti::context_by_id(conn, id))
     }
 }
 

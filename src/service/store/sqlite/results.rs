@@ -170,6 +170,24 @@ pub(super) fn submission_query() -> &'static str {
     SUBMISSION_QUERY
 }
 
+/// A learner's submissions for one exercise through one client, newest first.
+pub(super) fn learner_submissions(
+    conn: &Connection,
+    client_id: i64,
+    exercise: &str,
+    learner: &str,
+    limit: usize,
+) -> Sql<Vec<SubmissionRecord>> {
+    let records = conn
+        .prepare_cached(&format!(
+            "{SUBMISSION_QUERY} WHERE s.client_id = ?1 AND s.exercise = ?2 AND s.learner = ?3 \
+             ORDER BY s.id DESC LIMIT ?4"
+        ))?
+        .query_map(params![client_id, exercise, learner, limit as i64], submission_from_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(records)
+}
+
 /// A row of the submission query as a record.
 pub(super) fn submission_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<SubmissionRecord> {
     let leased: Option<i64> = row.get(11)?;

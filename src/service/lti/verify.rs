@@ -1,0 +1,405 @@
+//! The checks of an LTI 1.3 launch: the `id_token` a platform posts to `/lti/launch` is verified
+//! with `jsonwebtoken` (RS256 only) against the platform's JWKS (fetched once, cached, fetched again
+//! when a token names a `kid` the cache does not hold; each fetch bounded in time and size), then
+//! its claims: issuer, audience (the tool's client id; with several audiences `azp` must name it),
+//! expiry (with [`LTI_CLOCK_LEEWAY_S`]), the nonce of the login, the deployment, the message type
+//! and the LTI version. Every failure is a [`LaunchError`] with a text for the page in both
+//! languages.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use jsonwebtoken::errors::ErrorKind;
+use jsonwebtoken::jwk::JwkSet;
+use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::limits::{LTI_CLOCK_LEEWAY_S, LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX};
+use crate::service::Shared;
+use crate::service::store::PlatformRecord;
+use crate::service::webhook::{Exchange, exchange};
+use crate::text::Text;
+
+pub const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
+pub const DEEP_LINKING: &str = "LtiDeepLinkingRequest";
+pub const LTI_VERSION: &str = "1.3.0";
+
+const CLAIM: &str = "https://purl.imsglobal.org/spec/lti/claim/";
+
+/// The claims of a launch that the tool reads.
+#[derive(Debug, Clone, Deserialize)]
+pub struct LaunchClaims {
+    pub iss: String,
+    #[serde(default)]
+    pub sub: Option<String>,
+    #[serde(default)]
+    pub azp: Option<String>,
+    #[serde(default)]
+    pub aud: Audience,
+    #[serde(default)]
+    pub nonce: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/message_type", default)]
+    pub message_type: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/version", default)]
+    pub version: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/deployment_id", default)]
+    pub deployment_id: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri", default)]
+    pub target_link_uri: Option<String>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/custom", default)]
+    pub custom: BTreeMap<String, Value>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation", default)]
+    pub launch_presentation: Option<LaunchPresentation>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint", default)]
+    pub ags: Option<AgsEndpoint>,
+    #[serde(rename = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", default)]
+    pub deep_linking: Option<DeepLinkingSettings>,
+}
+
+/// `aud`: one audience or several.
+#[derive(Debug, Clone, Deserialize, Default)]
+#[serde(untagged)]
+pub enum Audience {
+    One(String),
+    Many(Vec<String>),
+    #[default]
+    None,
+}
+
+impl Audience {
+    pub fn all(&self) -> Vec<&str> {
+        match self {
+            Audience::One(one) => vec![one.as_str()],
+            Audience::Many(many) => many.iter().map(String::as_str).collect(),
+            Audience::None => Vec::new(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct LaunchPresentation {
+    #[serde(default)]
+    pub locale: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct AgsEndpoint {
+    #[serde(default)]
+    pub lineitem: Option<String>,
+    #[serde(default)]
+    pub scope: Vec<String>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct DeepLinkingSettings {
+    pub deep_link_return_url: String,
+    #[serde(default)]
+    pub accept_types: Vec<String>,
+    #[serde(default)]
+    pub data: Option<String>,
+}
+
+/// Why a launch was refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LaunchError {
+    /// The request is not a launch (no `id_token` or `state`, malformed form, oversized values).
+    Malformed(String),
+    /// The platform sent an error instead of a token.
+    PlatformError(String),
+    /// The `state` is unknown, used before or expired.
+    State,
+    /// The platform of the login is no longer registered.
+    UnknownPlatform,
+    /// The token is not a JWT, or not RS256.
+    NotAJwt(String),
+    /// No key of the platform has the token's `kid`, even after fetching the JWKS again.
+    UnknownKey(String),
+    /// The platform's JWKS could not be fetched.
+    Jwks(String),
+    /// The signature does not verify.
+    Signature,
+    Expired,
+    Issuer,
+    Audience,
+    Azp,
+    Nonce,
+    Deployment(String),
+    MessageType(String),
+    Version(String),
+    /// A claim the tool needs is missing or unusable.
+    Claim(String),
+}
+
+impl LaunchError {
+    /// The text of the page (and, in English, of the log line).
+    pub fn text(&self) -> Text {
+        match self {
+            LaunchError::Malformed(what) => Text::new(
+                format!("Das ist kein gültiger LTI-Start: {what}."),
+                format!("This is not a valid LTI launch: {what}."),
+            ),
+            LaunchError::PlatformError(what) => Text::new(
+                format!("Die Lernplattform hat die Anmeldung abgelehnt: {what}"),
+                format!("The learning platform refused the login: {what}"),
+            ),
+            LaunchError::State => Text::new(
+                "Dieser Start ist abgelaufen oder wurde schon benutzt. Bitte die Aktivität in der Lernplattform erneut öffnen.",
+                "This launch has expired or was used already. Please open the activity in the learning platform again.",
+            ),
+            LaunchError::UnknownPlatform => Text::new(
+                "Diese Lernplattform ist bei Prüfstein nicht (mehr) registriert.",
+                "This learning platform is not (or no longer) registered with Prüfstein.",
+            ),
+            LaunchError::NotAJwt(e) => Text::new(
+                format!("Das id_token ist kein RS256-signiertes JWT ({e})."),
+                format!("The id_token is not an RS256-signed JWT ({e})."),
+            ),
+            LaunchError::UnknownKey(kid) => Text::new(
+                format!(
+                    "Die Lernplattform hat das Token mit einem unbekannten Schlüssel signiert (kid {kid:?})."
+                ),
+                format!("The learning platform signed the token with an unknown key (kid {kid:?})."),
+            ),
+            LaunchError::Jwks(e) => Text::new(
+                format!("Die Schlüssel der Lernplattform waren nicht abrufbar: {e}"),
+                format!("The learning platform's keys could not be fetched: {e}"),
+            ),
+            LaunchError::Signature => {
+                Text::new("Die Signatur des Tokens ist ungültig.", "The token's signature is not valid.")
+            }
+            LaunchError::Expired => Text::new(
+                "Das Token der Lernplattform ist abgelaufen. Bitte die Aktivität erneut öffnen.",
+                "The learning platform's token has expired. Please open the activity again.",
+            ),
+            LaunchError::Issuer => Text::new(
+                "Das Token stammt nicht von der Lernplattform, bei der die Anmeldung begann (iss).",
+                "The token does not come from the platform the login started at (iss).",
+            ),
+            LaunchError::Audience => Text::new(
+                "Das Token ist nicht für Prüfstein bestimmt (aud).",
+                "The token is not meant for Prüfstein (aud).",
+            ),
+            LaunchError::Azp => Text::new(
+                "Das Token nennt eine andere autorisierte Partei (azp).",
+                "The token names another authorised party (azp).",
+            ),
+            LaunchError::Nonce => Text::new(
+                "Das Token gehört nicht zu dieser Anmeldung (nonce).",
+                "The token does not belong to this login (nonce).",
+            ),
+            LaunchError::Deployment(d) => Text::new(
+                format!("Die Installation {d:?} ist für diese Lernplattform nicht registriert."),
+                format!("The deployment {d:?} is not registered for this learning platform."),
+            ),
+            LaunchError::MessageType(m) => Text::new(
+                format!("Die Nachricht {m:?} kann Prüfstein nicht verarbeiten."),
+                format!("Prüfstein cannot handle the message {m:?}."),
+            ),
+            LaunchError::Version(v) => Text::new(
+                format!("LTI-Version {v:?} wird nicht unterstützt (nur 1.3.0)."),
+                format!("LTI version {v:?} is not supported (only 1.3.0)."),
+            ),
+            LaunchError::Claim(c) => Text::new(
+                format!("Im Start fehlt eine nötige Angabe: {c}."),
+                format!("The launch lacks something it needs: {c}."),
+            ),
+        }
+    }
+
+    /// A short name for the log and the metrics.
+    pub fn code(&self) -> &'static str {
+        match self {
+            LaunchError::Malformed(_) => "malformed",
+            LaunchError::PlatformError(_) => "platform-error",
+            LaunchError::State => "state",
+            LaunchError::UnknownPlatform => "unknown-platform",
+            LaunchError::NotAJwt(_) => "not-a-jwt",
+            LaunchError::UnknownKey(_) => "unknown-kid",
+            LaunchError::Jwks(_) => "jwks",
+            LaunchError::Signature => "signature",
+            LaunchError::Expired => "expired",
+            LaunchError::Issuer => "issuer",
+            LaunchError::Audience => "audience",
+            LaunchError::Azp => "azp",
+            LaunchError::Nonce => "nonce",
+            LaunchError::Deployment(_) => "deployment",
+            LaunchError::MessageType(_) => "message-type",
+            LaunchError::Version(_) => "version",
+            LaunchError::Claim(_) => "claim",
+        }
+    }
+}
+
+/// Fetches a platform's JWKS (bounded in time and size). Blocking.
+pub fn fetch_jwks(shared: &Shared, platform: &PlatformRecord) -> Result<JwkSet, LaunchError> {
+    let (status, body) = exchange(
+        Exchange {
+            method: "GET",
+            url: &platform.platform.jwks_url,
+            content_type: None,
+            headers: &[("accept", "application/json".to_string())],
+            body: b"",
+            read_max: LTI_FETCH_BYTES_MAX,
+        },
+        shared.config.allow_private_callbacks,
+        LTI_FETCH_MS_MAX,
+    )
+    .map_err(|e| LaunchError::Jwks(e.message))?;
+    if status != 200 {
+        return Err(LaunchError::Jwks(format!("the JWKS endpoint answered {status}")));
+    }
+    serde_json::from_slice::<JwkSet>(&body).map_err(|e| LaunchError::Jwks(format!("not a JWKS: {e}")))
+}
+
+/// The platform's key with `kid`: from the cache, or from a fresh fetch of its JWKS when the cache
+/// has none with that id (a platform that rotated its keys). Blocking.
+fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, LaunchError> {
+    let find = |set: &JwkSet| set.find(kid).map(DecodingKey::from_jwk);
+    let cached = shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).get(&platform.id).cloned();
+    if let Some(found) = cached.as_deref().and_then(find) {
+        return found
+            .map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")));
+    }
+    let fresh = Arc::new(fetch_jwks(shared, platform)?);
+    shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).insert(platform.id, fresh.clone());
+    match find(&fresh) {
+        Some(found) => {
+            found.map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")))
+        }
+        None => Err(LaunchError::UnknownKey(kid.to_string())),
+    }
+}
+
+/// Verifies a launch's `id_token` for `platform` and the login's `nonce`. Blocking (it may fetch
+/// the platform's JWKS).
+pub fn verify(
+    shared: &Shared,
+    platform: &PlatformRecord,
+    id_token: &str,
+    nonce: &str,
+) -> Result<LaunchClaims, LaunchError> {
+    let header = jsonwebtoken::decode_header(id_token).map_err(|e| LaunchError::NotAJwt(e.to_string()))?;
+    if header.alg != Algorithm::RS256 {
+        return Err(LaunchError::NotAJwt(format!("its algorithm is {:?}", header.alg)));
+    }
+    let kid = header.kid.ok_or_else(|| LaunchError::NotAJwt("its header names no kid".into()))?;
+    let key = key_for(shared, platform, &kid)?;
+    let mut validation = Validation::new(Algorithm::RS256);
+    validation.leeway = LTI_CLOCK_LEEWAY_S;
+    validation.set_issuer(&[platform.platform.issuer.as_str()]);
+    validation.set_audience(&[platform.platform.client_id.as_str()]);
+    validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
+    let claims = jsonwebtoken::decode::<LaunchClaims>(id_token, &key, &validation)
+        .map_err(|e| match e.kind() {
+            ErrorKind::InvalidSignature => LaunchError::Signature,
+            ErrorKind::ExpiredSignature => LaunchError::Expired,
+            ErrorKind::InvalidIssuer => LaunchError::Issuer,
+            ErrorKind::InvalidAudience => LaunchError::Audience,
+            ErrorKind::MissingRequiredClaim(claim) => LaunchError::Claim(claim.clone()),
+            _ => LaunchError::NotAJwt(e.to_string()),
+        })?
+        .claims;
+    check_claims(platform, &claims, nonce)?;
+    Ok(claims)
+}
+
+/// The checks after the signature: `azp`, nonce, deployment, message type, version.
+pub fn check_claims(
+    platform: &PlatformRecord,
+    claims: &LaunchClaims,
+    nonce: &str,
+) -> Result<(), LaunchError> {
+    let client_id = platform.platform.client_id.as_str();
+    let audiences = claims.aud.all();
+    match claims.azp.as_deref() {
+        Some(azp) if azp != client_id => return Err(LaunchError::Azp),
+        None if audiences.len() > 1 => return Err(LaunchError::Azp),
+        _ => {}
+    }
+    if !crate::service::auth::tokens_equal(nonce, claims.nonce.as_deref().unwrap_or("")) {
+        return Err(LaunchError::Nonce);
+    }
+    let deployment =
+        claims.deployment_id.as_deref().ok_or_else(|| LaunchError::Claim("deployment_id".into()))?;
+    if let Some(registered) = platform.platform.deployment_id.as_deref()
+        && registered != deployment
+    {
+        return Err(LaunchError::Deployment(deployment.to_string()));
+    }
+    match claims.version.as_deref() {
+        Some(LTI_VERSION) => {}
+        other => return Err(LaunchError::Version(other.unwrap_or("").to_string())),
+    }
+    match claims.message_type.as_deref() {
+        Some(RESOURCE_LINK | DEEP_LINKING) => Ok(()),
+        other => Err(LaunchError::MessageType(other.unwrap_or("").to_string())),
+    }
+}
+
+/// The claim names the tool reads, for documentation and tests.
+pub fn claim(name: &str) -> String {
+    format!("{CLAIM}{name}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::service::store::NewPlatform;
+
+    fn platform(deployment: Option<&str>) -> PlatformRecord {
+        PlatformRecord {
+            id: 1,
+            platform: NewPlatform {
+                name: "moodle".into(),
+                issuer: "https://lms.example".into(),
+                client_id: "tool".into(),
+                auth_url: "https://lms.example/auth".into(),
+                token_url: "https://lms.example/token".into(),
+                jwks_url: "https://lms.example/jwks".into(),
+                deployment_id: deployment.map(str::to_string),
+            },
+            api_client_id: 1,
+            created_at: 0,
+        }
+    }
+
+    fn claims(changes: serde_json::Value) -> LaunchClaims {
+        let mut base = serde_json::json!({
+            "iss": "https://lms.example", "sub": "u1", "aud": "tool", "nonce": "n1",
+            claim("message_type"): RESOURCE_LINK, claim("version"): LTI_VERSION, claim("deployment_id"): "d1",
+        });
+        for (key, value) in changes.as_object().unwrap() {
+            base[key] = value.clone();
+        }
+        serde_json::from_value(base).unwrap()
+    }
+
+    #[test]
+    fn each_claim_check_passes_the_right_launch_and_fails_its_mutant() {
+        let p = platform(Some("d1"));
+        assert_eq!(check_claims(&p, &claims(serde_json::json!({})), "n1"), Ok(()));
+        let deep = claims(serde_json::json!({ claim("message_type"): DEEP_LINKING }));
+        assert_eq!(check_claims(&p, &deep, "n1"), Ok(()));
+        let two = claims(serde_json::json!({"aud": ["tool", "other"], "azp": "tool"}));
+        assert_eq!(check_claims(&p, &two, "n1"), Ok(()));
+        for (mutant, error) in [
+            (serde_json::json!({"aud": ["tool", "other"]}), LaunchError::Azp),
+            (serde_json::json!({"azp": "other"}), LaunchError::Azp),
+            (serde_json::json!({"nonce": "n2"}), LaunchError::Nonce),
+            (serde_json::json!({"nonce": null}), LaunchError::Nonce),
+            (serde_json::json!({ claim("deployment_id"): "d2" }), LaunchError::Deployment("d2".into())),
+            (serde_json::json!({ claim("deployment_id"): null }), LaunchError::Claim("deployment_id".into())),
+            (serde_json::json!({ claim("version"): "1.1" }), LaunchError::Version("1.1".into())),
+            (
+                serde_json::json!({ claim("message_type"): "LtiSubmissionReviewRequest" }),
+                LaunchError::MessageType("LtiSubmissionReviewRequest".into()),
+            ),
+        ] {
+            assert_eq!(check_claims(&p, &claims(mutant.clone()), "n1"), Err(error), "{mutant}");
+        }
+        // Without a registered deployment, any deployment of the platform is taken.
+        let any = claims(serde_json::json!({ claim("deployment_id"): "d2" }));
+        assert_eq!(check_claims(&platform(None), &any, "n1"), Ok(()));
+    }
+}

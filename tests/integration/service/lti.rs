@@ -1,0 +1,662 @@
+//! LTI 1.3 without a real LMS: a fake platform on loopback (its own RSA key and JWKS, a token
+//! endpoint that checks the tool's signed client assertion, and an AGS line item whose `scores`
+//! endpoint fails twice before it takes a score) drives login → deep linking → resource-link
+//! launch → a submission on the student's page → the score at the line item with a valid bearer
+//! token. Then the failure cases, each a clear page that changes nothing.
+
+use std::sync::OnceLock;
+
+use pruefstein::service::lti::keys::{ToolKey, generate_pem};
+
+use super::page::{graded_page, multipart, path_of, post_form};
+use super::*;
+
+const CLIENT_ID: &str = "tool-1";
+const DEPLOYMENT: &str = "dep-1";
+const SCORE_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
+const CLAIM: &str = "https://purl.imsglobal.org/spec/lti/claim/";
+
+/// The fake platform's key, and another one (made once per test run: RSA keys take a while).
+fn keys() -> &'static (ToolKey, ToolKey) {
+    static KEYS: OnceLock<(ToolKey, ToolKey)> = OnceLock::new();
+    KEYS.get_or_init(|| {
+        (
+            ToolKey::from_pem(&generate_pem().unwrap()).unwrap(),
+            ToolKey::from_pem(&generate_pem().unwrap()).unwrap(),
+        )
+    })
+}
+
+/// One request the fake platform received.
+#[derive(Debug, Clone)]
+struct Seen {
+    method: String,
+    path: String,
+    headers: Vec<(String, String)>,
+    body: Vec<u8>,
+}
+
+impl Seen {
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The fake platform: `/jwks`, `/token`, `/lineitems/1/lineitem/scores`, `/auth` (never called:
+/// the test plays the browser and takes state and nonce from the login's redirect).
+/// How the line item answers its n-th score post (0-based): the status.
+type ScorePolicy = Arc<Mutex<Box<dyn FnMut(usize) -> u16 + Send>>>;
+
+struct Platform {
+    port: u16,
+    seen: Arc<Mutex<Vec<Seen>>>,
+    /// The JWKS it publishes.
+    jwks: Arc<Mutex<Value>>,
+    scores: ScorePolicy,
+}
+
+impl Platform {
+    /// `score_failures`: how many score posts are answered 500 before one is taken.
+    fn start(score_failures: usize) -> Platform {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = seen.clone();
+        let jwks = Arc::new(Mutex::new(json!({"keys": [keys().0.jwk]})));
+        let published = jwks.clone();
+        let scores: ScorePolicy =
+            Arc::new(Mutex::new(Box::new(move |n| if n < score_failures { 500 } else { 200 })));
+        let policy = scores.clone();
+        std::thread::spawn(move || {
+            let mut posted = 0usize;
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let Some(request) = read_any(&mut stream) else { continue };
+                let (status, body) = match (request.method.as_str(), request.path.as_str()) {
+                    ("GET", "/jwks") => (200, published.lock().unwrap().to_string()),
+                    ("POST", "/token") => (
+                        200,
+                        json!({"access_token": "tok-1", "token_type": "Bearer", "expires_in": 3600})
+                            .to_string(),
+                    ),
+                    ("POST", "/lineitems/1/lineitem/scores") => {
+                        let status = (policy.lock().unwrap())(posted);
+                        posted += 1;
+                        (status, "{}".to_string())
+                    }
+                    _ => (404, String::new()),
+                };
+                log.lock().unwrap().push(request);
+                let _ = stream.write_all(
+                    format!(
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                );
+            }
+        });
+        Platform { port, seen, jwks, scores }
+    }
+
+    fn issuer(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+
+    fn seen(&self, path: &str) -> Vec<Seen> {
+        self.seen.lock().unwrap().iter().filter(|s| s.path == path).cloned().collect()
+    }
+
+    /// Registers this platform with the server through `pruefstein platform add`.
+    fn register(&self, server: &Server) -> Value {
+        let out = Command::new(BIN)
+            .args(["platform", "add", "fake", "--json", "--issuer"])
+            .arg(self.issuer())
+            .args(["--client-id", CLIENT_ID, "--auth-url"])
+            .arg(format!("{}/auth", self.issuer()))
+            .arg("--token-url")
+            .arg(format!("{}/token", self.issuer()))
+            .arg("--jwks-url")
+            .arg(format!("{}/jwks", self.issuer()))
+            .args(["--deployment-id", DEPLOYMENT, "--data-dir"])
+            .arg(&server.data)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    }
+
+    /// The claims of a launch as this platform would sign them.
+    fn claims(&self, nonce: &str, message_type: &str) -> Value {
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+        json!({
+            "iss": self.issuer(), "sub": "u1", "aud": CLIENT_ID, "iat": now, "exp": now + 300, "nonce": nonce,
+            format!("{CLAIM}message_type"): message_type,
+            format!("{CLAIM}version"): "1.3.0",
+            format!("{CLAIM}deployment_id"): DEPLOYMENT,
+            format!("{CLAIM}target_link_uri"): "http://tool.example/lti/launch",
+        })
+    }
+
+    fn resource_link_claims(&self, nonce: &str) -> Value {
+        let mut claims = self.claims(nonce, "LtiResourceLinkRequest");
+        claims[format!("{CLAIM}resource_link")] = json!({"id": "rl-1"});
+        claims[format!("{CLAIM}custom")] = json!({"exercise": CONSUMER});
+        claims[format!("{CLAIM}launch_presentation")] = json!({"locale": "en-GB"});
+        claims["https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"] = json!({
+            "scope": [SCORE_SCOPE, "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem"],
+            "lineitem": format!("{}/lineitems/1/lineitem", self.issuer()),
+        });
+        claims
+    }
+}
+
+/// Reads one HTTP request: method, path, headers, body.
+fn read_any(stream: &mut TcpStream) -> Option<Seen> {
+    stream.set_read_timeout(Some(Duration::from_secs(10))).ok()?;
+    let mut raw = Vec::new();
+    let mut buffer = [0u8; 8192];
+    let split = loop {
+        let n = stream.read(&mut buffer).ok()?;
+        if n == 0 {
+            return None;
+        }
+        raw.extend_from_slice(&buffer[..n]);
+        if let Some(p) = raw.windows(4).position(|w| w == b"\r\n\r\n") {
+            break p;
+        }
+    };
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let mut lines = head.split("\r\n");
+    let mut first = lines.next()?.split(' ');
+    let (method, path) = (first.next()?.to_string(), first.next()?.to_string());
+    let headers: Vec<(String, String)> = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+        .collect();
+    let length: usize = headers
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
+        .and_then(|(_, v)| v.parse().ok())
+        .unwrap_or(0);
+    let mut body = raw[split + 4..].to_vec();
+    while body.len() < length {
+        let n = stream.read(&mut buffer).ok()?;
+        if n == 0 {
+            return None;
+        }
+        body.extend_from_slice(&buffer[..n]);
+    }
+    Some(Seen { method, path, headers, body })
+}
+
+/// A form body, URL-encoded.
+fn form(fields: &[(&str, &str)]) -> Vec<u8> {
+    let mut out = url::form_urlencoded::Serializer::new(String::new());
+    for (name, value) in fields {
+        out.append_pair(name, value);
+    }
+    out.finish().into_bytes()
+}
+
+fn post_urlencoded(server: &Server, path: &str, body: &[u8]) -> Response {
+    request(server.port, "POST", path, &[("Content-Type", "application/x-www-form-urlencoded")], body)
+        .unwrap()
+}
+
+/// Starts a login as the platform would (GET); returns state and nonce from the redirect.
+fn login(server: &Server, platform: &Platform) -> (String, String) {
+    let query = String::from_utf8(form(&[
+        ("iss", &platform.issuer()),
+        ("login_hint", "u1"),
+        ("target_link_uri", "http://tool.example/lti/launch"),
+        ("client_id", CLIENT_ID),
+        ("lti_message_hint", "hint-1"),
+    ]))
+    .unwrap();
+    let r = request(server.port, "GET", &format!("/lti/login?{query}"), &[], b"").unwrap();
+    assert_eq!(r.status, 302, "{}", r.text());
+    let location = url::Url::parse(r.header("location").unwrap()).unwrap();
+    assert_eq!(location.path(), "/auth");
+    let pairs: HashMap<String, String> = location.query_pairs().into_owned().collect();
+    for (name, value) in [
+        ("scope", "openid"),
+        ("response_type", "id_token"),
+        ("response_mode", "form_post"),
+        ("prompt", "none"),
+        ("client_id", CLIENT_ID),
+        ("login_hint", "u1"),
+        ("lti_message_hint", "hint-1"),
+    ] {
+        assert_eq!(pairs.get(name).map(String::as_str), Some(value), "{name} in {location}");
+    }
+    assert_eq!(pairs["redirect_uri"], format!("http://127.0.0.1:{}/lti/launch", server.port));
+    (pairs["state"].clone(), pairs["nonce"].clone())
+}
+
+fn launch(server: &Server, id_token: &str, state: &str) -> Response {
+    post_urlencoded(server, "/lti/launch", &form(&[("id_token", id_token), ("state", state)]))
+}
+
+/// Undoes maud's escaping in an attribute value.
+fn unescape(value: &str) -> String {
+    value
+        .replace("&quot;", "\"")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#39;", "'")
+        .replace("&amp;", "&")
+}
+
+/// The hidden fields of the form of `html` that holds `needle`.
+fn form_fields(html: &str, needle: &str) -> (String, Vec<(String, String)>) {
+    let form = html
+        .split("<form")
+        .find(|f| f.contains(needle))
+        .unwrap_or_else(|| panic!("no form with {needle}: {html}"));
+    let action = unescape(form.split("action=\"").nth(1).unwrap().split('"').next().unwrap());
+    let fields = form
+        .split("<input")
+        .skip(1)
+        .filter_map(|input| {
+            let name = input.split("name=\"").nth(1)?.split('"').next()?;
+            let value = input.split("value=\"").nth(1)?.split('"').next()?;
+            Some((unescape(name), unescape(value)))
+        })
+        .collect();
+    (action, fields)
+}
+
+/// Verifies a JWT of the tool with its published JWKS.
+fn verify_tool_jwt(server: &Server, jwt: &str, audience: &str) -> Value {
+    let r = request(server.port, "GET", "/lti/jwks", &[], b"").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    let set: jsonwebtoken::jwk::JwkSet = serde_json::from_slice(&r.body).unwrap();
+    let kid = jsonwebtoken::decode_header(jwt).unwrap().kid.unwrap();
+    let key =
+        jsonwebtoken::DecodingKey::from_jwk(set.find(&kid).expect("the JWT's key is published")).unwrap();
+    let mut validation = jsonwebtoken::Validation::new(jsonwebtoken::Algorithm::RS256);
+    validation.set_audience(&[audience]);
+    jsonwebtoken::decode::<Value>(jwt, &key, &validation).expect("the tool's signature verifies").claims
+}
+
+fn count(server: &Server, table: &str) -> i64 {
+    server.db().query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
+    let platform = Platform::start(2);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks", "--webhook-backoff-ms", "100"]);
+    let registration = platform.register(&server);
+    let points = crate::support::consumer_exercise().points;
+
+    // Deep linking: the teacher picks exercise 03; the platform gets a signed resource link.
+    let (state, nonce) = login(&server, &platform);
+    let mut claims = platform.claims(&nonce, "LtiDeepLinkingRequest");
+    claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = json!({
+        "deep_link_return_url": format!("{}/return", platform.issuer()),
+        "accept_types": ["ltiResourceLink"], "data": "opaque-1",
+    });
+    let r = launch(&server, &keys().0.sign(&claims).unwrap(), &state);
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("Aufgabe auswählen"), "{}", r.text());
+    let (action, fields) = form_fields(&r.text(), &format!("value=\"{CONSUMER}\""));
+    assert_eq!(action, "/lti/deep-link");
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let r = post_urlencoded(&server, "/lti/deep-link", &form(&fields));
+    assert_eq!(r.status, 200, "{}", r.text());
+    let csp = r.header("content-security-policy").unwrap().to_string();
+    assert!(csp.contains(&format!("form-action {}", platform.issuer())), "{csp}");
+    let (action, fields) = form_fields(&r.text(), "name=\"JWT\"");
+    assert_eq!(action, format!("{}/return", platform.issuer()));
+    let response = verify_tool_jwt(&server, &fields[0].1, &platform.issuer());
+    assert_eq!(response["iss"], CLIENT_ID);
+    assert_eq!(response[format!("{CLAIM}message_type")], "LtiDeepLinkingResponse");
+    assert_eq!(response[format!("{CLAIM}deployment_id")], DEPLOYMENT);
+    assert_eq!(response["https://purl.imsglobal.org/spec/lti-dl/claim/data"], "opaque-1");
+    let item = &response["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"][0];
+    assert_eq!(item["type"], "ltiResourceLink");
+    assert_eq!(item["custom"]["exercise"], CONSUMER);
+    assert_eq!(item["lineItem"]["scoreMaximum"], points);
+    assert_eq!(item["url"], format!("http://127.0.0.1:{}/lti/launch", server.port));
+    // A choice whose token does not match what the launch allowed is refused.
+    let r = post_urlencoded(&server, "/lti/deep-link", &form(&[("exercise", PREDICTION), ("t", "0")]));
+    assert_eq!(r.status, 400, "{}", r.text());
+
+    // The resource link: the learner's page, in the language the launch asks for.
+    let (state, nonce) = login(&server, &platform);
+    let r = launch(&server, &keys().0.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303, "{}", r.text());
+    let page = path_of(r.header("location").unwrap());
+    assert!(
+        page.starts_with(&format!("/learn/{CONSUMER}?")) && page.contains("&x=") && page.contains("lang=en"),
+        "{page}"
+    );
+    let r = request(server.port, "GET", &page, &[], b"").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert!(r.text().contains("<html lang=\"en\"") && r.text().contains("Submit"), "{}", r.text());
+    let csp = r.header("content-security-policy").unwrap();
+    assert!(csp.contains(&format!("frame-ancestors 'self' {}", platform.issuer())), "{csp}");
+
+    // A submission there is graded, and its score reaches the line item after two failures.
+    let learner = page.split("l=").nth(1).unwrap().split('&').next().unwrap();
+    let learner =
+        url::form_urlencoded::parse(format!("l={learner}").as_bytes()).next().unwrap().1.into_owned();
+    assert_eq!(learner, "lti:1:u1", "the platform's subject, scoped by the platform");
+    let body = multipart(&[
+        ("exercise", None, CONSUMER.as_bytes()),
+        ("learner", None, learner.as_bytes()),
+        ("file", Some("reference.wat"), exercise_file("solutions/reference.wat").as_bytes()),
+    ]);
+    let r = post_form(&server, &page, &body);
+    assert_eq!(r.status, 303, "{}", r.text());
+    let graded = graded_page(&server, r.header("location").unwrap());
+    assert!(graded.contains("PASSED"), "{graded}");
+    let scores = poll("the score to be taken", Duration::from_secs(60), || {
+        let seen = platform.seen("/lineitems/1/lineitem/scores");
+        (seen.len() >= 3).then_some(seen)
+    });
+    assert_eq!(scores.len(), 3, "two failures, then one delivery: {scores:?}");
+    for score in &scores {
+        assert_eq!(score.method, "POST");
+        assert_eq!(score.header("authorization"), Some("Bearer tok-1"));
+        assert_eq!(score.header("content-type"), Some("application/vnd.ims.lis.v1.score+json"));
+        assert_eq!(score.body, scores[0].body, "every retry carries the same score and timestamp");
+    }
+    let body: Value = serde_json::from_slice(&scores[0].body).unwrap();
+    assert_eq!(body["userId"], "u1");
+    assert_eq!(
+        (body["scoreGiven"].as_u64(), body["scoreMaximum"].as_u64()),
+        (Some(points.into()), Some(points.into()))
+    );
+    assert_eq!(
+        (body["activityProgress"].as_str(), body["gradingProgress"].as_str()),
+        (Some("Completed"), Some("FullyGraded"))
+    );
+    assert!(body["timestamp"].as_str().unwrap().ends_with('Z'), "{body}");
+    // One token, cached for the retries; its request carries a client assertion the tool signed.
+    let tokens = platform.seen("/token");
+    assert_eq!(tokens.len(), 1, "{tokens:?}");
+    let request: HashMap<String, String> =
+        url::form_urlencoded::parse(&tokens[0].body).into_owned().collect();
+    assert_eq!(request["grant_type"], "client_credentials");
+    assert_eq!(request["scope"], SCORE_SCOPE);
+    assert_eq!(request["client_assertion_type"], "urn:ietf:params:oauth:client-assertion-type:jwt-bearer");
+    let assertion =
+        verify_tool_jwt(&server, &request["client_assertion"], &format!("{}/token", platform.issuer()));
+    assert_eq!((assertion["iss"].as_str(), assertion["sub"].as_str()), (Some(CLIENT_ID), Some(CLIENT_ID)));
+    let attempts: i64 = poll("the delivery to be recorded", Duration::from_secs(30), || {
+        server
+            .db()
+            .query_row(
+                "SELECT attempts FROM outbox WHERE event_id = 'lti_sub_1' AND state = 'delivered'",
+                [],
+                |r| r.get(0),
+            )
+            .ok()
+    });
+    assert_eq!(attempts, 3);
+    // The submission belongs to the platform's API client, whose token reads it.
+    let token = registration["token"].as_str().unwrap();
+    let (status, view) = server.call_json("GET", "/api/v1/submissions/sub_1", token, &Value::Null);
+    assert_eq!((status, view["learner"].as_str()), (200, Some("lti:1:u1")), "{view}");
+}
+
+#[test]
+fn launch_failures_are_clear_pages_that_change_nothing() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    platform.register(&server);
+    let (good, other) = keys();
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs();
+
+    type Mutate = Box<dyn Fn(&mut Value, &str) -> String>;
+    let sign = |claims: &Value| good.sign(claims).unwrap();
+    let cases: Vec<(&str, u16, &str, Mutate)> = vec![
+        (
+            "wrong issuer",
+            401,
+            "(iss)",
+            Box::new(move |c, _| {
+                c["iss"] = json!("http://evil.example");
+                sign(c)
+            }),
+        ),
+        (
+            "wrong audience",
+            401,
+            "(aud)",
+            Box::new(move |c, _| {
+                c["aud"] = json!("someone-else");
+                sign(c)
+            }),
+        ),
+        (
+            "several audiences, no azp",
+            401,
+            "(azp)",
+            Box::new(move |c, _| {
+                c["aud"] = json!([CLIENT_ID, "x"]);
+                sign(c)
+            }),
+        ),
+        (
+            "expired",
+            401,
+            "abgelaufen",
+            Box::new(move |c, _| {
+                c["exp"] = json!(now - 3600);
+                c["iat"] = json!(now - 4000);
+                sign(c)
+            }),
+        ),
+        (
+            "unknown kid",
+            401,
+            "unbekannten Schlüssel",
+            Box::new(move |c, _| good.sign_with_kid(c, "rotated-away").unwrap()),
+        ),
+        ("bad signature", 401, "Signatur", Box::new(move |c, _| other.sign_with_kid(c, &good.kid).unwrap())),
+        (
+            "unknown deployment",
+            401,
+            "Installation",
+            Box::new(move |c, _| {
+                c[format!("{CLAIM}deployment_id")] = json!("dep-2");
+                sign(c)
+            }),
+        ),
+        (
+            "another login's nonce",
+            401,
+            "(nonce)",
+            Box::new(move |c, _| {
+                c["nonce"] = json!("not-this-one");
+                sign(c)
+            }),
+        ),
+        (
+            "wrong LTI version",
+            401,
+            "1.3.0",
+            Box::new(move |c, _| {
+                c[format!("{CLAIM}version")] = json!("1.1");
+                sign(c)
+            }),
+        ),
+        ("not a JWT", 401, "kein RS256", Box::new(|_, _| "abc.def".to_string())),
+    ];
+    for (name, status, text, mutate) in &cases {
+        let (state, nonce) = login(&server, &platform);
+        let mut claims = platform.resource_link_claims(&nonce);
+        let token = mutate(&mut claims, &nonce);
+        let r = launch(&server, &token, &state);
+        assert_eq!(r.status, *status, "{name}: {}", r.text());
+        assert!(r.text().contains(text), "{name}: {text:?} in {}", r.text());
+        assert!(r.text().contains("LTI-Start abgelehnt"), "{name}");
+        assert_eq!((count(&server, "lti_contexts"), count(&server, "submissions")), (0, 0), "{name}");
+        // The login was used up by the failed launch.
+        let r = launch(&server, &sign(&platform.resource_link_claims(&nonce)), &state);
+        assert!(r.text().contains("schon benutzt"), "{name}: the state is spent: {}", r.text());
+    }
+    // A replayed launch (the same state and token again) is refused and changes nothing.
+    let (state, nonce) = login(&server, &platform);
+    let token = sign(&platform.resource_link_claims(&nonce));
+    assert_eq!(launch(&server, &token, &state).status, 303);
+    assert_eq!(count(&server, "lti_contexts"), 1);
+    let r = launch(&server, &token, &state);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("schon benutzt"), "{}", r.text());
+    // The token again with a fresh login: its nonce belongs to the old one.
+    let (fresh, _) = login(&server, &platform);
+    let r = launch(&server, &token, &fresh);
+    assert!(r.text().contains("(nonce)"), "{}", r.text());
+    assert_eq!(count(&server, "lti_contexts"), 1, "nothing changed");
+    // Malformed launches and logins.
+    for (path, body, text) in [
+        ("/lti/launch", form(&[("state", "x")]), "id_token"),
+        ("/lti/launch", form(&[("id_token", "a"), ("id_token", "b"), ("state", "x")]), "twice"),
+        (
+            "/lti/launch",
+            form(&[("error", "login_required"), ("error_description", "no session")]),
+            "login_required",
+        ),
+        (
+            "/lti/login",
+            form(&[("iss", "http://unknown.example"), ("login_hint", "u"), ("target_link_uri", "x")]),
+            "nicht (mehr) registriert",
+        ),
+        ("/lti/login", form(&[("iss", &platform.issuer())]), "login_hint"),
+    ] {
+        let r = post_urlencoded(&server, path, &body);
+        assert_eq!(r.status, 400, "{path}: {}", r.text());
+        assert!(r.text().contains(text), "{path}: {text:?} in {}", r.text());
+    }
+    let huge = form(&[("id_token", &"a".repeat(pruefstein::limits::LTI_FORM_BYTES_MAX)), ("state", "x")]);
+    let r = post_urlencoded(&server, "/lti/launch", &huge);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("larger than") || r.text().contains("longer than"), "{}", r.text());
+    let log = server.log_text();
+    for reason in
+        ["issuer", "audience", "expired", "unknown-kid", "signature", "deployment", "nonce", "state"]
+    {
+        assert!(log.contains(&format!("\"reason\":\"{reason}\"")), "a log line names {reason}: {log}");
+    }
+    assert!(!log.contains("\"status\":500"), "never a 500: {log}");
+}
+
+#[test]
+fn platform_registrations_are_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(BIN)
+            .args(["platform", "add"])
+            .args(args)
+            .arg("--data-dir")
+            .arg(dir.path())
+            .output()
+            .unwrap()
+    };
+    let good = [
+        "--issuer",
+        "https://lms.example",
+        "--client-id",
+        "c1",
+        "--auth-url",
+        "https://lms.example/auth",
+        "--token-url",
+        "https://lms.example/token",
+        "--jwks-url",
+        "https://lms.example/jwks",
+    ];
+    let out = run(&[&["moodle"], &good[..]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("/lti/login"));
+    for (args, error) in [
+        ([&["moodle"], &good[..]].concat(), "already"),
+        ([&["other"], &good[..]].concat(), "already"),
+        ([&["bad name"], &good[..]].concat(), "platform name"),
+        (
+            [&["x"], &good[..8], &["--jwks-url", "ftp://lms.example/jwks"]].concat(),
+            "not an http or https URL",
+        ),
+    ] {
+        let out = run(&args);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(error),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// The platform rotates its key: the cached JWKS lacks the new `kid`, so it is fetched again and
+/// the launch succeeds. A score the line item refuses for good is dead, listed for the platform's
+/// API client, and redelivered by hand with the same score and timestamp.
+#[test]
+fn a_rotated_platform_key_is_fetched_and_a_dead_score_is_redelivered() {
+    let platform = Platform::start(0);
+    *platform.scores.lock().unwrap() = Box::new(|_| 400);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks", "--webhook-backoff-ms", "100"]);
+    let registration = platform.register(&server);
+    let token = registration["token"].as_str().unwrap();
+    let (old, new) = keys();
+
+    let (state, nonce) = login(&server, &platform);
+    assert_eq!(
+        launch(&server, &old.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state).status,
+        303
+    );
+    assert_eq!(platform.seen("/jwks").len(), 1, "fetched once");
+    // The old key again: from the cache.
+    let (state, nonce) = login(&server, &platform);
+    let r = launch(&server, &old.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303);
+    assert_eq!(platform.seen("/jwks").len(), 1, "cached");
+    // Rotated: only the new key is published now.
+    *platform.jwks.lock().unwrap() = json!({"keys": [new.jwk]});
+    let (state, nonce) = login(&server, &platform);
+    let r = launch(&server, &new.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303, "{}", r.text());
+    assert_eq!(platform.seen("/jwks").len(), 2, "fetched again for the unknown kid");
+    let page = path_of(r.header("location").unwrap());
+
+    let body = multipart(&[
+        ("exercise", None, CONSUMER.as_bytes()),
+        ("learner", None, b"lti:1:u1"),
+        ("file", Some("no-dedup.wat"), exercise_file("mutants/no-dedup.wat").as_bytes()),
+    ]);
+    let r = post_form(&server, &page, &body);
+    assert_eq!(r.status, 303, "{}", r.text());
+    let dead = poll("the score to be dead", Duration::from_secs(60), || {
+        let (status, list) = server.call_json("GET", "/api/v1/webhooks/dead", token, &Value::Null);
+        assert_eq!(status, 200, "{list}");
+        let events = list["events"].as_array().unwrap().clone();
+        (!events.is_empty()).then_some(events)
+    });
+    assert_eq!(dead[0]["event_id"], "lti_sub_1");
+    assert!(dead[0]["last_error"].as_str().unwrap().contains("400"), "{dead:?}");
+    let first = platform.seen("/lineitems/1/lineitem/scores");
+    assert_eq!(first.len(), 1, "a 400 is not retried");
+    let score: Value = serde_json::from_slice(&first[0].body).unwrap();
+    assert!(score["scoreGiven"].as_u64().unwrap() < score["scoreMaximum"].as_u64().unwrap(), "{score}");
+
+    *platform.scores.lock().unwrap() = Box::new(|_| 200);
+    let (status, body) =
+        server.call_json("POST", "/api/v1/webhooks/dead/lti_sub_1/redeliver", token, &Value::Null);
+    assert!(status < 300, "{status}: {body}");
+    let again = poll("the redelivered score", Duration::from_secs(60), || {
+        let seen = platform.seen("/lineitems/1/lineitem/scores");
+        (seen.len() >= 2).then_some(seen)
+    });
+    assert_eq!(again[1].body, first[0].body, "the same score with the same timestamp");
+    // Another client cannot see or redeliver the platform's events.
+    let (other, _) = server.client("lms");
+    let (_, list) = server.call_json("GET", "/api/v1/webhooks/dead", &other, &Value::Null);
+    assert_eq!(list["events"], json!([]));
+}
