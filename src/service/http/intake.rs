@@ -481,6 +481,7 @@ pub(super) fn validate(
     let kind = match submission {
         Submission::Answer(_) => "answer",
         Submission::Module(_) => "module",
+        Submission::Source { language, .. } => language.name(),
     };
     let meaning = serde_json::json!({
         "exercise": exercise.slug,

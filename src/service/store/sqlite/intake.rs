@@ -32,6 +32,8 @@ pub(super) fn submit(tx: &Transaction<'_>, new: &NewSubmission, queue_max: u64, 
     let (kind, payload): (&str, &[u8]) = match &new.submission {
         Submission::Answer(text) => ("answer", text.as_bytes()),
         Submission::Module(bytes) => ("module", bytes),
+        // A source is stored under its language's name ("python"), its text as the payload.
+        Submission::Source { language, text } => (language.name(), text.as_bytes()),
     };
     tx.prepare_cached(
         "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, \
