@@ -21,6 +21,10 @@ impl Grader for ConsumerExercise {
         SubmissionKind::Module
     }
 
+    fn languages(&self) -> Vec<crate::submission::Language> {
+        self.languages.clone()
+    }
+
     fn grade(
         &self,
         exercise: &Exercise,

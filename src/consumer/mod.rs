@@ -172,6 +172,22 @@ fn grade_here(
         Submission::Module(bytes) => {
             CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry)
         }
+        Submission::Source { language, .. } if !consumer.languages.contains(language) => {
+            let accepted: Vec<&str> = consumer.languages.iter().map(|l| l.name()).collect();
+            let accepted = if accepted.is_empty() { "-".to_string() } else { accepted.join(", ") };
+            return Ok(rejected(
+                exercise,
+                submission,
+                Rejection {
+                    code: "language-not-accepted".into(),
+                    message: text!(
+                        "Diese Aufgabe nimmt keinen Quelltext in {language} an (angenommen: {accepted}); reiche ein WebAssembly-Modul ein.",
+                        "This exercise does not accept source in {language} (accepted: {accepted}); submit a WebAssembly module.",
+                        language = language.name()
+                    ),
+                },
+            ));
+        }
         Submission::Source { language: crate::submission::Language::Python, text } => {
             CompiledConsumer::compile_python(engine, text, &exercise.limits, &consumer.entry)
         }

@@ -129,15 +129,12 @@ fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Mi
             String::from_utf8(payload)
                 .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
         ),
-        "module" => Submission::Module(payload),
-        other => match other.parse::<crate::submission::Language>() {
-            Ok(language) => Submission::Source {
-                language,
-                text: String::from_utf8(payload).map_err(|_| {
-                    StoreError::Corrupt(format!("the source of submission {id} is not UTF-8"))
-                })?,
-            },
-            Err(_) => Submission::Module(payload),
+        _ => match super::parse_source_payload(&payload) {
+            Some(Ok((language, text))) => Submission::Source { language, text },
+            Some(Err(problem)) => {
+                return Err(StoreError::Corrupt(format!("the source of submission {id}: {problem}")).into());
+            }
+            None => Submission::Module(payload),
         },
     };
     Ok(LeasedJob {

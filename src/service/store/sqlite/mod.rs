@@ -257,5 +257,35 @@ impl Store for SqliteStore {
     }
 }
 
+/// The marker that starts the stored payload of a source submission: `\0source:<language>\n`, then
+/// the text. The submissions table knows the kinds answer and module; a module's payload starts
+/// with `\0asm` (binary) or is text (WAT), so a payload with this marker is never a module.
+const SOURCE_MARKER: &[u8] = b"\0source:";
+
+fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> {
+    let mut payload = SOURCE_MARKER.to_vec();
+    payload.extend_from_slice(language.name().as_bytes());
+    payload.push(b'\n');
+    payload.extend_from_slice(text.as_bytes());
+    payload
+}
+
+/// A stored source submission's language and text; None for a module's payload.
+fn parse_source_payload(payload: &[u8]) -> Option<Result<(crate::submission::Language, String), String>> {
+    let rest = payload.strip_prefix(SOURCE_MARKER)?;
+    let Some(newline) = rest.iter().position(|b| *b == b'\n') else {
+        return Some(Err("the marker has no end".into()));
+    };
+    let parsed = std::str::from_utf8(&rest[..newline])
+        .map_err(|_| "the language is not UTF-8".to_string())
+        .and_then(|name| name.parse::<crate::submission::Language>())
+        .and_then(|language| {
+            String::from_utf8(rest[newline + 1..].to_vec())
+                .map(|text| (language, text))
+                .map_err(|_| "the text is not UTF-8".to_string())
+        });
+    Some(parsed)
+}
+
 #[cfg(test)]
 mod tests;
