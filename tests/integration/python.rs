@@ -187,3 +187,33 @@ fn a_return_value_other_than_a_bool_is_a_clear_error_and_print_goes_to_the_log()
     assert!(json.contains("hallo 7"), "print reaches the log");
     assert!(json.contains("verarbeite must return True or False, not 1"), "the error names the value");
 }
+
+/// Exercise 03 copied with `line` added to its `[consumer]` section.
+fn exercise_03_with(line: &str) -> (tempfile::TempDir, Result<Exercise, String>) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    crate::support::copy_tree(&consumer_dir(), dir.path());
+    let toml = dir.path().join("exercise.toml");
+    let text = std::fs::read_to_string(&toml).expect("exercise.toml").replacen(
+        "[consumer]\n",
+        &format!("[consumer]\n{line}\n"),
+        1,
+    );
+    std::fs::write(&toml, text).expect("write exercise.toml");
+    let loaded = Exercise::load(dir.path()).map_err(|e| e.to_string());
+    (dir, loaded)
+}
+
+#[test]
+fn an_exercise_may_restrict_the_languages_it_accepts() {
+    let (_dir, exercise) = exercise_03_with("languages = []");
+    let exercise = exercise.expect("loads");
+    assert!(exercise.grader.languages().is_empty());
+    let report = grade_python_in(&exercise, LESSON);
+    assert_eq!(report.verdict, Verdict::Rejected);
+    assert_eq!(report.rejection.expect("refused").code, "language-not-accepted");
+    let (_dir, exercise) = exercise_03_with("languages = [\"python\"]");
+    assert_eq!(exercise.expect("loads").grader.languages(), vec![Language::Python]);
+    let (_dir, exercise) = exercise_03_with("languages = [\"cobol\"]");
+    let error = exercise.expect_err("an unknown language is a load error");
+    assert!(error.contains("unknown language \"cobol\"") && error.contains("exercise.toml"), "{error}");
+}
