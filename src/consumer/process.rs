@@ -501,7 +501,7 @@ impl ConsumerProcess {
                 // The process is dead: SQLite discards what it had not committed, and its locks go
                 // with it (another instance waiting for them may go on).
                 self.store.data_mut().db.rollback();
-                match error.downcast_ref::<HostFault>() {
+                match cause::<HostFault>(&error) {
                     Some(HostFault::InjectedCrash { point, after }) => {
                         DeliveryEnd::Crashed { point: *point, after: *after }
                     }
@@ -557,18 +557,24 @@ fn classify_at(
     deadline: &Deadline,
     capped: bool,
 ) -> (FaultCode, Text) {
-    if matches!(error.downcast_ref::<Trap>(), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
+    if matches!(cause::<Trap>(error), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
         return (FaultCode::SubmissionTimeLimit, deadline.limit_text());
     }
     classify(error, limits)
 }
 
+/// The first error of type `E` in `error`'s chain: a trap or host fault that passed through an
+/// interpreter guest's trampolines arrives wrapped in the context of the calls it unwound.
+fn cause<E: std::error::Error + Send + Sync + 'static>(error: &wasmtime::Error) -> Option<&E> {
+    error.downcast_ref::<E>().or_else(|| error.chain().find_map(|c| c.downcast_ref::<E>()))
+}
+
 /// Turns a trap or host fault into a stable code and a message a student understands.
 pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
-    if let Some(fault) = error.downcast_ref::<HostFault>() {
+    if let Some(fault) = cause::<HostFault>(error) {
         return fault.explain();
     }
-    if let Some(hit) = error.downcast_ref::<LimitHit>() {
+    if let Some(hit) = cause::<LimitHit>(error) {
         return match hit {
             LimitHit::Memory { desired, max } => (
                 FaultCode::MemoryLimit,
@@ -588,7 +594,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
             ),
         };
     }
-    if let Some(trap) = error.downcast_ref::<Trap>() {
+    if let Some(trap) = cause::<Trap>(error) {
         let (code, message) = match trap {
             Trap::OutOfFuel => (
                 FaultCode::FuelExhausted,
