@@ -2,6 +2,10 @@
 //! time of each check, and a whole grade (compile + all checks), with Winch and Cranelift measured
 //! side by side in one run (interleaved rounds, so machine noise hits both alike).
 //!
+//! Then the same for the lesson's own Python (`solutions/lesson.py`, run by the MicroPython guest):
+//! the interpreter's compile once per process (snapshot included), the start of one instance (a
+//! fresh instance from the snapshot + loading the student's file), and a whole grade.
+//!
 //! Run: `cargo bench --bench consumer` (add `-- --rounds 200` for more rounds).
 
 use std::path::Path;
@@ -93,4 +97,49 @@ fn main() {
         exercise.limits.fuel_per_delivery,
         fuel as f64 * 100.0 / exercise.limits.fuel_per_delivery as f64
     );
+    python(&exercise, consumer, &dir, rounds);
+}
+
+/// The Python figures: compile once (per engine), instance start + load, whole grade.
+fn python(exercise: &Exercise, consumer: &ConsumerExercise, dir: &Path, rounds: usize) {
+    use pruefstein::limits::PYTHON_WASM_STACK_BYTES;
+    use pruefstein::submission::Language;
+    let text = std::fs::read_to_string(dir.join("solutions/lesson.py")).expect("lesson.py");
+    let submission = Submission::Source { language: Language::Python, text: text.clone() };
+    println!("python consumer, exercise 03 solutions/lesson.py, {rounds} rounds, medians");
+    let _ = pruefstein::sandbox::with_stack(PYTHON_WASM_STACK_BYTES, || {
+        for compiler in [Compiler::Winch, Compiler::Cranelift] {
+            let start = Instant::now();
+            let _ = pruefstein::consumer::python::snapshot().expect("snapshot");
+            let snapshot = start.elapsed();
+            let engine =
+                pruefstein::sandbox::engine_with_stack(compiler, PYTHON_WASM_STACK_BYTES).expect("engine");
+            let start = Instant::now();
+            pruefstein::consumer::python::module(engine).expect("compiles");
+            println!(
+                "{compiler:?}: snapshot (once per process) {}, compile once {}",
+                ms(snapshot),
+                ms(start.elapsed())
+            );
+            let mut load = Vec::new();
+            let mut whole = Vec::new();
+            let options = GradeOptions { compiler, ..GradeOptions::default() };
+            grade(exercise, &submission, &options).expect("grades");
+            for _ in 0..rounds {
+                let start = Instant::now();
+                CompiledConsumer::compile_python(engine, &text, &exercise.limits, &consumer.entry)
+                    .expect("loads");
+                load.push(start.elapsed());
+                let start = Instant::now();
+                let report = grade(exercise, &submission, &options).expect("grades");
+                whole.push(start.elapsed());
+                assert_eq!(report.verdict, pruefstein::report::Verdict::Passed);
+            }
+            println!(
+                "{compiler:?}: instance start + load consumer.py {}, whole grade {}",
+                ms(median(&mut load)),
+                ms(median(&mut whole))
+            );
+        }
+    });
 }

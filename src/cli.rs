@@ -204,7 +204,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let submission = match (file, answer) {
                 (Some(file), None) => {
                     let bytes = read_submission(&file)?;
-                    Submission::Module(bytes)
+                    source_or_module(&file, bytes)?
                 }
                 (None, Some(answer)) => Submission::Answer(answer),
                 _ => anyhow::bail!("give the submission: a module file, or --answer \"...\""),
@@ -389,6 +389,21 @@ fn run_platform(command: PlatformCommand, data_dir: &std::path::Path) -> Result<
 
 /// Reads a submission file, refusing anything larger than any exercise could accept before it is
 /// read into memory.
+/// A file whose extension names a language (`consumer.py`) is that language's source; any other
+/// file is a module (`.wasm`, `.wat`).
+fn source_or_module(path: &std::path::Path, bytes: Vec<u8>) -> Result<Submission> {
+    let language =
+        path.extension().and_then(|e| e.to_str()).and_then(crate::submission::Language::from_extension);
+    match language {
+        None => Ok(Submission::Module(bytes)),
+        Some(language) => {
+            let text = String::from_utf8(bytes)
+                .map_err(|_| anyhow::anyhow!("{} is not UTF-8 text", path.display()))?;
+            Ok(Submission::Source { language, text })
+        }
+    }
+}
+
 fn read_submission(path: &std::path::Path) -> Result<Vec<u8>> {
     use std::io::Read;
     let file = std::fs::File::open(path).with_context(|| format!("cannot open {}", path.display()))?;

@@ -209,6 +209,33 @@ pub const VARIANT_CACHE_MAX: usize = 4_096;
 /// Draws to find parameters that satisfy an exercise's constraint before the variant is an error.
 pub const VARIANT_DRAWS_MAX: u32 = 1_000;
 
+// ---- Consumers in Python (the MicroPython guest, `graders/consumer/interpreters/python`) ----
+
+/// Bytes of a Python consumer's source (`consumer.py`); a longer file is rejected
+/// (`source-too-large`). The guest's buffer (`PF_SOURCE_BYTES_MAX` in its glue) has this size.
+pub const PYTHON_SOURCE_BYTES_MAX: usize = 64 * 1024;
+/// The interpreter's heap (its garbage-collected objects), fixed in the guest (`PF_HEAP_BYTES`):
+/// growing beyond it raises `MemoryError` in the student's code (limit "interpreter heap").
+pub const PYTHON_HEAP_BYTES: u64 = 2 * 1024 * 1024;
+/// The interpreter's own stack for C frames (its shadow stack, 1 MiB) is checked by the
+/// interpreter at this depth: deeper recursion raises `RuntimeError: maximum recursion depth
+/// exceeded` (limit "recursion depth").
+pub const PYTHON_RECURSION_STACK_BYTES: u64 = 768 * 1024;
+/// The wasm stack the interpreter's engine gets (the interpreter's frames are larger than a
+/// compiled module's; the default [`WASM_STACK_BYTES_MAX`] would end recursion far earlier than
+/// [`PYTHON_RECURSION_STACK_BYTES`]).
+pub const PYTHON_WASM_STACK_BYTES: usize = 2 * 1024 * 1024;
+/// Fuel to load the student's file into an instance (compile it and run its top level); the
+/// interpreter itself starts from a snapshot taken once per process.
+pub const PYTHON_FUEL_TO_LOAD: u64 = 20_000_000;
+/// Fuel and wall-clock time for starting the interpreter once per process (the snapshot): its
+/// own code, no student's.
+pub const PYTHON_FUEL_TO_INIT: u64 = 100_000_000;
+pub const PYTHON_INIT_WALL_MS: u64 = 10_000;
+
+const _: () = assert!(PYTHON_HEAP_BYTES + 2 * 1024 * 1024 < MEMORY_BYTES_MAX);
+const _: () = assert!(PYTHON_RECURSION_STACK_BYTES < 1024 * 1024);
+
 // ---- The grading service (`pruefstein serve`) ----
 
 /// Longest `?wait=` a client may ask for: the request holds a connection that long at most.

@@ -1,5 +1,6 @@
-//! A submission as it arrives: a prediction answer (text) or a consumer module (wasm binary or WAT
-//! text). Its identity is the SHA-256 of its bytes.
+//! A submission as it arrives: a prediction answer (text), a consumer module (wasm binary or WAT
+//! text), or a consumer's source in a language Prüfstein interprets in the sandbox (Python). Its
+//! identity is the SHA-256 of its bytes.
 
 use sha2::{Digest, Sha256};
 
@@ -9,6 +10,48 @@ pub enum Submission {
     Answer(String),
     /// A consumer module: wasm binary or WAT text, exactly as uploaded.
     Module(Vec<u8>),
+    /// A consumer's source text, run by the language's interpreter guest.
+    Source { language: Language, text: String },
+}
+
+/// A language whose source a consumer exercise accepts, run by an interpreter compiled to
+/// WebAssembly (see `graders/consumer/interpreters/`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Language {
+    Python,
+}
+
+impl Language {
+    pub const ALL: [Language; 1] = [Language::Python];
+
+    /// The name the intake, the catalogue and `exercise.toml` use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Language::Python => "python",
+        }
+    }
+
+    /// The file extension a source file in this language has (without the dot).
+    pub fn extension(self) -> &'static str {
+        match self {
+            Language::Python => "py",
+        }
+    }
+
+    /// The language a file name's extension names.
+    pub fn from_extension(extension: &str) -> Option<Language> {
+        Language::ALL.into_iter().find(|l| l.extension().eq_ignore_ascii_case(extension))
+    }
+}
+
+impl std::str::FromStr for Language {
+    type Err = String;
+    fn from_str(name: &str) -> Result<Self, String> {
+        Language::ALL.into_iter().find(|l| l.name() == name).ok_or_else(|| {
+            let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+            format!("unknown language \"{name}\" (known: {})", known.join(", "))
+        })
+    }
 }
 
 /// The kinds of submission, as the intake and the catalogue name them.
@@ -31,7 +74,7 @@ impl Submission {
     pub fn kind(&self) -> SubmissionKind {
         match self {
             Submission::Answer(_) => SubmissionKind::Answer,
-            Submission::Module(_) => SubmissionKind::Module,
+            Submission::Module(_) | Submission::Source { .. } => SubmissionKind::Module,
         }
     }
 
@@ -39,6 +82,7 @@ impl Submission {
         match self {
             Submission::Answer(text) => text.as_bytes(),
             Submission::Module(bytes) => bytes,
+            Submission::Source { text, .. } => text.as_bytes(),
         }
     }
 

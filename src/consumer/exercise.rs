@@ -34,6 +34,10 @@ struct ConsumerSection {
     /// The observable state: named SQL queries.
     state: Vec<StateQuery>,
     messages: MessagesSection,
+    /// The languages whose source this exercise accepts besides modules (default: every language
+    /// the grader interprets; `[]` accepts modules only).
+    #[serde(default)]
+    languages: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -86,6 +90,8 @@ pub struct ConsumerExercise {
     pub mutants_dir: PathBuf,
     pub state_queries: Vec<StateQuery>,
     pub messages: Messages,
+    /// The languages whose source this exercise accepts (`[consumer] languages`).
+    pub languages: Vec<crate::submission::Language>,
     /// The tables of the schema: the only ones a consumer may touch.
     pub tables: Arc<[String]>,
     /// The database file right after `schema.sql`, copied for every run.
@@ -168,6 +174,14 @@ impl ConsumerExercise {
                     ExerciseError::Invalid { path: schema_path.clone(), message }
                 }
             })?;
+        let languages = match &section.languages {
+            None => crate::submission::Language::ALL.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|name| name.parse::<crate::submission::Language>())
+                .collect::<Result<Vec<_>, String>>()
+                .map_err(|e| at(&["consumer", "languages"], format!("[consumer] languages: {e}")))?,
+        };
         let reference_path = dir.join(&section.reference);
         let reference = std::fs::read(&reference_path).map_err(|e| {
             at(
@@ -183,6 +197,7 @@ impl ConsumerExercise {
             mutants_dir: dir.join(section.mutants),
             state_queries: section.state,
             messages,
+            languages,
             tables: tables.into(),
             template,
             initial_state,

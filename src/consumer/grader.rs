@@ -21,6 +21,10 @@ impl Grader for ConsumerExercise {
         SubmissionKind::Module
     }
 
+    fn languages(&self) -> Vec<crate::submission::Language> {
+        self.languages.clone()
+    }
+
     fn grade(
         &self,
         exercise: &Exercise,
@@ -37,6 +41,8 @@ impl Grader for ConsumerExercise {
     fn fingerprint(&self, submission: &Submission) -> Option<Vec<u64>> {
         match submission {
             Submission::Module(bytes) => crate::sandbox::fingerprint::fingerprint(bytes),
+            // Source is compared by its tokens; a module and a source share no hash.
+            Submission::Source { text, .. } => Some(crate::sandbox::fingerprint::source_fingerprint(text)),
             Submission::Answer(_) => None,
         }
     }

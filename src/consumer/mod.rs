@@ -20,6 +20,7 @@ pub mod guestdb;
 pub mod harness;
 pub mod interleave;
 pub mod process;
+pub mod python;
 pub mod rundb;
 pub mod schedule;
 pub mod state;
@@ -172,10 +173,21 @@ pub fn grade(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    crate::sandbox::with_stack(exercise.limits.wasm_stack_bytes, || {
+    crate::sandbox::with_stack(wasm_stack_for(exercise, submission), || {
         grade_here(exercise, consumer, submission, options)
     })
     .map_err(GradeError::Internal)?
+}
+
+/// The wasm stack a submission's instances get: the exercise's, or the interpreter's when that is
+/// larger (an interpreter's frames are larger than a compiled module's).
+fn wasm_stack_for(exercise: &Exercise, submission: &Submission) -> usize {
+    match submission {
+        Submission::Source { .. } => {
+            exercise.limits.wasm_stack_bytes.max(crate::limits::PYTHON_WASM_STACK_BYTES)
+        }
+        _ => exercise.limits.wasm_stack_bytes,
+    }
 }
 
 fn grade_here(
@@ -186,22 +198,53 @@ fn grade_here(
 ) -> Result<Report, GradeError> {
     // The one deadline of this grading: compiling counts, and everything after obeys it.
     let deadline = Deadline::for_submission(&exercise.limits);
-    let Submission::Module(bytes) = submission else {
-        return Ok(rejected(
-            exercise,
-            submission,
-            Rejection {
-                code: "wrong-submission-kind".into(),
-                message: text!(
-                    "Diese Aufgabe erwartet ein WebAssembly-Modul (.wasm oder .wat), keine Antwort als Text.",
-                    "This exercise expects a WebAssembly module (.wasm or .wat), not a text answer."
-                ),
-            },
-        ));
+    // An interpreter guest runs on an engine with its deeper stack, which maps each instance (see
+    // `sandbox::engine_with_stack`); a module on the exercise's engine, pooled where it fits.
+    let engine = match submission {
+        Submission::Source { .. } => {
+            crate::sandbox::engine_with_stack(options.compiler, wasm_stack_for(exercise, submission))
+        }
+        _ => crate::sandbox::engine_for(options.compiler, &exercise.limits),
+    }
+    .map_err(GradeError::Internal)?;
+    let compiled = match submission {
+        Submission::Module(bytes) => {
+            CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry)
+        }
+        Submission::Source { language, .. } if !consumer.languages.contains(language) => {
+            let accepted: Vec<&str> = consumer.languages.iter().map(|l| l.name()).collect();
+            let accepted = if accepted.is_empty() { "-".to_string() } else { accepted.join(", ") };
+            return Ok(rejected(
+                exercise,
+                submission,
+                Rejection {
+                    code: "language-not-accepted".into(),
+                    message: text!(
+                        "Diese Aufgabe nimmt keinen Quelltext in {language} an (angenommen: {accepted}); reiche ein WebAssembly-Modul ein.",
+                        "This exercise does not accept source in {language} (accepted: {accepted}); submit a WebAssembly module.",
+                        language = language.name()
+                    ),
+                },
+            ));
+        }
+        Submission::Source { language: crate::submission::Language::Python, text } => {
+            CompiledConsumer::compile_python(engine, text, &exercise.limits, &consumer.entry)
+        }
+        Submission::Answer(_) => {
+            return Ok(rejected(
+                exercise,
+                submission,
+                Rejection {
+                    code: "wrong-submission-kind".into(),
+                    message: text!(
+                        "Diese Aufgabe erwartet ein WebAssembly-Modul (.wasm oder .wat), keine Antwort als Text.",
+                        "This exercise expects a WebAssembly module (.wasm or .wat), not a text answer."
+                    ),
+                },
+            ));
+        }
     };
-    let engine =
-        crate::sandbox::engine_for(options.compiler, &exercise.limits).map_err(GradeError::Internal)?;
-    let compiled = match CompiledConsumer::compile(engine, bytes, &exercise.limits, &consumer.entry) {
+    let compiled = match compiled {
         Ok(compiled) => compiled,
         Err(rejection) => return Ok(rejected(exercise, submission, rejection)),
     };
@@ -374,12 +417,17 @@ fn declared_check(path: &Path) -> Result<(String, usize), String> {
     ))
 }
 
-/// Module files (`.wat`, `.wasm`) in `dir`, sorted.
+/// Submission files in `dir`, sorted: modules (`.wat`, `.wasm`) and sources in a language the
+/// consumer grader interprets (`.py`).
 fn module_files(dir: &Path) -> Vec<std::path::PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut files: Vec<_> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "wasm"))
+        .filter(|p| {
+            p.extension().and_then(|e| e.to_str()).is_some_and(|e| {
+                e == "wat" || e == "wasm" || crate::submission::Language::from_extension(e).is_some()
+            })
+        })
         .collect();
     files.sort();
     files
@@ -547,7 +595,16 @@ fn grade_file(
     options: &GradeOptions,
 ) -> Result<Report, String> {
     let bytes = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
-    grade(exercise, consumer, &Submission::Module(bytes), options).map_err(|e| e.to_string())
+    let language =
+        file.extension().and_then(|e| e.to_str()).and_then(crate::submission::Language::from_extension);
+    let submission = match language {
+        None => Submission::Module(bytes),
+        Some(language) => Submission::Source {
+            language,
+            text: String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", file.display()))?,
+        },
+    };
+    grade(exercise, consumer, &submission, options).map_err(|e| e.to_string())
 }
 
 #[cfg(test)]

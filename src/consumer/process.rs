@@ -105,6 +105,8 @@ pub struct CompiledConsumer {
     /// The same module linked for interleaved runs (statements wait for their turn).
     pre_interleaved: InstancePre<GuestState>,
     entry: String,
+    /// For a source submission: the student's file, loaded into each instance of the interpreter.
+    python: Option<super::python::PythonSource>,
 }
 
 impl CompiledConsumer {
@@ -128,7 +130,131 @@ impl CompiledConsumer {
             pre,
             pre_interleaved,
             entry: entry.to_string(),
+            python: None,
         })
+    }
+
+    /// A Python consumer: the interpreter guest (compiled once per engine) with `text` as the file
+    /// it loads, `entry` the function it calls. The file is loaded once here, so that a syntax error
+    /// or a refused import rejects the submission before any check runs.
+    pub fn compile_python(
+        engine: &Engine,
+        text: &str,
+        limits: &Limits,
+        entry: &str,
+    ) -> Result<Self, Rejection> {
+        let source = super::python::PythonSource::new(text, entry)?;
+        let internal = |e: String| Rejection {
+            code: "interpreter-unavailable".into(),
+            message: text!(
+                "Der Python-Interpreter des Prüfstands ließ sich nicht starten: {e}",
+                "The grader's Python interpreter could not be started: {e}"
+            ),
+        };
+        let module = super::python::module(engine).map_err(internal)?;
+        let pre = abi::linker(engine).instantiate_pre(&module).map_err(|e| internal(format!("{e:#}")))?;
+        let pre_interleaved = abi::interleaving_linker(engine)
+            .instantiate_pre(&module)
+            .map_err(|e| internal(format!("{e:#}")))?;
+        let mut compiled = CompiledConsumer {
+            engine: engine.clone(),
+            module,
+            pre,
+            pre_interleaved,
+            entry: super::python::GUEST_ENTRY.to_string(),
+            python: Some(source),
+        };
+        if let Some(image) = compiled.trial_load(limits)? {
+            compiled.python = compiled.python.take().map(|source| source.with_image(image));
+        }
+        Ok(compiled)
+    }
+
+    /// Loads the student's file once, on an empty database: what fails here fails every instance.
+    /// When loading ran no statement and logged nothing, the loaded memory is returned: every
+    /// instance can start from it (it does not depend on the database).
+    fn trial_load(&self, limits: &Limits) -> Result<Option<super::python::LoadedImage>, Rejection> {
+        let Some(source) = &self.python else { return Ok(None) };
+        let internal = |e: String| Rejection {
+            code: "interpreter-unavailable".into(),
+            message: text!(
+                "Der Python-Interpreter des Prüfstands ließ sich nicht starten: {e}",
+                "The grader's Python interpreter could not be started: {e}"
+            ),
+        };
+        let db = GuestDb::open(
+            Path::new(":memory:"),
+            Arc::from(Vec::<String>::new()),
+            limits.sql_steps_per_statement,
+        )
+        .map_err(|e| internal(e.to_string()))?;
+        let mut store = Store::new(&self.engine, guest_state(db, limits, 0));
+        store.limiter(|state| &mut state.limiter);
+        store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
+        store.epoch_deadline_trap();
+        let instance = self.pre.instantiate(&mut store).map_err(|e| internal(format!("{e:#}")))?;
+        match super::python::load(&mut store, &instance, source) {
+            Ok(super::python::Loaded::Ok) => {
+                if store.data().statements > 0 || !store.data().events.is_empty() {
+                    return Ok(None);
+                }
+                let memory =
+                    instance.get_memory(&mut store, "memory").ok_or_else(|| internal("no memory".into()))?;
+                let loaded = memory.data(&store).to_vec();
+                let mut fresh_store = Store::new(
+                    &self.engine,
+                    guest_state(
+                        GuestDb::open(
+                            Path::new(":memory:"),
+                            Arc::from(Vec::<String>::new()),
+                            limits.sql_steps_per_statement,
+                        )
+                        .map_err(|e| internal(e.to_string()))?,
+                        limits,
+                        0,
+                    ),
+                );
+                fresh_store.limiter(|state| &mut state.limiter);
+                let fresh = self.pre.instantiate(&mut fresh_store).map_err(|e| internal(format!("{e:#}")))?;
+                let fresh_memory = fresh
+                    .get_memory(&mut fresh_store, "memory")
+                    .ok_or_else(|| internal("no memory".into()))?;
+                Ok(Some(super::python::LoadedImage::capture(&loaded, fresh_memory.data(&fresh_store))))
+            }
+            Ok(super::python::Loaded::Raised(traceback)) => Err(super::python::load_rejection(&traceback)),
+            Err(error) => {
+                let (code, message) = classify(&error, limits);
+                Err(Rejection {
+                    code: format!("load-{code}"),
+                    message: Text {
+                        de: format!("Schon das Laden der Datei scheiterte: {}", message.de),
+                        en: format!("Loading the file already failed: {}", message.en),
+                    },
+                })
+            }
+        }
+    }
+}
+
+/// The store data of a fresh instance on `db`.
+pub(super) fn guest_state(db: GuestDb, limits: &Limits, instance: u32) -> GuestState {
+    GuestState {
+        limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
+        db,
+        instance,
+        message: None,
+        events: Vec::new(),
+        writes: 0,
+        commits: 0,
+        crash_points: Vec::new(),
+        crash_after: None,
+        statements: 0,
+        statement_limit: limits.sql_statements_per_delivery,
+        log_bytes: 0,
+        log_limit: limits.log_bytes_per_run,
+        notes: Vec::new(),
+        // Attached after the start function ran (see `start`).
+        gate: None,
     }
 }
 
@@ -244,24 +370,7 @@ impl ConsumerProcess {
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
         db.set_deadline(*deadline);
         let interleaved = gate.is_some();
-        let state = GuestState {
-            limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
-            db,
-            instance,
-            message: None,
-            events: Vec::new(),
-            writes: 0,
-            commits: 0,
-            crash_points: Vec::new(),
-            crash_after: None,
-            statements: 0,
-            statement_limit: limits.sql_statements_per_delivery,
-            log_bytes: 0,
-            log_limit: limits.log_bytes_per_run,
-            notes: Vec::new(),
-            // Attached after the start function ran (see `start`).
-            gate: None,
-        };
+        let state = guest_state(db, limits, instance);
         let live = LiveInstance::new();
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -308,6 +417,39 @@ impl ConsumerProcess {
                 });
             }
         };
+        if let Some(source) = &compiled.python {
+            let loaded = if interleaved {
+                let mut future =
+                    std::pin::pin!(super::python::load_async(&mut store, &instance_handle, source));
+                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+                loop {
+                    if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
+                        break result;
+                    }
+                    if deadline.expired() {
+                        break Err(wasmtime::Error::new(Trap::Interrupt));
+                    }
+                }
+            } else {
+                super::python::load(&mut store, &instance_handle, source)
+            };
+            let fuel_used = crate::limits::PYTHON_FUEL_TO_LOAD - store.get_fuel().unwrap_or(0);
+            let fault = match loaded {
+                Ok(super::python::Loaded::Ok) => None,
+                Ok(super::python::Loaded::Raised(traceback)) => Some((
+                    FaultCode::Abort,
+                    text!(
+                        "Das Laden der Datei löste eine Ausnahme aus: {traceback}",
+                        "Loading the file raised an exception: {traceback}"
+                    ),
+                )),
+                Err(error) => Some(classify_at(&error, limits, deadline, capped)),
+            };
+            if let Some((code, message)) = fault {
+                let events = std::mem::take(&mut store.data_mut().events);
+                return Err(StartError::Fault { code, message, events, fuel_used });
+            }
+        }
         let entry =
             instance_handle.get_typed_func::<(), i32>(&mut store, &compiled.entry).map_err(internal)?;
         store.data_mut().gate = gate;
@@ -392,7 +534,7 @@ impl ConsumerProcess {
                 // The process is dead: SQLite discards what it had not committed, and its locks go
                 // with it (another instance waiting for them may go on).
                 self.store.data_mut().db.rollback();
-                match error.downcast_ref::<HostFault>() {
+                match cause::<HostFault>(&error) {
                     Some(HostFault::InjectedCrash { point, after }) => {
                         DeliveryEnd::Crashed { point: *point, after: *after }
                     }
@@ -448,18 +590,24 @@ fn classify_at(
     deadline: &Deadline,
     capped: bool,
 ) -> (FaultCode, Text) {
-    if matches!(error.downcast_ref::<Trap>(), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
+    if matches!(cause::<Trap>(error), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
         return (FaultCode::SubmissionTimeLimit, deadline.limit_text());
     }
     classify(error, limits)
 }
 
+/// The first error of type `E` in `error`'s chain: a trap or host fault that passed through an
+/// interpreter guest's trampolines arrives wrapped in the context of the calls it unwound.
+fn cause<E: std::error::Error + Send + Sync + 'static>(error: &wasmtime::Error) -> Option<&E> {
+    error.downcast_ref::<E>().or_else(|| error.chain().find_map(|c| c.downcast_ref::<E>()))
+}
+
 /// Turns a trap or host fault into a stable code and a message a student understands.
 pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
-    if let Some(fault) = error.downcast_ref::<HostFault>() {
+    if let Some(fault) = cause::<HostFault>(error) {
         return fault.explain();
     }
-    if let Some(hit) = error.downcast_ref::<LimitHit>() {
+    if let Some(hit) = cause::<LimitHit>(error) {
         return match hit {
             LimitHit::Memory { desired, max } => (
                 FaultCode::MemoryLimit,
@@ -479,7 +627,7 @@ pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
             ),
         };
     }
-    if let Some(trap) = error.downcast_ref::<Trap>() {
+    if let Some(trap) = cause::<Trap>(error) {
         let (code, message) = match trap {
             Trap::OutOfFuel => (
                 FaultCode::FuelExhausted,

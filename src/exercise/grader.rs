@@ -70,6 +70,11 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
     fn kind(&self) -> GraderKind;
 
     /// The kind of submission this exercise grades.
+    /// The languages whose source a learner may submit instead of a module (none by default).
+    fn languages(&self) -> Vec<crate::submission::Language> {
+        Vec::new()
+    }
+
     fn submission_kind(&self) -> SubmissionKind;
 
     /// Grades `submission`. A submission that cannot be graded yields a report with

@@ -58,6 +58,11 @@ pub enum WireSubmission {
     Answer(String),
     /// Base64.
     Module(String),
+    /// A consumer's source: the language's name and the text.
+    Source {
+        language: String,
+        text: String,
+    },
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -103,6 +108,9 @@ impl WireSubmission {
         match submission {
             Submission::Answer(answer) => WireSubmission::Answer(answer.clone()),
             Submission::Module(bytes) => WireSubmission::Module(b64().encode(bytes)),
+            Submission::Source { language, text } => {
+                WireSubmission::Source { language: language.name().to_string(), text: text.clone() }
+            }
         }
     }
 
@@ -111,6 +119,9 @@ impl WireSubmission {
             WireSubmission::Answer(answer) => Ok(Submission::Answer(answer)),
             WireSubmission::Module(data) => {
                 b64().decode(data.as_bytes()).map(Submission::Module).map_err(|e| e.to_string())
+            }
+            WireSubmission::Source { language, text } => {
+                Ok(Submission::Source { language: language.parse()?, text })
             }
         }
     }

@@ -37,7 +37,7 @@ pub fn grade(
     };
     let text = match submission {
         Submission::Answer(text) => text,
-        Submission::Module(_) => {
+        Submission::Module(_) | Submission::Source { .. } => {
             report.rejection = Some(Rejection {
                 code: "not-an-answer".into(),
                 message: text!(

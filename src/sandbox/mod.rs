@@ -37,10 +37,13 @@ pub fn engine(compiler: Compiler) -> Result<&'static Engine, String> {
     engine_of(compiler, WASM_STACK_BYTES_MAX, Allocation::Pooled)
 }
 
-/// The engine for `compiler` whose wasm stack is `stack_bytes` (an exercise's
-/// `limits.wasm_stack_bytes`), with pooled instances.
+/// The engine for `compiler` whose wasm stack is `stack_bytes` (an interpreter guest's). Pooled only
+/// at the default stack: an interpreter's setjmp trampolines take a fiber stack per nesting in
+/// interleaved runs, more than a pool's fixed stacks hold, so a deeper stack maps each instance.
 pub fn engine_with_stack(compiler: Compiler, stack_bytes: usize) -> Result<&'static Engine, String> {
-    engine_of(compiler, stack_bytes, Allocation::Pooled)
+    let allocation =
+        if stack_bytes == WASM_STACK_BYTES_MAX { Allocation::Pooled } else { Allocation::OnDemand };
+    engine_of(compiler, stack_bytes, allocation)
 }
 
 /// The engine that runs guests under `limits` with `compiler`: its wasm stack is the exercise's,

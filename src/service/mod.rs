@@ -74,9 +74,14 @@ impl Shared {
         format!("sub_{id}")
     }
 
-    /// The internal id of a public one (`sub_12` or `12`).
+    /// The internal id of a public one: exactly what `public_id` writes (`sub_12`; the pattern the
+    /// OpenAPI document declares), nothing else (no bare number, sign or leading zero).
     pub fn parse_id(public: &str) -> Option<i64> {
-        public.strip_prefix("sub_").unwrap_or(public).parse::<i64>().ok().filter(|id| *id > 0)
+        let digits = public.strip_prefix("sub_")?;
+        if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        digits.parse::<i64>().ok()
     }
 
     /// The student's report link, with its token.
@@ -389,6 +394,24 @@ pub mod platforms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_public_id_is_read_only_as_it_is_written() {
+        assert_eq!(Shared::parse_id(&Shared::public_id(12)), Some(12));
+        for wrong in [
+            "12",
+            "sub_",
+            "sub_0",
+            "sub_012",
+            "sub_+1",
+            "sub_-3",
+            "SUB_1",
+            "sub_1x",
+            "sub_99999999999999999999",
+        ] {
+            assert_eq!(Shared::parse_id(wrong), None, "{wrong}");
+        }
+    }
 
     #[test]
     fn a_data_directory_has_one_server_at_a_time() {

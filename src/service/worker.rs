@@ -553,6 +553,7 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         kind: match job.submission {
             crate::submission::Submission::Answer(_) => "answer".into(),
             crate::submission::Submission::Module(_) => "module".into(),
+            crate::submission::Submission::Source { language, .. } => language.name().into(),
         },
         sha256: job.sha256.clone(),
         callback_url: job.callback_url.clone(),

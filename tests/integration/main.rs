@@ -15,5 +15,6 @@ mod golden;
 mod hostile;
 mod kits;
 mod prediction;
+mod python;
 mod reports;
 mod service;

@@ -211,6 +211,7 @@ fn build_interleaving_linker(engine: &Engine) -> Linker<GuestState> {
                 Box::new(db_statement_interleaved(caller, "db.query_int", ptr, len, Some(out)))
             },
         )?;
+        sjlj::define_async(&mut linker)?;
         Ok(())
     })();
     if let Err(error) = defined {
@@ -224,7 +225,7 @@ type HostResult<T> = wasmtime::Result<T>;
 fn build_linker(engine: &Engine) -> Linker<GuestState> {
     let mut linker = Linker::new(engine);
     // Defining functions on a fresh linker only fails on duplicate names, which a test rules out.
-    if let Err(error) = define_imports(&mut linker) {
+    if let Err(error) = define_imports(&mut linker).and_then(|()| sjlj::define(&mut linker)) {
         panic!("the ABI v1 linker could not be built: {error}");
     }
     linker
@@ -313,6 +314,10 @@ fn lookup(caller: &Caller<'_, GuestState>, call: &'static str, path: &str) -> Ho
     let Some(message) = caller.data().message.clone() else {
         return Err(fault("message (no delivery is in progress)".into()));
     };
+    // The empty path names the whole message (its JSON text, through msg.text).
+    if path.is_empty() {
+        return Ok((*message).clone());
+    }
     let mut value: &serde_json::Value = &message;
     for segment in path.split('.') {
         let next = match value {
@@ -651,6 +656,8 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
     let units: Vec<u16> = data[ptr..end].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     String::from_utf16_lossy(&units)
 }
+
+pub mod sjlj;
 
 #[cfg(test)]
 mod tests;

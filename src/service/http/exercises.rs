@@ -128,6 +128,7 @@ pub async fn get_exercise(
         limits: exercise.limits.clone(),
         abi,
         kits,
+        languages: exercise.grader.languages().iter().map(|l| l.name().to_string()).collect(),
     }))
 }
 

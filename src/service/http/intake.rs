@@ -23,7 +23,7 @@ use crate::limits::{
 use crate::service::Shared;
 use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, NewSubmission};
-use crate::submission::{Submission, SubmissionKind};
+use crate::submission::{Language, Submission, SubmissionKind};
 
 /// The syntax of `?wait=` (ECMA-262, as the OpenAPI document declares it): seconds, optionally with a
 /// fraction and `s`, or milliseconds with `ms`; empty means no waiting. [`parse_wait`] accepts
@@ -70,8 +70,22 @@ pub struct Parsed {
     pub learner: String,
     pub answer: Option<String>,
     pub module: Option<Vec<u8>>,
+    /// A consumer's source and its language.
+    pub source: Option<(Language, String)>,
     pub callback_url: Option<String>,
     pub metadata: Option<serde_json::Value>,
+}
+
+/// The language a name stands for, or the problem that names the known ones.
+fn language(name: &str) -> Result<Language, Problem> {
+    name.trim().parse::<Language>().map_err(|e| {
+        let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+        Problem::bad_request(
+            "unknown-language",
+            format!("{e}."),
+            format!("Unbekannte Sprache {name:?} (bekannt: {}).", known.join(", ")),
+        )
+    })
 }
 
 pub(super) fn unavailable(en: &str, de: &str) -> Problem {
@@ -269,11 +283,32 @@ pub fn parse_json(body: &[u8]) -> Result<Parsed, Problem> {
         (None, Some(wat)) => Some(wat.clone().into_bytes()),
         (None, None) => None,
     };
+    let source = match (&request.language, request.source) {
+        (Some(name), Some(text)) => Some((language(name)?, text)),
+        (None, None) => None,
+        (Some(_), None) | (None, Some(_)) => {
+            // The document's schema cannot say "both or neither" in its oneOf: a request that is
+            // valid against it, but not one submission, is unprocessable (422), not malformed.
+            return Err(Problem::unprocessable(
+                "source-without-language",
+                "Send source together with its language, e.g. {\"language\": \"python\", \"source\": \"...\"}.",
+                "source nur zusammen mit language senden, z. B. {\"language\": \"python\", \"source\": \"...\"}.",
+            ));
+        }
+    };
+    if module.is_some() && source.is_some() {
+        return Err(Problem::bad_request(
+            "several-submissions",
+            "Send either a module or source, not both.",
+            "Bitte entweder ein Modul oder Quelltext senden, nicht beides.",
+        ));
+    }
     Ok(Parsed {
         exercise: request.exercise,
         learner: request.learner,
         answer: request.answer,
         module,
+        source,
         callback_url: request.callback_url,
         metadata: request.metadata,
     })
@@ -292,6 +327,7 @@ where
         learner: String::new(),
         answer: None,
         module: None,
+        source: None,
         callback_url: None,
         metadata: None,
     };
@@ -305,6 +341,12 @@ where
             )
         })?;
         let name = field.name().unwrap_or("").to_string();
+        // A file whose name ends in a language's extension (consumer.py) is that language's source.
+        let file_language = field
+            .content_disposition()
+            .and_then(|d| d.get_filename())
+            .and_then(|f| f.rsplit_once('.').map(|(_, e)| e.to_string()))
+            .and_then(|e| Language::from_extension(&e));
         let mut bytes = Vec::new();
         while let Some(chunk) = field.next().await {
             let chunk = chunk.map_err(|e| {
@@ -332,13 +374,16 @@ where
             "learner" => learner = Some(text(bytes)?),
             "answer" => parsed.answer = Some(text(bytes)?),
             "wat" | "file" | "module" | "wasm" => {
-                if parsed.module.is_some() {
+                if parsed.module.is_some() || parsed.source.is_some() {
                     return Err(bad(
                         "Send one module file only.".into(),
                         "Bitte nur eine Moduldatei senden.".into(),
                     ));
                 }
-                parsed.module = Some(bytes);
+                match file_language {
+                    Some(language) => parsed.source = Some((language, text(bytes)?)),
+                    None => parsed.module = Some(bytes),
+                }
             }
             "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
             // An empty field (a form left blank) is no metadata, as a blank callback_url is none.
@@ -395,7 +440,36 @@ pub(super) fn validate(
             format!("Es gibt keine Aufgabe {slug:?}. Vorhandene Aufgaben: {known}."),
         ));
     };
-    let submission = match (exercise.grader.submission_kind(), parsed.answer, parsed.module) {
+    let module = match (parsed.module, parsed.source) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::bad_request(
+                "several-submissions",
+                "Send either a module or source, not both.",
+                "Bitte entweder ein Modul oder Quelltext senden, nicht beides.",
+            ));
+        }
+        (Some(bytes), None) => Some(Submission::Module(bytes)),
+        (None, Some((language, text))) => {
+            if !exercise.grader.languages().contains(&language) {
+                let accepted: Vec<&str> = exercise.grader.languages().iter().map(|l| l.name()).collect();
+                let accepted = if accepted.is_empty() { "-".to_string() } else { accepted.join(", ") };
+                return Err(Problem::unprocessable(
+                    "language-not-accepted",
+                    format!("{slug} does not accept source in {} (accepted: {accepted}).", language.name()),
+                    format!(
+                        "{slug} nimmt keinen Quelltext in {} an (angenommen: {accepted}).",
+                        language.name()
+                    ),
+                ));
+            }
+            if text.len() > crate::limits::PYTHON_SOURCE_BYTES_MAX {
+                return Err(Problem::too_large(crate::limits::PYTHON_SOURCE_BYTES_MAX));
+            }
+            Some(Submission::Source { language, text })
+        }
+        (None, None) => None,
+    };
+    let submission = match (exercise.grader.submission_kind(), parsed.answer, module) {
         (_, Some(_), Some(_)) => {
             return Err(Problem::bad_request(
                 "several-submissions",
@@ -433,7 +507,7 @@ pub(super) fn validate(
             ));
         }
         (_, Some(answer), None) => Submission::Answer(answer),
-        (_, None, Some(module)) => Submission::Module(module),
+        (_, None, Some(module)) => module,
     };
     let callback_url = match parsed.callback_url.map(|u| u.trim().to_string()) {
         None => None,
@@ -481,6 +555,7 @@ pub(super) fn validate(
     let kind = match submission {
         Submission::Answer(_) => "answer",
         Submission::Module(_) => "module",
+        Submission::Source { language, .. } => language.name(),
     };
     let meaning = serde_json::json!({
         "exercise": exercise.slug,

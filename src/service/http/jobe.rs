@@ -219,7 +219,8 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         (SubmissionKind::Answer, None) => (source, None),
         (SubmissionKind::Module, None) => (None, source.map(String::into_bytes)),
     };
-    let parsed = Parsed { exercise, learner, answer, module, callback_url: None, metadata: None };
+    let parsed =
+        Parsed { exercise, learner, answer, module, source: None, callback_url: None, metadata: None };
     let new = match validate(&shared, &client, parsed, None) {
         Ok(new) => new,
         Err(problem) => {

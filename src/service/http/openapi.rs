@@ -193,7 +193,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         at(doc, &format!("{submissions}/requestBody"))?,
         json!({"description": format!(
             "JSON, or multipart/form-data with the fields exercise, learner, answer, callback_url, metadata \
-             (JSON text) and the module as a file field named `file`. At most {REQUEST_BODY_BYTES_MAX} bytes \
+             (JSON text) and the module as a file field named `file` (a file named *.py is Python source). At most {REQUEST_BODY_BYTES_MAX} bytes \
              (request_body_bytes_max)."
         )}),
     )?;
@@ -206,6 +206,9 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
             "consumer": {"summary": "A consumer module in WebAssembly text", "value": {
                 "exercise": "03-idempotenter-konsument", "learner": "anna",
                 "wat": "(module ...)", "callback_url": "https://lms.example/hooks/pruefstein"}},
+            "python": {"summary": "A consumer in Python (exercises whose languages include python)", "value": {
+                "exercise": "03-idempotenter-konsument", "learner": "anna", "language": "python",
+                "source": "def verarbeite(con, msg):\n    ..."}},
         }}),
     )?;
     merge(
@@ -221,7 +224,8 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
             "properties": {
                 "exercise": slug, "learner": learner, "answer": {"type": "string"},
                 "file": {"type": "string", "contentMediaType": "application/octet-stream",
-                         "description": "The module: binary wasm or WebAssembly text."},
+                         "description": "The module: binary wasm or WebAssembly text; or a consumer's source, \
+                                         by its file name's extension (consumer.py: Python)."},
                 "callback_url": {"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX},
                 "metadata": {"type": "object", "description": "A JSON object (as JSON text); empty is none."},
             },
@@ -299,7 +303,8 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(
         at(doc, &format!("{schemas}/SubmissionRequest"))?,
         json!({
-            "oneOf": [{"required": ["answer"]}, {"required": ["wasm_base64"]}, {"required": ["wat"]}],
+            "oneOf": [{"required": ["answer"]}, {"required": ["wasm_base64"]}, {"required": ["wat"]},
+                      {"required": ["language", "source"]}],
             "examples": [{"exercise": "01-visibility-timeout", "learner": "anna", "answer": "(2, 2, 0)"}],
         }),
     )?;
@@ -308,6 +313,18 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     for field in ["answer", "wat"] {
         merge(at(doc, &property("SubmissionRequest", field))?, json!({"type": "string"}))?;
     }
+    let languages: Vec<&str> = crate::submission::Language::ALL.iter().map(|l| l.name()).collect();
+    merge(
+        at(doc, &property("SubmissionRequest", "language"))?,
+        json!({"type": "string", "enum": languages}),
+    )?;
+    merge(
+        at(doc, &property("SubmissionRequest", "source"))?,
+        json!({"type": "string", "description": format!(
+            "A consumer's source text in `language`, at most {} bytes (python_source_bytes_max).",
+            crate::limits::PYTHON_SOURCE_BYTES_MAX
+        )}),
+    )?;
     merge(
         at(doc, &property("SubmissionRequest", "wasm_base64"))?,
         json!({"type": "string", "contentEncoding": "base64", "contentMediaType": "application/wasm",

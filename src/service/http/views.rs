@@ -123,6 +123,12 @@ pub struct SubmissionRequest {
     /// A consumer module in WebAssembly text (consumer exercises).
     #[serde(default)]
     pub wat: Option<String>,
+    /// The language of `source` (`python`), for consumer exercises that accept source.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// A consumer's source text in `language` (consumer exercises that accept it).
+    #[serde(default)]
+    pub source: Option<String>,
     /// Where to POST the result (http or https).
     #[serde(default)]
     pub callback_url: Option<String>,
@@ -195,6 +201,9 @@ pub struct ExerciseDetail {
     /// Starter kits for consumer exercises, as present on the server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kits: Vec<KitView>,
+    /// The languages whose source a consumer exercise accepts instead of a module (`python`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub languages: Vec<String>,
 }
 
 #[derive(Debug, Serialize, ToSchema)]

@@ -8,5 +8,6 @@ mod crash_points;
 mod deadline;
 mod fuzz;
 mod isolation;
+mod python;
 mod report_diagram;
 mod service_limits;

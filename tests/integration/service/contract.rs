@@ -265,6 +265,73 @@ fn a_module_uploaded_as_a_multipart_file_is_graded() {
 }
 
 #[test]
+fn python_source_is_graded_from_json_and_from_a_py_file_and_refused_where_not_accepted() {
+    let c = contract();
+    let lesson = exercise_file("solutions/lesson.py");
+    let r = c.server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &c.token,
+        &json!({"exercise": CONSUMER, "learner": "dora", "language": "python", "source": lesson}),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "passed");
+    // The same file as a multipart upload named *.py.
+    let boundary = "PyB0undary";
+    let mut body = Vec::new();
+    for (name, value) in [("exercise", CONSUMER), ("learner", "emil")] {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                .as_bytes(),
+        );
+    }
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"consumer.py\"\r\n\
+             Content-Type: text/x-python\r\n\r\n{lesson}\r\n--{boundary}--\r\n"
+        )
+        .as_bytes(),
+    );
+    let content_type = format!("multipart/form-data; boundary={boundary}");
+    let r = c.server.call(
+        "POST",
+        "/api/v1/submissions?wait=30s",
+        &c.token,
+        &[("Content-Type", &content_type)],
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "passed");
+    // The catalogue says which languages an exercise accepts.
+    let detail = c.server.get(&format!("/api/v1/exercises/{CONSUMER}"), &c.token).json();
+    assert_eq!(detail["languages"], json!(["python"]));
+    let detail = c.server.get(&format!("/api/v1/exercises/{PREDICTION}"), &c.token).json();
+    assert!(detail.get("languages").is_none(), "{detail}");
+    // Refusals: an unknown language, source without its language, source for a prediction.
+    for (body, status, code) in [
+        (
+            json!({"exercise": CONSUMER, "learner": "a", "language": "cobol", "source": "x"}),
+            400,
+            "unknown-language",
+        ),
+        (json!({"exercise": CONSUMER, "learner": "a", "source": "x"}), 422, "source-without-language"),
+        (
+            json!({"exercise": PREDICTION, "learner": "a", "language": "python", "source": "x"}),
+            422,
+            "language-not-accepted",
+        ),
+    ] {
+        let r = c.server.post_json("/api/v1/submissions", &c.token, &body, None);
+        assert_eq!(r.status, status, "{}", r.text());
+        assert!(
+            r.json()["type"].as_str().unwrap_or_default().ends_with(code) || r.text().contains(code),
+            "{}",
+            r.text()
+        );
+    }
+}
+
+#[test]
 fn the_report_page_is_german_by_default_and_english_on_request() {
     let c = contract();
     let path = report_path(&post_mutant_waiting(&c).json());

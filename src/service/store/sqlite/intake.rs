@@ -29,9 +29,16 @@ pub(super) fn submit(tx: &Transaction<'_>, new: &NewSubmission, queue_max: u64, 
     if depth >= queue_max {
         return Ok(Intake::QueueFull { depth });
     }
+    let source_payload;
     let (kind, payload): (&str, &[u8]) = match &new.submission {
         Submission::Answer(text) => ("answer", text.as_bytes()),
         Submission::Module(bytes) => ("module", bytes),
+        // The table's kinds are answer and module: a source is stored as a module whose payload
+        // starts with a marker no module starts with (see `super::source_payload`).
+        Submission::Source { language, text } => {
+            source_payload = super::source_payload(*language, text);
+            ("module", &source_payload)
+        }
     };
     tx.prepare_cached(
         "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, \

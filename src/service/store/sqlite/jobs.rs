@@ -5,8 +5,7 @@
 use rusqlite::{Connection, Transaction, params};
 
 use super::error::Sql;
-use crate::service::store::{LeasedJob, Millis, Stats, StoreError};
-use crate::submission::Submission;
+use crate::service::store::{LeasedJob, Millis, Stats};
 
 /// Leases the due jobs divided by `share`, rounded up, at most `max`, oldest first.
 pub(super) fn lease(
@@ -134,13 +133,7 @@ fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Mi
         (client_id, exercise, learner, kind, payload, callback_url),
         (sha256, metadata, idempotency_key, created_at),
     ) = job;
-    let submission = match kind.as_str() {
-        "answer" => Submission::Answer(
-            String::from_utf8(payload)
-                .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
-        ),
-        _ => Submission::Module(payload),
-    };
+    let submission = super::stored_submission(id, &kind, payload)?;
     Ok(LeasedJob {
         submission_id: id,
         client_id,

@@ -373,5 +373,53 @@ impl Store for SqliteStore {
     }
 }
 
+/// The marker that starts the stored payload of a source submission: `\0source:<language>\n`, then
+/// the text. The submissions table knows the kinds answer and module; a module's payload starts
+/// with `\0asm` (binary) or is text (WAT), so a payload with this marker is never a module.
+const SOURCE_MARKER: &[u8] = b"\0source:";
+
+fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> {
+    let mut payload = SOURCE_MARKER.to_vec();
+    payload.extend_from_slice(language.name().as_bytes());
+    payload.push(b'\n');
+    payload.extend_from_slice(text.as_bytes());
+    payload
+}
+
+/// A stored submission as it was submitted: an answer, a module, or source (a module payload that
+/// starts with the source marker, see `source_payload`). The one decoder of stored payloads.
+fn stored_submission(id: i64, kind: &str, payload: Vec<u8>) -> Result<Submission, StoreError> {
+    Ok(match kind {
+        "answer" => Submission::Answer(
+            String::from_utf8(payload)
+                .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
+        ),
+        _ => match parse_source_payload(&payload) {
+            Some(Ok((language, text))) => Submission::Source { language, text },
+            Some(Err(problem)) => {
+                return Err(StoreError::Corrupt(format!("the source of submission {id}: {problem}")));
+            }
+            None => Submission::Module(payload),
+        },
+    })
+}
+
+/// A stored source submission's language and text; None for a module's payload.
+fn parse_source_payload(payload: &[u8]) -> Option<Result<(crate::submission::Language, String), String>> {
+    let rest = payload.strip_prefix(SOURCE_MARKER)?;
+    let Some(newline) = rest.iter().position(|b| *b == b'\n') else {
+        return Some(Err("the marker has no end".into()));
+    };
+    let parsed = std::str::from_utf8(&rest[..newline])
+        .map_err(|_| "the language is not UTF-8".to_string())
+        .and_then(|name| name.parse::<crate::submission::Language>())
+        .and_then(|language| {
+            String::from_utf8(rest[newline + 1..].to_vec())
+                .map(|text| (language, text))
+                .map_err(|_| "the text is not UTF-8".to_string())
+        });
+    Some(parsed)
+}
+
 #[cfg(test)]
 mod tests;

@@ -8,7 +8,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_i
 use super::error::Sql;
 use super::results::{submission_from_row, submission_query};
 use crate::service::store::{
-    RegradeFilter, RegradesQueued, ResultRecord, StoreError, SubmissionFilter, SubmissionRecord,
+    RegradeFilter, RegradesQueued, ResultRecord, SubmissionFilter, SubmissionRecord,
 };
 use crate::submission::Submission;
 
@@ -112,13 +112,7 @@ pub(super) fn payload(conn: &Connection, id: i64) -> Sql<Option<Submission>> {
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     let Some((kind, payload)) = found else { return Ok(None) };
-    Ok(Some(match kind.as_str() {
-        "answer" => Submission::Answer(
-            String::from_utf8(payload)
-                .map_err(|_| StoreError::Corrupt(format!("the answer of submission {id} is not UTF-8")))?,
-        ),
-        _ => Submission::Module(payload),
-    }))
+    Ok(Some(super::stored_submission(id, &kind, payload)?))
 }
 
 pub(super) fn queue_regrades(tx: &Transaction<'_>, ids: &[i64]) -> Sql<RegradesQueued> {

@@ -416,3 +416,17 @@ fn a_client_becomes_a_teacher() {
     assert!(store.client_by_token_hash("h1").unwrap().unwrap().teacher);
     assert!(!store.set_teacher("nobody", true).unwrap());
 }
+
+#[test]
+fn a_source_payload_round_trips_and_a_module_is_never_taken_for_one() {
+    use crate::submission::Language;
+    let payload = super::source_payload(Language::Python, "def verarbeite(con, msg):\n    return True\n");
+    assert_eq!(
+        super::parse_source_payload(&payload),
+        Some(Ok((Language::Python, "def verarbeite(con, msg):\n    return True\n".to_string())))
+    );
+    assert_eq!(super::parse_source_payload(b"\0asm\x01\0\0\0"), None);
+    assert_eq!(super::parse_source_payload(b"(module)"), None);
+    assert!(matches!(super::parse_source_payload(b"\0source:cobol\nx"), Some(Err(_))));
+    assert!(matches!(super::parse_source_payload(b"\0source:python"), Some(Err(_))));
+}

@@ -1,0 +1,448 @@
+/* Prüfstein's glue around MicroPython: a consumer guest for ABI v1 that runs a student's Python
+ * source. The host starts an instance, writes the source with `pf_source`, loads it with `pf_load`
+ * and then calls `verarbeite` once per delivery, exactly as it calls a compiled module's. Every
+ * statement goes through ABI v1's `db.*` imports (see sqlite3.py), so crash points, interleavings
+ * and schedules work unchanged. Output (`print`, tracebacks) goes line by line to `env.log`.
+ * No WASI: no clock, no randomness, no files. */
+
+#include <stdint.h>
+#include <string.h>
+
+#include "py/builtin.h"
+#include "py/compile.h"
+#include "py/gc.h"
+#include "py/lexer.h"
+#include "py/mperrno.h"
+#include "py/objmodule.h"
+#include "py/objstr.h"
+#include "py/runtime.h"
+#include "py/stackctrl.h"
+
+#include "sqlite3_py.h"
+
+#define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
+#define EXPORT(n) __attribute__((export_name(n)))
+
+IMPORT("msg", "text") int host_msg_text(const char *path, int path_len, char *buf, int cap);
+IMPORT("db", "bind_int") void host_bind_int(int index, long long value);
+IMPORT("db", "bind_text") void host_bind_text(int index, const char *ptr, int len);
+IMPORT("db", "exec") int host_exec(const char *sql, int len);
+IMPORT("db", "query_int") int host_query_int(const char *sql, int len, long long *out);
+IMPORT("db", "changes") long long host_changes(void);
+IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
+IMPORT("env", "log") void host_log(const char *ptr, int len);
+
+/* Limits of the guest (their host-side names are in src/limits.rs). */
+#define PF_HEAP_BYTES (2 * 1024 * 1024)
+#define PF_SOURCE_BYTES_MAX (64 * 1024)
+#define PF_ENTRY_BYTES_MAX 64
+#define PF_ERROR_BYTES_MAX 2048
+#define PF_LOG_LINE_BYTES_MAX 1024
+/* Python recursion stops with RuntimeError before the shadow stack (1 MiB, --stack-first) ends. */
+#define PF_STACK_LIMIT_BYTES (768 * 1024)
+
+static char heap[PF_HEAP_BYTES];
+static char source[PF_SOURCE_BYTES_MAX + PF_ENTRY_BYTES_MAX];
+static char error_text[PF_ERROR_BYTES_MAX];
+static int error_len = 0;
+static char log_line[PF_LOG_LINE_BYTES_MAX];
+static int log_len = 0;
+static mp_obj_t deliver_fn = MP_OBJ_NULL;
+static mp_obj_t entry_fn = MP_OBJ_NULL;
+static int initialised = 0;
+
+/* ---- output: lines to env.log, or to the error buffer while loading ---- */
+
+static void log_flush(void) {
+    if (log_len > 0) {
+        host_log(log_line, log_len);
+        log_len = 0;
+    }
+}
+
+void mp_hal_stdout_tx_strn_cooked(const char *str, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        if (str[i] == '\n') {
+            if (log_len == 0) {
+                host_log(log_line, 0);
+            }
+            log_flush();
+        } else {
+            if (log_len == PF_LOG_LINE_BYTES_MAX) {
+                log_flush();
+            }
+            log_line[log_len++] = str[i];
+        }
+    }
+}
+
+static void error_strn(void *env, const char *str, size_t len) {
+    (void)env;
+    for (size_t i = 0; i < len && error_len < PF_ERROR_BYTES_MAX; i++) {
+        error_text[error_len++] = str[i];
+    }
+}
+
+static const mp_print_t error_print = {NULL, error_strn};
+
+/* ---- the host's db.* and msg.* as functions of the sqlite3 module ---- */
+
+static mp_obj_t pf_exec(mp_obj_t sql_in) {
+    size_t len;
+    const char *sql = mp_obj_str_get_data(sql_in, &len);
+    return MP_OBJ_NEW_SMALL_INT(host_exec(sql, (int)len));
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(pf_exec_obj, pf_exec);
+
+static mp_obj_t pf_query_int(mp_obj_t sql_in) {
+    size_t len;
+    const char *sql = mp_obj_str_get_data(sql_in, &len);
+    long long value = 0;
+    int status = host_query_int(sql, (int)len, &value);
+    mp_obj_t items[2] = {MP_OBJ_NEW_SMALL_INT(status), mp_obj_new_int_from_ll(value)};
+    return mp_obj_new_tuple(2, items);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(pf_query_int_obj, pf_query_int);
+
+static mp_obj_t pf_bind_int(mp_obj_t index, mp_obj_t value) {
+    long long v;
+    if (mp_obj_is_small_int(value)) {
+        v = MP_OBJ_SMALL_INT_VALUE(value);
+    } else {
+        v = mp_obj_int_get_checked(value);
+    }
+    host_bind_int(mp_obj_get_int(index), v);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(pf_bind_int_obj, pf_bind_int);
+
+static mp_obj_t pf_bind_text(mp_obj_t index, mp_obj_t text) {
+    size_t len;
+    const char *s = mp_obj_str_get_data(text, &len);
+    host_bind_text(mp_obj_get_int(index), s, (int)len);
+    return mp_const_none;
+}
+static MP_DEFINE_CONST_FUN_OBJ_2(pf_bind_text_obj, pf_bind_text);
+
+static mp_obj_t pf_changes(void) {
+    return mp_obj_new_int_from_ll(host_changes());
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pf_changes_obj, pf_changes);
+
+/* What sqlite3.py needs to know of a statement before it runs, scanned once in C (an interpreted
+ * loop over the characters costs far more fuel): its first keyword in upper case, the number of
+ * parameters it uses (? and ?NNN outside strings and comments), and whether it says RETURNING. */
+static int is_word_char(char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
+}
+
+static mp_obj_t pf_scan(mp_obj_t sql_in) {
+    size_t n;
+    const char *sql = mp_obj_str_get_data(sql_in, &n);
+    size_t i = 0;
+    /* the first keyword */
+    while (i < n) {
+        char c = sql[i];
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '(') {
+            i++;
+        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+            while (i < n && sql[i] != '\n') {
+                i++;
+            }
+        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
+                i++;
+            }
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    char word[16];
+    size_t w = 0;
+    while (i < n && is_word_char(sql[i]) && !(sql[i] >= '0' && sql[i] <= '9')) {
+        if (w < sizeof(word)) {
+            char c = sql[i];
+            word[w++] = (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
+        }
+        i++;
+    }
+    if (w == sizeof(word)) {
+        w = 0;
+    }
+    /* parameters and RETURNING, over the whole text */
+    mp_int_t count = 0, highest = 0;
+    int returning = 0;
+    i = 0;
+    while (i < n) {
+        char c = sql[i];
+        if (c == '\'' || c == '"') {
+            i++;
+            while (i < n && sql[i] != c) {
+                i++;
+            }
+            i++;
+        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
+            while (i < n && sql[i] != '\n') {
+                i++;
+            }
+        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
+                i++;
+            }
+            i += 2;
+        } else if (c == '?') {
+            size_t j = i + 1;
+            mp_int_t number = 0;
+            while (j < n && sql[j] >= '0' && sql[j] <= '9' && number < 100000) {
+                number = number * 10 + (sql[j] - '0');
+                j++;
+            }
+            if (j > i + 1) {
+                highest = number > highest ? number : highest;
+            } else {
+                count++;
+                highest = count > highest ? count : highest;
+            }
+            i = j;
+        } else if (is_word_char(c)) {
+            size_t j = i;
+            while (j < n && is_word_char(sql[j])) {
+                j++;
+            }
+            if (j - i == 9) {
+                static const char upper[] = "RETURNING";
+                int same = 1;
+                for (size_t k = 0; k < 9; k++) {
+                    char d = sql[i + k];
+                    d = (d >= 'a' && d <= 'z') ? (char)(d - 32) : d;
+                    same &= d == upper[k];
+                }
+                returning |= same;
+            }
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    mp_obj_t items[3] = {mp_obj_new_str(word, w), MP_OBJ_NEW_SMALL_INT(highest), mp_obj_new_bool(returning)};
+    return mp_obj_new_tuple(3, items);
+}
+static MP_DEFINE_CONST_FUN_OBJ_1(pf_scan_obj, pf_scan);
+
+/* A text the host returns by full length: try a stack buffer, then one of the full size. */
+static mp_obj_t host_text(int (*get)(const char *, int, char *, int), const char *arg, int arg_len) {
+    char small[256];
+    int len = get(arg, arg_len, small, sizeof(small));
+    if (len <= (int)sizeof(small)) {
+        return mp_obj_new_str(small, len);
+    }
+    vstr_t vstr;
+    vstr_init_len(&vstr, len);
+    get(arg, arg_len, vstr.buf, len);
+    return mp_obj_new_str_from_utf8_vstr(&vstr);
+}
+
+static int last_error_get(const char *unused, int unused_len, char *buf, int cap) {
+    (void)unused;
+    (void)unused_len;
+    return host_last_error(buf, cap);
+}
+
+static mp_obj_t pf_last_error(void) {
+    return host_text(last_error_get, NULL, 0);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pf_last_error_obj, pf_last_error);
+
+/* The whole message as JSON (msg.text with the empty path). */
+static mp_obj_t pf_message(void) {
+    return host_text(host_msg_text, "", 0);
+}
+static MP_DEFINE_CONST_FUN_OBJ_0(pf_message_obj, pf_message);
+
+/* `open` exists in the language but there are no files in the sandbox. */
+static mp_obj_t pf_open(size_t n_args, const mp_obj_t *args, mp_map_t *kwargs) {
+    (void)n_args;
+    (void)args;
+    (void)kwargs;
+    mp_raise_msg(&mp_type_OSError, MP_ERROR_TEXT("open() is not available: a consumer has no files"));
+}
+MP_DEFINE_CONST_FUN_OBJ_KW(mp_builtin_open_obj, 1, pf_open);
+
+/* After a traceback: the limit an exception means, named as the report names limits. */
+static void print_exception(const mp_print_t *print, mp_obj_t exc) {
+    mp_obj_print_exception(print, exc);
+    if (mp_obj_is_subclass_fast(MP_OBJ_FROM_PTR(mp_obj_get_type(exc)), MP_OBJ_FROM_PTR(&mp_type_MemoryError))) {
+        mp_printf(print, "The interpreter's heap (%u MiB) is full (limit \"interpreter heap\").\n",
+            (unsigned)(PF_HEAP_BYTES / (1024 * 1024)));
+    } else if (mp_obj_is_subclass_fast(MP_OBJ_FROM_PTR(mp_obj_get_type(exc)), MP_OBJ_FROM_PTR(&mp_type_RuntimeError))) {
+        mp_obj_t args = mp_obj_exception_get_value(exc);
+        if (mp_obj_is_str(args) && strstr(mp_obj_str_get_str(args), "recursion") != NULL) {
+            mp_printf(print, "Recursion went deeper than the interpreter allows (limit \"recursion depth\").\n");
+        }
+    }
+}
+
+/* ---- the interpreter's life ---- */
+
+void gc_collect(void) {
+    gc_collect_start();
+    volatile uintptr_t marker = 0;
+    void *sp = (void *)&marker;
+    uintptr_t top = (uintptr_t)MP_STATE_THREAD(stack_top);
+    if (top > (uintptr_t)sp) {
+        gc_collect_root((void **)sp, (top - (uintptr_t)sp) / sizeof(uintptr_t));
+    }
+    gc_collect_end();
+}
+
+void nlr_jump_fail(void *val) {
+    (void)val;
+    __builtin_trap();
+}
+
+void __assert_func(const char *file, int line, const char *func, const char *expr) {
+    (void)file;
+    (void)line;
+    (void)func;
+    (void)expr;
+    __builtin_trap();
+}
+
+static void enter(void *top) {
+    mp_stack_set_top(top);
+    mp_stack_set_limit(PF_STACK_LIMIT_BYTES);
+}
+
+static void store(mp_obj_t dict, const char *name, mp_obj_t value) {
+    mp_obj_dict_store(dict, MP_OBJ_NEW_QSTR(qstr_from_str(name)), value);
+}
+
+/* Runs `code` as the body of module `globals`. */
+static void exec_in(const char *name, const char *code, size_t len, mp_obj_dict_t *globals) {
+    /* The compiled code takes its globals from those in force when it is compiled. */
+    mp_obj_dict_t *old_globals = mp_globals_get();
+    mp_obj_dict_t *old_locals = mp_locals_get();
+    mp_globals_set(globals);
+    mp_locals_set(globals);
+    mp_lexer_t *lex = mp_lexer_new_from_str_len(qstr_from_str(name), code, len, 0);
+    qstr source_name = lex->source_name;
+    mp_parse_tree_t tree = mp_parse(lex, MP_PARSE_FILE_INPUT);
+    mp_obj_t module_fun = mp_compile(&tree, source_name, false);
+    mp_call_function_0(module_fun);
+    mp_globals_set(old_globals);
+    mp_locals_set(old_locals);
+}
+
+/* Starts the interpreter and loads the sqlite3 module; 0 when it worked. */
+EXPORT("pf_init") int pf_init(void) {
+    volatile int top = 0;
+    enter((void *)&top);
+    gc_init(heap, heap + sizeof(heap));
+    mp_init();
+    nlr_buf_t nlr;
+    if (nlr_push(&nlr) == 0) {
+        mp_obj_t module = mp_obj_new_module(qstr_from_str("sqlite3"));
+        mp_obj_t dict = MP_OBJ_FROM_PTR(mp_obj_module_get_globals(module));
+        store(dict, "_exec", MP_OBJ_FROM_PTR(&pf_exec_obj));
+        store(dict, "_query_int", MP_OBJ_FROM_PTR(&pf_query_int_obj));
+        store(dict, "_bind_int", MP_OBJ_FROM_PTR(&pf_bind_int_obj));
+        store(dict, "_bind_text", MP_OBJ_FROM_PTR(&pf_bind_text_obj));
+        store(dict, "_changes", MP_OBJ_FROM_PTR(&pf_changes_obj));
+        store(dict, "_last_error", MP_OBJ_FROM_PTR(&pf_last_error_obj));
+        store(dict, "_message", MP_OBJ_FROM_PTR(&pf_message_obj));
+        store(dict, "_scan", MP_OBJ_FROM_PTR(&pf_scan_obj));
+        exec_in("sqlite3.py", SQLITE3_PY, sizeof(SQLITE3_PY) - 1, mp_obj_module_get_globals(module));
+        deliver_fn = mp_obj_dict_get(dict, MP_OBJ_NEW_QSTR(qstr_from_str("_deliver")));
+        /* The lesson's function uses sqlite3.IntegrityError without importing it in its own
+         * lines: the module is there from the start, as in the lesson's file. */
+        store(MP_OBJ_FROM_PTR(mp_globals_get()), "sqlite3", module);
+        /* Kept reachable for the collector: the module lives in the loaded-modules dict, and
+         * both functions are its attributes. */
+        nlr_pop();
+    } else {
+        error_len = 0;
+        mp_obj_print_exception(&error_print, MP_OBJ_FROM_PTR(nlr.ret_val));
+        return 1;
+    }
+    gc_collect();
+    initialised = 1;
+    return 0;
+}
+
+/* The buffer the host writes `entry` + source into; 0 when they do not fit. */
+EXPORT("pf_source") char *pf_source(int len) {
+    if (len < 0 || len > (int)sizeof(source)) {
+        return 0;
+    }
+    return source;
+}
+
+EXPORT("pf_error_ptr") char *pf_error_ptr(void) {
+    return error_text;
+}
+
+EXPORT("pf_error_len") int pf_error_len(void) {
+    return error_len;
+}
+
+/* Loads the student's file: the first `entry_len` bytes of the buffer name the entry function,
+ * the next `source_len` bytes are the source. 0 when it loaded and defines the entry function;
+ * otherwise the error (a traceback) is at pf_error_ptr. */
+EXPORT("pf_load") int pf_load(int entry_len, int source_len) {
+    volatile int top = 0;
+    enter((void *)&top);
+    error_len = 0;
+    if (!initialised || entry_len <= 0 || entry_len > PF_ENTRY_BYTES_MAX || source_len < 0 ||
+        entry_len + source_len > (int)sizeof(source)) {
+        error_strn(NULL, "bad load request", 16);
+        return 1;
+    }
+    nlr_buf_t nlr;
+    if (nlr_push(&nlr) == 0) {
+        mp_obj_dict_t *main = mp_globals_get();
+        exec_in("consumer.py", source + entry_len, (size_t)source_len, main);
+        mp_obj_t name = mp_obj_new_str(source, entry_len);
+        mp_map_elem_t *elem = mp_map_lookup(&main->map, name, MP_MAP_LOOKUP);
+        if (elem == NULL || !mp_obj_is_callable(elem->value)) {
+            mp_raise_msg_varg(&mp_type_NameError,
+                MP_ERROR_TEXT("consumer.py defines no function %s(con, msg)"), mp_obj_str_get_str(name));
+        }
+        entry_fn = elem->value;
+        store(MP_OBJ_FROM_PTR(main), "__pf_entry__", entry_fn);
+        nlr_pop();
+        /* The parser's and compiler's garbage goes now, once, not in a later delivery of every
+         * instance that starts from this state. */
+        gc_collect();
+    } else {
+        print_exception(&error_print, MP_OBJ_FROM_PTR(nlr.ret_val));
+        log_flush();
+        return 1;
+    }
+    log_flush();
+    return 0;
+}
+
+/* One delivery: sqlite3._deliver(entry) returns 1 (True) or 0 (False); an exception is printed to
+ * the log and the delivery ends with 2 (an error was raised: the message is not acked). */
+EXPORT("verarbeite") int verarbeite(void) {
+    volatile int top = 0;
+    enter((void *)&top);
+    if (entry_fn == MP_OBJ_NULL || deliver_fn == MP_OBJ_NULL) {
+        return 3;
+    }
+    int result = 2;
+    nlr_buf_t nlr;
+    if (nlr_push(&nlr) == 0) {
+        mp_obj_t value = mp_call_function_1(deliver_fn, entry_fn);
+        result = mp_obj_get_int(value);
+        nlr_pop();
+    } else {
+        print_exception(&mp_plat_print, MP_OBJ_FROM_PTR(nlr.ret_val));
+        result = 2;
+    }
+    log_flush();
+    return result;
+}

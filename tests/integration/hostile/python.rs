@@ -1,0 +1,104 @@
+//! Hostile Python: endless loops, memory growth, deep recursion, huge strings and import tricks.
+//! Each ends with a named limit or a clear refusal, within the submission's deadline.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pruefstein::report::{Report, Verdict};
+
+use crate::python::grade_python;
+
+/// Grades `text` on a thread of its own; fails if the grade does not return within the hang guard
+/// (well above the submission's deadline: a guard, not a performance bound).
+fn grade_guarded(text: &str) -> Report {
+    let hang = Duration::from_millis(pruefstein::limits::WALL_MS_PER_SUBMISSION * 6);
+    let (sender, receiver) = mpsc::channel();
+    let text = text.to_string();
+    std::thread::spawn(move || {
+        let _ = sender.send(grade_python(&text));
+    });
+    receiver.recv_timeout(hang).unwrap_or_else(|_| panic!("the grade did not return within {hang:?}"))
+}
+
+fn json(report: &Report) -> String {
+    serde_json::to_string(report).expect("serialises")
+}
+
+fn rejected(text: &str) -> (String, String) {
+    let report = grade_guarded(text);
+    assert_eq!(report.verdict, Verdict::Rejected, "{}", json(&report));
+    let rejection = report.rejection.expect("a rejection");
+    (rejection.code, rejection.message.en)
+}
+
+#[test]
+fn an_endless_loop_ends_with_the_fuel_limit() {
+    let report = grade_guarded("def verarbeite(con, msg):\n    while True:\n        pass\n");
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert!(json(&report).contains("fuel-exhausted"), "the limit is named");
+    // At load, too: the file never finishes loading.
+    let (code, message) = rejected("while True:\n    pass\n");
+    assert_eq!(code, "load-fuel-exhausted", "{message}");
+}
+
+#[test]
+fn memory_growth_and_huge_strings_end_with_a_named_limit() {
+    // A huge string at once: the interpreter's heap refuses it.
+    let report = grade_guarded("def verarbeite(con, msg):\n    s = 'x' * (10 ** 9)\n    return True\n");
+    assert_eq!(report.verdict, Verdict::Failed);
+    let text = json(&report);
+    assert!(text.contains("MemoryError"), "the error is the interpreter's");
+    assert!(text.contains("limit \\\"interpreter heap\\\""), "the limit is named: {text}");
+    // Growth a little at a time: the collector runs more and more often as the heap fills, and the
+    // fuel or the heap ends it, whichever comes first; either is named.
+    let report = grade_guarded(
+        "def verarbeite(con, msg):\n    x = []\n    while True:\n        x.append('a' * 1000)\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    let text = json(&report);
+    assert!(
+        text.contains("fuel-exhausted") || text.contains("limit \\\"interpreter heap\\\""),
+        "a limit is named: {text}"
+    );
+}
+
+#[test]
+fn deep_recursion_ends_with_a_named_limit() {
+    let report = grade_guarded(
+        "def tief(n):\n    return tief(n + 1) + 1\n\ndef verarbeite(con, msg):\n    return tief(0)\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    let json = json(&report);
+    assert!(
+        json.contains("maximum recursion depth exceeded") || json.contains("stack-limit"),
+        "the recursion limit is named: {json}"
+    );
+}
+
+#[test]
+fn import_tricks_are_refused() {
+    let (code, message) = rejected("os = __import__('os')\n");
+    assert_eq!(code, "import-not-allowed", "{message}");
+    for builtin in ["exec('x = 1')", "eval('1 + 1')", "compile('1', 'f', 'eval')"] {
+        let (code, message) = rejected(&format!("{builtin}\n"));
+        assert_eq!(code, "python-load-error", "{builtin}: {message}");
+        assert!(message.contains("isn't defined"), "{builtin}: {message}");
+    }
+    let (code, message) = rejected("open('/etc/passwd')\n");
+    assert_eq!(code, "python-load-error");
+    assert!(message.contains("open() is not available"), "{message}");
+    // Rebinding names in its own globals changes only the student's own file.
+    let report = grade_guarded(
+        "import sqlite3\nglobals()['json'] = None\n__builtins__ = None\n\ndef verarbeite(con, msg):\n    with con:\n        try:\n            con.execute('INSERT INTO gesehen (msg_id) VALUES (?)', (msg['id'],))\n        except sqlite3.IntegrityError:\n            return False\n        con.execute('UPDATE punkte SET stand = stand + ? WHERE kunde = ?', (msg['body']['punkte'], msg['body']['kunde']))\n        return True\n",
+    );
+    assert_eq!(report.verdict, Verdict::Passed, "{}", json(&report));
+}
+
+#[test]
+fn statements_the_connection_does_not_allow_are_refused_as_sqlite_errors() {
+    let report = grade_guarded(
+        "import sqlite3\n\ndef verarbeite(con, msg):\n    try:\n        con.execute('DROP TABLE punkte')\n    except sqlite3.OperationalError as e:\n        print('refused:', e)\n        raise\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert!(json(&report).contains("refused: not allowed"), "{}", json(&report));
+}

@@ -1,0 +1,219 @@
+//! Consumers in Python: the lesson's own `verarbeite` passes every check of exercise 03 unchanged,
+//! every Python mutant fails the check it declares, bad files are refused at load with a message
+//! that names the problem, and the differential test: every Python solution and mutant gets the
+//! same verdict per check under the machine's real CPython and sqlite3
+//! (`tests/differential/reference_harness.py`, which crashes a real process after write k).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::{Language, Submission};
+
+use pruefstein::exercise::Exercise;
+
+use crate::support::{consumer_dir, consumer_exercise, exercise_dir, failed, load, repo};
+
+pub fn grade_python(text: &str) -> Report {
+    grade_python_in(consumer_exercise(), text)
+}
+
+fn grade_python_in(exercise: &Exercise, text: &str) -> Report {
+    let submission = Submission::Source { language: Language::Python, text: text.to_string() };
+    grade(exercise, &submission, &GradeOptions::default()).expect("grading runs")
+}
+
+fn python_files(folder: &str) -> Vec<PathBuf> {
+    python_files_in(&consumer_dir(), folder)
+}
+
+fn python_files_in(dir: &Path, folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
+        .expect("folder exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "py"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn declared(source: &str) -> String {
+    source
+        .lines()
+        .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
+        .expect("a mutant declares its check")
+}
+
+const LESSON: &str = "\
+import sqlite3
+
+
+def verarbeite(con, msg):
+    with con:
+        try:
+            con.execute(\"INSERT INTO gesehen (msg_id) VALUES (?)\", (msg[\"id\"],))
+        except sqlite3.IntegrityError:
+            return False
+        con.execute(\"UPDATE punkte SET stand = stand + ? WHERE kunde = ?\",
+                    (msg[\"body\"][\"punkte\"], msg[\"body\"][\"kunde\"]))
+        return True
+";
+
+#[test]
+fn the_lessons_code_passes_every_check_unchanged() {
+    let report = grade_python(LESSON);
+    assert_eq!(report.verdict, Verdict::Passed, "failed {:?}", failed(&report));
+    assert_eq!(report.checks.len(), pruefstein::consumer::harness::Check::ALL.len());
+    // The same function without its import line: the lesson's file has sqlite3 at hand.
+    let without_import = LESSON.replacen("import sqlite3\n", "", 1);
+    assert_eq!(grade_python(&without_import).verdict, Verdict::Passed);
+    // The lesson's file in the exercise is this text.
+    let file = std::fs::read_to_string(consumer_dir().join("solutions/lesson.py")).expect("lesson.py");
+    assert!(file.ends_with(LESSON), "solutions/lesson.py holds the lesson's code");
+}
+
+#[test]
+fn every_python_solution_passes_and_every_python_mutant_fails_its_declared_check() {
+    let solutions = python_files("solutions");
+    assert!(solutions.len() >= 3, "{solutions:?}");
+    for file in solutions {
+        let report = grade_python(&std::fs::read_to_string(&file).expect("read"));
+        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
+    }
+    let mutants = python_files("mutants");
+    assert!(mutants.len() >= 6, "{mutants:?}");
+    for file in mutants {
+        let source = std::fs::read_to_string(&file).expect("read");
+        let report = grade_python(&source);
+        assert!(
+            failed(&report).contains(&declared(&source)),
+            "{}: failed {:?}",
+            file.display(),
+            failed(&report)
+        );
+    }
+}
+
+/// The verdicts of the checks the reference harness decides, from CPython.
+fn cpython_verdicts(
+    exercise: &Path,
+    consumer: &Path,
+    reference: &Path,
+) -> serde_json::Map<String, serde_json::Value> {
+    let output = Command::new("python3")
+        .arg(repo().join("tests/differential/reference_harness.py"))
+        .args([exercise, consumer, reference])
+        .output()
+        .expect("python3 runs (the differential test needs the machine's CPython)");
+    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    match serde_json::from_slice(&output.stdout).expect("the harness prints JSON") {
+        serde_json::Value::Object(map) => map,
+        other => panic!("the harness printed {other}"),
+    }
+}
+
+#[test]
+fn differential_every_python_file_gets_cpythons_verdict_per_check() {
+    for (slug, reference) in
+        [("03-idempotenter-konsument", "solutions/lesson.py"), ("04-lager", "solutions/reference.py")]
+    {
+        let dir = exercise_dir(slug);
+        let exercise = load(slug);
+        let reference = dir.join(reference);
+        let files: Vec<PathBuf> =
+            python_files_in(&dir, "solutions").into_iter().chain(python_files_in(&dir, "mutants")).collect();
+        assert!(files.len() >= 5, "{slug}: {files:?}");
+        for file in files {
+            let verdicts = cpython_verdicts(&dir, &file, &reference);
+            assert!(verdicts.len() >= 7, "{verdicts:?}");
+            let report = grade_python_in(&exercise, &std::fs::read_to_string(&file).expect("read"));
+            for (check, verdict) in &verdicts {
+                let ours = report.checks.iter().find(|c| &c.name == check).expect("the check exists");
+                let ours = if ours.passed { "passed" } else { "failed" };
+                assert_eq!(
+                    ours,
+                    verdict,
+                    "{}: {check}: Prüfstein says {ours}, CPython says {verdict}",
+                    file.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_file_that_imports_what_a_consumer_does_not_need_is_refused_naming_the_import() {
+    for module in ["os", "socket", "time", "random", "subprocess"] {
+        let report = grade_python(&format!("import {module}\n{LESSON}"));
+        assert_eq!(report.verdict, Verdict::Rejected, "{module}");
+        let rejection = report.rejection.expect("a rejection");
+        assert_eq!(rejection.code, "import-not-allowed", "{module}");
+        assert!(rejection.message.en.contains(&format!("\"{module}\"")), "{}", rejection.message.en);
+        assert!(rejection.message.de.contains(&format!("„{module}“")), "{}", rejection.message.de);
+    }
+    // What pure computation needs loads.
+    let report = grade_python(&format!("import json\nimport math\nimport collections\n{LESSON}"));
+    assert_eq!(report.verdict, Verdict::Passed, "failed {:?}", failed(&report));
+}
+
+#[test]
+fn bad_files_get_clear_rejections() {
+    let report = grade_python("def verarbeite(con, msg)\n    return True\n");
+    let rejection = report.rejection.expect("a syntax error is refused");
+    assert_eq!(rejection.code, "python-syntax-error");
+    let report = grade_python("def process(con, msg):\n    return True\n");
+    let rejection = report.rejection.expect("no entry function is refused");
+    assert_eq!(rejection.code, "python-load-error");
+    assert!(
+        rejection.message.en.contains("defines no function verarbeite(con, msg)"),
+        "{}",
+        rejection.message.en
+    );
+    let report = grade_python("raise ValueError('beim Laden')\n");
+    let rejection = report.rejection.expect("an exception at load is refused");
+    assert!(rejection.message.en.contains("ValueError: beim Laden"), "{}", rejection.message.en);
+    let huge = format!("{LESSON}\n# {}\n", "x".repeat(pruefstein::limits::PYTHON_SOURCE_BYTES_MAX));
+    let rejection = grade_python(&huge).rejection.expect("too large");
+    assert_eq!(rejection.code, "source-too-large");
+    assert!(rejection.message.en.contains("limit \"source size\""), "{}", rejection.message.en);
+}
+
+#[test]
+fn a_return_value_other_than_a_bool_is_a_clear_error_and_print_goes_to_the_log() {
+    let report = grade_python("def verarbeite(con, msg):\n    print('hallo', msg['id'])\n    return 1\n");
+    assert_eq!(report.verdict, Verdict::Failed);
+    let json = serde_json::to_string(&report).expect("serialises");
+    assert!(json.contains("hallo 7"), "print reaches the log");
+    assert!(json.contains("verarbeite must return True or False, not 1"), "the error names the value");
+}
+
+/// Exercise 03 copied with `line` added to its `[consumer]` section.
+fn exercise_03_with(line: &str) -> (tempfile::TempDir, Result<Exercise, String>) {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    crate::support::copy_tree(&consumer_dir(), dir.path());
+    let toml = dir.path().join("exercise.toml");
+    let text = std::fs::read_to_string(&toml).expect("exercise.toml").replacen(
+        "[consumer]\n",
+        &format!("[consumer]\n{line}\n"),
+        1,
+    );
+    std::fs::write(&toml, text).expect("write exercise.toml");
+    let loaded = Exercise::load(dir.path()).map_err(|e| e.to_string());
+    (dir, loaded)
+}
+
+#[test]
+fn an_exercise_may_restrict_the_languages_it_accepts() {
+    let (_dir, exercise) = exercise_03_with("languages = []");
+    let exercise = exercise.expect("loads");
+    assert!(exercise.grader.languages().is_empty());
+    let report = grade_python_in(&exercise, LESSON);
+    assert_eq!(report.verdict, Verdict::Rejected);
+    assert_eq!(report.rejection.expect("refused").code, "language-not-accepted");
+    let (_dir, exercise) = exercise_03_with("languages = [\"python\"]");
+    assert_eq!(exercise.expect("loads").grader.languages(), vec![Language::Python]);
+    let (_dir, exercise) = exercise_03_with("languages = [\"cobol\"]");
+    let error = exercise.expect_err("an unknown language is a load error");
+    assert!(error.contains("unknown language \"cobol\"") && error.contains("exercise.toml"), "{error}");
+}
