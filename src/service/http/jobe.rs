@@ -12,8 +12,9 @@ use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine;
 use futures_util::StreamExt;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
+use utoipa::ToSchema;
 
 use super::intake::{Parsed, validate};
 use super::submissions::wait_for;
@@ -30,9 +31,9 @@ use crate::text::Lang;
 /// The one language the endpoint offers.
 pub const LANGUAGE: &str = "pruefstein";
 /// Jobe's outcome codes that the endpoint answers with.
-const OUTCOME_OK: u32 = 15;
-const OUTCOME_TIME_LIMIT: u32 = 13;
-const OUTCOME_INTERNAL: u32 = 20;
+pub const OUTCOME_OK: u32 = 15;
+pub const OUTCOME_TIME_LIMIT: u32 = 13;
+pub const OUTCOME_INTERNAL: u32 = 20;
 
 /// An error as Jobe answers one: the status and a JSON string.
 fn jobe_error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
@@ -64,6 +65,21 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
 }
 
 /// `GET …/restapi/languages`.
+#[utoipa::path(
+    get,
+    path = "/jobe/index.php/restapi/languages",
+    tag = "jobe",
+    description = "The languages a run may name: one, `pruefstein`, with the service's version. Served with `serve --jobe`; \
+                   404 without it.",
+    responses(
+        (status = 200, description = "`[[\"pruefstein\", version]]`", body = Vec<Vec<String>>),
+        (status = 401, description = "No or an unknown API key", body = String),
+        (status = 403, description = "A revoked API key", body = String),
+        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String),
+        (status = 503, description = "The store is not available", body = String),
+    ),
+    security(("jobe_api_key" = []))
+)]
 pub async fn languages(req: HttpRequest, shared: Data) -> HttpResponse {
     match client(&shared, &req).await {
         Ok(_) => HttpResponse::Ok().json(json!([[LANGUAGE, env!("CARGO_PKG_VERSION")]])),
@@ -78,6 +94,20 @@ fn valid_file_id(id: &str) -> bool {
 }
 
 /// `HEAD …/restapi/files/{id}`: 204 if the file is held, 404 if not.
+#[utoipa::path(
+    head,
+    path = "/jobe/index.php/restapi/files/{id}",
+    tag = "jobe",
+    description = "Whether the service holds a file of this client (CodeRunner's file cache).",
+    params(("id" = String, Path, description = "The file's id as CodeRunner names it")),
+    responses(
+        (status = 204, description = "The file is held"),
+        (status = 404, description = "The file is not held (or the endpoint is not enabled)"),
+        (status = 401, description = "No or an unknown API key"),
+        (status = 403, description = "A revoked API key"),
+    ),
+    security(("jobe_api_key" = []))
+)]
 pub async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data) -> HttpResponse {
     let client = match client(&shared, &req).await {
         Ok(client) => client,
@@ -88,9 +118,11 @@ pub async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data)
     if held { HttpResponse::NoContent().finish() } else { HttpResponse::NotFound().finish() }
 }
 
-#[derive(Debug, Deserialize)]
-struct PutFile {
-    file_contents: String,
+/// The body of `PUT …/restapi/files/{id}`.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct PutFile {
+    /// The file's bytes in standard base64.
+    pub file_contents: String,
 }
 
 async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) -> Result<T, HttpResponse> {
@@ -112,6 +144,25 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
 }
 
 /// `PUT …/restapi/files/{id}`: `{"file_contents": base64}`.
+#[utoipa::path(
+    put,
+    path = "/jobe/index.php/restapi/files/{id}",
+    tag = "jobe",
+    description = "Keeps a file for this client's runs (a module a run names in its file list). The service keeps \
+                   a bounded number of files in memory (jobe_files_max) and forgets the oldest first, as Jobe's \
+                   cache may: CodeRunner uploads a forgotten file again.",
+    params(("id" = String, Path, description = "The file's id: letters, digits, '.', '_' or '-'")),
+    request_body(content = PutFile, content_type = "application/json"),
+    responses(
+        (status = 204, description = "The file is kept"),
+        (status = 400, description = "A malformed id, body or base64", body = String),
+        (status = 401, description = "No or an unknown API key", body = String),
+        (status = 403, description = "A revoked API key", body = String),
+        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String),
+        (status = 413, description = "The body is larger than request_body_bytes_max", body = String),
+    ),
+    security(("jobe_api_key" = []))
+)]
 pub async fn put_file(
     req: HttpRequest,
     path: web::Path<String>,
@@ -149,23 +200,68 @@ pub async fn put_file(
     HttpResponse::NoContent().finish()
 }
 
-#[derive(Debug, Deserialize)]
-struct RunRequest {
-    run_spec: RunSpec,
+/// The body of `POST …/restapi/runs`, as CodeRunner sends it.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RunRequest {
+    pub run_spec: RunSpec,
 }
 
-#[derive(Debug, Deserialize)]
-struct RunSpec {
-    language_id: String,
+/// A run: the language, the answer or module as source code, files, and the question's sandbox
+/// parameters.
+#[derive(Debug, Deserialize, ToSchema)]
+pub struct RunSpec {
+    /// Always `pruefstein`.
+    pub language_id: String,
+    /// The answer (prediction exercises) or the module in WebAssembly text (consumer exercises).
     #[serde(default)]
-    sourcecode: String,
+    pub sourcecode: String,
+    /// Files the run uses, as `[id, name]` pairs; a `*.wasm` or `*.wat` file is the module.
     #[serde(default)]
-    file_list: Vec<(String, String)>,
+    #[schema(value_type = Vec<Vec<String>>)]
+    pub file_list: Vec<(String, String)>,
+    /// The question's sandbox parameters: `exercise` (required), `learner`, `lang` (`de`, `en`).
     #[serde(default)]
-    parameters: serde_json::Map<String, Value>,
+    #[schema(value_type = Object)]
+    pub parameters: serde_json::Map<String, Value>,
+}
+
+/// The answer to a run, as Jobe gives it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RunResult {
+    /// The submission the run became (`sub_<n>`).
+    pub run_id: String,
+    /// Jobe's outcome: 15 graded, 13 still being graded after the wait, 20 not gradable.
+    pub outcome: u32,
+    /// Always empty: nothing is compiled on the host.
+    pub cmpinfo: String,
+    /// CodeRunner's combinator-grader JSON: `fraction`, `prologuehtml`, `testresults`.
+    pub stdout: String,
+    /// Why the run could not be graded.
+    pub stderr: String,
 }
 
 /// `POST …/restapi/runs`: grades the run and answers CodeRunner's combinator-grader JSON.
+#[utoipa::path(
+    post,
+    path = "/jobe/index.php/restapi/runs",
+    tag = "jobe",
+    description = "Grades a run as a submission of this client and waits for it (up to wait_ms_max). Its \
+                   `stdout` is CodeRunner's combinator-grader JSON: the fraction of points, a prologue with the \
+                   verdict, summary and report link, and a row per check.",
+    request_body(content = RunRequest, content_type = "application/json"),
+    responses(
+        (status = 200, description = "The run's outcome", body = RunResult),
+        (status = 400, description = "A malformed run, an unknown language, no exercise named, or a submission \
+                                      the intake refuses", body = String),
+        (status = 401, description = "No or an unknown API key", body = String),
+        (status = 403, description = "A revoked API key", body = String),
+        (status = 404, description = "An unknown exercise, a file the service does not hold (upload it and run \
+                                      again), or the endpoint is not enabled", body = String),
+        (status = 413, description = "The body is larger than request_body_bytes_max", body = String),
+        (status = 503, description = "The grading queue is full or the store is not available", body = String),
+    ),
+    security(("jobe_api_key" = []))
+)]
 pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let client = match client(&shared, &req).await {
         Ok(client) => client,
@@ -266,9 +362,13 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
             format!("{public} is still being graded after {} s (wait_ms_max)", WAIT_MS_MAX / 1000),
         ),
     };
-    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(
-        json!({"run_id": public, "outcome": outcome, "cmpinfo": "", "stdout": stdout, "stderr": stderr}),
-    )
+    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(RunResult {
+        run_id: public,
+        outcome,
+        cmpinfo: String::new(),
+        stdout,
+        stderr,
+    })
 }
 
 /// CodeRunner's combinator-grader result: the fraction, a prologue (verdict, summary, report link)

@@ -9,6 +9,7 @@ use utoipa::OpenApi;
 use super::course::*;
 use super::exercises::*;
 use super::health::*;
+use super::jobe::*;
 use super::learn::*;
 use super::lti::*;
 use super::metrics::*;
@@ -24,7 +25,7 @@ struct SecurityAddon;
 
 impl utoipa::Modify for SecurityAddon {
     fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+        use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
@@ -34,6 +35,13 @@ impl utoipa::Modify for SecurityAddon {
                     .description(Some("A client token from `pruefstein client add NAME`"))
                     .build(),
             ),
+        );
+        components.add_security_scheme(
+            "jobe_api_key",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
+                "X-API-KEY",
+                "A client token, for the Jobe-compatible endpoint (CodeRunner's Jobe server API key)",
+            ))),
         );
     }
 }
@@ -61,6 +69,10 @@ impl utoipa::Modify for SecurityAddon {
         page,
         submit,
         jwks,
+        languages,
+        run,
+        put_file,
+        check_file,
         healthz,
         readyz,
         metrics
@@ -95,7 +107,11 @@ impl utoipa::Modify for SecurityAddon {
         TimeToPass,
         Similarity,
         SimilarPair,
-        PageLinkView
+        PageLinkView,
+        RunRequest,
+        RunSpec,
+        RunResult,
+        PutFile
     )),
     modifiers(&SecurityAddon)
 )]
@@ -215,21 +231,23 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data"))?,
         json!({"encoding": {"metadata": {"contentType": "application/json"}}}),
     )?;
+    // The form: one schema per kind of submission, as for the JSON body (see `split_variants`).
+    let form = json!({
+        "exercise": slug, "learner": learner, "answer": {"type": "string"},
+        "file": {"type": "string", "contentMediaType": "application/octet-stream",
+                 "description": "The module: binary wasm or WebAssembly text; or a consumer's source, \
+                                 by its file name's extension (consumer.py: Python)."},
+        "callback_url": {"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX},
+        "metadata": {"type": "object", "description": "A JSON object (as JSON text); empty is none."},
+    });
+    let form_variants = [
+        ("AnswerForm", "A prediction as a form", &["answer"][..]),
+        ("FileForm", "A consumer module or source file as a form", &["file"][..]),
+    ];
+    let form_schema = split_variants(doc, &form, &form_variants, &[])?;
     merge(
-        at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data/schema"))?,
-        json!({
-            "required": ["exercise", "learner"],
-            "oneOf": [{"required": ["answer"]}, {"required": ["file"]}],
-            "additionalProperties": false,
-            "properties": {
-                "exercise": slug, "learner": learner, "answer": {"type": "string"},
-                "file": {"type": "string", "contentMediaType": "application/octet-stream",
-                         "description": "The module: binary wasm or WebAssembly text; or a consumer's source, \
-                                         by its file name's extension (consumer.py: Python)."},
-                "callback_url": {"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX},
-                "metadata": {"type": "object", "description": "A JSON object (as JSON text); empty is none."},
-            },
-        }),
+        at(doc, &format!("{submissions}/requestBody/content/multipart~1form-data"))?,
+        json!({"schema": form_schema}),
     )?;
     let one_submission = "/paths/~1api~1v1~1submissions~1{id}/get";
     merge(param(doc, one_submission, "id")?, json!({"schema": submission_id}))?;
@@ -300,14 +318,6 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
 
     let schemas = "/components/schemas";
     let property = |schema: &str, name: &str| format!("{schemas}/{schema}/properties/{name}");
-    merge(
-        at(doc, &format!("{schemas}/SubmissionRequest"))?,
-        json!({
-            "oneOf": [{"required": ["answer"]}, {"required": ["wasm_base64"]}, {"required": ["wat"]},
-                      {"required": ["language", "source"]}],
-            "examples": [{"exercise": "01-visibility-timeout", "learner": "anna", "answer": "(2, 2, 0)"}],
-        }),
-    )?;
     merge(at(doc, &property("SubmissionRequest", "exercise"))?, slug.clone())?;
     merge(at(doc, &property("SubmissionRequest", "learner"))?, learner)?;
     for field in ["answer", "wat"] {
@@ -341,6 +351,36 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
             "Any JSON object of at most {METADATA_BYTES_MAX} bytes (as compact JSON); stored and handed back unchanged."
         )}),
     )?;
+
+    // The JSON body: one schema per kind of submission, each closed, so that "exactly one of" is
+    // the document's own `oneOf` and a generated client gets a type per kind.
+    let fields = at(doc, &format!("{schemas}/SubmissionRequest/properties"))?.clone();
+    let json_variants = [
+        ("AnswerSubmission", "A prediction (prediction exercises)", &["answer"][..]),
+        (
+            "WasmSubmission",
+            "A consumer module as binary wasm in base64 (consumer exercises)",
+            &["wasm_base64"][..],
+        ),
+        ("WatSubmission", "A consumer module in WebAssembly text (consumer exercises)", &["wat"][..]),
+        (
+            "SourceSubmission",
+            "A consumer's source text (consumer exercises whose languages include `language`)",
+            &["language", "source"][..],
+        ),
+    ];
+    let examples = [
+        json!({"exercise": "01-visibility-timeout", "learner": "anna", "answer": "(2, 2, 0)"}),
+        json!({"exercise": "03-idempotenter-konsument", "learner": "anna", "wasm_base64": "AGFzbQEAAAA="}),
+        json!({"exercise": "03-idempotenter-konsument", "learner": "anna", "wat": "(module ...)"}),
+        json!({"exercise": "03-idempotenter-konsument", "learner": "anna", "language": "python",
+               "source": "def verarbeite(con, msg):\n    ..."}),
+    ];
+    let request = split_variants(doc, &fields, &json_variants, &examples)?;
+    let described = at(doc, &format!("{schemas}/SubmissionRequest"))?;
+    let description = described["description"].clone();
+    *described = request;
+    merge(described, json!({"description": description}))?;
 
     merge(at(doc, &property("SubmissionView", "id"))?, submission_id.clone())?;
     merge(at(doc, &property("SubmissionView", "result_version"))?, json!({"type": "integer", "minimum": 1}))?;
@@ -424,8 +464,63 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         at(doc, &property("Problem", "submission_id"))?,
         json!({"type": "string", "pattern": SUBMISSION_ID_PATTERN}),
     )?;
+    let file = "/paths/~1jobe~1index.php~1restapi~1files~1{id}";
+    let file_id = json!({"schema": {
+        "type": "string", "pattern": format!("^[A-Za-z0-9._-]{{1,{}}}$", crate::limits::JOBE_FILE_ID_BYTES_MAX),
+        "examples": ["3b1f0c5e.wasm"],
+    }});
+    merge(param(doc, &format!("{file}/put"), "id")?, file_id.clone())?;
+    merge(param(doc, &format!("{file}/head"), "id")?, file_id)?;
+    merge(at(doc, &property("PutFile", "file_contents"))?, json!({"pattern": BASE64_PATTERN}))?;
+    merge(at(doc, &property("RunSpec", "language_id"))?, json!({"enum": [super::jobe::LANGUAGE]}))?;
+    merge(
+        at(doc, &property("RunSpec", "parameters"))?,
+        json!({"required": ["exercise"], "properties": {
+            "exercise": slug, "learner": {"type": "string"}, "lang": {"type": "string", "enum": langs},
+        }, "examples": [{"exercise": "03-idempotenter-konsument", "learner": "anna", "lang": "de"}]}),
+    )?;
+    merge(at(doc, &property("RunResult", "run_id"))?, json!({"pattern": SUBMISSION_ID_PATTERN}))?;
+    merge(
+        at(doc, &property("RunResult", "outcome"))?,
+        json!({"enum": [super::jobe::OUTCOME_TIME_LIMIT, super::jobe::OUTCOME_OK, super::jobe::OUTCOME_INTERNAL]}),
+    )?;
     link_field_names(doc);
     Ok(())
+}
+
+/// Components `variants` (name, description, the fields that make the variant) built from the
+/// common `fields`: each variant holds `exercise`, `learner`, `callback_url`, `metadata` and its own
+/// fields, requires `exercise`, `learner` and its own, and admits nothing else. Returns the `oneOf`
+/// of references to them. `examples`, where given, holds one example per variant.
+fn split_variants(
+    doc: &mut Value,
+    fields: &Value,
+    variants: &[(&str, &str, &[&str])],
+    examples: &[Value],
+) -> Result<Value, String> {
+    const COMMON: [&str; 4] = ["exercise", "learner", "callback_url", "metadata"];
+    let mut one_of = Vec::new();
+    for (index, (name, description, own)) in variants.iter().enumerate() {
+        let mut properties = serde_json::Map::new();
+        for field in COMMON.iter().chain(own.iter()) {
+            let schema = fields.get(*field).ok_or_else(|| format!("the submission has no field {field}"))?;
+            properties.insert((*field).to_string(), schema.clone());
+        }
+        let required: Vec<&str> = ["exercise", "learner"].into_iter().chain(own.iter().copied()).collect();
+        let mut schema = json!({
+            "type": "object", "description": description, "required": required,
+            "additionalProperties": false, "properties": properties,
+        });
+        if let Some(example) = examples.get(index) {
+            merge(&mut schema, json!({"examples": [example]}))?;
+        }
+        let schemas = at(doc, "/components/schemas")?
+            .as_object_mut()
+            .ok_or("the OpenAPI document's schemas are not an object")?;
+        schemas.insert((*name).to_string(), schema);
+        one_of.push(json!({"$ref": format!("#/components/schemas/{name}")}));
+    }
+    Ok(json!({"oneOf": one_of}))
 }
 
 /// utoipa (5.5) writes a Link object's fields in snake case (`operation_id`); OpenAPI names them

@@ -106,7 +106,8 @@ pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> Submission
     }
 }
 
-/// The JSON body of `POST /api/v1/submissions`. Exactly one of `answer`, `wasm_base64`, `wat`.
+/// The JSON body of `POST /api/v1/submissions`: exactly one of `answer`, `wasm_base64`, `wat`, or
+/// `language` with `source` (the document describes each as a schema of its own).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SubmissionRequest {
