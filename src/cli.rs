@@ -88,6 +88,9 @@ pub enum Command {
         /// The worker's scratch directory: emptied at start, removed at exit.
         #[arg(long)]
         scratch: PathBuf,
+        /// Keep compiled reference solutions and interpreters in this directory between processes.
+        #[arg(long)]
+        module_cache: Option<PathBuf>,
     },
     /// Regrade an exercise after fixing it: queue a regrade of the latest submission of every
     /// learner (or the filtered ones) against the exercise version in the exercises folder, for a
@@ -212,8 +215,14 @@ pub fn run(cli: Cli) -> Result<i32> {
             let options = GradeOptions { learner, course_secret, compiler, replay };
             // The same isolation as the service: one worker process grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
-            let report = match crate::isolation::pool::grade_once(&program, &exercise, &submission, &options)
-            {
+            let module_cache = grade_module_cache();
+            let report = match crate::isolation::pool::grade_once(
+                &program,
+                &exercise,
+                &submission,
+                &options,
+                module_cache,
+            ) {
                 Ok(graded) => graded?,
                 Err(failure) => {
                     let reason = failure.reason();
@@ -251,7 +260,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
             Ok(0)
         }
-        Command::GradeWorker { scratch } => Ok(crate::isolation::worker::run(&scratch)),
+        Command::GradeWorker { scratch, module_cache } => {
+            Ok(crate::isolation::worker::run(&scratch, module_cache.as_deref()))
+        }
         Command::Serve(args) => {
             crate::service::log::init();
             let config = crate::service::config::Config::resolve(&args)?;
@@ -412,4 +423,17 @@ fn read_submission(path: &std::path::Path) -> Result<Vec<u8>> {
     let cap = (crate::limits::MODULE_BYTES_MAX * 8 + 1) as u64;
     file.take(cap).read_to_end(&mut bytes).with_context(|| format!("cannot read {}", path.display()))?;
     Ok(bytes)
+}
+
+/// The environment variable that places `pruefstein grade`'s module cache: a directory, or `off`
+/// for none. Without it: `$XDG_CACHE_HOME/pruefstein/modules`, else `~/.cache/pruefstein/modules`.
+pub const MODULE_CACHE_ENV: &str = "PRUEFSTEIN_MODULE_CACHE";
+
+/// Where `pruefstein grade` keeps compiled reference solutions and interpreters between runs.
+fn grade_module_cache() -> Option<PathBuf> {
+    match std::env::var_os(MODULE_CACHE_ENV) {
+        Some(value) if value.is_empty() || value == "off" => None,
+        Some(value) => Some(PathBuf::from(value)),
+        None => crate::sandbox::module_cache::user_cache_dir(),
+    }
 }

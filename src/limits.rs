@@ -151,6 +151,12 @@ pub const CRASH_POINTS_MAX: u32 = 48;
 /// gets its further states computed for its own grading only, so a hostile submission cannot grow
 /// an exercise's memory. Each state is a few rows: 256 of them are well under a megabyte.
 pub const REFERENCE_STATES_CACHED_MAX: usize = 256;
+/// Bytes of compiled modules a module cache directory keeps (`sandbox::module_cache`): the least
+/// recently used entries go first. The Python interpreter compiled is about 3 MiB, a reference
+/// solution a few KiB.
+pub const MODULE_CACHE_BYTES_MAX: u64 = 128 * 1024 * 1024;
+/// Bytes of one module cache entry: a larger file is neither written nor read.
+pub const MODULE_CACHE_ENTRY_BYTES_MAX: u64 = 32 * 1024 * 1024;
 /// Crash points at each end (after the first and before the last writes) that are always tested
 /// when the crash points are sampled.
 pub const CRASH_POINTS_EDGE: u32 = 8;

@@ -40,7 +40,7 @@ pub fn module(engine: &Engine) -> Result<Module, String> {
     if let Some((_, module)) = modules.iter().find(|(e, _)| Engine::same(e, engine)) {
         return Ok(module.clone());
     }
-    let module = Module::from_binary(engine, snapshot)
+    let module = crate::sandbox::module_cache::compile_trusted(engine, snapshot)
         .map_err(|e| format!("the Python interpreter guest does not compile: {e:#}"))?;
     modules.push((engine.clone(), module.clone()));
     Ok(module)
@@ -63,7 +63,8 @@ pub fn snapshot() -> Result<&'static [u8], String> {
 fn make_snapshot() -> Result<Vec<u8>, String> {
     let engine =
         crate::sandbox::engine_with_stack(crate::exercise::Compiler::Winch, PYTHON_WASM_STACK_BYTES)?;
-    let module = Module::from_binary(engine, PYTHON_WASM).map_err(|e| format!("{e:#}"))?;
+    let module =
+        crate::sandbox::module_cache::compile_trusted(engine, PYTHON_WASM).map_err(|e| format!("{e:#}"))?;
     let limits = crate::limits::Limits::default();
     let db = super::guestdb::GuestDb::open(
         std::path::Path::new(":memory:"),

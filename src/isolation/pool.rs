@@ -30,6 +30,9 @@ pub struct WorkerSpec {
     pub scratch: PathBuf,
     /// Extra environment (the tests' fault-injection switch).
     pub env: Vec<(String, String)>,
+    /// Where the worker keeps compiled reference solutions and interpreters between processes
+    /// (`sandbox::module_cache`); none: it compiles them in each process.
+    pub module_cache: Option<PathBuf>,
 }
 
 /// Why a worker process did not answer.
@@ -103,6 +106,11 @@ impl WorkerProcess {
             .arg("grade-worker")
             .arg("--scratch")
             .arg(&spec.scratch)
+            .args(
+                spec.module_cache
+                    .iter()
+                    .flat_map(|dir| [std::ffi::OsStr::new("--module-cache"), dir.as_os_str()]),
+            )
             .env(PARENT_ENV, std::process::id().to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -317,11 +325,13 @@ pub fn grade_once(
     exercise: &Exercise,
     submission: &Submission,
     options: &GradeOptions,
+    module_cache: Option<PathBuf>,
 ) -> Result<Result<Report, GradeError>, WorkerFailure> {
     let spec = WorkerSpec {
         program: program.to_path_buf(),
         scratch: scratch_path(&format!("pruefstein-grade-{}", std::process::id())),
         env: Vec::new(),
+        module_cache,
     };
     let mut worker = WorkerProcess::spawn(&spec)
         .map_err(|e| WorkerFailure::Broken(format!("cannot start a grading process: {e}")))?;

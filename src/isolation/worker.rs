@@ -25,11 +25,17 @@ pub const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
 /// The prefix of a fault-injection answer.
 pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 
-/// Runs the worker until stdin closes; returns the exit code.
-pub fn run(scratch: &Path) -> i32 {
+/// Runs the worker until stdin closes; returns the exit code. With `module_cache`, trusted modules
+/// are compiled through the cache there (a cache that cannot be opened is said, and done without).
+pub fn run(scratch: &Path, module_cache: Option<&Path>) -> i32 {
     if let Err(error) = limit_grading_process() {
         eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
         return 70;
+    }
+    if let Some(dir) = module_cache
+        && let Err(error) = crate::sandbox::module_cache::enable(dir)
+    {
+        eprintln!("pruefstein grade-worker: {error}; compiling without the module cache");
     }
     if let Err(error) = reset_dir(scratch) {
         eprintln!("pruefstein grade-worker: cannot prepare {}: {error}", scratch.display());

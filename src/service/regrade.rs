@@ -104,6 +104,7 @@ impl DryRunGrader {
                 program: self.program.clone(),
                 scratch: scratch_path(&format!("pruefstein-dry-run-{}-{n}", std::process::id())),
                 env: Vec::new(),
+                module_cache: None,
             };
             self.worker = Some(
                 WorkerProcess::spawn(&spec).map_err(|e| format!("cannot start a grading process: {e}"))?,

@@ -33,6 +33,9 @@ use crate::submission::Submission;
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
+/// The folder of the data directory where grading workers keep compiled reference solutions and
+/// interpreters between processes (`sandbox::module_cache`).
+pub const MODULE_CACHE_DIR: &str = "modules";
 
 pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
     let kills = Arc::new(Kills::default());
@@ -116,6 +119,7 @@ impl Slot {
                     program,
                     scratch: worker_scratch(&shared.config.data_dir, n),
                     env: Vec::new(),
+                    module_cache: Some(shared.config.data_dir.join(MODULE_CACHE_DIR)),
                 };
                 let mut slot = Slot::Process(Box::new(ProcessSlot { spec, worker: None }));
                 // Started now, so that the first submission does not wait for it; a failure is

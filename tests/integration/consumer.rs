@@ -1,7 +1,7 @@
 //! The consumer grader end to end: every solution of exercise 03 passes, every mutant fails the check
 //! it declares, every kind of bad input gets its own clear message, and grading is deterministic.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use pruefstein::consumer::detail::TraceEvent;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
@@ -574,7 +574,12 @@ fn a_failing_submission_does_not_affect_the_next_one() {
 // The command line.
 
 fn pruefstein(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(BIN).args(args).current_dir(repo()).output().expect("the binary runs")
+    std::process::Command::new(BIN)
+        .args(args)
+        .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
 }
 
 #[test]
@@ -665,4 +670,97 @@ fn the_shared_reference_states_change_no_report() {
     let kept = pruefstein::consumer::oracle(&warm, consumer).expect("oracle").reference_states.len();
     assert!(kept > 0, "the schedules' reference states are kept with the exercise");
     assert!(kept <= pruefstein::limits::REFERENCE_STATES_CACHED_MAX);
+}
+
+/// `pruefstein grade` with its module cache in `cache` (or `off`), as JSON.
+fn grade_cached(cache: &std::ffi::OsStr, file: &str) -> std::process::Output {
+    let dir = "exercises/03-idempotenter-konsument";
+    std::process::Command::new(BIN)
+        .args(["grade", dir, &format!("{dir}/{file}"), "--json"])
+        .env(pruefstein::cli::MODULE_CACHE_ENV, cache)
+        .current_dir(repo())
+        .output()
+        .expect("the binary runs")
+}
+
+/// The entries of a module cache directory: path, inode and modification time.
+fn cache_entries(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("cache dir")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cwasm"))
+        .map(|p| {
+            let meta = std::fs::metadata(&p).expect("meta");
+            (p, meta.ino(), meta.modified().expect("mtime"))
+        })
+        .collect();
+    entries.sort();
+    entries
+}
+
+#[test]
+fn cli_grade_keeps_compiled_references_between_runs_and_reports_the_same() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let cache = tmp.path().join("modules");
+    for file in ["solutions/reference.wat", "mutants/no-dedup.wat", "solutions/lesson.py"] {
+        let uncached = grade_cached("off".as_ref(), file);
+        assert!(
+            uncached.status.code().is_some_and(|c| c <= 1),
+            "{file}: {}",
+            String::from_utf8_lossy(&uncached.stderr)
+        );
+        let before = if cache.exists() { cache_entries(&cache).len() } else { 0 };
+
+        // The first run compiles and keeps: the exercise's reference (once), and for Python the
+        // interpreter and its snapshot.
+        let first = grade_cached(cache.as_os_str(), file);
+        assert_eq!(first.stdout, uncached.stdout, "{file}: the cache changes no report");
+        let kept = cache_entries(&cache);
+        assert!(kept.len() >= before.max(1), "{file}: {kept:?}");
+        if file.ends_with(".py") {
+            assert!(kept.len() >= before + 2, "{file}: the interpreter and its snapshot are kept: {kept:?}");
+        }
+
+        // The second run uses the entries: each is read (its time refreshed), none written anew.
+        let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+        for (path, _, _) in &kept {
+            std::fs::File::options()
+                .append(true)
+                .open(path)
+                .expect("entry")
+                .set_modified(old)
+                .expect("mtime");
+        }
+        let second = grade_cached(cache.as_os_str(), file);
+        assert_eq!(second.stdout, uncached.stdout, "{file}: a cached module grades the same");
+        let used = cache_entries(&cache);
+        assert_eq!(used.len(), kept.len(), "{file}: nothing new is compiled");
+        for ((path, inode, _), (_, inode_after, modified)) in kept.iter().zip(&used) {
+            assert_eq!(inode, inode_after, "{file}: {} is read, not rewritten", path.display());
+            if file.ends_with(".py") || before == 0 {
+                assert!(*modified > old, "{file}: {} is used by the second run", path.display());
+            }
+        }
+    }
+
+    // Entries that are changed on disk are not run: they are compiled again and rewritten, and
+    // the report is the same.
+    let expected = grade_cached("off".as_ref(), "solutions/lesson.py").stdout;
+    let entries = cache_entries(&cache);
+    for (path, _, _) in &entries {
+        let mut bytes = std::fs::read(path).expect("entry");
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x55;
+        std::fs::write(path, &bytes).expect("tamper");
+    }
+    let tampered: Vec<Vec<u8>> = entries.iter().map(|(p, _, _)| std::fs::read(p).expect("entry")).collect();
+    let after = grade_cached(cache.as_os_str(), "solutions/lesson.py");
+    assert_eq!(after.stdout, expected);
+    let rewritten = entries
+        .iter()
+        .zip(&tampered)
+        .filter(|((path, _, _), bytes)| std::fs::read(path).map(|b| &b != *bytes).unwrap_or(true))
+        .count();
+    assert!(rewritten >= 3, "the reference, the interpreter and its snapshot are refused and rewritten");
 }

@@ -257,6 +257,7 @@ fn assemblyscript_readme_path_reaches_a_passing_grade() {
     assert!(module.is_file(), "npm run build writes build/consumer.wasm");
 
     let output = Command::new(env!("CARGO_BIN_EXE_pruefstein"))
+        .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
         .arg("grade")
         .arg(root().join("exercises/03-idempotenter-konsument"))
         .arg(&module)

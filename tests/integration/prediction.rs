@@ -351,7 +351,12 @@ fn cli_statement_grade_and_exit_codes() {
 }
 
 fn run_cli(args: &[&str]) -> (Option<i32>, String, String) {
-    let out = Command::new(BIN).args(args).env_remove("PRUEFSTEIN_COURSE_SECRET").output().expect("runs");
+    let out = Command::new(BIN)
+        .args(args)
+        .env_remove("PRUEFSTEIN_COURSE_SECRET")
+        .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
+        .output()
+        .expect("runs");
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -433,8 +438,12 @@ fn cli_renders_and_grades_a_learners_variant() {
     let dir = exercise_dir("01-visibility-timeout");
     let dir = dir.to_str().expect("utf-8 path");
     let run = |args: &[&str]| {
-        let out =
-            Command::new(BIN).args(args).env("PRUEFSTEIN_COURSE_SECRET", secret).output().expect("runs");
+        let out = Command::new(BIN)
+            .args(args)
+            .env("PRUEFSTEIN_COURSE_SECRET", secret)
+            .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
+            .output()
+            .expect("runs");
         (out.status.code(), String::from_utf8_lossy(&out.stdout).into_owned())
     };
     let (code, statement) = run(&["statement", dir, "--learner", &learner, "--lang", "de"]);

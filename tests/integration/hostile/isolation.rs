@@ -42,6 +42,7 @@ fn spec(scratch: &Path, faults: bool) -> WorkerSpec {
         program: PathBuf::from(BIN),
         scratch: scratch.to_path_buf(),
         env: if faults { vec![(FAULT_INJECTION_ENV.into(), "1".into())] } else { Vec::new() },
+        module_cache: None,
     }
 }
 
