@@ -73,10 +73,10 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
                    404 without it.",
     responses(
         (status = 200, description = "`[[\"pruefstein\", version]]`", body = Vec<Vec<String>>),
-        (status = 401, description = "No or an unknown API key", body = String),
-        (status = 403, description = "A revoked API key", body = String),
-        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String),
-        (status = 503, description = "The store is not available", body = String),
+        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
+        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
+        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String, content_type = "application/json"),
+        (status = 503, description = "The store is not available", body = String, content_type = "application/json"),
     ),
     security(("jobe_api_key" = []))
 )]
@@ -155,11 +155,11 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
     request_body(content = PutFile, content_type = "application/json"),
     responses(
         (status = 204, description = "The file is kept"),
-        (status = 400, description = "A malformed id, body or base64", body = String),
-        (status = 401, description = "No or an unknown API key", body = String),
-        (status = 403, description = "A revoked API key", body = String),
-        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String),
-        (status = 413, description = "The body is larger than request_body_bytes_max", body = String),
+        (status = 400, description = "A malformed id, body or base64", body = String, content_type = "application/json"),
+        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
+        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
+        (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String, content_type = "application/json"),
+        (status = 413, description = "The body is larger than request_body_bytes_max", body = String, content_type = "application/json"),
     ),
     security(("jobe_api_key" = []))
 )]
@@ -252,13 +252,13 @@ pub struct RunResult {
     responses(
         (status = 200, description = "The run's outcome", body = RunResult),
         (status = 400, description = "A malformed run, an unknown language, no exercise named, or a submission \
-                                      the intake refuses", body = String),
-        (status = 401, description = "No or an unknown API key", body = String),
-        (status = 403, description = "A revoked API key", body = String),
+                                      the intake refuses", body = String, content_type = "application/json"),
+        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
+        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
         (status = 404, description = "An unknown exercise, a file the service does not hold (upload it and run \
-                                      again), or the endpoint is not enabled", body = String),
-        (status = 413, description = "The body is larger than request_body_bytes_max", body = String),
-        (status = 503, description = "The grading queue is full or the store is not available", body = String),
+                                      again), or the endpoint is not enabled", body = String, content_type = "application/json"),
+        (status = 413, description = "The body is larger than request_body_bytes_max", body = String, content_type = "application/json"),
+        (status = 503, description = "The grading queue is full or the store is not available", body = String, content_type = "application/json"),
     ),
     security(("jobe_api_key" = []))
 )]

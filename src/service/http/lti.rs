@@ -135,6 +135,28 @@ fn random_value() -> Result<String, LaunchError> {
 
 /// `GET|POST /lti/login`: OIDC third-party login initiation. Keeps a `state` and a `nonce` (one
 /// use, [`LTI_STATE_TTL_MS`]) and redirects to the platform's authorisation endpoint.
+#[utoipa::path(
+    get,
+    path = "/lti/login",
+    tag = "lti",
+    description = "OIDC third-party login initiation (LTI 1.3), as a registered platform starts it: the \
+                   parameters `iss`, `login_hint`, `target_link_uri`, and optionally `client_id`, \
+                   `lti_deployment_id` and `lti_message_hint`, in the query (here) or as a form (`POST /lti/login`). \
+                   The tool keeps a one-use `state` and `nonce` and redirects to the platform.",
+    params(
+        ("iss" = String, Query, description = "The platform's issuer, as registered (`pruefstein platform add`)"),
+        ("login_hint" = String, Query, description = "The platform's opaque hint for the user"),
+        ("target_link_uri" = String, Query, description = "Where the launch leads"),
+        ("client_id" = Option<String>, Query, description = "The tool's client id at the platform"),
+        ("lti_deployment_id" = Option<String>, Query, description = "The deployment"),
+        ("lti_message_hint" = Option<String>, Query, description = "Passed back to the platform unchanged"),
+    ),
+    responses(
+        (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
+        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 503, description = "The store cannot be read now", content_type = "text/html"),
+    )
+)]
 pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     match start_login(&req, payload, &shared).await {
         Ok(location) => HttpResponse::Found()
@@ -143,6 +165,30 @@ pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> Htt
             .finish(),
         Err((status, error)) => refuse(&shared, Lang::De, status, &error),
     }
+}
+
+/// `POST /lti/login`: the same as [`login`], with the parameters as a form.
+#[utoipa::path(
+    post,
+    path = "/lti/login",
+    tag = "lti",
+    description = "OIDC third-party login initiation (LTI 1.3), as a registered platform starts it: the \
+                   parameters `iss`, `login_hint`, `target_link_uri`, and optionally `client_id`, \
+                   `lti_deployment_id` and `lti_message_hint`, as a form (here) or in the query (`GET /lti/login`). \
+                   The tool keeps a one-use `state` and `nonce` and redirects to the platform.",
+    request_body(
+        content = Object, content_type = "application/x-www-form-urlencoded",
+        description = "`iss`, `login_hint`, `target_link_uri`; optionally `client_id`, `lti_deployment_id`, \
+                       `lti_message_hint`"
+    ),
+    responses(
+        (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
+        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 503, description = "The store cannot be read now", content_type = "text/html"),
+    )
+)]
+pub async fn login_form(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+    login(req, payload, shared).await
 }
 
 async fn start_login(
@@ -217,6 +263,25 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
 }
 
 /// `POST /lti/launch`: the platform posts `id_token` and `state` here.
+#[utoipa::path(
+    post,
+    path = "/lti/launch",
+    tag = "lti",
+    description = "The LTI 1.3 launch: the platform posts the `id_token` (a JWT it signed) and the `state` of the \
+                   login. The token is verified against the platform's JWKS (issuer, audience, `azp`, expiry, \
+                   nonce, deployment, message type, version). A resource link opens the learner's page of the \
+                   exercise; a deep-linking request, the catalogue to pick from.",
+    request_body(
+        content = Object, content_type = "application/x-www-form-urlencoded",
+        description = "`id_token` and `state` (or `error` and `error_description` from the platform)"
+    ),
+    responses(
+        (status = 200, description = "The learner's page, or the deep-linking picker", content_type = "text/html"),
+        (status = 400, description = "An unknown or used state, an unknown platform or message type: a page that says why", content_type = "text/html"),
+        (status = 401, description = "The id_token does not verify: a page that names the claim", content_type = "text/html"),
+        (status = 503, description = "The store or the platform's keys cannot be read now", content_type = "text/html"),
+    )
+)]
 pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let params = match read_params(&req, payload).await {
         Ok(params) => params,
@@ -395,6 +460,23 @@ fn deep_linking_picker(
 
 /// `POST /lti/deep-link`: the teacher's choice, answered with a page whose form posts the signed
 /// `LtiDeepLinkingResponse` back to the platform (a button: the page needs no JavaScript).
+#[utoipa::path(
+    post,
+    path = "/lti/deep-link",
+    tag = "lti",
+    description = "The teacher's choice on the deep-linking picker (its form, signed by the tool and valid for a \
+                   short time): answered with a page whose button posts the signed `LtiDeepLinkingResponse` \
+                   (the exercise as a resource link with a line item) back to the platform.",
+    request_body(
+        content = Object, content_type = "application/x-www-form-urlencoded",
+        description = "The picker's hidden fields `p`, `d`, `r`, `data`, `exercise`, `e`, `lang`, `t`"
+    ),
+    responses(
+        (status = 200, description = "The page that returns the choice to the platform", content_type = "text/html"),
+        (status = 400, description = "A form the tool did not sign, an expired one, or an unknown exercise", content_type = "text/html"),
+        (status = 503, description = "The store or the tool's key cannot be read now", content_type = "text/html"),
+    )
+)]
 pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let params = match read_params(&req, payload).await {
         Ok(params) => params,

@@ -127,7 +127,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .service(
         web::resource("/lti/login")
             .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(lti::login))
-            .route(web::post().to(lti::login))
+            .route(web::post().to(lti::login_form))
             .default_service(web::to(|req: HttpRequest| async move {
                 method_not_allowed(&req, "GET, POST, HEAD")
             })),
