@@ -68,6 +68,10 @@ pub enum Command {
         kind: NewKind,
         /// The new folder, e.g. exercises/05-outbox; its name is the exercise's slug.
         dir: PathBuf,
+        /// For a consumer exercise: also a solution and a mutant in this source language, and the
+        /// exercise accepting it.
+        #[arg(long)]
+        language: Option<NewLanguage>,
     },
     /// Render an exercise's statement (for a learner's variant).
     Statement {
@@ -199,6 +203,12 @@ pub enum NewKind {
     Prediction,
 }
 
+/// The source languages `pruefstein new consumer --language` writes.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum NewLanguage {
+    Python,
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
@@ -215,7 +225,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let options = GradeOptions { learner, course_secret, compiler, replay };
             // The same isolation as the service: one worker process grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
-            let module_cache = grade_module_cache();
+            let module_cache = crate::isolation::pool::grade_module_cache();
             let report = match crate::isolation::pool::grade_once(
                 &program,
                 &exercise,
@@ -247,12 +257,15 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(if all_sound { 0 } else { 1 })
         }
-        Command::New { kind, dir } => {
+        Command::New { kind, dir, language } => {
             let kind = match kind {
                 NewKind::Consumer => crate::exercise::GraderKind::Consumer,
                 NewKind::Prediction => crate::exercise::GraderKind::Prediction,
             };
-            let written = crate::authoring::scaffold(kind, &dir)?;
+            let language = language.map(|l| match l {
+                NewLanguage::Python => crate::submission::Language::Python,
+            });
+            let written = crate::authoring::scaffold_with(kind, &dir, language)?;
             println!("wrote a {} exercise to {}:", kind.name(), dir.display());
             for file in written {
                 println!("  {file}");
@@ -425,15 +438,6 @@ fn read_submission(path: &std::path::Path) -> Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The environment variable that places `pruefstein grade`'s module cache: a directory, or `off`
-/// for none. Without it: `$XDG_CACHE_HOME/pruefstein/modules`, else `~/.cache/pruefstein/modules`.
-pub const MODULE_CACHE_ENV: &str = "PRUEFSTEIN_MODULE_CACHE";
-
-/// Where `pruefstein grade` keeps compiled reference solutions and interpreters between runs.
-fn grade_module_cache() -> Option<PathBuf> {
-    match std::env::var_os(MODULE_CACHE_ENV) {
-        Some(value) if value.is_empty() || value == "off" => None,
-        Some(value) => Some(PathBuf::from(value)),
-        None => crate::sandbox::module_cache::user_cache_dir(),
-    }
-}
+/// The environment variable that places `pruefstein grade`'s module cache (see
+/// [`crate::isolation::pool::grade_module_cache`]).
+pub use crate::isolation::pool::MODULE_CACHE_ENV;

@@ -32,7 +32,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The one list of grader kinds, and what works on any exercise.
     ("graders", &["consumer", "exercise", "prediction"]),
     ("check", &["exercise", "graders"]),
-    ("authoring", &["check", "exercise", "graders", "text"]),
+    ("authoring", &["check", "exercise", "graders", "submission", "text"]),
     ("isolation", &["exercise", "grade", "graders", "limits", "report", "sandbox", "submission", "text"]),
     // The programs on top.
     (

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::exercise::{EXERCISE_FILE, GraderKind};
+use crate::submission::Language;
 
 /// The placeholder in the templates that becomes the exercise's slug.
 const SLUG_PLACEHOLDER: &str = "__SLUG__";
@@ -27,6 +28,45 @@ const PREDICTION_FILES: [(&str, &str); 4] = [
     ("scenario.rhai", include_str!("templates/prediction/scenario.rhai")),
 ];
 
+/// The files a consumer scaffold gets for a source language, beside the WAT ones: a solution and a
+/// mutant in that language.
+fn language_files(language: Language) -> &'static [(&'static str, &'static str)] {
+    match language {
+        Language::Python => &[
+            ("solutions/reference.py", include_str!("templates/consumer/python/solutions/reference.py")),
+            (
+                "mutants/no-transaction.py",
+                include_str!("templates/consumer/python/mutants/no-transaction.py"),
+            ),
+        ],
+    }
+}
+
+/// The line of the consumer template after which `languages` goes.
+const LANGUAGES_ANCHOR: &str = "mutants = \"mutants\"                     # every module here must fail the check it declares (default)\n";
+
+/// The anchor line followed by the `languages` line for `language`.
+fn languages_line(language: Language) -> String {
+    format!(
+        "{LANGUAGES_ANCHOR}languages = [\"{}\"]                  # source accepted besides modules (default: every language)\n",
+        language.name()
+    )
+}
+
+/// The statement's paragraph on writing the consumer in `language`.
+fn statement_paragraph(language: Language, german: bool) -> String {
+    match (language, german) {
+        (Language::Python, true) => "\nIn Python: `def verarbeite(con, msg)` bekommt eine `sqlite3`-Verbindung `con` und die \
+             Nachricht `msg` als `dict`; `True` heißt verarbeitet, `False` schon verarbeitet, eine Ausnahme ist \
+             ein Fehler. Starterkit: `graders/consumer/kits/python/`.\n"
+            .to_string(),
+        (Language::Python, false) => "\nIn Python: `def verarbeite(con, msg)` gets a `sqlite3` connection `con` and the \
+             message `msg` as a `dict`; `True` means processed, `False` already processed, an exception is an \
+             error. Starter kit: `graders/consumer/kits/python/`.\n"
+            .to_string(),
+    }
+}
+
 /// Why a scaffold could not be written.
 #[derive(Debug, thiserror::Error)]
 pub enum NewError {
@@ -39,11 +79,27 @@ pub enum NewError {
     NotEmpty(PathBuf),
     #[error("{path}: {source}")]
     Io { path: PathBuf, source: std::io::Error },
+    #[error("a {0} exercise takes no source language: --language is for consumer exercises")]
+    LanguageForKind(&'static str),
 }
 
 /// Writes a new exercise of `kind` into `dir` (which must not exist or be empty); its slug is the
 /// folder's name. Returns the files written, relative to `dir`.
 pub fn scaffold(kind: GraderKind, dir: &Path) -> Result<Vec<String>, NewError> {
+    scaffold_with(kind, dir, None)
+}
+
+/// [`scaffold`], and for a consumer exercise with `language`: a solution and a mutant in that
+/// language, the exercise restricted to it (`[consumer] languages`) and the statement saying how to
+/// write it. The WAT reference stays the oracle.
+pub fn scaffold_with(
+    kind: GraderKind,
+    dir: &Path,
+    language: Option<Language>,
+) -> Result<Vec<String>, NewError> {
+    if language.is_some() && kind != GraderKind::Consumer {
+        return Err(NewError::LanguageForKind(kind.name()));
+    }
     let slug = dir
         .file_name()
         .and_then(|n| n.to_str())
@@ -54,16 +110,27 @@ pub fn scaffold(kind: GraderKind, dir: &Path) -> Result<Vec<String>, NewError> {
     {
         return Err(NewError::NotEmpty(dir.to_path_buf()));
     }
-    let files: &[(&str, &str)] = match kind {
-        GraderKind::Consumer => &CONSUMER_FILES,
-        GraderKind::Prediction => &PREDICTION_FILES,
+    let mut files: Vec<(&str, String)> = match kind {
+        GraderKind::Consumer => CONSUMER_FILES.iter().map(|(p, t)| (*p, (*t).to_string())).collect(),
+        GraderKind::Prediction => PREDICTION_FILES.iter().map(|(p, t)| (*p, (*t).to_string())).collect(),
     };
+    if let Some(language) = language {
+        for (path, text) in &mut files {
+            match *path {
+                EXERCISE_FILE => *text = text.replace(LANGUAGES_ANCHOR, &languages_line(language)),
+                "statement.de.md" => text.push_str(&statement_paragraph(language, true)),
+                "statement.en.md" => text.push_str(&statement_paragraph(language, false)),
+                _ => {}
+            }
+        }
+        files.extend(language_files(language).iter().map(|(p, t)| (*p, (*t).to_string())));
+    }
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| NewError::Io { path, source }
     };
     let mut written = Vec::new();
-    for (relative, template) in files {
+    for (relative, template) in &files {
         let path = dir.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(io(parent))?;

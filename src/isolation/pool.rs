@@ -337,3 +337,17 @@ pub fn grade_once(
         .map_err(|e| WorkerFailure::Broken(format!("cannot start a grading process: {e}")))?;
     worker.grade(exercise, submission, options, Duration::from_secs(3600), &mut || {})
 }
+
+/// The environment variable that places `pruefstein grade`'s module cache: a directory, or `off`
+/// for none. Without it: `$XDG_CACHE_HOME/pruefstein/modules`, else `~/.cache/pruefstein/modules`.
+pub const MODULE_CACHE_ENV: &str = "PRUEFSTEIN_MODULE_CACHE";
+
+/// Where `pruefstein grade` keeps compiled reference solutions and interpreters between runs
+/// ([`MODULE_CACHE_ENV`]); none when it is `off` or no home is known.
+pub fn grade_module_cache() -> Option<PathBuf> {
+    match std::env::var_os(MODULE_CACHE_ENV) {
+        Some(value) if value.is_empty() || value == "off" => None,
+        Some(value) => Some(PathBuf::from(value)),
+        None => crate::sandbox::module_cache::user_cache_dir(),
+    }
+}

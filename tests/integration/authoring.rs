@@ -271,3 +271,63 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
         }
     }
 }
+
+#[test]
+fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("08-python");
+    let files = pruefstein::authoring::scaffold_with(
+        GraderKind::Consumer,
+        &dir,
+        Some(pruefstein::submission::Language::Python),
+    )
+    .expect("scaffold");
+    for file in ["solutions/reference.py", "mutants/no-transaction.py", "solutions/reference.wat"] {
+        assert!(files.iter().any(|f| f == file) && dir.join(file).is_file(), "{file}: {files:?}");
+    }
+    let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    let languages = toml.lines().find(|l| l.starts_with("languages =")).expect("a languages line");
+    assert!(languages.starts_with("languages = [\"python\"]") && languages.contains('#'), "{languages}");
+    for (file, text) in [
+        ("statement.de.md", "In Python: `def verarbeite(con, msg)`"),
+        ("statement.en.md", "gets a `sqlite3` connection"),
+    ] {
+        let statement = std::fs::read_to_string(dir.join(file)).expect("statement");
+        assert!(statement.contains(text), "{file}: {statement}");
+    }
+    // Both solutions pass, and both mutants (WAT and Python) fail their declared check.
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound(), "{}", soundness.render());
+    assert_eq!(soundness.mutants_caught(), (2, 2), "{}", soundness.render());
+    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let report = pruefstein::grade::grade(
+        &exercise,
+        &pruefstein::submission::Submission::Source {
+            language: pruefstein::submission::Language::Python,
+            text: std::fs::read_to_string(dir.join("mutants/no-transaction.py")).expect("mutant"),
+        },
+        &pruefstein::grade::GradeOptions::default(),
+    )
+    .expect("grades");
+    let failed: Vec<&str> = report.checks.iter().filter(|c| !c.passed).map(|c| c.name.as_str()).collect();
+    assert!(failed.contains(&"crash-points"), "{failed:?}");
+
+    // On the command line; a prediction exercise takes no language, and nothing is written.
+    let cli_dir = temp.path().join("09-python");
+    let new = Command::new(BIN)
+        .args(["new", "consumer", "--language", "python"])
+        .arg(&cli_dir)
+        .output()
+        .expect("runs");
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    assert!(String::from_utf8_lossy(&new.stdout).contains("mutants/no-transaction.py"));
+    let prediction = temp.path().join("10-python");
+    let refused = Command::new(BIN)
+        .args(["new", "prediction", "--language", "python"])
+        .arg(&prediction)
+        .output()
+        .expect("runs");
+    assert_eq!(refused.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--language is for consumer exercises"));
+    assert!(!prediction.exists());
+}

@@ -9,10 +9,12 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use pruefstein::report::Verdict;
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::{Language, Submission};
 use pruefstein::text::Lang;
 
-use crate::support::{failed, grade_consumer as grade_bytes, repo as root};
+use crate::support::{consumer_exercise, failed, grade_consumer as grade_bytes, repo as root};
 
 fn kit(name: &str) -> PathBuf {
     root().join("graders/consumer/kits").join(name)
@@ -76,8 +78,15 @@ fn check_kit(case: &KitCase, build: impl Fn(&Path, &Path) + Sync) {
         }
     });
     let read = |m: &PathBuf| std::fs::read(m).unwrap_or_else(|e| panic!("{}: {e}", m.display()));
+    check_reports(case, |index| grade_bytes(read(&modules[index])));
+}
 
-    let report = grade_bytes(read(&modules[1]));
+/// Grades the skeleton (0), the correct solution (1) and the mutants (2, …) of `case` with `grade`
+/// and asserts: the solution passes, each mutant fails its declared check, the skeleton fails
+/// `fresh-message` with an explanation and its log line.
+fn check_reports(case: &KitCase, grade: impl Fn(usize) -> Report) {
+    let dir = kit(case.kit);
+    let report = grade(1);
     assert_eq!(
         report.verdict,
         Verdict::Passed,
@@ -88,9 +97,9 @@ fn check_kit(case: &KitCase, build: impl Fn(&Path, &Path) + Sync) {
     );
     assert_eq!(report.score.points, report.score.max);
 
-    for ((file, check), module) in case.mutants.iter().zip(&modules[2..]) {
+    for (index, (file, check)) in case.mutants.iter().enumerate() {
         assert_eq!(&declared_check(&dir.join(file)), check, "{} {file}: declared check", case.kit);
-        let report = grade_bytes(read(module));
+        let report = grade(index + 2);
         assert_eq!(report.verdict, Verdict::Failed, "{} {file}", case.kit);
         assert!(
             failed(&report).iter().any(|c| c == check),
@@ -101,7 +110,7 @@ fn check_kit(case: &KitCase, build: impl Fn(&Path, &Path) + Sync) {
     }
 
     // The skeleton compiles and is graded: a failing report that says what went wrong.
-    let report = grade_bytes(read(&modules[0]));
+    let report = grade(0);
     assert_eq!(report.verdict, Verdict::Failed, "{} skeleton: {:?}", case.kit, report.rejection);
     assert!(report.rejection.is_none());
     let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message ran");
@@ -149,6 +158,32 @@ fn wat_kit_grades_directly() {
     // WAT has no build step: the text is the submission. "Building" copies it.
     check_kit(&case, |source, module| {
         std::fs::copy(source, module).unwrap_or_else(|e| panic!("{}: {e}", source.display()));
+    });
+}
+
+#[test]
+fn python_kit_grades_the_source() {
+    let case = KitCase {
+        kit: "python",
+        skeleton: "consumer.py",
+        correct: "examples/correct.py",
+        mutants: &[
+            ("examples/ignores-duplicate.py", "duplicate-same-instance"),
+            ("examples/credits-before-remembering.py", "crash-points"),
+        ],
+    };
+    let dir = kit("python");
+    let mut sources = vec![case.skeleton, case.correct];
+    sources.extend(case.mutants.iter().map(|(file, _)| *file));
+    // Python has no build step: the source is the submission.
+    check_reports(&case, |index| {
+        let text = std::fs::read_to_string(dir.join(sources[index])).expect("kit source");
+        grade(
+            consumer_exercise(),
+            &Submission::Source { language: Language::Python, text },
+            &GradeOptions::default(),
+        )
+        .expect("grades")
     });
 }
 

@@ -1,6 +1,7 @@
 //! Whole reports pinned byte for byte: every solution and every mutant of the consumer exercises
-//! (03 and 04) and the WAT kit's examples (graded against exercise 03) are graded, and each report's
-//! JSON is compared with `tests/golden/reports/<exercise>/<file>.json`. A change in how the harness
+//! (03 and 04), in WAT and in Python, and the WAT and Python kits' examples (graded against exercise
+//! 03) are graded, and each report's JSON is compared with
+//! `tests/golden/reports/<exercise>/<file>.json` (`<stem>.json` for WAT, `<stem>.py.json` for Python). A change in how the harness
 //! runs a grading (where its databases live, how instances are made) must leave every report as it
 //! was; a change that is meant to alter reports rewrites the files with
 //! `PRUEFSTEIN_BLESS=1 cargo test --test integration reports::` and shows the diff in the commit.
@@ -8,6 +9,8 @@
 use std::path::{Path, PathBuf};
 
 use pruefstein::exercise::Exercise;
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::submission::{Language, Submission};
 
 use crate::support::{self, exercise_dir, load, repo};
 
@@ -16,13 +19,33 @@ const KIT_EXERCISE: &str = "03-idempotenter-konsument";
 
 /// The `.wat` files directly in `dir`, sorted by name.
 fn wat_files(dir: &Path) -> Vec<PathBuf> {
+    files_with(dir, "wat")
+}
+
+/// The files with `extension` directly in `dir`, sorted by name.
+fn files_with(dir: &Path, extension: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "wat"))
+        .filter(|path| path.extension().is_some_and(|ext| ext == extension))
         .collect();
     files.sort();
     files
+}
+
+/// The report of the file at `path`, as JSON, and the name of its golden file: a module by its
+/// stem, Python source by its stem and `.py`.
+fn graded(exercise: &Exercise, path: &Path) -> (String, String) {
+    let stem = path.file_stem().expect("file name").to_string_lossy().into_owned();
+    if path.extension().is_some_and(|ext| ext == "py") {
+        let text = std::fs::read_to_string(path).expect("source file");
+        let submission = Submission::Source { language: Language::Python, text };
+        let report = grade(exercise, &submission, &GradeOptions::default()).expect("grades");
+        (report.to_json(), format!("{stem}.py.json"))
+    } else {
+        let bytes = std::fs::read(path).expect("module file");
+        (support::grade_module(exercise, bytes).to_json(), format!("{stem}.json"))
+    }
 }
 
 /// Grades every module in `modules` against `exercise` and compares (or, when blessing, writes)
@@ -36,10 +59,9 @@ fn check_reports(exercise: &Exercise, golden: &str, modules: &[PathBuf]) -> usiz
     }
     let mut differ = Vec::new();
     for module in modules {
-        let bytes = std::fs::read(module).expect("module file");
-        let json = support::grade_module(exercise, bytes).to_json();
-        let stem = module.file_stem().expect("file name").to_string_lossy();
-        let path = dir.join(format!("{stem}.json"));
+        let (json, name) = graded(exercise, module);
+        let stem = name.trim_end_matches(".json").to_string();
+        let path = dir.join(name);
         if bless {
             std::fs::write(&path, &json).expect("write golden report");
             continue;
@@ -65,6 +87,8 @@ fn check_exercise(slug: &str) {
     let dir = exercise_dir(slug);
     let mut modules = wat_files(&dir.join("solutions"));
     modules.extend(wat_files(&dir.join("mutants")));
+    modules.extend(files_with(&dir.join("solutions"), "py"));
+    modules.extend(files_with(&dir.join("mutants"), "py"));
     let graded = check_reports(&load(slug), slug, &modules);
     // A folder that went missing would pass silently.
     assert!(graded >= 2, "{slug}: only {graded} modules found");
@@ -85,4 +109,12 @@ fn wat_kit_example_reports_are_unchanged() {
     let modules = wat_files(&repo().join("graders/consumer/kits/wat/examples"));
     let graded = check_reports(&load(KIT_EXERCISE), "wat-kit", &modules);
     assert!(graded >= 2, "only {graded} kit examples found");
+}
+
+#[test]
+fn python_kit_example_reports_are_unchanged() {
+    let mut files = files_with(&repo().join("graders/consumer/kits/python/examples"), "py");
+    files.push(repo().join("graders/consumer/kits/python/consumer.py"));
+    let graded = check_reports(&load(KIT_EXERCISE), "python-kit", &files);
+    assert!(graded >= 3, "only {graded} kit files found");
 }
