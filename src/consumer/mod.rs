@@ -110,6 +110,15 @@ pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result
         .map_err(|message| GradeError::Exercise { slug: exercise.slug.clone(), message: message.clone() })
 }
 
+/// The placeholder for the submitted file in a replay command: a module, or a source file with its
+/// language's extension.
+fn replay_file(submission: &Submission) -> String {
+    match submission {
+        Submission::Source { language, .. } => format!("<consumer.{}>", language.extension()),
+        _ => "<module.wasm>".to_string(),
+    }
+}
+
 fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
     let stack = exercise.limits.wasm_stack_bytes;
     crate::sandbox::with_stack(stack, || compute_oracle_here(exercise, consumer))?
@@ -318,6 +327,7 @@ fn build_report(
     let sha = submission.sha256();
     let seed = seed_of(submission);
     let dir = exercise.replay_dir();
+    let file = replay_file(submission);
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {
@@ -329,10 +339,7 @@ fn build_report(
                     module: sha[..REPLAY_HASH_CHARS].to_string(),
                     spec: result.replay_spec.clone(),
                 };
-                format!(
-                    "pruefstein grade {dir} <module.wasm> --replay {}   # seed {seed:#018x}",
-                    token.render()
-                )
+                format!("pruefstein grade {dir} {file} --replay {}   # seed {seed:#018x}", token.render())
             });
             CheckReport {
                 replay,
@@ -383,7 +390,7 @@ fn build_report(
         summary,
         checks,
         coverage,
-        replay: Some(format!("pruefstein grade {dir} <module.wasm>   # sha256 {}", submission.sha256())),
+        replay: Some(format!("pruefstein grade {dir} {file}   # sha256 {}", submission.sha256())),
         ..report_base(exercise, submission)
     }
 }

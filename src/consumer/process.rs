@@ -307,6 +307,61 @@ impl DeliveryOutcome {
     }
 }
 
+/// The line a Python traceback starts with.
+const TRACEBACK_START: &str = "Traceback (most recent call last):";
+/// The start of a traceback line for a frame of the interpreter guest's own `sqlite3` module.
+const INTERPRETER_FRAME: &str = "  File \"sqlite3.py\"";
+
+/// Removes the frames of the guest's `sqlite3` module from the tracebacks `instance` logged: in
+/// CPython, `sqlite3` is written in C and its frames do not show, so a student reads only their own
+/// lines.
+fn hide_interpreter_frames(events: &mut Vec<TraceEvent>, instance: u32) {
+    let mut in_traceback = false;
+    events.retain(|event| match event {
+        TraceEvent::Log { instance: i, text } if *i == instance => {
+            if text == TRACEBACK_START {
+                in_traceback = true;
+                true
+            } else if in_traceback && text.starts_with(INTERPRETER_FRAME) {
+                false
+            } else {
+                in_traceback &= text.starts_with("  ");
+                true
+            }
+        }
+        _ => true,
+    });
+}
+
+/// The exception of the last traceback `instance` logged, as a note for the failure text: its
+/// type and message, and the line of the student's file it was raised at.
+fn python_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
+    let logged: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            TraceEvent::Log { instance: i, text } if *i == instance => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let start = logged.iter().rposition(|line| *line == TRACEBACK_START)?;
+    let rest = &logged[start + 1..];
+    let exception = rest.iter().find(|line| !line.starts_with("  "))?.trim();
+    let frame =
+        rest.iter().rev().filter_map(|line| line.strip_prefix("  File \"consumer.py\", line ")).find_map(
+            |tail| {
+                let (line, function) = tail.split_once(", in ")?;
+                Some((line.parse::<u32>().ok()?, function.trim()))
+            },
+        );
+    Some(match frame {
+        Some((line, function)) => text!(
+            "Python-Ausnahme in Zeile {line} ({function}): {exception}.",
+            "Python exception at line {line} ({function}): {exception}."
+        ),
+        None => text!("Python-Ausnahme: {exception}.", "Python exception: {exception}."),
+    })
+}
+
 pub struct ConsumerProcess {
     store: Store<GuestState>,
     entry: TypedFunc<(), i32>,
@@ -317,6 +372,9 @@ pub struct ConsumerProcess {
     /// the delivery's own budget).
     capped: bool,
     alive: bool,
+    /// A Python consumer on the interpreter guest: an exception it raised is told in Python's
+    /// words ([`python_exception_note`]).
+    python: bool,
     /// Counts this instance among the thread's live ones (after `store`: dropped after it).
     _live: LiveInstance,
 }
@@ -478,6 +536,7 @@ impl ConsumerProcess {
             deadline: *deadline,
             capped: false,
             alive: true,
+            python: compiled.python.is_some(),
             _live: live,
         })
     }
@@ -543,6 +602,15 @@ impl ConsumerProcess {
                             "The transaction was still open on return; the harness rolls it back."
                         ),
                     });
+                }
+                if self.python {
+                    hide_interpreter_frames(&mut state.events, instance);
+                    if value != 0
+                        && value != 1
+                        && let Some(note) = python_exception_note(&state.events, instance)
+                    {
+                        state.notes.push(note);
+                    }
                 }
                 DeliveryEnd::Returned(value)
             }

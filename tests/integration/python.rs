@@ -217,3 +217,60 @@ fn an_exercise_may_restrict_the_languages_it_accepts() {
     let error = exercise.expect_err("an unknown language is a load error");
     assert!(error.contains("unknown language \"cobol\"") && error.contains("exercise.toml"), "{error}");
 }
+
+#[test]
+fn an_exception_is_told_in_pythons_words_with_its_line_and_the_check_replays_from_the_source() {
+    let text =
+        std::fs::read_to_string(repo().join("graders/consumer/kits/python/consumer.py")).expect("skeleton");
+    let line = 1 + text
+        .lines()
+        .position(|l| l.trim_start().starts_with("raise NotImplementedError"))
+        .expect("raise");
+    let report = grade_python(&text);
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    let told = format!("at line {line} (verarbeite): NotImplementedError: verarbeite is not written yet");
+    assert!(failure.en.contains(&told), "{}", failure.en);
+    assert!(
+        failure.de.contains(&format!("in Zeile {line} (verarbeite): NotImplementedError")),
+        "{}",
+        failure.de
+    );
+
+    // The traceback in the trace shows the student's own frames, as CPython's would: not the
+    // frames of the interpreter's sqlite3 module.
+    let pruefstein::report::CheckDetail::Consumer(detail) = &fresh.detail else { panic!("a consumer check") };
+    let logged: Vec<&str> = detail
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            pruefstein::consumer::detail::TraceEvent::Log { text, .. } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        logged.contains(&format!("  File \"consumer.py\", line {line}, in verarbeite").as_str()),
+        "{logged:?}"
+    );
+    assert!(!logged.iter().any(|l| l.contains("sqlite3.py")), "{logged:?}");
+
+    // A constraint the student's code runs into is named the same way (CPython's message).
+    let swallowing = "def verarbeite(con, msg):\n    with con:\n        con.execute(\"INSERT INTO gesehen (msg_id) VALUES (?)\", (1,))\n        con.execute(\"INSERT INTO gesehen (msg_id) VALUES (?)\", (1,))\n    return True\n";
+    let report = grade_python(swallowing);
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = &fresh.failure.as_ref().expect("explained").en;
+    assert!(
+        failure.contains("at line 4 (verarbeite): IntegrityError: UNIQUE constraint failed: gesehen.msg_id"),
+        "{failure}"
+    );
+
+    // The replay command names a source file, and replays the check from it.
+    let command = fresh.replay.as_ref().expect("a replay command");
+    assert!(command.contains("<consumer.py> --replay "), "{command}");
+    let token = command.split("--replay ").nth(1).and_then(|r| r.split_whitespace().next()).expect("token");
+    let options = GradeOptions { replay: Some(token.to_string()), ..GradeOptions::default() };
+    let submission = Submission::Source { language: Language::Python, text: swallowing.to_string() };
+    let replayed = grade(consumer_exercise(), &submission, &options).expect("replays");
+    assert_eq!(replayed.checks.len(), 1);
+    assert_eq!(replayed.checks[0].failure, fresh.failure);
+}
