@@ -5,7 +5,8 @@
 //!
 //! Only modules that Prüfstein compiled itself are ever deserialized (`Module::deserialize` runs
 //! machine code it is given): each entry carries an HMAC-SHA256 over its name and bytes, keyed by a
-//! secret that the cache directory holds (created with mode 0600 in a directory of mode 0700). An
+//! secret that the cache directory holds (created with mode 0600 in a directory of mode 0700; a
+//! directory or key that belongs to another user, or that others may write or read, is refused). An
 //! entry whose MAC does not verify, that is larger than [`MODULE_CACHE_ENTRY_BYTES_MAX`], or that
 //! wasmtime refuses (another version or engine settings) is removed and the module compiled afresh.
 //! A student's submission never goes through the cache.
@@ -93,7 +94,14 @@ pub fn user_cache_dir() -> Option<PathBuf> {
 impl ModuleCache {
     /// Opens the cache at `dir`, creating it (mode 0700) and its key (mode 0600) if missing.
     pub fn open(dir: &Path, bytes_max: u64) -> Result<ModuleCache, String> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt, PermissionsExt};
+        Self::open_owned_by(dir, bytes_max, None)
+    }
+
+    /// [`ModuleCache::open`], with the directory and key required to belong to `owner` (this
+    /// process's user when `None`): a directory someone else made, and could have put a key and
+    /// entries in, is refused.
+    fn open_owned_by(dir: &Path, bytes_max: u64, owner: Option<u32>) -> Result<ModuleCache, String> {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
         let context = |what: &str, e: std::io::Error| format!("module cache {}: {what}: {e}", dir.display());
         std::fs::DirBuilder::new()
             .recursive(true)
@@ -106,6 +114,17 @@ impl ModuleCache {
                 "module cache {}: others may write to the directory (mode {:o}); it must be private",
                 dir.display(),
                 meta.permissions().mode() & 0o777
+            ));
+        }
+        let owner = match owner {
+            Some(owner) => owner,
+            None => own_uid(dir).map_err(|e| context("cannot write in the directory", e))?,
+        };
+        if meta.uid() != owner {
+            return Err(format!(
+                "module cache {}: the directory belongs to another user (uid {}); it must be this user's own",
+                dir.display(),
+                meta.uid()
             ));
         }
         let key_path = dir.join(KEY_FILE);
@@ -139,6 +158,13 @@ impl ModuleCache {
             }
             Err(e) => return Err(context("cannot read the key", e)),
         };
+        let key_meta = std::fs::metadata(&key_path).map_err(|e| context("cannot read the key", e))?;
+        if key_meta.uid() != owner || key_meta.permissions().mode() & 0o077 != 0 {
+            return Err(format!(
+                "module cache {}: the key file belongs to another user or others may read it; it must be private",
+                dir.display()
+            ));
+        }
         Ok(ModuleCache { dir: dir.to_path_buf(), key, bytes_max, counts: Counts::default() })
     }
 
@@ -267,6 +293,19 @@ impl ModuleCache {
             }
         }
     }
+}
+
+/// The user id this process creates files as: the owner of a probe file it makes in `dir`.
+fn own_uid(dir: &Path) -> std::io::Result<u32> {
+    use std::os::unix::fs::MetadataExt;
+    static PROBES: AtomicU64 = AtomicU64::new(0);
+    let probe =
+        dir.join(format!(".owner.{}.{}.tmp", std::process::id(), PROBES.fetch_add(1, Ordering::Relaxed)));
+    let file = std::fs::OpenOptions::new().write(true).create_new(true).open(&probe)?;
+    let uid = file.metadata().map(|m| m.uid());
+    drop(file);
+    let _ = std::fs::remove_file(&probe);
+    uid
 }
 
 /// The name of the entry for `binary` compiled by `engine` (hex SHA-256).
@@ -432,6 +471,23 @@ mod tests {
         let held: Vec<u32> = (1..=4).filter(|n| cache.entry_path(engine, &module(*n)).is_file()).collect();
         assert_eq!(held, vec![1, 3, 4]);
         assert_eq!(cache.counts().evicted.load(Ordering::Relaxed), 1);
+    }
+
+    #[test]
+    fn a_directory_or_key_of_another_user_is_refused() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("modules");
+        ModuleCache::open(&dir, MODULE_CACHE_BYTES_MAX).expect("our own");
+        let ours = std::fs::metadata(&dir).expect("dir").uid();
+        let error =
+            ModuleCache::open_owned_by(&dir, MODULE_CACHE_BYTES_MAX, Some(ours + 1)).expect_err("theirs");
+        assert!(error.contains("belongs to another user"), "{error}");
+        // A key others may read is no secret.
+        let key = dir.join(KEY_FILE);
+        std::fs::set_permissions(&key, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let error = ModuleCache::open(&dir, MODULE_CACHE_BYTES_MAX).expect_err("a readable key");
+        assert!(error.contains("must be private"), "{error}");
     }
 
     #[test]
