@@ -259,7 +259,13 @@ fn grade_here(
         Err(rejection) => return Ok(rejected(exercise, submission, rejection)),
     };
     let oracle = oracle(exercise, consumer)?;
-    let mut harness = Harness::new(consumer, &exercise.limits, &compiled)?;
+    // The limits the instances run under, with the stack their engine has (deeper for an
+    // interpreter), so that a stack overflow names the stack that overflowed.
+    let limits = crate::limits::Limits {
+        wasm_stack_bytes: wasm_stack_for(exercise, submission),
+        ..exercise.limits.clone()
+    };
+    let mut harness = Harness::new(consumer, &limits, &compiled)?;
     harness.seed = seed_of(submission);
     harness.deadline = deadline;
     if let Some(token) = &options.replay {

@@ -73,6 +73,14 @@ fn deep_recursion_ends_with_a_named_limit() {
         json.contains("maximum recursion depth exceeded") || json.contains("stack-limit"),
         "the recursion limit is named: {json}"
     );
+    // A stack overflow names the interpreter's stack, not a compiled module's.
+    let python_kib = pruefstein::limits::PYTHON_WASM_STACK_BYTES / 1024;
+    let module_kib = pruefstein::limits::WASM_STACK_BYTES_MAX / 1024;
+    assert_ne!(python_kib, module_kib);
+    if json.contains("The stack overflowed") {
+        assert!(json.contains(&format!("The stack overflowed ({python_kib} KiB")), "{json}");
+    }
+    assert!(!json.contains(&format!("({module_kib} KiB, limit")), "{json}");
 }
 
 #[test]
