@@ -12,9 +12,7 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok\n")
 }
 
-/// Readiness: exercises loaded, the store answers, not shutting down. When the store does not
-/// answer (a shared database unreachable), the body says why, so that the operator sees it in the
-/// load balancer's health check.
+/// Readiness: exercises loaded, the store answers, not shutting down.
 #[utoipa::path(
     get,
     path = "/readyz",
@@ -28,6 +26,8 @@ pub async fn readyz(shared: Data) -> HttpResponse {
     if shared.catalogue.all().is_empty() {
         return HttpResponse::ServiceUnavailable().content_type("text/plain").body("no exercises loaded\n");
     }
+    // When the store does not answer (a shared database unreachable), the body says why, so that
+    // the operator sees it in the load balancer's health check.
     let store = shared.store.clone();
     match actix_web::web::block(move || store.stats()).await {
         Ok(Ok(_)) => HttpResponse::Ok().content_type("text/plain").body("ready\n"),
