@@ -20,6 +20,8 @@ pub struct ScratchServer {
     admin_url: String,
     /// The throwaway server's directory (data and socket); none for a given server.
     dir: Option<PathBuf>,
+    /// Whether the throwaway server flushes its commits (`fsync`); the tests' servers do not.
+    durable: bool,
     next: AtomicU64,
 }
 
@@ -49,7 +51,13 @@ impl ScratchServer {
 
     /// A throwaway server of the caller's own (never the given one), to stop and start in a test.
     pub fn start_separate() -> Result<ScratchServer, String> {
-        start_local()
+        start_local(false)
+    }
+
+    /// A throwaway server of the caller's own that flushes every commit as a production server
+    /// does (`fsync` on), for measurements.
+    pub fn start_durable() -> Result<ScratchServer, String> {
+        start_local(true)
     }
 
     /// Stops the throwaway server at once (as a crash would); its data stays.
@@ -61,7 +69,7 @@ impl ScratchServer {
     /// Starts the stopped throwaway server again.
     pub fn start(&self) -> Result<(), String> {
         let dir = self.dir.as_ref().ok_or("a given server is not started by the tests")?;
-        start_server(&dir.join("data"), dir)
+        start_server(&dir.join("data"), dir, self.durable)
     }
 }
 
@@ -83,7 +91,10 @@ pub fn run_sql(url: &str, sql: &str) -> Result<(), String> {
                 .await
                 .map_err(|e| format!("cannot connect to {url}: {e}"))?;
             let driver = tokio::spawn(connection);
-            let done = client.batch_execute(&sql).await.map_err(|e| format!("{sql}: {e}"));
+            let done = client.batch_execute(&sql).await.map_err(|e| match e.as_db_error() {
+                Some(db) => format!("{sql}: {}", db.message()),
+                None => format!("{sql}: {e}"),
+            });
             drop(client);
             let _ = driver.await;
             done
@@ -138,13 +149,13 @@ fn checked(command: &mut Command, what: &str) -> Result<(), String> {
 /// Starts (or, with the variable set, finds) the server.
 fn start() -> Result<ScratchServer, String> {
     if let Ok(url) = std::env::var(TEST_DATABASE_VAR) {
-        return Ok(ScratchServer { admin_url: url, dir: None, next: AtomicU64::new(0) });
+        return Ok(ScratchServer { admin_url: url, dir: None, durable: true, next: AtomicU64::new(0) });
     }
-    start_local()
+    start_local(false)
 }
 
 /// Starts a throwaway server in a new temporary directory.
-fn start_local() -> Result<ScratchServer, String> {
+fn start_local(durable: bool) -> Result<ScratchServer, String> {
     let dir = tempfile::Builder::new().prefix("pruefstein-pg-").tempdir().map_err(|e| e.to_string())?.keep();
     // The server runs as `postgres`: it needs to write its socket here.
     std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o777))
@@ -164,7 +175,7 @@ fn start_local() -> Result<ScratchServer, String> {
         ]),
         "initdb",
     )?;
-    start_server(&data, &dir)?;
+    start_server(&data, &dir, durable)?;
     // The server goes when this process does: a watcher stops it and removes its directory.
     let watcher = format!(
         "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} ; rm -rf '{dir}'",
@@ -183,12 +194,15 @@ fn start_local() -> Result<ScratchServer, String> {
     Ok(ScratchServer {
         admin_url: format!("postgresql:///postgres?host={}&user=postgres", dir.display()),
         dir: Some(dir),
+        durable,
         next: AtomicU64::new(0),
     })
 }
 
-/// Starts the server of `data`, listening on a socket in `socket_dir` only.
-pub fn start_server(data: &Path, socket_dir: &Path) -> Result<(), String> {
+/// Starts the server of `data`, listening on a socket in `socket_dir` only; without flushing its
+/// commits to disk unless `durable` (a crash of the server loses nothing either way, a power cut would).
+pub fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Result<(), String> {
+    let unflushed = if durable { "" } else { " -c fsync=off -c full_page_writes=off" };
     checked(
         pg_command(&program("pg_ctl")?)
             .arg("-D")
@@ -197,7 +211,7 @@ pub fn start_server(data: &Path, socket_dir: &Path) -> Result<(), String> {
             .arg(data.join("server.log"))
             .arg("-o")
             .arg(format!(
-                "-c listen_addresses='' -k {} -c max_connections=300 -c fsync=off -c full_page_writes=off",
+                "-c listen_addresses='' -k {} -c max_connections=300{unflushed}",
                 socket_dir.display()
             ))
             .arg("start")
