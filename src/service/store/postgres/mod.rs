@@ -7,8 +7,8 @@
 //! The trait is synchronous and is called from blocking threads (and now and then from an async
 //! handler), so the store runs its own small tokio runtime with `tokio-postgres` and a bounded
 //! `deadpool-postgres` pool on it: a call hands its transaction to that runtime and blocks on a
-//! channel for the outcome, which works from any thread. Each [`Store`] method is one transaction
-//! (or one statement, for reads).
+//! channel for the outcome, which works from any thread. Each [`Store`] method is one transaction:
+//! an explicit one when it runs several statements, the statement's own when it runs one.
 
 pub mod error;
 mod listen;
@@ -48,6 +48,19 @@ macro_rules! in_transaction {
             let $tx = client.transaction().await?;
             let value = $body?;
             $tx.commit().await?;
+            Ok::<_, Failure>(value)
+        })
+    };
+}
+
+/// Runs one statement that writes, without `BEGIN` and `COMMIT`: PostgreSQL runs a single statement
+/// as its own transaction, so the explicit ones would only cost two round trips more.
+/// `autocommit!(self, "operation", |c| body)`, where `body` uses `&c` (a pooled connection).
+macro_rules! autocommit {
+    ($store:expr, $operation:expr, |$c:ident| $body:expr) => {
+        $store.run($operation, move |pool| async move {
+            let $c = pool.get().await?;
+            let value = $body?;
             Ok::<_, Failure>(value)
         })
     };
@@ -254,8 +267,7 @@ impl Store for PgStore {
         now: Millis,
     ) -> Result<Vec<LeasedJob>, StoreError> {
         let (node, now) = (self.node.clone(), self.lease_now(now));
-        in_transaction!(self, "lease jobs", |tx| queue::lease_jobs(&tx, &node, max, share, lease_ms, now)
-            .await)
+        autocommit!(self, "lease jobs", |tx| queue::lease_jobs(&tx, &node, max, share, lease_ms, now).await)
     }
 
     fn renew_lease(
@@ -266,7 +278,7 @@ impl Store for PgStore {
         now: Millis,
     ) -> Result<bool, StoreError> {
         let now = self.lease_now(now);
-        in_transaction!(self, "renew a lease", |tx| queue::renew(&tx, submission_id, attempt, lease_ms, now)
+        autocommit!(self, "renew a lease", |tx| queue::renew(&tx, submission_id, attempt, lease_ms, now)
             .await)
     }
 
@@ -300,8 +312,7 @@ impl Store for PgStore {
 
     fn release_job(&self, job: &LeasedJob, count_attempt: bool) -> Result<(), StoreError> {
         let (id, attempt) = (job.submission_id, job.attempt);
-        in_transaction!(self, "release a job", |tx| queue::release(&tx, id, attempt, count_attempt, None)
-            .await)
+        autocommit!(self, "release a job", |tx| queue::release(&tx, id, attempt, count_attempt, None).await)
     }
 
     fn defer_job(&self, job: &LeasedJob, until: Millis, count_attempt: bool) -> Result<(), StoreError> {
@@ -312,7 +323,7 @@ impl Store for PgStore {
             LeaseClock::Database => (None, (until - caller_now).max(0)),
             LeaseClock::Caller => (Some(until), 0),
         };
-        in_transaction!(self, "defer a job", |tx| queue::release(&tx, id, attempt, count_attempt, Some(due))
+        autocommit!(self, "defer a job", |tx| queue::release(&tx, id, attempt, count_attempt, Some(due))
             .await)
     }
 
@@ -323,15 +334,13 @@ impl Store for PgStore {
 
     fn lease_events(&self, limit: usize, lease_ms: u64, now: Millis) -> Result<Vec<OutboxEvent>, StoreError> {
         let (node, now) = (self.node.clone(), self.lease_now(now));
-        in_transaction!(self, "lease webhook events", |tx| queue::lease_events(
-            &tx, &node, limit, lease_ms, now
-        )
-        .await)
+        autocommit!(self, "lease webhook events", |tx| queue::lease_events(&tx, &node, limit, lease_ms, now)
+            .await)
     }
 
     fn record_delivery(&self, event_id: &str, delivery: &Delivery, now: Millis) -> Result<(), StoreError> {
         let (event_id, delivery) = (event_id.to_string(), delivery.clone());
-        in_transaction!(self, "record a webhook delivery", |tx| queue::record_delivery(
+        autocommit!(self, "record a webhook delivery", |tx| queue::record_delivery(
             &tx, &event_id, &delivery, now
         )
         .await)
@@ -361,8 +370,7 @@ impl Store for PgStore {
     }
 
     fn forget_idempotency_keys(&self, before: Millis) -> Result<u64, StoreError> {
-        in_transaction!(self, "forget idempotency keys", |tx| queue::forget_idempotency_keys(&tx, before)
-            .await)
+        autocommit!(self, "forget idempotency keys", |tx| queue::forget_idempotency_keys(&tx, before).await)
     }
 
     fn stats(&self) -> Result<Stats, StoreError> {
@@ -371,7 +379,7 @@ impl Store for PgStore {
 
     fn set_teacher(&self, name: &str, teacher: bool) -> Result<bool, StoreError> {
         let name = name.to_string();
-        in_transaction!(self, "make a client a teacher", |tx| records::set_teacher(&tx, &name, teacher).await)
+        autocommit!(self, "make a client a teacher", |tx| records::set_teacher(&tx, &name, teacher).await)
     }
 
     fn list_submissions(
