@@ -205,16 +205,13 @@ pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
 }
 
 /// What a node does when a shared store tells it what another node did: grading threads look for
-/// the queued jobs, requests waiting for a finished submission answer, and the webhook senders look
-/// for its event.
+/// the queued jobs, and requests waiting for a finished submission answer. (The webhook senders are
+/// not woken: the node that finished the job wakes its own, which lease its event.)
 fn hear(shared: &std::sync::Weak<Shared>, notice: Notice) {
     let Some(shared) = shared.upgrade() else { return };
     match notice {
         Notice::JobsQueued => shared.work.notify(),
-        Notice::Finished(id) => {
-            shared.waiters.finished(id, None);
-            shared.outbox.notify();
-        }
+        Notice::Finished(id) => shared.waiters.finished(id, None),
     }
 }
 

@@ -673,6 +673,8 @@ fn a_listening_node_hears_queued_jobs_and_finished_submissions() {
     b.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
     assert_eq!(next(), Notice::JobsQueued);
     let job = b.lease_jobs(1, 1, 60_000, 0).unwrap().pop().unwrap();
+    // a's own submission is not news to a: it woke its own threads.
+    a.submit(&new_submission(client.id, None, "(2)"), 10, 0).unwrap();
     assert!(complete(&b, &job, &graded("passed", 2, "h"), None, 0));
     assert_eq!(next(), Notice::Finished(job.submission_id));
     // A late second completion stores nothing and says nothing.

@@ -17,21 +17,23 @@ use tokio_postgres::{AsyncMessage, NoTls};
 use super::queue::{FINISHED_CHANNEL, JOBS_CHANNEL};
 use crate::service::store::Notice;
 
-/// What a notification on one of the store's channels means.
-pub fn notice(channel: &str, payload: &str) -> Option<Notice> {
+/// What a notification on one of the store's channels means to `node`: nothing if `node` sent it
+/// itself about queued jobs (it woke its own grading threads already).
+pub fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
     match channel {
-        JOBS_CHANNEL => Some(Notice::JobsQueued),
+        JOBS_CHANNEL => (payload != node).then_some(Notice::JobsQueued),
         FINISHED_CHANNEL => payload.parse().ok().map(Notice::Finished),
         _ => None,
     }
 }
 
 /// Listens until the runtime stops, connecting again whenever the connection is lost.
-pub async fn listen(config: tokio_postgres::Config, hear: Arc<dyn Fn(Notice) + Send + Sync>) {
+pub async fn listen(config: tokio_postgres::Config, node: Arc<str>, hear: Arc<dyn Fn(Notice) + Send + Sync>) {
     loop {
         match config.connect(NoTls).await {
             Ok((client, mut connection)) => {
                 let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
+                let node = node.clone();
                 // The connection delivers notifications only while it is polled.
                 let driver = tokio::spawn(async move {
                     let mut messages =
@@ -39,7 +41,7 @@ pub async fn listen(config: tokio_postgres::Config, hear: Arc<dyn Fn(Notice) + S
                     while let Some(message) = messages.next().await {
                         match message {
                             Ok(AsyncMessage::Notification(n)) => {
-                                if sender.send(notice(n.channel(), n.payload())).is_err() {
+                                if sender.send(notice(n.channel(), n.payload(), &node)).is_err() {
                                     return;
                                 }
                             }
@@ -76,9 +78,10 @@ mod tests {
 
     #[test]
     fn notifications_are_read_by_channel() {
-        assert_eq!(notice(JOBS_CHANNEL, ""), Some(Notice::JobsQueued));
-        assert_eq!(notice(FINISHED_CHANNEL, "42"), Some(Notice::Finished(42)));
-        assert_eq!(notice(FINISHED_CHANNEL, "x"), None);
-        assert_eq!(notice("other", "1"), None);
+        assert_eq!(notice(JOBS_CHANNEL, "node-b", "node-a"), Some(Notice::JobsQueued));
+        assert_eq!(notice(JOBS_CHANNEL, "node-a", "node-a"), None, "its own jobs woke it already");
+        assert_eq!(notice(FINISHED_CHANNEL, "42", "node-a"), Some(Notice::Finished(42)));
+        assert_eq!(notice(FINISHED_CHANNEL, "x", "node-a"), None);
+        assert_eq!(notice("other", "1", "node-a"), None);
     }
 }

@@ -251,8 +251,9 @@ impl Store for PgStore {
     }
 
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError> {
-        let new = new.clone();
-        in_transaction!(self, "store a submission", |tx| queue::submit(&tx, &new, queue_max, now).await)
+        let (node, new) = (self.node.clone(), new.clone());
+        in_transaction!(self, "store a submission", |tx| queue::submit(&tx, &node, &new, queue_max, now)
+            .await)
     }
 
     fn submission(&self, id: i64) -> Result<Option<SubmissionRecord>, StoreError> {
@@ -416,8 +417,8 @@ impl Store for PgStore {
     }
 
     fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError> {
-        let ids = ids.to_vec();
-        in_transaction!(self, "queue regrades", |tx| records::queue_regrades(&tx, &ids).await)
+        let (node, ids) = (self.node.clone(), ids.to_vec());
+        in_transaction!(self, "queue regrades", |tx| records::queue_regrades(&tx, &node, &ids).await)
     }
 
     fn exercise_submissions(
@@ -519,7 +520,7 @@ impl Store for PgStore {
     }
 
     fn listen(&self, hear: Arc<dyn Fn(Notice) + Send + Sync>) -> Result<(), StoreError> {
-        self.handle.spawn(listen::listen(self.config.clone(), hear));
+        self.handle.spawn(listen::listen(self.config.clone(), self.node.clone(), hear));
         Ok(())
     }
 }

@@ -17,7 +17,8 @@ use crate::service::store::{
 };
 use crate::submission::Submission;
 
-/// The channel that tells listening nodes that jobs were queued.
+/// The channel that tells listening nodes that jobs were queued; the payload names the node that
+/// queued them (which woke its own grading threads already).
 pub const JOBS_CHANNEL: &str = "pruefstein_jobs";
 /// The channel that tells listening nodes that a submission (its id the payload) is finished.
 pub const FINISHED_CHANNEL: &str = "pruefstein_finished";
@@ -100,6 +101,7 @@ pub(super) async fn load_submission<C: GenericClient>(c: &C, id: i64) -> Sql<Opt
 /// Accepts a submission and queues its job, or finds the earlier one with the same key.
 pub(super) async fn submit<C: GenericClient>(
     tx: &C,
+    node: &str,
     new: &NewSubmission,
     queue_max: u64,
     now: Millis,
@@ -163,10 +165,10 @@ pub(super) async fn submit<C: GenericClient>(
     let stmt = tx
         .prepare_cached(&format!(
             "WITH queued AS (INSERT INTO jobs (submission_id) VALUES ($1) RETURNING submission_id) \
-             SELECT pg_notify('{JOBS_CHANNEL}', '') FROM queued"
+             SELECT pg_notify('{JOBS_CHANNEL}', $2) FROM queued"
         ))
         .await?;
-    tx.execute(&stmt, &[&id]).await?;
+    tx.execute(&stmt, &[&id, &node]).await?;
     let record = load_submission(tx, id)
         .await?
         .ok_or_else(|| StoreError::Corrupt(format!("submission {id} vanished")))?;
@@ -333,7 +335,7 @@ pub(super) async fn release_own<C: GenericClient>(tx: &C, node: &str) -> Sql<u64
         )
         .await?;
     if jobs > 0 {
-        tx.execute(&*format!("SELECT pg_notify('{JOBS_CHANNEL}', '')"), &[]).await?;
+        tx.execute(&*format!("SELECT pg_notify('{JOBS_CHANNEL}', $1)"), &[&node]).await?;
     }
     Ok(jobs + events)
 }

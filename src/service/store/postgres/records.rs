@@ -195,7 +195,7 @@ pub(super) async fn submission_payload<C: GenericClient>(c: &C, id: i64) -> Sql<
     Ok(Some(crate::service::store::sqlite::stored_submission(id, &kind, payload)?))
 }
 
-pub(super) async fn queue_regrades<C: GenericClient>(tx: &C, ids: &[i64]) -> Sql<RegradesQueued> {
+pub(super) async fn queue_regrades<C: GenericClient>(tx: &C, node: &str, ids: &[i64]) -> Sql<RegradesQueued> {
     let mut queued = RegradesQueued::default();
     let stmt = tx
         .prepare_cached(
@@ -211,7 +211,7 @@ pub(super) async fn queue_regrades<C: GenericClient>(tx: &C, ids: &[i64]) -> Sql
         }
     }
     if !queued.queued.is_empty() {
-        tx.execute(&*format!("SELECT pg_notify('{JOBS_CHANNEL}', '')"), &[]).await?;
+        tx.execute(&*format!("SELECT pg_notify('{JOBS_CHANNEL}', $1)"), &[&node]).await?;
     }
     Ok(queued)
 }
