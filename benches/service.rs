@@ -180,7 +180,11 @@ fn run_phase(
     latencies.sort();
     let after = grade_totals_of(ports);
     let grade_ms = (after.0 - before.0) / (after.1 - before.1).max(1.0) * 1e3;
-    let cpu = (cpu_ticks("pruefstein") - cpu_before.0, cpu_ticks("postgres") - cpu_before.1);
+    // Processes that ended during the phase take their ticks with them: a floor of zero.
+    let cpu = (
+        cpu_ticks("pruefstein").saturating_sub(cpu_before.0),
+        cpu_ticks("postgres").saturating_sub(cpu_before.1),
+    );
     Phase { name, done: latencies.len(), elapsed, latencies, grade_ms, cpu }
 }
 
