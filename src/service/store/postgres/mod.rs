@@ -252,8 +252,7 @@ impl Store for PgStore {
 
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError> {
         let (node, new) = (self.node.clone(), new.clone());
-        in_transaction!(self, "store a submission", |tx| queue::submit(&tx, &node, &new, queue_max, now)
-            .await)
+        autocommit!(self, "store a submission", |c| queue::submit(&c, &node, &new, queue_max, now).await)
     }
 
     fn submission(&self, id: i64) -> Result<Option<SubmissionRecord>, StoreError> {

@@ -99,22 +99,19 @@ pub(super) async fn load_submission<C: GenericClient>(c: &C, id: i64) -> Sql<Opt
 }
 
 /// Accepts a submission and queues its job, or finds the earlier one with the same key.
+///
+/// The common case is one statement (its own transaction, one round trip): the submission, its
+/// job and the word to the listening nodes, if the queue has room and the key is new. Two nodes may
+/// take the same key at once: the unique index lets one insert, and the other (waiting for the
+/// first to commit) inserts nothing. When nothing was inserted, the earlier submission with the
+/// key is the answer, or else the queue is full.
 pub(super) async fn submit<C: GenericClient>(
-    tx: &C,
+    c: &C,
     node: &str,
     new: &NewSubmission,
     queue_max: u64,
     now: Millis,
 ) -> Sql<Intake> {
-    if let Some(key) = &new.idempotency_key
-        && let Some(intake) = earlier(tx, new, key).await?
-    {
-        return Ok(intake);
-    }
-    let depth: i64 = tx.query_one("SELECT count(*) FROM jobs", &[]).await?.try_get(0)?;
-    if depth as u64 >= queue_max {
-        return Ok(Intake::QueueFull { depth: depth as u64 });
-    }
     let source_payload;
     let (kind, payload): (&str, &[u8]) = match &new.submission {
         Submission::Answer(text) => ("answer", text.as_bytes()),
@@ -125,18 +122,21 @@ pub(super) async fn submit<C: GenericClient>(
             ("module", &source_payload)
         }
     };
-    // Two nodes may take the same key at once: the unique index lets one insert, and the other
-    // (waiting for the first to commit) inserts nothing and finds the first's submission.
-    let stmt = tx
-        .prepare_cached(
-            "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, \
-             metadata, idempotency_key, request_hash, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) \
-             ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
-             RETURNING id",
-        )
+    let sha256 = new.submission.sha256();
+    let stmt = c
+        .prepare_cached(&format!(
+            "WITH stored AS ( \
+                 INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, callback_url, \
+                     metadata, idempotency_key, request_hash, created_at) \
+                 SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11 \
+                 WHERE (SELECT count(*) FROM jobs) < $12 \
+                 ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
+                 RETURNING id), \
+             queued AS (INSERT INTO jobs (submission_id) SELECT id FROM stored) \
+             SELECT id, pg_notify('{JOBS_CHANNEL}', $13) FROM stored"
+        ))
         .await?;
-    let inserted = tx
+    let stored = c
         .query_opt(
             &stmt,
             &[
@@ -145,34 +145,42 @@ pub(super) async fn submit<C: GenericClient>(
                 &new.learner,
                 &kind,
                 &payload,
-                &new.submission.sha256(),
+                &sha256,
                 &new.callback_url,
                 &new.metadata,
                 &new.idempotency_key,
                 &new.request_hash,
                 &now,
+                &(queue_max.min(i64::MAX as u64) as i64),
+                &node,
             ],
         )
         .await?;
-    let Some(row) = inserted else {
-        let key = new.idempotency_key.as_deref().unwrap_or_default();
-        return earlier(tx, new, key)
-            .await?
-            .ok_or_else(|| StoreError::Corrupt("an idempotency key's submission vanished".into()).into());
-    };
-    let id: i64 = row.try_get(0)?;
-    // The job, and a word to the listening nodes (sent when the transaction commits).
-    let stmt = tx
-        .prepare_cached(&format!(
-            "WITH queued AS (INSERT INTO jobs (submission_id) VALUES ($1) RETURNING submission_id) \
-             SELECT pg_notify('{JOBS_CHANNEL}', $2) FROM queued"
-        ))
-        .await?;
-    tx.execute(&stmt, &[&id, &node]).await?;
-    let record = load_submission(tx, id)
-        .await?
-        .ok_or_else(|| StoreError::Corrupt(format!("submission {id} vanished")))?;
-    Ok(Intake::Created(record))
+    if let Some(row) = stored {
+        return Ok(Intake::Created(SubmissionRecord {
+            id: row.try_get(0)?,
+            client_id: new.client_id,
+            exercise: new.exercise.clone(),
+            learner: new.learner.clone(),
+            kind: kind.to_string(),
+            sha256,
+            callback_url: new.callback_url.clone(),
+            metadata: new.metadata.clone(),
+            idempotency_key: new.idempotency_key.clone(),
+            request_hash: new.request_hash.clone(),
+            created_at: now,
+            status: Status::Queued,
+            attempts: 0,
+            result: None,
+        }));
+    }
+    if let Some(key) = &new.idempotency_key
+        && let Some(intake) = earlier(c, new, key).await?
+    {
+        return Ok(intake);
+    }
+    let depth: i64 = c.query_one("SELECT count(*) FROM jobs", &[]).await?.try_get(0)?;
+    Ok(Intake::QueueFull { depth: depth.max(0) as u64 })
 }
 
 /// The submission that took `key` earlier, as intake's answer.
