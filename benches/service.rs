@@ -6,7 +6,10 @@
 //! submissions/s, latency p50/p99 and the server's peak RSS (VmHWM from /proc).
 //!
 //! Run: `cargo bench --bench service` (options: `--seconds N` per phase, `--clients N`,
-//! `--durability full|normal`).
+//! `--durability full|normal`). Several nodes on one PostgreSQL: `--store postgres --nodes 2` (a
+//! throwaway server from the system's PostgreSQL, with `fsync` and `synchronous_commit` on, or the
+//! database `PRUEFSTEIN_TEST_DATABASE` names); the clients are spread over the nodes, and the CPU
+//! time of the nodes and of the database is reported, since they share the machine's cores.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -82,6 +85,8 @@ struct Phase {
     latencies: Vec<Duration>,
     /// Mean time the server spent grading one submission (from its metrics).
     grade_ms: f64,
+    /// CPU ticks of the nodes (and their workers) and of the database during the phase.
+    cpu: (u64, u64),
 }
 
 /// The server's grade duration histogram: (sum in seconds, count).
@@ -105,10 +110,32 @@ fn grade_totals(port: u16) -> (f64, f64) {
     (value("pruefstein_grade_duration_seconds_sum "), value("pruefstein_grade_duration_seconds_count "))
 }
 
-/// Runs `clients` threads for `seconds`, each posting bodies from `make` with `?wait=30s`.
+/// The nodes' grade duration histograms, summed.
+fn grade_totals_of(ports: &[u16]) -> (f64, f64) {
+    ports.iter().map(|p| grade_totals(*p)).fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1))
+}
+
+/// CPU time (user + system, in clock ticks) of every process whose name is `name`.
+fn cpu_ticks(name: &str) -> u64 {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| std::fs::read_to_string(e.path().join("stat")).ok())
+        .filter_map(|stat| {
+            let (head, rest) = stat.rsplit_once(") ")?;
+            let comm = head.split_once(" (")?.1;
+            (comm == name).then_some(())?;
+            let fields: Vec<&str> = rest.split_whitespace().collect();
+            Some(fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?)
+        })
+        .sum()
+}
+
+/// Runs `clients` threads for `seconds`, each posting bodies from `make` with `?wait=30s` to the
+/// nodes in turn (client n to node n mod nodes).
 fn run_phase(
     name: &'static str,
-    port: u16,
+    ports: &[u16],
     token: &str,
     clients: usize,
     seconds: f64,
@@ -116,10 +143,12 @@ fn run_phase(
 ) -> Phase {
     let stop = Arc::new(AtomicBool::new(false));
     let counter = Arc::new(AtomicUsize::new(0));
-    let before = grade_totals(port);
+    let before = grade_totals_of(ports);
+    let cpu_before = (cpu_ticks("pruefstein"), cpu_ticks("postgres"));
     let start = Instant::now();
     let handles: Vec<_> = (0..clients)
-        .map(|_| {
+        .map(|c| {
+            let port = ports[c % ports.len()];
             let (stop, counter, make, token) =
                 (stop.clone(), counter.clone(), make.clone(), token.to_string());
             std::thread::spawn(move || {
@@ -149,9 +178,14 @@ fn run_phase(
     let mut latencies: Vec<Duration> = handles.into_iter().flat_map(|h| h.join().expect("client")).collect();
     let elapsed = start.elapsed();
     latencies.sort();
-    let after = grade_totals(port);
+    let after = grade_totals_of(ports);
     let grade_ms = (after.0 - before.0) / (after.1 - before.1).max(1.0) * 1e3;
-    Phase { name, done: latencies.len(), elapsed, latencies, grade_ms }
+    // Processes that ended during the phase take their ticks with them: a floor of zero.
+    let cpu = (
+        cpu_ticks("pruefstein").saturating_sub(cpu_before.0),
+        cpu_ticks("postgres").saturating_sub(cpu_before.1),
+    );
+    Phase { name, done: latencies.len(), elapsed, latencies, grade_ms, cpu }
 }
 
 fn peak_rss_mib(child: &Child) -> f64 {
@@ -169,28 +203,60 @@ fn main() {
     let seconds: f64 = arg("--seconds", 10.0);
     let clients: usize = arg("--clients", 32);
     let durability: String = arg("--durability", "full".to_string());
+    let store: String = arg("--store", "sqlite".to_string());
+    let nodes: usize = arg("--nodes", 1);
+    assert!(nodes == 1 || store == "postgres", "several nodes share a PostgreSQL database: --store postgres");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let data = tempfile::tempdir().expect("temp dir");
-    let port = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let ports: Vec<u16> =
+        (0..nodes).map(|_| TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()).collect();
 
+    // The store's flags for every command: SQLite in the data directory, or the shared database.
+    let mut store_args: Vec<String> = Vec::new();
+    let _database_server;
+    if store == "postgres" {
+        use pruefstein::service::store::postgres::scratch;
+        let url = match std::env::var(scratch::TEST_DATABASE_VAR) {
+            Ok(_) => scratch::database(),
+            Err(_) => {
+                // As durable as SQLite's `full`: every commit is flushed.
+                let server = scratch::ScratchServer::start_durable().expect("a PostgreSQL server");
+                let url = server.create_database().expect("a database");
+                _database_server = server;
+                url
+            }
+        };
+        store_args = vec!["--database".into(), url];
+    }
     let out = Command::new(BIN)
         .args(["client", "add", "bench", "--token-only", "--data-dir"])
-        .arg(data.path())
+        .arg(data.path().join("node-0"))
+        .args(&store_args)
         .output()
         .expect("client add");
     let token = String::from_utf8(out.stdout).unwrap().trim().to_string();
-    let mut server = Command::new(BIN)
-        .current_dir(repo)
-        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--durability", &durability, "--data-dir"])
-        .arg(data.path())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start the server");
+    let mut servers: Vec<Child> = ports
+        .iter()
+        .enumerate()
+        .map(|(n, port)| {
+            Command::new(BIN)
+                .current_dir(repo)
+                .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--durability", &durability])
+                .args(["--node-id", &format!("bench-{n}"), "--data-dir"])
+                .arg(data.path().join(format!("node-{n}")))
+                .args(&store_args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("start the server")
+        })
+        .collect();
     let deadline = Instant::now() + Duration::from_secs(30);
-    while TcpStream::connect(("127.0.0.1", port)).is_err() {
-        assert!(Instant::now() < deadline, "the server did not start");
-        std::thread::park_timeout(Duration::from_millis(20));
+    for port in &ports {
+        while TcpStream::connect(("127.0.0.1", *port)).is_err() {
+            assert!(Instant::now() < deadline, "the server did not start");
+            std::thread::park_timeout(Duration::from_millis(20));
+        }
     }
 
     let answer = Arc::new(|n: usize| {
@@ -209,30 +275,36 @@ fn main() {
     });
 
     // Warm-up: the exercise's oracle, engines, page cache.
-    run_phase("warm-up", port, &token, 2, 1.0, consumer.clone());
+    run_phase("warm-up", &ports, &token, 2 * nodes, 1.0, consumer.clone());
     let phases = [
-        run_phase("answers (exercise 01)", port, &token, clients, seconds, answer),
-        run_phase("consumers (exercise 03)", port, &token, clients, seconds, consumer),
+        run_phase("answers (exercise 01)", &ports, &token, clients, seconds, answer),
+        run_phase("consumers (exercise 03)", &ports, &token, clients, seconds, consumer),
     ];
-    let rss = peak_rss_mib(&server);
-    let _ = server.kill();
-    let _ = server.wait();
+    let rss: Vec<String> = servers.iter().map(|s| format!("{:.1}", peak_rss_mib(s))).collect();
+    for server in &mut servers {
+        let _ = server.kill();
+        let _ = server.wait();
+    }
 
     println!(
-        "pruefstein serve, durability {durability}, {clients} keep-alive clients, ?wait=30s, {seconds} s per phase"
+        "pruefstein serve on {store} ({nodes} node(s)), durability {durability}, {clients} keep-alive clients, \
+         ?wait=30s, {seconds} s per phase"
     );
-    println!("| phase | submissions | per second | p50 | p99 | grading, mean |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    println!("| phase | submissions | per second | p50 | p99 | grading, mean | CPU: nodes / database |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
     for phase in &phases {
+        let ticks = (phase.cpu.0 + phase.cpu.1).max(1) as f64;
         println!(
-            "| {} | {} | {:.0} | {:.1} ms | {:.1} ms | {:.2} ms |",
+            "| {} | {} | {:.0} | {:.1} ms | {:.1} ms | {:.2} ms | {:.0} % / {:.0} % |",
             phase.name,
             phase.done,
             phase.done as f64 / phase.elapsed.as_secs_f64(),
             percentile(&phase.latencies, 0.5).as_secs_f64() * 1e3,
             percentile(&phase.latencies, 0.99).as_secs_f64() * 1e3,
             phase.grade_ms,
+            phase.cpu.0 as f64 / ticks * 100.0,
+            phase.cpu.1 as f64 / ticks * 100.0,
         );
     }
-    println!("server peak RSS (VmHWM): {rss:.1} MiB");
+    println!("server peak RSS (VmHWM) per node: {} MiB", rss.join(", "));
 }

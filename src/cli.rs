@@ -125,7 +125,10 @@ pub enum Command {
         /// The service's data directory [default: ./data].
         #[arg(long, env = "PRUEFSTEIN_DATA_DIR", global = true)]
         data_dir: Option<PathBuf>,
-        /// The service's TOML configuration (for its data directory).
+        /// The service's PostgreSQL database, if it uses one (`postgres://…`).
+        #[arg(long, env = "PRUEFSTEIN_DATABASE", global = true, hide_env_values = true)]
+        database: Option<String>,
+        /// The service's TOML configuration (for its data directory or database).
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
@@ -136,7 +139,10 @@ pub enum Command {
         /// The service's data directory [default: ./data].
         #[arg(long, env = "PRUEFSTEIN_DATA_DIR", global = true)]
         data_dir: Option<PathBuf>,
-        /// The service's TOML configuration (for its data directory).
+        /// The service's PostgreSQL database, if it uses one (`postgres://…`).
+        #[arg(long, env = "PRUEFSTEIN_DATABASE", global = true, hide_env_values = true)]
+        database: Option<String>,
+        /// The service's TOML configuration (for its data directory or database).
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
@@ -282,9 +288,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             crate::service::serve(config)?;
             Ok(0)
         }
-        Command::Client { command, data_dir, config } => {
-            let data_dir = crate::service::config::Config::data_dir_only(config.as_deref(), data_dir)?;
-            run_client(command, &data_dir)
+        Command::Client { command, data_dir, database, config } => {
+            let config = crate::service::config::Config::store_only(config.as_deref(), data_dir, database)?;
+            run_client(command, &config)
         }
         Command::Regrade { slug, dry_run, learners, verdict, json, serve } => {
             let config = crate::service::config::Config::resolve(&serve)?;
@@ -301,9 +307,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             }
             Ok(0)
         }
-        Command::Platform { command, data_dir, config } => {
-            let data_dir = crate::service::config::Config::data_dir_only(config.as_deref(), data_dir)?;
-            run_platform(command, &data_dir)
+        Command::Platform { command, data_dir, database, config } => {
+            let config = crate::service::config::Config::store_only(config.as_deref(), data_dir, database)?;
+            run_platform(command, &config)
         }
         Command::Statement { exercise, learner, course_secret, lang } => {
             let exercise = Exercise::load(&exercise)?;
@@ -314,11 +320,11 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32> {
+fn run_client(command: ClientCommand, config: &crate::service::config::Config) -> Result<i32> {
     use crate::service::{clients, clock};
     match command {
         ClientCommand::Add { name, token_only, json, teacher } => {
-            let (token, record) = clients::add(data_dir, &name, teacher)?;
+            let (token, record) = clients::add(config, &name, teacher)?;
             if token_only {
                 println!("{token}");
             } else if json {
@@ -341,7 +347,7 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
             Ok(0)
         }
         ClientCommand::List => {
-            for client in clients::list(data_dir)? {
+            for client in clients::list(config)? {
                 let state = match client.revoked_at {
                     Some(at) => format!("revoked {}", clock::rfc3339(at)),
                     None => "active".to_string(),
@@ -352,7 +358,7 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
             Ok(0)
         }
         ClientCommand::Revoke { name } => {
-            if clients::revoke(data_dir, &name)? {
+            if clients::revoke(config, &name)? {
                 println!("revoked {name}");
                 Ok(0)
             } else {
@@ -362,7 +368,7 @@ fn run_client(command: ClientCommand, data_dir: &std::path::Path) -> Result<i32>
     }
 }
 
-fn run_platform(command: PlatformCommand, data_dir: &std::path::Path) -> Result<i32> {
+fn run_platform(command: PlatformCommand, config: &crate::service::config::Config) -> Result<i32> {
     use crate::service::{platforms, store::NewPlatform};
     match command {
         PlatformCommand::Add {
@@ -377,7 +383,7 @@ fn run_platform(command: PlatformCommand, data_dir: &std::path::Path) -> Result<
         } => {
             let platform =
                 NewPlatform { name, issuer, client_id, auth_url, token_url, jwks_url, deployment_id };
-            let (token, record) = platforms::add(data_dir, platform)?;
+            let (token, record) = platforms::add(config, platform)?;
             if json {
                 println!(
                     "{}",
@@ -396,7 +402,7 @@ fn run_platform(command: PlatformCommand, data_dir: &std::path::Path) -> Result<
             Ok(0)
         }
         PlatformCommand::List => {
-            for record in platforms::list(data_dir)? {
+            for record in platforms::list(config)? {
                 let p = &record.platform;
                 println!(
                     "{}\t{}\tclient {}\tdeployment {}",

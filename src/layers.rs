@@ -89,6 +89,24 @@ const CRATES: &[(&str, &[&str])] = &[
     ("rsa", &["service"]),
 ];
 
+/// External crates that only one module below the top level may use (its path from `src/`): the
+/// PostgreSQL client and its pool are the store's, behind the backend-neutral `Store` trait.
+const CRATES_BELOW: &[(&str, &[&str])] =
+    &[("tokio_postgres", &["service", "store"]), ("deadpool_postgres", &["service", "store"])];
+
+/// Whether `code` names the crate `name` (`name::…`, not as a segment of another path).
+fn uses_crate(code: &str, name: &str) -> bool {
+    let pattern = format!("{name}::");
+    let mut rest = code;
+    while let Some(at) = rest.find(&pattern) {
+        if at == 0 || !rest[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':') {
+            return true;
+        }
+        rest = &rest[at + pattern.len()..];
+    }
+    false
+}
+
 /// The code of a line: empty for a comment line, without a trailing `//` comment outside quotes.
 fn code_of(line: &str) -> &str {
     let trimmed = line.trim_start();
@@ -148,15 +166,8 @@ fn names_in(
         rest = after;
     }
     for (name, _) in CRATES {
-        let pattern = format!("{name}::");
-        let mut rest = code;
-        while let Some(at) = rest.find(&pattern) {
-            let before_ok =
-                at == 0 || !rest[..at].ends_with(|c: char| c.is_ascii_alphanumeric() || c == '_' || c == ':');
-            if before_ok {
-                crates.insert(name.to_string());
-            }
-            rest = &rest[at + pattern.len()..];
+        if uses_crate(code, name) {
+            crates.insert(name.to_string());
         }
     }
     modules.retain(|m| tops.contains(m));
@@ -290,6 +301,34 @@ fn heavy_crates_stay_in_their_modules() {
             }
         }
     }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn database_clients_stay_in_the_store() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    let mut problems = Vec::new();
+    let mut seen = BTreeSet::new();
+    for (module, text) in &files {
+        if module.first().is_some_and(|m| m == "layers") {
+            continue;
+        }
+        for (name, inside) in CRATES_BELOW {
+            if text.lines().any(|line| uses_crate(code_of(line), name)) {
+                seen.insert(*name);
+                if !module.starts_with(&inside.iter().map(|s| s.to_string()).collect::<Vec<_>>()) {
+                    problems.push(format!(
+                        "{} uses the crate {name}, which only {} may",
+                        module.join("::"),
+                        inside.join("::")
+                    ));
+                }
+            }
+        }
+    }
+    assert_eq!(seen.len(), CRATES_BELOW.len(), "the sources were read: {seen:?}");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 

@@ -419,6 +419,20 @@ pub const WORKER_EXERCISES_KEPT: usize = 32;
 pub const EXERCISE_FOLDER_BYTES_MAX: u64 = 16 * 1024 * 1024;
 pub const EXERCISE_FOLDER_FILES_MAX: usize = 1_000;
 
+/// Connections one node keeps to PostgreSQL (`--database postgres://…`): enough for its grading
+/// threads, webhook senders and request handlers to take turns, few enough that many nodes fit
+/// under the server's `max_connections` (100 by default). A caller waits for a free connection.
+pub const PG_POOL_SIZE: usize = 8;
+/// Time to open a connection to PostgreSQL before the store reports the database unreachable.
+pub const PG_CONNECT_TIMEOUT_MS: u64 = 5_000;
+/// Time a caller waits for a free pooled connection.
+pub const PG_POOL_WAIT_MS: u64 = 10_000;
+/// Longest one SQL statement may run (`statement_timeout`): a stuck query frees its connection.
+pub const PG_STATEMENT_TIMEOUT_MS: u64 = 30_000;
+/// Time the listener (`LISTEN/NOTIFY`) waits before it connects again after losing its connection;
+/// meanwhile the workers and waiting requests fall back to polling.
+pub const PG_LISTEN_RETRY_MS: u64 = 1_000;
+
 /// Time a graceful shutdown waits for running gradings before their leases are released.
 pub const SHUTDOWN_GRACE_MS: u64 = 10_000;
 

@@ -32,6 +32,16 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<PathBuf>,
+    /// A PostgreSQL database (`postgres://user@host/db`) that several nodes share; without it, SQLite
+    /// in the data directory (one node).
+    #[arg(long, env = "PRUEFSTEIN_DATABASE", hide_env_values = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
+    /// This node's name on a shared database, unique among the nodes: its leases carry it, and at
+    /// start it gives back only the leases under its name [default: host name and bind address].
+    #[arg(long, env = "PRUEFSTEIN_NODE_ID")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub node_id: Option<String>,
     /// The exercise folders to serve [default: ./exercises].
     #[arg(long, env = "PRUEFSTEIN_EXERCISES")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -122,6 +132,10 @@ pub enum Isolation {
 pub struct Config {
     pub bind: String,
     pub data_dir: PathBuf,
+    /// A PostgreSQL URL: several nodes share this database. None: SQLite in `data_dir`.
+    pub database: Option<String>,
+    /// This node's name (empty until resolved: the host name and the bind address).
+    pub node_id: String,
     pub exercises: PathBuf,
     pub graders: PathBuf,
     pub workers: usize,
@@ -150,6 +164,8 @@ impl Default for Config {
         Config {
             bind: "127.0.0.1:8080".into(),
             data_dir: "data".into(),
+            database: None,
+            node_id: String::new(),
             exercises: "exercises".into(),
             graders: "graders".into(),
             workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -200,6 +216,7 @@ impl Config {
         if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }
+        resolve_store(&mut config)?;
         Ok(config)
     }
 
@@ -207,6 +224,41 @@ impl Config {
     pub fn data_dir_only(config: Option<&Path>, data_dir: Option<PathBuf>) -> Result<PathBuf> {
         Ok(merge(config, &ServeArgs { data_dir, ..ServeArgs::default() })?.data_dir)
     }
+
+    /// Where the store is (data directory, database, node) from flags or file, for the `client` and
+    /// `platform` commands.
+    pub fn store_only(
+        config: Option<&Path>,
+        data_dir: Option<PathBuf>,
+        database: Option<String>,
+    ) -> Result<Config> {
+        let mut config = merge(config, &ServeArgs { data_dir, database, ..ServeArgs::default() })?;
+        resolve_store(&mut config)?;
+        Ok(config)
+    }
+}
+
+/// Checks the database URL and names the node if it has no name.
+fn resolve_store(config: &mut Config) -> Result<()> {
+    if let Some(database) = &config.database
+        && !super::store::postgres::is_postgres_url(database)
+    {
+        anyhow::bail!(
+            "database must be a PostgreSQL URL (postgres://…); without it, SQLite in the data directory"
+        );
+    }
+    if config.node_id.is_empty() {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+        let host = host.trim();
+        config.node_id = format!("{}:{}", if host.is_empty() { "localhost" } else { host }, config.bind);
+    }
+    if config.node_id.len() > limits::CLIENT_NAME_BYTES_MAX || config.node_id.chars().any(char::is_control) {
+        anyhow::bail!(
+            "node-id must be at most {} bytes without control characters",
+            limits::CLIENT_NAME_BYTES_MAX
+        );
+    }
+    Ok(())
 }
 
 /// Defaults, then the TOML file (if any), then the flags and variables that were given.
@@ -263,6 +315,7 @@ mod tests {
         assert_eq!(config.public_url, "http://0.0.0.0:9000");
         assert_eq!(config.data_dir, PathBuf::from("data"));
         assert_eq!(config.webhook_timeout_ms, limits::WEBHOOK_ATTEMPT_MS_MAX);
+        assert!(config.node_id.ends_with(":0.0.0.0:9000"), "named by host and address: {}", config.node_id);
         assert_eq!(config.request_body_timeout_ms, limits::REQUEST_BODY_MS_MAX);
         let shorter = ServeArgs { webhook_timeout_ms: Some(500), ..args.clone() };
         assert_eq!(Config::resolve(&shorter).unwrap().webhook_timeout_ms, 500);
@@ -300,6 +353,17 @@ mod tests {
         assert_eq!((config.compiler, config.durability), (Compiler::Winch, Durability::Normal));
         assert_eq!(Config::data_dir_only(Some(&path), None).unwrap(), PathBuf::from("kept"));
         assert_eq!(Config::data_dir_only(Some(&path), Some("flag".into())).unwrap(), PathBuf::from("flag"));
+        assert_eq!(config.database, None, "SQLite unless a database is named");
+        std::fs::write(&path, "database = \"postgres://db.example/course\"\nnode_id = \"n1\"\n").unwrap();
+        let config = Config::resolve(&args).unwrap();
+        assert_eq!(
+            (config.database.as_deref(), config.node_id.as_str()),
+            (Some("postgres://db.example/course"), "n1")
+        );
+        let flag = ServeArgs { database: Some("postgresql://other/db".into()), ..args.clone() };
+        assert_eq!(Config::resolve(&flag).unwrap().database.as_deref(), Some("postgresql://other/db"));
+        let not_postgres = ServeArgs { database: Some("mysql://db/x".into()), ..args.clone() };
+        assert!(format!("{:#}", Config::resolve(&not_postgres).unwrap_err()).contains("PostgreSQL URL"));
         std::fs::write(&path, "compiler = \"v8\"\n").unwrap();
         let error = format!("{:#}", Config::resolve(&args).unwrap_err());
         assert!(error.contains("unknown compiler") && error.contains("cranelift"), "{error}");

@@ -4,7 +4,8 @@
 //! worker processes (one per grading thread, see [`crate::isolation`]), never on the async executor.
 //!
 //! Files: [`config`] (flags, environment, TOML), [`store`] (the durable state, a trait) with
-//! [`store::sqlite`] (its SQLite implementation), [`http`] (the HTTP routes and handlers, one module
+//! [`store::sqlite`] (its SQLite implementation, the default) and [`store::postgres`] (several nodes
+//! on one PostgreSQL), [`http`] (the HTTP routes and handlers, one module
 //! per resource), [`worker`] (grading threads), [`webhook`] (the outbox sender), [`html`] (the report page), [`auth`] (tokens and signatures),
 //! [`problem`] (RFC 9457 errors), [`metrics`], [`log`] (the `tracing` set-up), [`clock`], [`lti`]
 //! (LTI 1.3: platforms, keys, launch checks, score passback).
@@ -39,8 +40,9 @@ use anyhow::{Context, Result};
 use self::catalogue::Catalogue;
 use self::config::Config;
 use self::metrics::Metrics;
-use self::store::Store;
+use self::store::postgres::{LeaseClock, PgStore};
 use self::store::sqlite::SqliteStore;
+use self::store::{Notice, Store};
 
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";
@@ -193,12 +195,33 @@ fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
     }
 }
 
+/// Opens the store the configuration names: the shared PostgreSQL database, or SQLite in the data
+/// directory; either takes leases as this node.
+pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
+    Ok(match &config.database {
+        Some(url) => Arc::new(PgStore::open(url, &config.node_id, LeaseClock::Database)?),
+        None => Arc::new(SqliteStore::open(&config.data_dir, config.durability)?.with_node(&config.node_id)),
+    })
+}
+
+/// What a node does when a shared store tells it what another node did: grading threads look for
+/// the queued jobs, and requests waiting for a finished submission answer. (The webhook senders are
+/// not woken: the node that finished the job wakes its own, which lease its event.)
+fn hear(shared: &std::sync::Weak<Shared>, notice: Notice) {
+    let Some(shared) = shared.upgrade() else { return };
+    match notice {
+        Notice::JobsQueued => shared.work.notify(),
+        Notice::Finished(id) => shared.waiters.finished(id, None),
+    }
+}
+
 /// Runs the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<()> {
     let _lock = lock_data_dir(&config.data_dir)?;
-    let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&config.data_dir, config.durability)?);
-    // No other process uses this data directory: every lease left is one of a dead server.
-    let released = store.release_all_leases()?;
+    let store = open_store(&config)?;
+    // This node's leases left are those of its earlier run, which is dead (one process per node
+    // id); other nodes' leases run out by themselves.
+    let released = store.release_own_leases()?;
     let report_key = match &config.report_secret {
         Some(secret) => secret.as_bytes().to_vec(),
         None => {
@@ -211,6 +234,8 @@ pub fn serve(config: Config) -> Result<()> {
         event = "starting",
         bind = %config.bind,
         data_dir = %config.data_dir.display(),
+        store = if config.database.is_some() { "postgres" } else { "sqlite" },
+        node = %config.node_id,
         exercises = %catalogue.slugs().join(","),
         workers = config.workers,
         released_leases = released,
@@ -228,6 +253,10 @@ pub fn serve(config: Config) -> Result<()> {
         jobe_files: Mutex::default(),
         config,
     });
+
+    // Other nodes on a shared store wake this one's threads and waiting requests.
+    let weak = Arc::downgrade(&shared);
+    shared.store.listen(Arc::new(move |notice| hear(&weak, notice)))?;
 
     // Teachers add and change exercise folders while the service runs.
     let watcher = reload::watch(&shared)?;
@@ -287,7 +316,7 @@ pub mod clients {
 
     /// Adds a client (a teacher's, if `teacher`) and returns its token (to be shown once) and its
     /// record.
-    pub fn add(data_dir: &Path, name: &str, teacher: bool) -> Result<(String, store::ClientRecord)> {
+    pub fn add(config: &Config, name: &str, teacher: bool) -> Result<(String, store::ClientRecord)> {
         let name = name.trim();
         if name.is_empty()
             || name.len() > crate::limits::CLIENT_NAME_BYTES_MAX
@@ -298,7 +327,7 @@ pub mod clients {
                 crate::limits::CLIENT_NAME_BYTES_MAX
             );
         }
-        let store = SqliteStore::open(data_dir, store::sqlite::Durability::Full)?;
+        let store = open_store(config)?;
         let token = auth::new_token().map_err(anyhow::Error::msg)?;
         let secret = auth::new_webhook_secret().map_err(anyhow::Error::msg)?;
         let mut record = store.add_client(name, &auth::token_hash(&token), &secret, clock::now_ms())?;
@@ -309,13 +338,12 @@ pub mod clients {
         Ok((token, record))
     }
 
-    pub fn list(data_dir: &Path) -> Result<Vec<store::ClientRecord>> {
-        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?.list_clients()?)
+    pub fn list(config: &Config) -> Result<Vec<store::ClientRecord>> {
+        Ok(open_store(config)?.list_clients()?)
     }
 
-    pub fn revoke(data_dir: &Path, name: &str) -> Result<bool> {
-        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?
-            .revoke_client(name, clock::now_ms())?)
+    pub fn revoke(config: &Config, name: &str) -> Result<bool> {
+        Ok(open_store(config)?.revoke_client(name, clock::now_ms())?)
     }
 }
 
@@ -365,9 +393,9 @@ pub mod platforms {
 
     /// Registers a platform with an API client of its own (`lti-NAME`); returns that client's
     /// token (to be shown once) and the registration.
-    pub fn add(data_dir: &Path, platform: NewPlatform) -> Result<(String, PlatformRecord)> {
+    pub fn add(config: &Config, platform: NewPlatform) -> Result<(String, PlatformRecord)> {
         validate(&platform)?;
-        let store = SqliteStore::open(data_dir, store::sqlite::Durability::Full)?;
+        let store = open_store(config)?;
         if let Some(taken) = store.list_platforms()?.into_iter().find(|p| {
             p.platform.name == platform.name
                 || (p.platform.issuer == platform.issuer && p.platform.client_id == platform.client_id)
@@ -386,8 +414,8 @@ pub mod platforms {
         Ok((token, record))
     }
 
-    pub fn list(data_dir: &Path) -> Result<Vec<PlatformRecord>> {
-        Ok(SqliteStore::open(data_dir, store::sqlite::Durability::Full)?.list_platforms()?)
+    pub fn list(config: &Config) -> Result<Vec<PlatformRecord>> {
+        Ok(open_store(config)?.list_platforms()?)
     }
 }
 

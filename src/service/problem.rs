@@ -152,13 +152,53 @@ impl ResponseError for Problem {
 }
 
 impl From<StoreError> for Problem {
+    /// An unreachable database (a shared one, restarting or cut off) is 503 with `Retry-After`: the
+    /// request changed nothing that was not confirmed, and another node, or this one a moment
+    /// later, may answer it. Any other store failure is an internal error.
     fn from(error: StoreError) -> Self {
-        Problem::internal(error)
+        match error {
+            StoreError::Unavailable { .. } => {
+                tracing::error!(event = "store_unavailable", error = %error);
+                let mut problem = Problem::new(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "unavailable",
+                    "Service unavailable",
+                    "The database cannot be reached right now; nothing was changed that was not confirmed. \
+                     Try again (with the same Idempotency-Key).",
+                    "Die Datenbank ist gerade nicht erreichbar; geändert wurde nur, was bestätigt wurde. \
+                     Bitte erneut versuchen (mit demselben Idempotency-Key).",
+                );
+                problem.retry_after = Some(5);
+                problem
+            }
+            other => Problem::internal(other),
+        }
     }
 }
 
 impl From<actix_web::error::BlockingError> for Problem {
     fn from(error: actix_web::error::BlockingError) -> Self {
         Problem::internal(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_unreachable_store_is_503_with_retry_after_and_other_store_failures_are_500() {
+        let unavailable = Problem::from(StoreError::Unavailable {
+            operation: "store a submission",
+            message: "refused".into(),
+        });
+        assert_eq!(
+            (unavailable.status, unavailable.code, unavailable.retry_after),
+            (503, "unavailable", Some(5))
+        );
+        assert!(!unavailable.detail.contains("refused"), "the database's words stay in the log");
+        let failed =
+            Problem::from(StoreError::Database { operation: "store a submission", message: "x".into() });
+        assert_eq!((failed.status, failed.retry_after), (500, None));
     }
 }

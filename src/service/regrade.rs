@@ -210,7 +210,7 @@ pub fn run_offline(
             catalogue.slugs().join(", ")
         )
     })?;
-    let store = crate::service::store::sqlite::SqliteStore::open(&config.data_dir, config.durability)?;
+    let store = crate::service::open_store(config)?;
     let filter = filter(request).map_err(|e| anyhow::anyhow!("{e}"))?;
     let options = GradeOptions {
         learner: None,
@@ -219,7 +219,7 @@ pub fn run_offline(
         replay: None,
     };
     let mut grader = DryRunGrader::new(config.isolation);
-    let summary = regrade(&store, &exercise, &filter, request.dry_run, &options, &mut grader)
+    let summary = regrade(store.as_ref(), &exercise, &filter, request.dry_run, &options, &mut grader)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
     store.flush()?;
     Ok(summary)

@@ -4,7 +4,7 @@ use std::sync::atomic::Ordering;
 
 use actix_web::HttpResponse;
 
-use super::{Data, db};
+use super::Data;
 
 /// Liveness: the process answers.
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "alive")))]
@@ -26,8 +26,14 @@ pub async fn readyz(shared: Data) -> HttpResponse {
     if shared.catalogue.all().is_empty() {
         return HttpResponse::ServiceUnavailable().content_type("text/plain").body("no exercises loaded\n");
     }
-    match db(&shared, |store| store.stats()).await {
-        Ok(_) => HttpResponse::Ok().content_type("text/plain").body("ready\n"),
+    // When the store does not answer (a shared database unreachable), the body says why, so that
+    // the operator sees it in the load balancer's health check.
+    let store = shared.store.clone();
+    match actix_web::web::block(move || store.stats()).await {
+        Ok(Ok(_)) => HttpResponse::Ok().content_type("text/plain").body("ready\n"),
+        Ok(Err(e)) => HttpResponse::ServiceUnavailable()
+            .content_type("text/plain")
+            .body(format!("store unavailable: {e}\n")),
         Err(_) => HttpResponse::ServiceUnavailable().content_type("text/plain").body("store unavailable\n"),
     }
 }

@@ -2,11 +2,20 @@
 //! `FOR UPDATE SKIP LOCKED` for many stateless nodes) can take SQLite's place: clients and their
 //! hashed tokens, submissions with their idempotency keys, the leased job queue, results, and the
 //! webhook outbox. Every method is one transaction; times are milliseconds since the Unix epoch and
-//! are passed in, so the queue's rules can be tested without a clock. [`StoreError`] names no type
-//! of a database library; the SQLite backend ([`sqlite`]) maps its errors into it with the operation
-//! that failed.
+//! are passed in, so the queue's rules can be tested without a clock (a store that several nodes
+//! share measures lease deadlines by the database's clock instead, see [`postgres::LeaseClock`]).
+//! [`StoreError`] names no type of a database library; each backend ([`sqlite`], [`postgres`]) maps
+//! its errors into it with the operation that failed.
+//!
+//! A store is opened for one node (a `pruefstein serve` process, named by its node id): the leases it
+//! takes record that id, so that a node restarting gives back its own leases and no other node's.
 
+pub mod postgres;
 pub mod sqlite;
+#[cfg(test)]
+mod tests;
+
+use std::sync::Arc;
 
 use crate::submission::Submission;
 
@@ -19,6 +28,9 @@ pub enum StoreError {
     /// The database failed: which operation of the store, and what the database said.
     #[error("database ({operation}): {message}")]
     Database { operation: &'static str, message: String },
+    /// The database cannot be reached (refused, timed out, connection lost): which operation, why.
+    #[error("database unreachable ({operation}): {message}")]
+    Unavailable { operation: &'static str, message: String },
     #[error("the data directory {path}: {message}")]
     DataDir { path: String, message: String },
     #[error("{0}")]
@@ -379,9 +391,11 @@ pub trait Store: Send + Sync + 'static {
     /// Gives a lease back and keeps the job out of reach until `until` (its exercise cannot be
     /// loaded right now): the job is queued again, due at `until`, its attempt counted or not.
     fn defer_job(&self, job: &LeasedJob, until: Millis, count_attempt: bool) -> Result<(), StoreError>;
-    /// Releases every lease: called at start by the only process that uses this store, when no
-    /// worker can be alive. Returns how many were released.
-    fn release_all_leases(&self) -> Result<u64, StoreError>;
+    /// Gives back the leases of jobs and webhook events that this store's node holds: called at
+    /// start, when they can only be left by an earlier run of the same node (one process per node
+    /// id). Other nodes' leases are never touched: they run out by themselves. Returns how many
+    /// were given back.
+    fn release_own_leases(&self) -> Result<u64, StoreError>;
 
     /// Leases up to `limit` events that are due, pushing their next attempt `lease_ms` ahead.
     fn lease_events(&self, limit: usize, lease_ms: u64, now: Millis) -> Result<Vec<OutboxEvent>, StoreError>;
@@ -475,4 +489,23 @@ pub trait Store: Send + Sync + 'static {
         now: Millis,
     ) -> Result<LtiContext, StoreError>;
     fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError>;
+
+    // ---- Several nodes ----
+    /// Calls `hear` for what other nodes (and this one) did on a shared store: a job was queued, a
+    /// submission finished. Returns at once; `hear` runs on the store's own thread and must be
+    /// quick. A store only one process uses has nothing to tell (the default): that process
+    /// wakes its own threads. Hearing is a hint that saves waiting: a caller still polls.
+    fn listen(&self, hear: Arc<dyn Fn(Notice) + Send + Sync>) -> Result<(), StoreError> {
+        let _ = hear;
+        Ok(())
+    }
+}
+
+/// What a shared store tells the nodes that listen ([`Store::listen`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Notice {
+    /// Jobs were queued (a submission, regrades): a grading thread may lease one.
+    JobsQueued,
+    /// A submission's result is stored: requests waiting for it may answer.
+    Finished(i64),
 }

@@ -150,6 +150,7 @@ mod contract;
 mod durability;
 mod jobe;
 mod lti;
+mod nodes;
 mod openapi;
 mod operations;
 mod teachers;

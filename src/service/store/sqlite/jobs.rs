@@ -1,6 +1,6 @@
 //! The job queue and its leases: leasing due jobs (shared between the workers), renewing a lease
 //! while grading (fenced by the attempt), giving a lease back or deferring a job, releasing every
-//! lease at start, and the queue's counts.
+//! lease of this node at start, and the queue's counts.
 
 use rusqlite::{Connection, Transaction, params};
 
@@ -10,6 +10,7 @@ use crate::service::store::{LeasedJob, Millis, Stats};
 /// Leases the due jobs divided by `share`, rounded up, at most `max`, oldest first.
 pub(super) fn lease(
     tx: &Transaction<'_>,
+    node: &str,
     max: usize,
     share: usize,
     lease_ms: u64,
@@ -26,7 +27,7 @@ pub(super) fn lease(
         )?
         .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
         .collect::<Result<Vec<_>, _>>()?;
-    next.into_iter().map(|(id, attempts)| lease_one(tx, id, attempts + 1, lease_ms, now)).collect()
+    next.into_iter().map(|(id, attempts)| lease_one(tx, node, id, attempts + 1, lease_ms, now)).collect()
 }
 
 /// Renews the lease of `attempt`; false if the job was leased again since or is finished.
@@ -72,12 +73,18 @@ pub(super) fn defer(
     Ok(())
 }
 
-/// Releases every lease of jobs and webhook events; returns how many.
-pub(super) fn release_all(tx: &Transaction<'_>) -> Sql<u64> {
-    let jobs = tx.execute("UPDATE jobs SET leased = 0, lease_until = 0 WHERE leased = 1", [])?;
+/// Releases the leases of jobs and webhook events that `node` holds (and those taken before leases
+/// recorded their node); returns how many.
+pub(super) fn release_own(tx: &Transaction<'_>, node: &str) -> Sql<u64> {
+    let jobs = tx.execute(
+        "UPDATE jobs SET leased = 0, lease_until = 0, leased_by = NULL \
+         WHERE leased = 1 AND (leased_by = ?1 OR leased_by IS NULL)",
+        [node],
+    )?;
     let events = tx.execute(
-        "UPDATE outbox SET leased = 0, next_attempt_at = 0 WHERE leased = 1 AND state = 'pending'",
-        [],
+        "UPDATE outbox SET leased = 0, next_attempt_at = 0, leased_by = NULL \
+         WHERE leased = 1 AND state = 'pending' AND (leased_by = ?1 OR leased_by IS NULL)",
+        [node],
     )?;
     Ok((jobs + events) as u64)
 }
@@ -101,11 +108,18 @@ pub(super) fn stats(conn: &Connection) -> Sql<Stats> {
 }
 
 /// Leases one job inside a transaction and reads what its worker needs.
-fn lease_one(tx: &Transaction<'_>, id: i64, attempt: u32, lease_ms: u64, now: Millis) -> Sql<LeasedJob> {
+fn lease_one(
+    tx: &Transaction<'_>,
+    node: &str,
+    id: i64,
+    attempt: u32,
+    lease_ms: u64,
+    now: Millis,
+) -> Sql<LeasedJob> {
     tx.prepare_cached(
-        "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3 WHERE submission_id = ?1",
+        "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3, leased_by = ?4 WHERE submission_id = ?1",
     )?
-    .execute(params![id, attempt, now + lease_ms as i64])?;
+    .execute(params![id, attempt, now + lease_ms as i64, node])?;
     // A regrade writes the version after the latest; no other job of this submission is open, so
     // no other version can be written meanwhile.
     let (regrade, latest): (i64, Option<u32>) = tx

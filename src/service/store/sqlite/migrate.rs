@@ -16,6 +16,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_outbox_lease", include_str!("../migrations/0002_outbox_lease.sql")),
     ("0003_teachers", include_str!("../migrations/0003_teachers.sql")),
     ("0004_lti", include_str!("../migrations/0004_lti.sql")),
+    ("0005_lease_holders", include_str!("../migrations/0005_lease_holders.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.

@@ -51,8 +51,13 @@ impl std::str::FromStr for Durability {
     }
 }
 
+/// The node id of a store opened without one: the only process on its data directory.
+pub const LOCAL_NODE: &str = "local";
+
 pub struct SqliteStore {
     path: PathBuf,
+    /// The node whose leases this store takes and gives back.
+    node: std::sync::Arc<str>,
     writer: Writer,
     readers: Mutex<Vec<Connection>>,
 }
@@ -79,7 +84,13 @@ impl SqliteStore {
         migrate::migrate(&mut conn).during("migrate the database")?;
         let writer = Writer::start(conn)
             .map_err(|e| StoreError::DataDir { path: path.display().to_string(), message: e.to_string() })?;
-        Ok(SqliteStore { path, writer, readers: Mutex::new(Vec::new()) })
+        Ok(SqliteStore { path, node: LOCAL_NODE.into(), writer, readers: Mutex::new(Vec::new()) })
+    }
+
+    /// The same store, taking and giving back leases as `node`.
+    pub fn with_node(mut self, node: &str) -> SqliteStore {
+        self.node = node.into();
+        self
     }
 
     /// Runs `f` on a read connection; a failure names `operation`.
@@ -182,7 +193,8 @@ impl Store for SqliteStore {
         lease_ms: u64,
         now: Millis,
     ) -> Result<Vec<LeasedJob>, StoreError> {
-        self.writer.write("lease jobs", move |tx| jobs::lease(tx, max, share, lease_ms, now))
+        let node = self.node.clone();
+        self.writer.write("lease jobs", move |tx| jobs::lease(tx, &node, max, share, lease_ms, now))
     }
 
     fn renew_lease(
@@ -220,12 +232,14 @@ impl Store for SqliteStore {
         self.writer.write("defer a job", move |tx| jobs::defer(tx, id, attempt, until, count_attempt))
     }
 
-    fn release_all_leases(&self) -> Result<u64, StoreError> {
-        self.writer.write("release every lease", jobs::release_all)
+    fn release_own_leases(&self) -> Result<u64, StoreError> {
+        let node = self.node.clone();
+        self.writer.write("release this node's leases", move |tx| jobs::release_own(tx, &node))
     }
 
     fn lease_events(&self, limit: usize, lease_ms: u64, now: Millis) -> Result<Vec<OutboxEvent>, StoreError> {
-        self.writer.write("lease webhook events", move |tx| outbox::lease(tx, limit, lease_ms, now))
+        let node = self.node.clone();
+        self.writer.write("lease webhook events", move |tx| outbox::lease(tx, &node, limit, lease_ms, now))
     }
 
     fn record_delivery(&self, event_id: &str, delivery: &Delivery, now: Millis) -> Result<(), StoreError> {
@@ -378,7 +392,10 @@ impl Store for SqliteStore {
 /// with `\0asm` (binary) or is text (WAT), so a payload with this marker is never a module.
 const SOURCE_MARKER: &[u8] = b"\0source:";
 
-fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> {
+pub(in crate::service::store) fn source_payload(
+    language: crate::submission::Language,
+    text: &str,
+) -> Vec<u8> {
     let mut payload = SOURCE_MARKER.to_vec();
     payload.extend_from_slice(language.name().as_bytes());
     payload.push(b'\n');
@@ -388,7 +405,11 @@ fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> 
 
 /// A stored submission as it was submitted: an answer, a module, or source (a module payload that
 /// starts with the source marker, see `source_payload`). The one decoder of stored payloads.
-fn stored_submission(id: i64, kind: &str, payload: Vec<u8>) -> Result<Submission, StoreError> {
+pub(in crate::service::store) fn stored_submission(
+    id: i64,
+    kind: &str,
+    payload: Vec<u8>,
+) -> Result<Submission, StoreError> {
     Ok(match kind {
         "answer" => Submission::Answer(
             String::from_utf8(payload)

@@ -29,7 +29,13 @@ fn event_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<OutboxEvent> {
 const EVENT_COLUMNS: &str = "event_id, submission_id, client_id, url, payload, state, attempts, next_attempt_at, last_error, created_at";
 
 /// Leases up to `limit` due events, pushing their next attempt `lease_ms` ahead.
-pub(super) fn lease(tx: &Transaction<'_>, limit: usize, lease_ms: u64, now: Millis) -> Sql<Vec<OutboxEvent>> {
+pub(super) fn lease(
+    tx: &Transaction<'_>,
+    node: &str,
+    limit: usize,
+    lease_ms: u64,
+    now: Millis,
+) -> Sql<Vec<OutboxEvent>> {
     let events = tx
         .prepare_cached(&format!(
             "SELECT {EVENT_COLUMNS} FROM outbox WHERE state = 'pending' AND next_attempt_at <= ?1 \
@@ -37,10 +43,11 @@ pub(super) fn lease(tx: &Transaction<'_>, limit: usize, lease_ms: u64, now: Mill
         ))?
         .query_map(params![now, limit as i64], event_from_row)?
         .collect::<Result<Vec<_>, _>>()?;
-    let mut update =
-        tx.prepare_cached("UPDATE outbox SET next_attempt_at = ?2, leased = 1 WHERE event_id = ?1")?;
+    let mut update = tx.prepare_cached(
+        "UPDATE outbox SET next_attempt_at = ?2, leased = 1, leased_by = ?3 WHERE event_id = ?1",
+    )?;
     for event in &events {
-        update.execute(params![event.event_id, now + lease_ms as i64])?;
+        update.execute(params![event.event_id, now + lease_ms as i64, node])?;
     }
     Ok(events)
 }
