@@ -6,7 +6,7 @@ use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension, Transaction, params, params_from_iter};
 
 use super::error::Sql;
-use super::results::{submission_from_row, submission_query};
+use super::results::{LATEST_VERDICT, submission_from_row, submission_query};
 use crate::service::store::{
     RegradeFilter, RegradesQueued, ResultRecord, SubmissionFilter, SubmissionRecord,
 };
@@ -14,7 +14,9 @@ use crate::submission::Submission;
 
 /// The submission query without the report (listings show no reports).
 fn without_report() -> String {
-    submission_query().replacen("r.report,", "NULL,", 1)
+    let report = "iif(v.submission_id IS NULL, r.report, v.report),";
+    debug_assert!(submission_query().contains(report), "the submission query selects the report");
+    submission_query().replacen(report, "NULL,", 1)
 }
 
 pub(super) fn list(
@@ -26,7 +28,7 @@ pub(super) fn list(
 ) -> Sql<Vec<SubmissionRecord>> {
     let sql = format!(
         "{} WHERE s.client_id = ?1 AND s.id > ?2 AND (?3 IS NULL OR s.exercise = ?3) \
-         AND (?4 IS NULL OR s.learner = ?4) AND (?5 IS NULL OR r.verdict = ?5) \
+         AND (?4 IS NULL OR s.learner = ?4) AND (?5 IS NULL OR {LATEST_VERDICT} = ?5) \
          AND (?6 IS NULL OR s.created_at >= ?6) ORDER BY s.id LIMIT ?7",
         without_report()
     );
@@ -94,7 +96,7 @@ pub(super) fn latest(
         format!(" AND s.learner IN ({})", marks.join(", "))
     };
     let sql = format!(
-        "{} WHERE s.exercise = ?1 AND r.submission_id IS NOT NULL AND (?2 IS NULL OR r.verdict = ?2){learners} \
+        "{} WHERE s.exercise = ?1 AND r.submission_id IS NOT NULL AND (?2 IS NULL OR {LATEST_VERDICT} = ?2){learners} \
          AND s.id = (SELECT max(t.id) FROM submissions t WHERE t.exercise = s.exercise \
          AND t.client_id = s.client_id AND t.learner = s.learner) ORDER BY s.id LIMIT ?3",
         submission_query()
