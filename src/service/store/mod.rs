@@ -108,6 +108,18 @@ impl Status {
     pub fn is_final(self) -> bool {
         matches!(self, Status::Graded | Status::Failed)
     }
+
+    /// A submission's status from what a backend stores: its result's status (`graded` or
+    /// `failed`), if it has a result, and whether its job is leased now. A result decides; without
+    /// one, a leased job is running and any other is queued.
+    pub fn of(result_status: Option<&str>, leased: bool) -> Status {
+        match result_status {
+            Some("graded") => Status::Graded,
+            Some(_) => Status::Failed,
+            None if leased => Status::Running,
+            None => Status::Queued,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -189,6 +201,59 @@ pub enum JobOutcome {
     Failed {
         reason: String,
     },
+}
+
+/// A job's outcome as the columns of a result row (`results`, `result_versions`), the same on every
+/// backend: a failed job has a failure and none of a grade's columns.
+#[derive(Debug, Clone, Copy)]
+pub struct ResultColumns<'a> {
+    pub status: &'static str,
+    pub verdict: Option<&'a str>,
+    pub points: Option<i64>,
+    pub max_points: Option<i64>,
+    pub report: Option<&'a str>,
+    pub failure: Option<&'a str>,
+    pub grade_ms: Option<i64>,
+    pub exercise_hash: Option<&'a str>,
+    pub grader_version: Option<&'a str>,
+}
+
+impl JobOutcome {
+    /// The outcome as the columns of its result row.
+    pub fn columns(&self) -> ResultColumns<'_> {
+        match self {
+            JobOutcome::Graded {
+                verdict,
+                points,
+                max_points,
+                report,
+                grade_ms,
+                exercise_hash,
+                grader_version,
+            } => ResultColumns {
+                status: Status::Graded.name(),
+                verdict: Some(verdict),
+                points: Some(i64::from(*points)),
+                max_points: Some(i64::from(*max_points)),
+                report: Some(report),
+                failure: None,
+                grade_ms: Some(i64::try_from(*grade_ms).unwrap_or(i64::MAX)),
+                exercise_hash: Some(exercise_hash),
+                grader_version: Some(grader_version),
+            },
+            JobOutcome::Failed { reason } => ResultColumns {
+                status: Status::Failed.name(),
+                verdict: None,
+                points: None,
+                max_points: None,
+                report: None,
+                failure: Some(reason),
+                grade_ms: None,
+                exercise_hash: None,
+                grader_version: None,
+            },
+        }
+    }
 }
 
 /// A webhook event written in the same transaction as the result.

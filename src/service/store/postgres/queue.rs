@@ -13,7 +13,7 @@ use tokio_postgres::Row;
 use super::error::Sql;
 use crate::service::store::{
     Delivery, EventState, Intake, JobOutcome, LeasedJob, Millis, NewEvent, NewSubmission, OutboxEvent,
-    ResultRecord, Stats, Status, StoreError, SubmissionRecord,
+    ResultColumns, ResultRecord, Stats, Status, StoreError, SubmissionRecord,
 };
 use crate::submission::Submission;
 
@@ -61,12 +61,7 @@ pub(super) fn submission_from_row(row: &Row) -> Result<SubmissionRecord, tokio_p
         }),
         None => None,
     };
-    let status = match (result_status.as_deref(), leased) {
-        (Some("graded"), _) => Status::Graded,
-        (Some(_), _) => Status::Failed,
-        (None, Some(true)) => Status::Running,
-        (None, _) => Status::Queued,
-    };
+    let status = Status::of(result_status.as_deref(), leased == Some(true));
     let attempts = match result_status {
         Some(_) => row.try_get::<_, i32>(20)?,
         None => job_attempts.unwrap_or(0),
@@ -359,31 +354,17 @@ pub(super) async fn complete<C: GenericClient>(
     now: Millis,
 ) -> Sql<bool> {
     let attempt = job.attempt as i32;
-    let (status, verdict, points, max_points, report, failure, grade_ms, exercise_hash, grader_version) =
-        match outcome {
-            JobOutcome::Graded {
-                verdict,
-                points,
-                max_points,
-                report,
-                grade_ms,
-                exercise_hash,
-                grader_version,
-            } => (
-                "graded",
-                Some(verdict.as_str()),
-                Some(i64::from(*points)),
-                Some(i64::from(*max_points)),
-                Some(report.as_str()),
-                None,
-                Some(*grade_ms as i64),
-                Some(exercise_hash.as_str()),
-                Some(grader_version.as_str()),
-            ),
-            JobOutcome::Failed { reason } => {
-                ("failed", None, None, None, None, Some(reason.as_str()), None, None, None)
-            }
-        };
+    let ResultColumns {
+        status,
+        verdict,
+        points,
+        max_points,
+        report,
+        failure,
+        grade_ms,
+        exercise_hash,
+        grader_version,
+    } = outcome.columns();
     let previous = if job.regrade {
         let stmt =
             tx.prepare_cached("SELECT verdict, points FROM latest_results WHERE submission_id = $1").await?;

@@ -23,41 +23,28 @@ pub(super) fn complete(
         return complete_regrade(tx, job, outcome, event, now);
     }
     {
-        let inserted = match outcome {
-            JobOutcome::Graded {
-                verdict,
-                points,
-                max_points,
-                report,
-                grade_ms,
-                exercise_hash,
-                grader_version,
-            } => tx
-                .prepare_cached(
-                    "INSERT INTO results (submission_id, status, verdict, points, max_points, report, attempts, \
-                     finished_at, grade_ms, exercise_hash, grader_version) \
-                     VALUES (?1, 'graded', ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) \
-                     ON CONFLICT (submission_id) DO NOTHING",
-                )?
-                .execute(params![
-                    job.submission_id,
-                    verdict,
-                    points,
-                    max_points,
-                    report,
-                    job.attempt,
-                    now,
-                    *grade_ms as i64,
-                    exercise_hash,
-                    grader_version
-                ])?,
-            JobOutcome::Failed { reason } => tx
-                .prepare_cached(
-                    "INSERT INTO results (submission_id, status, failure, attempts, finished_at) \
-                     VALUES (?1, 'failed', ?2, ?3, ?4) ON CONFLICT (submission_id) DO NOTHING",
-                )?
-                .execute(params![job.submission_id, reason, job.attempt, now])?,
-        };
+        let c = outcome.columns();
+        let inserted = tx
+            .prepare_cached(
+                "INSERT INTO results (submission_id, status, verdict, points, max_points, report, failure, \
+                 attempts, finished_at, grade_ms, exercise_hash, grader_version) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) \
+                 ON CONFLICT (submission_id) DO NOTHING",
+            )?
+            .execute(params![
+                job.submission_id,
+                c.status,
+                c.verdict,
+                c.points,
+                c.max_points,
+                c.report,
+                c.failure,
+                job.attempt,
+                now,
+                c.grade_ms,
+                c.exercise_hash,
+                c.grader_version
+            ])?;
         if inserted == 1
             && let Some(event) = event
         {
@@ -87,43 +74,31 @@ fn complete_regrade(
         .prepare_cached("SELECT verdict, points FROM latest_results WHERE submission_id = ?1")?
         .query_row([job.submission_id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    let (verdict, points) = match outcome {
-        JobOutcome::Graded { verdict, points, .. } => (Some(verdict.clone()), Some(*points)),
-        JobOutcome::Failed { .. } => (None, None),
-    };
-    let inserted = match outcome {
-        JobOutcome::Graded {
-            verdict,
-            points,
-            max_points,
-            report,
-            grade_ms,
-            exercise_hash,
-            grader_version,
-        } => tx
-            .prepare_cached(
-                "INSERT INTO result_versions (submission_id, version, status, verdict, points, max_points,                  report, attempts, finished_at, grade_ms, exercise_hash, grader_version)                  VALUES (?1, ?2, 'graded', ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)                  ON CONFLICT (submission_id, version) DO NOTHING",
-            )?
-            .execute(params![
-                job.submission_id,
-                job.version,
-                verdict,
-                points,
-                max_points,
-                report,
-                job.attempt,
-                now,
-                *grade_ms as i64,
-                exercise_hash,
-                grader_version
-            ])?,
-        JobOutcome::Failed { reason } => tx
-            .prepare_cached(
-                "INSERT INTO result_versions (submission_id, version, status, failure, attempts, finished_at)                  VALUES (?1, ?2, 'failed', ?3, ?4, ?5) ON CONFLICT (submission_id, version) DO NOTHING",
-            )?
-            .execute(params![job.submission_id, job.version, reason, job.attempt, now])?,
-    };
-    let changed = previous.is_none_or(|previous| previous != (verdict, points));
+    let c = outcome.columns();
+    let inserted = tx
+        .prepare_cached(
+            "INSERT INTO result_versions (submission_id, version, status, verdict, points, max_points, \
+             report, failure, attempts, finished_at, grade_ms, exercise_hash, grader_version) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) \
+             ON CONFLICT (submission_id, version) DO NOTHING",
+        )?
+        .execute(params![
+            job.submission_id,
+            job.version,
+            c.status,
+            c.verdict,
+            c.points,
+            c.max_points,
+            c.report,
+            c.failure,
+            job.attempt,
+            now,
+            c.grade_ms,
+            c.exercise_hash,
+            c.grader_version
+        ])?;
+    let changed = previous
+        .is_none_or(|previous| previous != (c.verdict.map(str::to_string), c.points.map(|p| p as u32)));
     if inserted == 1
         && changed
         && let Some(event) = event
@@ -224,12 +199,7 @@ pub(super) fn submission_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<S
         }),
         None => None,
     };
-    let status = match (result_status.as_deref(), leased) {
-        (Some("graded"), _) => Status::Graded,
-        (Some(_), _) => Status::Failed,
-        (None, Some(1)) => Status::Running,
-        (None, _) => Status::Queued,
-    };
+    let status = Status::of(result_status.as_deref(), leased == Some(1));
     let attempts = match result_status {
         Some(_) => row.get::<_, u32>(20)?,
         None => job_attempts.unwrap_or(0),
