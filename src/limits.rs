@@ -344,11 +344,28 @@ pub const PAGE_HISTORY_MAX: usize = 50;
 
 // ---- The Jobe-compatible endpoint (`src/service/http/jobe.rs`) ----
 
-/// Files CodeRunner may upload and the service keeps (in memory, per client; Jobe's file cache may
-/// forget files at any time, and CodeRunner uploads a forgotten one again on 404).
+/// Files CodeRunner may upload that the service keeps per client, in the store (so that a run finds
+/// its file on any node). Beyond it, or beyond [`JOBE_FILE_BYTES_PER_CLIENT_MAX`], the client's oldest
+/// files are forgotten first: Jobe's file cache may forget files at any time, and CodeRunner uploads
+/// a forgotten one again on 404.
 pub const JOBE_FILES_MAX: usize = 256;
+/// Bytes of uploaded files the service keeps per client.
+pub const JOBE_FILE_BYTES_PER_CLIENT_MAX: u64 = 64 * 1024 * 1024;
 /// Longest Jobe file id, in bytes.
 pub const JOBE_FILE_ID_BYTES_MAX: usize = 128;
+
+// ---- Several nodes on one store (`src/service/store/`, `src/service/worker.rs`) ----
+
+/// How often a node renews its announcement in the store: that it lives, and the exercise versions
+/// (content hashes) it serves. A reload of an exercise announces at once.
+pub const NODE_HEARTBEAT_MS: u64 = 5_000;
+/// A node whose announcement is older than this is taken for gone: the jobs recorded for a version
+/// that only it served are then graded by the version a living node serves (the result records
+/// which), rather than waiting for it forever.
+pub const NODE_LIVENESS_MS: u64 = 30_000;
+/// How long a node leaves a job of a version it does not serve, when its announcement said it did
+/// (a reload between announcement and lease), before leasing it again.
+pub const VERSION_MISMATCH_DEFER_MS: u64 = 1_000;
 
 // ---- LTI 1.3 (`src/service/lti/`) ----
 
@@ -489,6 +506,8 @@ const _: () = assert!(EXERCISE_UNAVAILABLE_RETRY_MAX_MS < EXERCISE_UNAVAILABLE_G
 const _: () = assert!(IDEMPOTENCY_KEY_RETENTION_MS >= 24 * 3600 * 1000);
 /// A `?wait=` ends before its lease could.
 const _: () = assert!(WAIT_MS_MAX < JOB_LEASE_MS);
+const _: () = assert!(NODE_LIVENESS_MS >= 3 * NODE_HEARTBEAT_MS);
+const _: () = assert!(JOBE_FILE_BYTES_PER_CLIENT_MAX >= REQUEST_BODY_BYTES_MAX as u64);
 
 /// The limits in force for one exercise. Defaults are the constants above; `exercise.toml` may
 /// override each under `[limits]` (for example a larger fuel budget for a heavier exercise).

@@ -76,6 +76,13 @@ label!(
     ReloadOutcome, "outcome", { Loaded => "loaded", Rejected => "rejected", Removed => "removed" }
 );
 
+label!(
+    /// What a node did with a job recorded for an exercise version other than the one it serves
+    /// (`pruefstein_version_mismatches_total{action}`): left it to the living node that serves
+    /// that version, or graded it because no living node does.
+    VersionMismatch, "action", { Left => "left", Graded => "graded" }
+);
+
 /// One metric per value of a label, encoded as one family in the label's order.
 #[derive(Debug, Clone)]
 pub struct Series<L: Label, M> {
@@ -127,6 +134,7 @@ pub struct Metrics {
     pub webhook_dead: Counter,
     webhook_events: Series<EventState, Gauge>,
     exercise_reloads: Series<ReloadOutcome, Counter>,
+    version_mismatches: Series<VersionMismatch, Counter>,
     registry: Registry,
 }
 
@@ -147,6 +155,7 @@ impl Default for Metrics {
             webhook_attempts,
             webhook_events: Series::default(),
             exercise_reloads: Series::default(),
+            version_mismatches: Series::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -191,6 +200,11 @@ impl Default for Metrics {
             "Exercise folders reloaded while running, by outcome",
             metrics.exercise_reloads.clone(),
         );
+        registry.register(
+            "pruefstein_version_mismatches",
+            "Jobs recorded for another exercise version than this node serves, by what the node did",
+            metrics.version_mismatches.clone(),
+        );
         Metrics { registry, ..metrics }
     }
 }
@@ -214,6 +228,11 @@ impl Metrics {
     /// Counts a reload of an exercise folder.
     pub fn exercise_reload(&self, outcome: ReloadOutcome) {
         self.exercise_reloads.get(outcome).inc();
+    }
+
+    /// Counts a job of another exercise version than this node serves.
+    pub fn version_mismatch(&self, action: VersionMismatch) {
+        self.version_mismatches.get(action).inc();
     }
 
     pub fn observe_grade(&self, seconds: f64) {
@@ -275,6 +294,8 @@ mod tests {
             "pruefstein_exercise_reloads_total{outcome=\"loaded\"} 0",
             "pruefstein_exercise_reloads_total{outcome=\"rejected\"} 1",
             "pruefstein_exercise_reloads_total{outcome=\"removed\"} 0",
+            "pruefstein_version_mismatches_total{action=\"left\"} 0",
+            "pruefstein_version_mismatches_total{action=\"graded\"} 0",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
         }

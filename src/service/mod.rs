@@ -25,6 +25,7 @@ pub mod regrade;
 pub mod reload;
 pub mod similarity;
 pub mod store;
+pub mod versions;
 pub mod webhook;
 pub mod worker;
 
@@ -47,9 +48,6 @@ use self::store::{Notice, Store};
 /// The lock file that keeps a second server off the same data directory.
 pub const LOCK_FILE: &str = "pruefstein.lock";
 
-/// Files uploaded to the Jobe-compatible endpoint: (client id, file id) → contents.
-pub type JobeFiles = HashMap<(i64, String), Arc<Vec<u8>>>;
-
 /// Everything the handlers, workers and senders share.
 pub struct Shared {
     pub config: Config,
@@ -66,8 +64,6 @@ pub struct Shared {
     pub accepting: AtomicBool,
     /// LTI's caches: the tool's key, the platforms' keys, access tokens.
     pub lti: lti::Lti,
-    /// Files uploaded to the Jobe-compatible endpoint, by client and file id.
-    pub jobe_files: Mutex<JobeFiles>,
 }
 
 impl Shared {
@@ -250,10 +246,11 @@ pub fn serve(config: Config) -> Result<()> {
         waiters: Waiters::default(),
         accepting: AtomicBool::new(true),
         lti: lti::Lti::default(),
-        jobe_files: Mutex::default(),
         config,
     });
 
+    // The versions this node serves, before it leases a job (see `versions`).
+    versions::announce(&shared)?;
     // Other nodes on a shared store wake this one's threads and waiting requests.
     let weak = Arc::downgrade(&shared);
     shared.store.listen(Arc::new(move |notice| hear(&weak, notice)))?;
@@ -287,26 +284,39 @@ pub fn serve(config: Config) -> Result<()> {
     if let Err(e) = shared.store.flush() {
         tracing::error!(event = "flush_failed", error = %e);
     }
+    // The jobs of versions only this node served go to the others now, not when it is missed.
+    if let Err(e) = shared.store.withdraw_node() {
+        tracing::error!(event = "withdraw_failed", error = %e);
+    }
     tracing::info!(event = "stopped");
     result
 }
 
-/// Forgets old idempotency keys now and then.
+/// Renews this node's announcement every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS)
+/// and forgets old idempotency keys every hour, until shutdown.
 fn maintenance_loop(shared: &Shared) {
+    const FORGET_EVERY: Duration = Duration::from_secs(3600);
+    let heartbeat = Duration::from_millis(crate::limits::NODE_HEARTBEAT_MS);
     let mut seen = shared.work.generation();
+    let mut next_forget = std::time::Instant::now();
+    let mut next_announce = std::time::Instant::now() + heartbeat;
     while shared.accepting.load(Ordering::SeqCst) {
-        let before = clock::now_ms() - crate::limits::IDEMPOTENCY_KEY_RETENTION_MS as i64;
-        if let Err(e) = shared.store.forget_idempotency_keys(before) {
-            tracing::error!(event = "maintenance_failed", error = %e);
-        }
-        // Sleeps an hour, but wakes at shutdown.
-        for _ in 0..3600 {
-            if !shared.accepting.load(Ordering::SeqCst) {
-                return;
+        let now = std::time::Instant::now();
+        if now >= next_forget {
+            let before = clock::now_ms() - crate::limits::IDEMPOTENCY_KEY_RETENTION_MS as i64;
+            if let Err(e) = shared.store.forget_idempotency_keys(before) {
+                tracing::error!(event = "maintenance_failed", error = %e);
             }
-            shared.work.wait(seen, Duration::from_secs(1));
-            seen = shared.work.generation();
+            next_forget = now + FORGET_EVERY;
         }
+        if now >= next_announce {
+            // A failure is logged; the next beat tries again.
+            let _ = versions::announce(shared);
+            next_announce = now + heartbeat;
+        }
+        // Wakes at shutdown (and on intake, which is harmless).
+        shared.work.wait(seen, Duration::from_secs(1));
+        seen = shared.work.generation();
     }
 }
 

@@ -43,19 +43,14 @@ pub fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
     let shared = Arc::clone(shared);
     std::thread::Builder::new()
         .name("exercise-reload".into())
-        .spawn(move || reload_loop(&root, &events, &shared.catalogue, &shared.metrics))
+        .spawn(move || reload_loop(&root, &events, &shared))
         .context("starting the exercise reload thread")?;
     Ok(ExerciseWatcher { _watcher: watcher })
 }
 
 /// Waits for changes, debounces them, and reloads the folders they touched. Ends when the watcher
 /// is dropped.
-fn reload_loop(
-    root: &Path,
-    events: &Receiver<notify::Result<notify::Event>>,
-    catalogue: &Catalogue,
-    metrics: &Metrics,
-) {
+fn reload_loop(root: &Path, events: &Receiver<notify::Result<notify::Event>>, shared: &Shared) {
     while let Ok(first) = events.recv() {
         let mut changed = BTreeSet::new();
         note(root, first, &mut changed);
@@ -71,8 +66,10 @@ fn reload_loop(
             }
         }
         for folder in changed {
-            reload_folder(&folder, catalogue, metrics);
+            reload_folder(&folder, &shared.catalogue, &shared.metrics);
         }
+        // The other nodes learn at once which versions this node serves now (see `versions`).
+        let _ = super::versions::announce(shared);
     }
 }
 

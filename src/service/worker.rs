@@ -19,6 +19,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::config::Isolation;
+use super::metrics::VersionMismatch;
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
 use super::{Finished, Shared, clock};
 use crate::exercise::Exercise;
@@ -26,7 +27,8 @@ use crate::grade::{GradeError, GradeOptions, grade};
 use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
 use crate::limits::{
     EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
-    JOB_ATTEMPTS_MAX, JOB_LEASE_RENEWALS_PER_LEASE, WORKER_KILLS_PER_SUBMISSION_MAX,
+    JOB_ATTEMPTS_MAX, JOB_LEASE_RENEWALS_PER_LEASE, VERSION_MISMATCH_DEFER_MS,
+    WORKER_KILLS_PER_SUBMISSION_MAX,
 };
 use crate::report::Report;
 use crate::submission::Submission;
@@ -246,6 +248,9 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                 }
             }
             Some(exercise) => {
+                if !version_may_grade(shared, &job, &exercise) {
+                    return;
+                }
                 let options = GradeOptions {
                     learner: Some(job.learner.clone()),
                     course_secret: shared.config.course_secret.clone(),
@@ -398,6 +403,41 @@ static UNAVAILABLE: Mutex<BTreeMap<i64, (Millis, u32)>> = Mutex::new(BTreeMap::n
 
 /// The submission's state as [`Store::complete_job`](super::store::Store::complete_job) stores it
 /// for `outcome`: status, attempts and result, as a read of the submission would return them.
+/// Whether this node may grade `job` with the version of its exercise it serves. A job records
+/// the version it was accepted under (see [`super::versions`]); the lease gives a node only jobs of
+/// its own versions or of versions no living node serves. A job of another version that a living
+/// node serves reaches this node only while its announcement lags behind a reload: it announces
+/// now and leaves the job for [`VERSION_MISMATCH_DEFER_MS`], uncounted, so that two nodes never
+/// grade one exercise two ways. A job whose version no living node serves is graded by this one's
+/// (it would wait forever otherwise); the result records the version graded.
+fn version_may_grade(shared: &Shared, job: &LeasedJob, exercise: &Exercise) -> bool {
+    let Some(recorded) = job.exercise_hash.as_deref() else { return true };
+    let served = exercise.content_hash();
+    if recorded == served {
+        return true;
+    }
+    let (recorded, served) = (super::versions::short(recorded), super::versions::short(served));
+    if !job.recorded_version_served {
+        tracing::info!(
+            event = "graded_under_served_version",
+            recorded,
+            served,
+            "no living node serves the version the job was accepted under"
+        );
+        shared.metrics.version_mismatch(VersionMismatch::Graded);
+        return true;
+    }
+    tracing::warn!(event = "left_to_its_version", recorded, served, "another node serves the job's version");
+    shared.metrics.version_mismatch(VersionMismatch::Left);
+    let _ = super::versions::announce(shared);
+    let until = clock::now_ms() + VERSION_MISMATCH_DEFER_MS as i64;
+    if let Err(e) = shared.store.defer_job(job, until, false) {
+        tracing::error!(event = "defer_failed", error = %e);
+    }
+    shared.work.notify();
+    false
+}
+
 fn finished_record(job: &LeasedJob, outcome: &JobOutcome, now: Millis) -> Finished {
     let (status, result) = match outcome {
         JobOutcome::Graded {

@@ -574,6 +574,7 @@ pub(super) fn validate(
         metadata,
         idempotency_key: key,
         request_hash: crate::submission::sha256_hex(meaning.to_string().as_bytes()),
+        exercise_hash: Some(exercise.content_hash().to_string()),
     })
 }
 

@@ -20,7 +20,8 @@ use super::intake::{Parsed, validate};
 use super::submissions::wait_for;
 use super::{Data, db};
 use crate::limits::{
-    JOBE_FILE_ID_BYTES_MAX, JOBE_FILES_MAX, QUEUE_DEPTH_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+    JOBE_FILE_BYTES_PER_CLIENT_MAX, JOBE_FILE_ID_BYTES_MAX, JOBE_FILES_MAX, QUEUE_DEPTH_MAX,
+    REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
 use crate::report::Report;
 use crate::service::store::{ClientRecord, Intake, Status};
@@ -114,8 +115,14 @@ pub async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data)
         Err(answer) => return answer,
     };
     let id = path.into_inner();
-    let held = shared.jobe_files.lock().unwrap_or_else(|p| p.into_inner()).contains_key(&(client.id, id));
-    if held { HttpResponse::NoContent().finish() } else { HttpResponse::NotFound().finish() }
+    if !valid_file_id(&id) {
+        return HttpResponse::NotFound().finish();
+    }
+    match db(&shared, move |store| store.jobe_file(client.id, &id)).await {
+        Ok(Some(_)) => HttpResponse::NoContent().finish(),
+        Ok(None) => HttpResponse::NotFound().finish(),
+        Err(problem) => jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
+    }
 }
 
 /// The body of `PUT …/restapi/files/{id}`.
@@ -149,8 +156,9 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
     path = "/jobe/index.php/restapi/files/{id}",
     tag = "jobe",
     description = "Keeps a file for this client's runs (a module a run names in its file list). The service keeps \
-                   a bounded number of files in memory (jobe_files_max) and forgets the oldest first, as Jobe's \
-                   cache may: CodeRunner uploads a forgotten file again.",
+                   a bounded number of files per client in the store, where every node finds them (jobe_files_max, \
+                   jobe_file_bytes_per_client_max), and forgets the oldest first, as Jobe's cache may: CodeRunner \
+                   uploads a forgotten file again.",
     params(("id" = String, Path, description = "The file's id: letters, digits, '.', '_' or '-'")),
     request_body(content = PutFile, content_type = "application/json"),
     responses(
@@ -160,6 +168,7 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
         (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
         (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String, content_type = "application/json"),
         (status = 413, description = "The body is larger than request_body_bytes_max", body = String, content_type = "application/json"),
+        (status = 503, description = "The store is not available", body = String, content_type = "application/json"),
     ),
     security(("jobe_api_key" = []))
 )]
@@ -187,17 +196,14 @@ pub async fn put_file(
     let Ok(bytes) = base64::engine::general_purpose::STANDARD.decode(file.file_contents.trim()) else {
         return jobe_error(StatusCode::BAD_REQUEST, "file_contents is not valid base64");
     };
-    let mut files = shared.jobe_files.lock().unwrap_or_else(|p| p.into_inner());
-    if files.len() >= JOBE_FILES_MAX && !files.contains_key(&(client.id, id.clone())) {
-        // Jobe's cache may forget files: the oldest-named of this client goes first.
-        let forget =
-            files.keys().find(|(c, _)| *c == client.id).cloned().or_else(|| files.keys().next().cloned());
-        if let Some(key) = forget {
-            files.remove(&key);
-        }
+    // In the store, so that a run finds it on any node. Jobe's cache may forget files: the client's
+    // oldest go first once it holds too many.
+    let limits = (JOBE_FILES_MAX, JOBE_FILE_BYTES_PER_CLIENT_MAX);
+    match db(&shared, move |store| store.put_jobe_file(client.id, &id, &bytes, limits, clock::now_ms())).await
+    {
+        Ok(()) => HttpResponse::NoContent().finish(),
+        Err(problem) => jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     }
-    files.insert((client.id, id), std::sync::Arc::new(bytes));
-    HttpResponse::NoContent().finish()
 }
 
 /// The body of `POST …/restapi/runs`, as CodeRunner sends it.
@@ -296,14 +302,17 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         if !(name.ends_with(".wasm") || name.ends_with(".wat")) {
             continue;
         }
-        let held = shared
-            .jobe_files
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .get(&(client.id, id.clone()))
-            .cloned();
+        let held = if valid_file_id(id) {
+            let (client_id, id) = (client.id, id.clone());
+            match db(&shared, move |store| store.jobe_file(client_id, &id)).await {
+                Ok(held) => held,
+                Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
+            }
+        } else {
+            None
+        };
         match held {
-            Some(bytes) => module = Some(bytes.to_vec()),
+            Some(bytes) => module = Some(bytes),
             // Jobe's answer for a file it does not hold: CodeRunner uploads it and runs again.
             None => return jobe_error(StatusCode::NOT_FOUND, format!("file {id} not found")),
         }

@@ -110,6 +110,7 @@ mod tests {
             metadata: None,
             idempotency_key: None,
             request_hash: "h".into(),
+            exercise_hash: None,
         };
         let Intake::Created(record) = data.store.submit(&new, 10, 0).unwrap() else { panic!("not stored") };
         let public = format!("sub_{}", record.id);

@@ -37,7 +37,6 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
         waiters: Default::default(),
         accepting: AtomicBool::new(true),
         lti: Default::default(),
-        jobe_files: Default::default(),
         config,
     })
 }

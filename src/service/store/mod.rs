@@ -68,6 +68,9 @@ pub struct NewSubmission {
     /// SHA-256 of the request's meaning (exercise, learner, submission, callback, metadata): two
     /// requests with the same key must have the same hash.
     pub request_hash: String,
+    /// The exercise version (content hash) the accepting node serves: the job is graded by this
+    /// version while any living node serves it. None: any version.
+    pub exercise_hash: Option<String>,
 }
 
 /// What intake did with a submission.
@@ -183,6 +186,11 @@ pub struct LeasedJob {
     pub regrade: bool,
     /// The result version this job writes: 1 for a first grading, the latest plus one for a regrade.
     pub version: u32,
+    /// The exercise version (content hash) the job was accepted or regraded under; none: any.
+    pub exercise_hash: Option<String>,
+    /// Whether a living node announces that version. A job is leased by a node that serves its
+    /// version or, when no living node does, by any node (else it would wait forever).
+    pub recorded_version_served: bool,
 }
 
 /// How a job ended.
@@ -339,6 +347,32 @@ pub struct RegradesQueued {
     /// Submissions that had an open job already (a regrade asked for twice, or a first grading
     /// not finished): nothing was queued for them.
     pub already_open: Vec<i64>,
+}
+
+/// An exercise version a living node announces.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedVersion {
+    pub node: String,
+    pub exercise: String,
+    pub content_hash: String,
+}
+
+/// Open jobs recorded for one exercise version.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedJobs {
+    pub exercise: String,
+    pub content_hash: String,
+    pub jobs: u64,
+}
+
+/// Which exercise versions the living nodes serve, and which versions the open jobs were recorded
+/// under: what `/readyz` compares with the node's own.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionCensus {
+    /// By node, then exercise.
+    pub served: Vec<ServedVersion>,
+    /// By exercise, then version.
+    pub recorded: Vec<RecordedJobs>,
 }
 
 /// Counts for `/metrics` and `/readyz`.
@@ -505,7 +539,7 @@ pub trait Store: Send + Sync + 'static {
     fn submission_payload(&self, id: i64) -> Result<Option<Submission>, StoreError>;
     /// Queues a regrade job for each submission that has no open job (one open job per
     /// submission: asking twice queues once). Regrade jobs are leased after first gradings.
-    fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError>;
+    fn queue_regrades(&self, ids: &[i64], exercise_hash: Option<&str>) -> Result<RegradesQueued, StoreError>;
     /// Every submission of `exercise` (of every client) in id order, at most `limit` + 1, with the
     /// latest results and their reports: what a course's analytics are computed from.
     fn exercise_submissions(&self, exercise: &str, limit: usize)
@@ -555,7 +589,32 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<LtiContext, StoreError>;
     fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError>;
 
+    // ---- The Jobe-compatible endpoint ----
+    /// Keeps a client's uploaded file (replacing one of the same id), then forgets the client's
+    /// oldest files until at most `files_max` of them, of at most `bytes_max` bytes together, are
+    /// kept; the new file is never forgotten.
+    fn put_jobe_file(
+        &self,
+        client_id: i64,
+        file_id: &str,
+        contents: &[u8],
+        limits: (usize, u64),
+        now: Millis,
+    ) -> Result<(), StoreError>;
+    /// A client's uploaded file, if it is kept.
+    fn jobe_file(&self, client_id: i64, file_id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
     // ---- Several nodes ----
+    /// Announces that this store's node lives and serves `versions` (exercise slug, content hash),
+    /// replacing what it announced before. Renewed every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS)
+    /// and after every reload; a node not heard of for [`NODE_LIVENESS_MS`](crate::limits::NODE_LIVENESS_MS)
+    /// is taken for gone.
+    fn announce_node(&self, versions: &[(String, String)], now: Millis) -> Result<(), StoreError>;
+    /// Withdraws this node's announcement (it stops): the jobs of versions only it served are left
+    /// to the others at once.
+    fn withdraw_node(&self) -> Result<(), StoreError>;
+    /// The versions living nodes serve, and the versions the open jobs were recorded under.
+    fn version_census(&self, now: Millis) -> Result<VersionCensus, StoreError>;
     /// Calls `hear` for what other nodes (and this one) did on a shared store: a job was queued, a
     /// submission finished. Returns at once; `hear` runs on the store's own thread and must be
     /// quick. A store only one process uses has nothing to tell (the default): that process

@@ -105,7 +105,23 @@ on_every_backend!(
     one_idempotency_key_makes_one_submission_on_any_node,
     a_webhook_event_is_leased_by_one_node_at_a_time,
     lti_states_are_taken_once,
+    a_node_leases_only_jobs_of_the_versions_it_serves_or_that_no_living_node_serves,
+    a_regrade_is_graded_by_the_version_it_was_asked_under,
+    uploaded_files_are_kept_per_client_within_their_limits_on_any_node,
 );
+
+/// Every job `store` may lease at `now` (for `lease_ms`), by id, with its recorded version and
+/// whether a living node serves that version.
+fn lease_all(store: &dyn Store, now: Millis, lease_ms: u64) -> Vec<(i64, Option<String>, bool)> {
+    let mut jobs: Vec<_> = store
+        .lease_jobs(100, 1, lease_ms, now)
+        .unwrap()
+        .into_iter()
+        .map(|j| (j.submission_id, j.exercise_hash, j.recorded_version_served))
+        .collect();
+    jobs.sort();
+    jobs
+}
 
 fn lease(store: &dyn Store, now: Millis) -> Option<LeasedJob> {
     store.lease_jobs(1, 1, 1_000, now).unwrap().into_iter().next()
@@ -139,6 +155,7 @@ fn new_submission(client_id: i64, key: Option<&str>, answer: &str) -> NewSubmiss
         metadata: None,
         idempotency_key: key.map(str::to_string),
         request_hash: crate::submission::sha256_hex(answer.as_bytes()),
+        exercise_hash: None,
     }
 }
 
@@ -344,9 +361,9 @@ fn a_regrade_writes_the_next_version_and_an_event_only_when_the_outcome_changed(
     assert_eq!((first.version, first.exercise_hash.as_deref()), (1, Some("h1")));
 
     // Asked twice: queued once.
-    let queued = store.queue_regrades(&[record.id]).unwrap();
+    let queued = store.queue_regrades(&[record.id], None).unwrap();
     assert_eq!((queued.queued, queued.already_open), (vec![record.id], vec![]));
-    let again = store.queue_regrades(&[record.id]).unwrap();
+    let again = store.queue_regrades(&[record.id], None).unwrap();
     assert_eq!((again.queued, again.already_open), (vec![], vec![record.id]));
 
     // The same outcome: version 2, no event. A worker lost to a crash: leased again, same version.
@@ -360,7 +377,7 @@ fn a_regrade_writes_the_next_version_and_an_event_only_when_the_outcome_changed(
     assert_eq!(backend.outbox_ids(), [format!("evt_sub_{}", record.id)]);
 
     // A changed outcome: version 3 and its event.
-    store.queue_regrades(&[record.id]).unwrap();
+    store.queue_regrades(&[record.id], None).unwrap();
     let job = lease(store, 3_000).unwrap();
     assert_eq!(job.version, 3);
     assert!(complete(store, &job, &graded("failed", 1, "h3"), Some(&event(&job)), 3_001));
@@ -395,7 +412,7 @@ fn first_gradings_are_leased_before_regrades(backend: &dyn Backend) {
     store.submit(&new_submission(client.id, None, "(1)"), 10, 0).unwrap();
     let job = lease(store, 1).unwrap();
     assert!(complete(store, &job, &graded("passed", 2, "h"), None, 2));
-    store.queue_regrades(&[job.submission_id]).unwrap();
+    store.queue_regrades(&[job.submission_id], None).unwrap();
     let Intake::Created(newer) = store.submit(&new_submission(client.id, None, "(2)"), 10, 3).unwrap() else {
         panic!("not created")
     };
@@ -679,6 +696,127 @@ fn a_listening_node_hears_queued_jobs_and_finished_submissions() {
     assert_eq!(next(), Notice::Finished(job.submission_id));
     // A late second completion stores nothing and says nothing.
     assert!(!complete(&b, &job, &graded("passed", 2, "h"), None, 0));
-    b.queue_regrades(&[job.submission_id]).unwrap();
+    b.queue_regrades(&[job.submission_id], None).unwrap();
     assert_eq!(next(), Notice::JobsQueued, "the regrade, not a second 'finished'");
+}
+
+/// A submission of `answer` accepted under version `hash` of the exercise.
+fn under_version(client_id: i64, answer: &str, hash: Option<&str>) -> NewSubmission {
+    NewSubmission { exercise_hash: hash.map(str::to_string), ..new_submission(client_id, None, answer) }
+}
+
+/// Two nodes serve different versions of one exercise: each grades the jobs accepted under its
+/// own, never the other's, while the other lives; jobs of no recorded version, and of versions no
+/// living node serves, are anyone's. A node that is no longer heard of, or that withdrew, leaves its
+/// version's jobs to the others.
+fn a_node_leases_only_jobs_of_the_versions_it_serves_or_that_no_living_node_serves(backend: &dyn Backend) {
+    // a holds what it leases; b's one lease runs out after a second.
+    const LONG: u64 = 10_000_000;
+    let (a, b) = (backend.node("node-a"), backend.node("node-b"));
+    let exercise = "01-visibility-timeout";
+    let versions = |hash: &str| vec![(exercise.to_string(), hash.to_string())];
+    a.announce_node(&versions("v1"), 0).unwrap();
+    b.announce_node(&versions("v2"), 0).unwrap();
+    let client = a.add_client("lms", "h", "whsec_x", 0).unwrap();
+    let mut ids = Vec::new();
+    for (answer, hash) in [("(1)", Some("v1")), ("(2)", Some("v2")), ("(3)", None), ("(4)", Some("v0"))] {
+        let Intake::Created(record) = a.submit(&under_version(client.id, answer, hash), 100, 0).unwrap()
+        else {
+            panic!("not created")
+        };
+        ids.push(record.id);
+    }
+    let census = a.version_census(1).unwrap();
+    assert_eq!(
+        census.served,
+        vec![
+            ServedVersion { node: "node-a".into(), exercise: exercise.into(), content_hash: "v1".into() },
+            ServedVersion { node: "node-b".into(), exercise: exercise.into(), content_hash: "v2".into() },
+        ]
+    );
+    let recorded: Vec<(&str, u64)> =
+        census.recorded.iter().map(|r| (r.content_hash.as_str(), r.jobs)).collect();
+    assert_eq!(recorded, vec![("v0", 1), ("v1", 1), ("v2", 1)]);
+    // a takes its own version's job, the unrecorded one and the one of no living node's version.
+    assert_eq!(
+        lease_all(a.as_ref(), 1, LONG),
+        vec![(ids[0], Some("v1".into()), true), (ids[2], None, false), (ids[3], Some("v0".into()), false)]
+    );
+    assert_eq!(lease_all(b.as_ref(), 1, 1_000), vec![(ids[1], Some("v2".into()), true)], "b takes v2's job");
+    // b's lease runs out while b is still heard of: a does not take v2's job.
+    b.announce_node(&versions("v2"), 5_000).unwrap();
+    a.announce_node(&versions("v1"), 5_000).unwrap();
+    assert!(lease_all(a.as_ref(), 5_000, LONG).is_empty(), "v2 is node b's while b lives");
+    // b is not heard of for longer than the liveness: a takes v2's job.
+    let later = 5_000 + crate::limits::NODE_LIVENESS_MS as i64 + 1;
+    a.announce_node(&versions("v1"), later).unwrap();
+    assert_eq!(lease_all(a.as_ref(), later, LONG), vec![(ids[1], Some("v2".into()), false)]);
+    assert_eq!(
+        a.version_census(later).unwrap().served.iter().map(|s| s.node.as_str()).collect::<Vec<_>>(),
+        vec!["node-a"],
+        "b is not counted among the living"
+    );
+    // b comes back, accepts a v2 job, then stops and withdraws: the job is a's at once.
+    b.announce_node(&versions("v2"), later).unwrap();
+    let Intake::Created(fifth) = b.submit(&under_version(client.id, "(5)", Some("v2")), 100, later).unwrap()
+    else {
+        panic!("not created")
+    };
+    assert!(lease_all(a.as_ref(), later, LONG).is_empty(), "b lives again");
+    b.withdraw_node().unwrap();
+    assert_eq!(lease_all(a.as_ref(), later, LONG), vec![(fifth.id, Some("v2".into()), false)]);
+}
+
+/// A regrade records the version of the node that asked for it: a node serving another version
+/// leaves it to the one that serves it.
+fn a_regrade_is_graded_by_the_version_it_was_asked_under(backend: &dyn Backend) {
+    let (a, b) = (backend.node("node-a"), backend.node("node-b"));
+    let exercise = "01-visibility-timeout";
+    a.announce_node(&[(exercise.to_string(), "v1".to_string())], 0).unwrap();
+    b.announce_node(&[(exercise.to_string(), "v2".to_string())], 0).unwrap();
+    let client = a.add_client("lms", "h", "whsec_x", 0).unwrap();
+    a.submit(&under_version(client.id, "(1)", Some("v1")), 100, 0).unwrap();
+    let job = lease(a.as_ref(), 0).unwrap();
+    assert!(complete(a.as_ref(), &job, &graded("failed", 0, "v1"), None, 0));
+    assert_eq!(b.queue_regrades(&[job.submission_id], Some("v2")).unwrap().queued, vec![job.submission_id]);
+    assert!(lease(a.as_ref(), 1).is_none(), "a serves v1: the regrade asked under v2 is b's");
+    let regrade = lease(b.as_ref(), 1).unwrap();
+    assert_eq!((regrade.submission_id, regrade.regrade, regrade.version), (job.submission_id, true, 2));
+    assert_eq!(regrade.exercise_hash.as_deref(), Some("v2"));
+}
+
+/// Files uploaded to the Jobe endpoint live in the store: another node reads them; a client's
+/// oldest go first beyond the count or the bytes, never the one just kept; clients are apart.
+fn uploaded_files_are_kept_per_client_within_their_limits_on_any_node(backend: &dyn Backend) {
+    let (a, b) = (backend.node("node-a"), backend.node("node-b"));
+    let one = a.add_client("one", "h1", "whsec_x", 0).unwrap();
+    let two = a.add_client("two", "h2", "whsec_y", 0).unwrap();
+    let limits = (2, 10);
+    a.put_jobe_file(one.id, "m1.wasm", b"1111", limits, 1).unwrap();
+    a.put_jobe_file(two.id, "m1.wasm", b"other", limits, 1).unwrap();
+    assert_eq!(b.jobe_file(one.id, "m1.wasm").unwrap().as_deref(), Some(&b"1111"[..]), "read on node b");
+    assert_eq!(b.jobe_file(two.id, "m1.wasm").unwrap().as_deref(), Some(&b"other"[..]));
+    assert_eq!(b.jobe_file(one.id, "absent").unwrap(), None);
+    a.put_jobe_file(one.id, "m2.wasm", b"2222", limits, 2).unwrap();
+    // A third file: two at most, the oldest goes.
+    b.put_jobe_file(one.id, "m3.wasm", b"3333", limits, 3).unwrap();
+    let held = |client: i64, id: &str| a.jobe_file(client, id).unwrap().is_some();
+    assert_eq!(
+        (held(one.id, "m1.wasm"), held(one.id, "m2.wasm"), held(one.id, "m3.wasm")),
+        (false, true, true)
+    );
+    assert!(held(two.id, "m1.wasm"), "another client's file stays");
+    // Kept again, m2 is the newest; then a file of 7 bytes leaves room for nothing else of 10.
+    a.put_jobe_file(one.id, "m2.wasm", b"22", limits, 4).unwrap();
+    a.put_jobe_file(one.id, "m4.wasm", b"4444444", limits, 5).unwrap();
+    assert_eq!(
+        (held(one.id, "m2.wasm"), held(one.id, "m3.wasm"), held(one.id, "m4.wasm")),
+        (true, false, true)
+    );
+    // A file larger than the bytes limit is kept alone.
+    a.put_jobe_file(one.id, "big.wasm", &[7; 11], limits, 6).unwrap();
+    assert_eq!(
+        (held(one.id, "big.wasm"), held(one.id, "m2.wasm"), held(one.id, "m4.wasm")),
+        (true, false, false)
+    );
 }

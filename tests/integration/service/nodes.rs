@@ -256,3 +256,100 @@ fn three_nodes_kill_9_and_lost_connections_lose_nothing_and_duplicate_nothing() 
     let retried = count(&url, "SELECT count(*)::TEXT FROM results WHERE attempts > 1");
     eprintln!("results graded on a second or later attempt: {retried}");
 }
+
+/// Two nodes serve different versions of one exercise (a teacher's change that reached one node
+/// only): each submission is graded by the version of the node that accepted it, whichever node
+/// leases it; `/readyz` on each node names the difference; open jobs of a version that a living
+/// node serves are left to it (and `/readyz` says so), and once that node withdraws, they are
+/// graded by the version served now, which the result records.
+#[test]
+fn two_nodes_with_different_exercise_versions_never_grade_one_exercise_two_ways() {
+    use pruefstein::exercise::Exercise;
+    use pruefstein::service::store::{Intake, NewSubmission, Store};
+    use pruefstein::submission::Submission;
+
+    let url = scratch::database();
+    let dir = tempfile::tempdir().unwrap();
+    // Node b's exercises: the repository's, with exercise 1's statement changed by its teacher.
+    let changed = dir.path().join("exercises-b");
+    copy_tree(&repo().join("exercises"), &changed);
+    let statement = changed.join(PREDICTION).join("statement.en.md");
+    let text = std::fs::read_to_string(&statement).unwrap();
+    std::fs::write(&statement, format!("{text}\nA sentence the teacher added.\n")).unwrap();
+    let version =
+        |dir: &std::path::Path| Exercise::load(&dir.join(PREDICTION)).unwrap().content_hash().to_string();
+    let (v_a, v_b) = (version(&repo().join("exercises")), version(&changed));
+    assert_ne!(v_a, v_b);
+
+    let a = node(dir.path(), &url, "node-a");
+    let changed_arg = changed.to_str().unwrap();
+    let b = Server::start(
+        &dir.path().join("node-b"),
+        &["--database", &url, "--node-id", "node-b", "--isolation", "thread", "--exercises", changed_arg],
+    );
+    let token = client(&url, "lms");
+    let short = |v: &str| v[..12].to_string();
+    let ready = a.get("/readyz", "").text();
+    assert!(
+        ready.contains(&format!(
+            "exercise {PREDICTION}: this node serves version {}, node node-b serves version {}",
+            short(&v_a),
+            short(&v_b)
+        )),
+        "{ready}"
+    );
+    assert!(b.get("/readyz", "").text().contains(&format!("node node-a serves version {}", short(&v_a))));
+
+    // Both nodes lease from one queue: each result is of the accepting node's version.
+    for round in 0..8 {
+        let (accepting, expected) = if round % 2 == 0 { (&a, &v_a) } else { (&b, &v_b) };
+        let body = json!({"exercise": PREDICTION, "learner": format!("l{round}"), "answer": "(2, 2, 0)"});
+        let posted = accepting.post_json("/api/v1/submissions", &token, &body, None);
+        assert_eq!(posted.status, 202, "{}", posted.text());
+        let id = posted.json()["id"].as_str().unwrap().to_string();
+        let graded = a.get(&format!("/api/v1/submissions/{id}?wait=30s"), &token).json();
+        assert_eq!(graded["status"], "graded", "{graded}");
+        assert_eq!(graded["exercise_hash"].as_str(), Some(expected.as_str()), "round {round}: {graded}");
+    }
+
+    // A third node (this test) announces a version of its own and accepts a job under it, but
+    // grades nothing: a and b leave the job to it while it lives.
+    let c = PgStore::open(&url, "node-c", LeaseClock::Database).unwrap();
+    let v_c = "c".repeat(64);
+    c.announce_node(&[(PREDICTION.to_string(), v_c.clone())], 0).unwrap();
+    let lms = c.list_clients().unwrap().into_iter().find(|r| r.name == "lms").unwrap();
+    let new = NewSubmission {
+        client_id: lms.id,
+        exercise: PREDICTION.into(),
+        learner: "carla".into(),
+        submission: Submission::Answer("(2, 2, 0)".into()),
+        callback_url: None,
+        metadata: None,
+        idempotency_key: None,
+        request_hash: "carla".into(),
+        exercise_hash: Some(v_c.clone()),
+    };
+    let Intake::Created(record) = c.submit(&new, 100, 0).unwrap() else { panic!("not accepted") };
+    let id = format!("sub_{}", record.id);
+    let left = format!(
+        "exercise {PREDICTION}: 1 open job was accepted under version cccccccccccc, which this node leaves to node node-c"
+    );
+    for n in [&a, &b] {
+        let ready = n.get("/readyz", "").text();
+        assert!(ready.contains(&left), "{ready}");
+    }
+    // Other submissions are graded meanwhile: the nodes are not stuck behind the job.
+    let other = json!({"exercise": PREDICTION, "learner": "dora", "answer": "(2, 2, 0)"});
+    let posted = a.post_json("/api/v1/submissions?wait=30s", &token, &other, None).json();
+    assert_eq!(posted["status"], "graded", "{posted}");
+    let waiting = a.get(&format!("/api/v1/submissions/{id}"), &token).json();
+    assert_eq!(waiting["status"], "queued", "left to node-c: {waiting}");
+    // node-c stops: its job is graded by a version a living node serves, and says which.
+    c.withdraw_node().unwrap();
+    let graded = a.get(&format!("/api/v1/submissions/{id}?wait=30s"), &token).json();
+    assert_eq!(graded["status"], "graded", "{graded}");
+    let graded_under = graded["exercise_hash"].as_str().unwrap().to_string();
+    assert!(graded_under == v_a || graded_under == v_b, "{graded}");
+    let metrics = [a.get("/metrics", "").text(), b.get("/metrics", "").text()].concat();
+    assert!(metrics.contains("pruefstein_version_mismatches_total{action=\"graded\"} 1"), "{metrics}");
+}

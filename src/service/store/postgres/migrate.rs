@@ -9,7 +9,10 @@ use super::error::Sql;
 use crate::service::store::StoreError;
 
 /// Every migration, in the order applied: (name, SQL).
-pub const MIGRATIONS: &[(&str, &str)] = &[("0001_schema", include_str!("migrations/0001_schema.sql"))];
+pub const MIGRATIONS: &[(&str, &str)] = &[
+    ("0001_schema", include_str!("migrations/0001_schema.sql")),
+    ("0002_exercise_versions", include_str!("migrations/0002_exercise_versions.sql")),
+];
 
 /// The advisory lock's key: any number the nodes agree on ("prüf" in ASCII).
 const MIGRATION_LOCK: i64 = 0x7072_7566;

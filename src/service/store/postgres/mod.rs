@@ -13,6 +13,7 @@
 pub mod error;
 mod listen;
 pub mod migrate;
+mod nodes;
 mod queue;
 mod records;
 pub mod scratch;
@@ -415,9 +416,15 @@ impl Store for PgStore {
         read!(self, "read a submission's bytes", |c| records::submission_payload(c, id).await)
     }
 
-    fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError> {
-        let (node, ids) = (self.node.clone(), ids.to_vec());
-        in_transaction!(self, "queue regrades", |tx| records::queue_regrades(&tx, &node, &ids).await)
+    fn queue_regrades(&self, ids: &[i64], exercise_hash: Option<&str>) -> Result<RegradesQueued, StoreError> {
+        let (node, ids, hash) = (self.node.clone(), ids.to_vec(), exercise_hash.map(str::to_string));
+        in_transaction!(self, "queue regrades", |tx| records::queue_regrades(
+            &tx,
+            &node,
+            &ids,
+            hash.as_deref()
+        )
+        .await)
     }
 
     fn exercise_submissions(
@@ -516,6 +523,41 @@ impl Store for PgStore {
 
     fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError> {
         read!(self, "read an LTI launch context", |c| records::lti_context_by_id(c, id).await)
+    }
+
+    fn put_jobe_file(
+        &self,
+        client_id: i64,
+        file_id: &str,
+        contents: &[u8],
+        limits: (usize, u64),
+        now: Millis,
+    ) -> Result<(), StoreError> {
+        let (file_id, contents) = (file_id.to_string(), contents.to_vec());
+        in_transaction!(self, "keep an uploaded file", |tx| nodes::put_jobe_file(
+            &tx, client_id, &file_id, &contents, limits, now
+        )
+        .await)
+    }
+
+    fn jobe_file(&self, client_id: i64, file_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        let file_id = file_id.to_string();
+        read!(self, "read an uploaded file", |c| nodes::jobe_file(c, client_id, &file_id).await)
+    }
+
+    fn announce_node(&self, versions: &[(String, String)], now: Millis) -> Result<(), StoreError> {
+        let (node, versions, now) = (self.node.clone(), versions.to_vec(), self.lease_now(now));
+        in_transaction!(self, "announce this node", |tx| nodes::announce(&tx, &node, &versions, now).await)
+    }
+
+    fn withdraw_node(&self) -> Result<(), StoreError> {
+        let node = self.node.clone();
+        in_transaction!(self, "withdraw this node", |tx| nodes::withdraw(&tx, &node).await)
+    }
+
+    fn version_census(&self, now: Millis) -> Result<VersionCensus, StoreError> {
+        let now = self.lease_now(now);
+        read!(self, "read the exercise versions in use", |c| nodes::census(c, now).await)
     }
 
     fn listen(&self, hear: Arc<dyn Fn(Notice) + Send + Sync>) -> Result<(), StoreError> {

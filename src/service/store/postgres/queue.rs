@@ -11,6 +11,7 @@ use deadpool_postgres::GenericClient;
 use tokio_postgres::Row;
 
 use super::error::Sql;
+use crate::limits::NODE_LIVENESS_MS;
 use crate::service::store::{
     Delivery, EventState, Intake, JobOutcome, LeasedJob, Millis, NewEvent, NewSubmission, OutboxEvent,
     ResultColumns, ResultRecord, Stats, Status, StoreError, SubmissionRecord,
@@ -24,7 +25,7 @@ pub const JOBS_CHANNEL: &str = "pruefstein_jobs";
 pub const FINISHED_CHANNEL: &str = "pruefstein_finished";
 
 /// `$n` as the lease clock's time: the caller's, or the database's when it is NULL.
-fn clock(n: u8) -> String {
+pub(super) fn clock(n: u8) -> String {
     format!("coalesce(${n}::BIGINT, pruefstein_now_ms())")
 }
 
@@ -127,7 +128,7 @@ pub(super) async fn submit<C: GenericClient>(
                  WHERE (SELECT count(*) FROM jobs) < $12 \
                  ON CONFLICT (client_id, idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING \
                  RETURNING id), \
-             queued AS (INSERT INTO jobs (submission_id) SELECT id FROM stored) \
+             queued AS (INSERT INTO jobs (submission_id, exercise_hash) SELECT id, $14 FROM stored) \
              SELECT id, pg_notify('{JOBS_CHANNEL}', $13) FROM stored"
         ))
         .await?;
@@ -148,6 +149,7 @@ pub(super) async fn submit<C: GenericClient>(
                 &now,
                 &(queue_max.min(i64::MAX as u64) as i64),
                 &node,
+                &new.exercise_hash,
             ],
         )
         .await?;
@@ -215,30 +217,47 @@ pub(super) async fn lease_jobs<C: GenericClient>(
     lease_ms: u64,
     now: Option<Millis>,
 ) -> Sql<Vec<LeasedJob>> {
+    // As on SQLite (`sqlite::jobs`): the jobs of no recorded exercise version, of a version this
+    // node serves, or of a version no living node serves.
+    let leasable = "(j.exercise_hash IS NULL \
+         OR EXISTS (SELECT 1 FROM node_exercises m WHERE m.node_id = $5 AND m.exercise = s.exercise \
+             AND m.content_hash = j.exercise_hash) \
+         OR NOT EXISTS (SELECT 1 FROM node_exercises o JOIN nodes n ON n.node_id = o.node_id \
+             WHERE o.exercise = s.exercise AND o.content_hash = j.exercise_hash \
+             AND n.seen_at > clock.now - $6::BIGINT))";
     let sql = format!(
         "WITH clock AS (SELECT {now} AS now), \
          next AS ( \
-             SELECT j.submission_id FROM jobs j, clock WHERE j.lease_until <= clock.now \
+             SELECT j.submission_id FROM jobs j JOIN submissions s ON s.id = j.submission_id, clock \
+             WHERE j.lease_until <= clock.now AND {leasable} \
              ORDER BY j.regrade, j.submission_id \
              LIMIT (SELECT least($2::BIGINT, ceil(count(*)::NUMERIC / $3::BIGINT)::BIGINT) \
-                    FROM jobs d, clock WHERE d.lease_until <= clock.now) \
+                    FROM jobs j JOIN submissions s ON s.id = j.submission_id, clock \
+                    WHERE j.lease_until <= clock.now AND {leasable}) \
              FOR UPDATE OF j SKIP LOCKED), \
          leased AS ( \
              UPDATE jobs j SET leased = true, attempts = j.attempts + 1, \
                  lease_until = (SELECT now FROM clock) + $4::BIGINT, leased_by = $5 \
              FROM next WHERE j.submission_id = next.submission_id \
-             RETURNING j.submission_id, j.attempts, j.regrade) \
+             RETURNING j.submission_id, j.attempts, j.regrade, j.exercise_hash) \
          SELECT l.submission_id, l.attempts, l.regrade, \
              (SELECT max(version) FROM latest_results v WHERE v.submission_id = l.submission_id), \
              s.client_id, s.exercise, s.learner, s.kind, s.payload, s.callback_url, s.sha256, s.metadata, \
-             s.idempotency_key, s.created_at \
+             s.idempotency_key, s.created_at, l.exercise_hash, \
+             EXISTS (SELECT 1 FROM node_exercises o JOIN nodes n ON n.node_id = o.node_id, clock \
+                 WHERE o.exercise = s.exercise AND o.content_hash = l.exercise_hash \
+                 AND n.seen_at > clock.now - $6::BIGINT) \
          FROM leased l JOIN submissions s ON s.id = l.submission_id \
          ORDER BY l.regrade, l.submission_id",
         now = clock(1)
     );
     let stmt = tx.prepare_cached(&sql).await?;
+    let liveness = NODE_LIVENESS_MS as i64;
     let rows = tx
-        .query(&stmt, &[&now, &(max.max(1) as i64), &(share.max(1) as i64), &(lease_ms as i64), &node])
+        .query(
+            &stmt,
+            &[&now, &(max.max(1) as i64), &(share.max(1) as i64), &(lease_ms as i64), &node, &liveness],
+        )
         .await?;
     rows.iter().map(leased_job).collect()
 }
@@ -265,6 +284,8 @@ fn leased_job(row: &Row) -> Sql<LeasedJob> {
         created_at: row.try_get(13)?,
         regrade,
         version,
+        exercise_hash: row.try_get(14)?,
+        recorded_version_served: row.try_get(15)?,
     })
 }
 

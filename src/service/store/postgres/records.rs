@@ -195,16 +195,22 @@ pub(super) async fn submission_payload<C: GenericClient>(c: &C, id: i64) -> Sql<
     Ok(Some(crate::service::store::sqlite::stored_submission(id, &kind, payload)?))
 }
 
-pub(super) async fn queue_regrades<C: GenericClient>(tx: &C, node: &str, ids: &[i64]) -> Sql<RegradesQueued> {
+pub(super) async fn queue_regrades<C: GenericClient>(
+    tx: &C,
+    node: &str,
+    ids: &[i64],
+    exercise_hash: Option<&str>,
+) -> Sql<RegradesQueued> {
     let mut queued = RegradesQueued::default();
     let stmt = tx
         .prepare_cached(
-            "INSERT INTO jobs (submission_id, regrade) VALUES ($1, true) ON CONFLICT (submission_id) DO NOTHING",
+            "INSERT INTO jobs (submission_id, regrade, exercise_hash) VALUES ($1, true, $2) \
+             ON CONFLICT (submission_id) DO NOTHING",
         )
         .await?;
     for &id in ids {
         // Due at once; a submission with an open job (its first grading, or a regrade) keeps it.
-        if tx.execute(&stmt, &[&id]).await? == 1 {
+        if tx.execute(&stmt, &[&id, &exercise_hash]).await? == 1 {
             queued.queued.push(id);
         } else {
             queued.already_open.push(id);

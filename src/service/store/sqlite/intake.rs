@@ -59,7 +59,8 @@ pub(super) fn submit(tx: &Transaction<'_>, new: &NewSubmission, queue_max: u64, 
         now
     ])?;
     let id = tx.last_insert_rowid();
-    tx.prepare_cached("INSERT INTO jobs (submission_id) VALUES (?1)")?.execute([id])?;
+    tx.prepare_cached("INSERT INTO jobs (submission_id, exercise_hash) VALUES (?1, ?2)")?
+        .execute(params![id, new.exercise_hash])?;
     let record =
         load_submission(tx, id)?.ok_or_else(|| StoreError::Corrupt(format!("submission {id} vanished")))?;
     Ok(Intake::Created(record))

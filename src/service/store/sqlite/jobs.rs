@@ -1,13 +1,26 @@
 //! The job queue and its leases: leasing due jobs (shared between the workers), renewing a lease
 //! while grading (fenced by the attempt), giving a lease back or deferring a job, releasing every
-//! lease of this node at start, and the queue's counts.
+//! lease of this node at start, and the queue's counts. A node leases only jobs of the exercise
+//! versions it serves, or of versions no living node serves (see `nodes`).
 
 use rusqlite::{Connection, Transaction, params};
 
 use super::error::Sql;
+use crate::limits::NODE_LIVENESS_MS;
 use crate::service::store::{LeasedJob, Millis, Stats};
 
-/// Leases the due jobs divided by `share`, rounded up, at most `max`, oldest first.
+/// Which due jobs a node may lease (`?1` now, `?2` the node, `?3` the oldest announcement of a
+/// living node): those of no recorded exercise version, of a version the node serves, or of a
+/// version no living node serves (see `nodes`).
+const LEASABLE: &str = "FROM jobs j JOIN submissions s ON s.id = j.submission_id \
+     WHERE j.lease_until <= ?1 AND (j.exercise_hash IS NULL \
+         OR EXISTS (SELECT 1 FROM node_exercises m WHERE m.node_id = ?2 AND m.exercise = s.exercise \
+             AND m.content_hash = j.exercise_hash) \
+         OR NOT EXISTS (SELECT 1 FROM node_exercises o JOIN nodes n ON n.node_id = o.node_id \
+             WHERE o.exercise = s.exercise AND o.content_hash = j.exercise_hash AND n.seen_at > ?3))";
+
+/// Leases the due jobs this node may grade, divided by `share`, rounded up, at most `max`, oldest
+/// first.
 pub(super) fn lease(
     tx: &Transaction<'_>,
     node: &str,
@@ -16,18 +29,22 @@ pub(super) fn lease(
     lease_ms: u64,
     now: Millis,
 ) -> Sql<Vec<LeasedJob>> {
+    let alive_since = now - NODE_LIVENESS_MS as i64;
     let due: i64 = tx
-        .prepare_cached("SELECT count(*) FROM jobs WHERE lease_until <= ?1")?
-        .query_row([now], |r| r.get(0))?;
+        .prepare_cached(&format!("SELECT count(*) {LEASABLE}"))?
+        .query_row(params![now, node, alive_since], |r| r.get(0))?;
     let take = (due as usize).div_ceil(share.max(1)).clamp(0, max.max(1));
     let next = tx
-        .prepare_cached(
-            "SELECT submission_id, attempts FROM jobs WHERE lease_until <= ?1 \
-             ORDER BY regrade, submission_id LIMIT ?2",
-        )?
-        .query_map(params![now, take as i64], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?)))?
+        .prepare_cached(&format!(
+            "SELECT j.submission_id, j.attempts {LEASABLE} ORDER BY j.regrade, j.submission_id LIMIT ?4"
+        ))?
+        .query_map(params![now, node, alive_since, take as i64], |r| {
+            Ok((r.get::<_, i64>(0)?, r.get::<_, u32>(1)?))
+        })?
         .collect::<Result<Vec<_>, _>>()?;
-    next.into_iter().map(|(id, attempts)| lease_one(tx, node, id, attempts + 1, lease_ms, now)).collect()
+    next.into_iter()
+        .map(|(id, attempts)| lease_one(tx, node, id, attempts + 1, lease_ms, now, alive_since))
+        .collect()
 }
 
 /// Renews the lease of `attempt`; false if the job was leased again since or is finished.
@@ -115,6 +132,7 @@ fn lease_one(
     attempt: u32,
     lease_ms: u64,
     now: Millis,
+    alive_since: Millis,
 ) -> Sql<LeasedJob> {
     tx.prepare_cached(
         "UPDATE jobs SET leased = 1, attempts = ?2, lease_until = ?3, leased_by = ?4 WHERE submission_id = ?1",
@@ -122,12 +140,15 @@ fn lease_one(
     .execute(params![id, attempt, now + lease_ms as i64, node])?;
     // A regrade writes the version after the latest; no other job of this submission is open, so
     // no other version can be written meanwhile.
-    let (regrade, latest): (i64, Option<u32>) = tx
+    let (regrade, latest, exercise_hash, recorded_version_served): (i64, Option<u32>, Option<String>, bool) = tx
         .prepare_cached(
-            "SELECT j.regrade, (SELECT max(version) FROM latest_results WHERE submission_id = ?1) \
+            "SELECT j.regrade, (SELECT max(version) FROM latest_results WHERE submission_id = ?1), \
+                 j.exercise_hash, EXISTS (SELECT 1 FROM node_exercises o JOIN nodes n ON n.node_id = o.node_id \
+                     JOIN submissions s ON s.id = j.submission_id \
+                     WHERE o.exercise = s.exercise AND o.content_hash = j.exercise_hash AND n.seen_at > ?2) \
              FROM jobs j WHERE j.submission_id = ?1",
         )?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        .query_row(params![id, alive_since], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
     let regrade = regrade != 0;
     let version = if regrade { latest.unwrap_or(1) + 1 } else { 1 };
     let job = tx
@@ -162,5 +183,7 @@ fn lease_one(
         created_at,
         regrade,
         version,
+        exercise_hash,
+        recorded_version_served,
     })
 }

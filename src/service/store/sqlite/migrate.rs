@@ -17,6 +17,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0003_teachers", include_str!("../migrations/0003_teachers.sql")),
     ("0004_lti", include_str!("../migrations/0004_lti.sql")),
     ("0005_lease_holders", include_str!("../migrations/0005_lease_holders.sql")),
+    ("0006_exercise_versions", include_str!("../migrations/0006_exercise_versions.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.

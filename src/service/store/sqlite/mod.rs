@@ -12,6 +12,7 @@ mod intake;
 mod jobs;
 mod lti;
 pub mod migrate;
+mod nodes;
 mod outbox;
 mod results;
 mod teachers;
@@ -304,9 +305,10 @@ impl Store for SqliteStore {
         self.read("read a submission's bytes", |conn| teachers::payload(conn, id))
     }
 
-    fn queue_regrades(&self, ids: &[i64]) -> Result<RegradesQueued, StoreError> {
+    fn queue_regrades(&self, ids: &[i64], exercise_hash: Option<&str>) -> Result<RegradesQueued, StoreError> {
         let ids = ids.to_vec();
-        self.writer.write("queue regrades", move |tx| teachers::queue_regrades(tx, &ids))
+        let hash = exercise_hash.map(str::to_string);
+        self.writer.write("queue regrades", move |tx| teachers::queue_regrades(tx, &ids, hash.as_deref()))
     }
 
     fn exercise_submissions(
@@ -384,6 +386,39 @@ impl Store for SqliteStore {
 
     fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError> {
         self.read("read an LTI launch context", |conn| lti::context_by_id(conn, id))
+    }
+
+    fn put_jobe_file(
+        &self,
+        client_id: i64,
+        file_id: &str,
+        contents: &[u8],
+        limits: (usize, u64),
+        now: Millis,
+    ) -> Result<(), StoreError> {
+        let (file_id, contents) = (file_id.to_string(), contents.to_vec());
+        self.writer.write("keep an uploaded file", move |tx| {
+            nodes::put_jobe_file(tx, client_id, &file_id, &contents, limits, now)
+        })
+    }
+
+    fn jobe_file(&self, client_id: i64, file_id: &str) -> Result<Option<Vec<u8>>, StoreError> {
+        self.read("read an uploaded file", |conn| nodes::jobe_file(conn, client_id, file_id))
+    }
+
+    fn announce_node(&self, versions: &[(String, String)], now: Millis) -> Result<(), StoreError> {
+        let (node, versions) = (self.node.clone(), versions.to_vec());
+        self.writer.write("announce this node", move |tx| nodes::announce(tx, &node, &versions, now))
+    }
+
+    fn withdraw_node(&self) -> Result<(), StoreError> {
+        let node = self.node.clone();
+        self.writer.write("withdraw this node", move |tx| nodes::withdraw(tx, &node))
+    }
+
+    fn version_census(&self, now: Millis) -> Result<VersionCensus, StoreError> {
+        let alive_since = now - crate::limits::NODE_LIVENESS_MS as i64;
+        self.read("read the exercise versions in use", |conn| nodes::census(conn, alive_since))
     }
 }
 

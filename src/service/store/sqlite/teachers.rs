@@ -117,13 +117,20 @@ pub(super) fn payload(conn: &Connection, id: i64) -> Sql<Option<Submission>> {
     Ok(Some(super::stored_submission(id, &kind, payload)?))
 }
 
-pub(super) fn queue_regrades(tx: &Transaction<'_>, ids: &[i64]) -> Sql<RegradesQueued> {
+pub(super) fn queue_regrades(
+    tx: &Transaction<'_>,
+    ids: &[i64],
+    exercise_hash: Option<&str>,
+) -> Sql<RegradesQueued> {
     let mut queued = RegradesQueued::default();
     for &id in ids {
         // Due at once; a submission with an open job (its first grading, or a regrade) keeps it.
         let inserted = tx
-            .prepare_cached("INSERT INTO jobs (submission_id, regrade) VALUES (?1, 1) ON CONFLICT (submission_id) DO NOTHING")?
-            .execute([id])?;
+            .prepare_cached(
+                "INSERT INTO jobs (submission_id, regrade, exercise_hash) VALUES (?1, 1, ?2) \
+                 ON CONFLICT (submission_id) DO NOTHING",
+            )?
+            .execute(params![id, exercise_hash])?;
         if inserted == 1 { queued.queued.push(id) } else { queued.already_open.push(id) }
     }
     Ok(queued)
