@@ -102,18 +102,18 @@ fn main() {
 
 /// The Python figures: compile once (per engine), instance start + load, whole grade.
 fn python(exercise: &Exercise, consumer: &ConsumerExercise, dir: &Path, rounds: usize) {
-    use pruefstein::limits::PYTHON_WASM_STACK_BYTES;
+    use pruefstein::limits::INTERPRETER_WASM_STACK_BYTES;
     use pruefstein::submission::Language;
     let text = std::fs::read_to_string(dir.join("solutions/lesson.py")).expect("lesson.py");
     let submission = Submission::Source { language: Language::Python, text: text.clone() };
     println!("python consumer, exercise 03 solutions/lesson.py, {rounds} rounds, medians");
-    let _ = pruefstein::sandbox::with_stack(PYTHON_WASM_STACK_BYTES, || {
+    let _ = pruefstein::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || {
         for compiler in [Compiler::Winch, Compiler::Cranelift] {
             let start = Instant::now();
             let _ = pruefstein::consumer::python::snapshot().expect("snapshot");
             let snapshot = start.elapsed();
-            let engine =
-                pruefstein::sandbox::engine_with_stack(compiler, PYTHON_WASM_STACK_BYTES).expect("engine");
+            let engine = pruefstein::sandbox::engine_with_stack(compiler, INTERPRETER_WASM_STACK_BYTES)
+                .expect("engine");
             let start = Instant::now();
             pruefstein::consumer::python::module(engine).expect("compiles");
             println!(

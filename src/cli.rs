@@ -213,6 +213,7 @@ pub enum NewKind {
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 pub enum NewLanguage {
     Python,
+    Javascript,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -270,6 +271,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             };
             let language = language.map(|l| match l {
                 NewLanguage::Python => crate::submission::Language::Python,
+                NewLanguage::Javascript => crate::submission::Language::JavaScript,
             });
             let written = crate::authoring::scaffold_with(kind, &dir, language)?;
             println!("wrote a {} exercise to {}:", kind.name(), dir.display());

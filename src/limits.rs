@@ -227,20 +227,42 @@ pub const PYTHON_HEAP_BYTES: u64 = 2 * 1024 * 1024;
 /// interpreter at this depth: deeper recursion raises `RuntimeError: maximum recursion depth
 /// exceeded` (limit "recursion depth").
 pub const PYTHON_RECURSION_STACK_BYTES: u64 = 768 * 1024;
-/// The wasm stack the interpreter's engine gets (the interpreter's frames are larger than a
-/// compiled module's; the default [`WASM_STACK_BYTES_MAX`] would end recursion far earlier than
-/// [`PYTHON_RECURSION_STACK_BYTES`]).
-pub const PYTHON_WASM_STACK_BYTES: usize = 2 * 1024 * 1024;
 /// Fuel to load the student's file into an instance (compile it and run its top level); the
 /// interpreter itself starts from a snapshot taken once per process.
 pub const PYTHON_FUEL_TO_LOAD: u64 = 20_000_000;
-/// Fuel and wall-clock time for starting the interpreter once per process (the snapshot): its
-/// own code, no student's.
+/// Fuel for starting the interpreter once per process (the snapshot): its own code, no student's.
 pub const PYTHON_FUEL_TO_INIT: u64 = 100_000_000;
-pub const PYTHON_INIT_WALL_MS: u64 = 10_000;
 
 const _: () = assert!(PYTHON_HEAP_BYTES + 2 * 1024 * 1024 < MEMORY_BYTES_MAX);
 const _: () = assert!(PYTHON_RECURSION_STACK_BYTES < 1024 * 1024);
+
+// ---- Consumers in JavaScript (the QuickJS-ng guest, `graders/consumer/interpreters/javascript`) ----
+
+/// Bytes of a JavaScript consumer's source (`consumer.js`); a longer file is rejected
+/// (`source-too-large`). The guest's buffer (`PF_SOURCE_BYTES_MAX` in its glue) has this size.
+pub const JAVASCRIPT_SOURCE_BYTES_MAX: usize = 64 * 1024;
+/// The interpreter's heap, fixed in the guest (`PF_HEAP_BYTES`, QuickJS's memory limit): growing
+/// beyond it throws `InternalError: out of memory` (limit "interpreter heap").
+pub const JAVASCRIPT_HEAP_BYTES: u64 = 8 * 1024 * 1024;
+/// The interpreter checks its own stack (its shadow stack, 1 MiB) at this depth: deeper recursion
+/// throws `RangeError: Maximum call stack size exceeded` (limit "recursion depth").
+pub const JAVASCRIPT_RECURSION_STACK_BYTES: u64 = 640 * 1024;
+/// Fuel to load the student's file into an instance (compile it and run its top level).
+pub const JAVASCRIPT_FUEL_TO_LOAD: u64 = 20_000_000;
+/// Fuel for starting the interpreter once per process (the snapshot).
+pub const JAVASCRIPT_FUEL_TO_INIT: u64 = 100_000_000;
+
+const _: () = assert!(JAVASCRIPT_HEAP_BYTES + 2 * 1024 * 1024 < MEMORY_BYTES_MAX);
+const _: () = assert!(JAVASCRIPT_RECURSION_STACK_BYTES < 1024 * 1024);
+
+// ---- Every interpreter guest ----
+
+/// The wasm stack an interpreter's engine gets (an interpreter's frames are larger than a compiled
+/// module's; the default [`WASM_STACK_BYTES_MAX`] would end recursion far earlier than the
+/// interpreter's own check, such as [`PYTHON_RECURSION_STACK_BYTES`]).
+pub const INTERPRETER_WASM_STACK_BYTES: usize = 2 * 1024 * 1024;
+/// Wall-clock time for starting an interpreter once per process (the snapshot).
+pub const INTERPRETER_INIT_WALL_MS: u64 = 10_000;
 
 // ---- The grading service (`pruefstein serve`) ----
 

@@ -1,5 +1,6 @@
 //! A submission as it arrives: a prediction answer (text), a consumer module (wasm binary or WAT
-//! text), or a consumer's source in a language Prüfstein interprets in the sandbox (Python). Its
+//! text), or a consumer's source in a language Prüfstein interprets in the sandbox (Python,
+//! JavaScript). Its
 //! identity is the SHA-256 of its bytes.
 
 use sha2::{Digest, Sha256};
@@ -19,15 +20,17 @@ pub enum Submission {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Language {
     Python,
+    JavaScript,
 }
 
 impl Language {
-    pub const ALL: [Language; 1] = [Language::Python];
+    pub const ALL: [Language; 2] = [Language::Python, Language::JavaScript];
 
     /// The name the intake, the catalogue and `exercise.toml` use.
     pub fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
+            Language::JavaScript => "javascript",
         }
     }
 
@@ -35,6 +38,7 @@ impl Language {
     pub fn extension(self) -> &'static str {
         match self {
             Language::Python => "py",
+            Language::JavaScript => "js",
         }
     }
 

@@ -39,6 +39,13 @@ fn language_files(language: Language) -> &'static [(&'static str, &'static str)]
                 include_str!("templates/consumer/python/mutants/no-transaction.py"),
             ),
         ],
+        Language::JavaScript => &[
+            ("solutions/reference.js", include_str!("templates/consumer/javascript/solutions/reference.js")),
+            (
+                "mutants/no-transaction.js",
+                include_str!("templates/consumer/javascript/mutants/no-transaction.js"),
+            ),
+        ],
     }
 }
 
@@ -63,6 +70,16 @@ fn statement_paragraph(language: Language, german: bool) -> String {
         (Language::Python, false) => "\nIn Python: `def verarbeite(con, msg)` gets a `sqlite3` connection `con` and the \
              message `msg` as a `dict`; `True` means processed, `False` already processed, an exception is an \
              error. Starter kit: `graders/consumer/kits/python/`.\n"
+            .to_string(),
+        (Language::JavaScript, true) => "\nIn JavaScript: `export function verarbeite(db, msg)` bekommt eine Datenbank \
+             `db` wie `DatabaseSync` aus Nodes `node:sqlite` (`db.prepare(sql).run(...)`, `.get(...)`, \
+             `db.transaction(fn)`) und die Nachricht `msg` als Objekt; `true` heißt verarbeitet, `false` schon \
+             verarbeitet, ein geworfener Fehler ist ein Fehler. Starterkit: `graders/consumer/kits/javascript/`.\n"
+            .to_string(),
+        (Language::JavaScript, false) => "\nIn JavaScript: `export function verarbeite(db, msg)` gets a database `db` \
+             like `DatabaseSync` of Node's `node:sqlite` (`db.prepare(sql).run(...)`, `.get(...)`, \
+             `db.transaction(fn)`) and the message `msg` as an object; `true` means processed, `false` already \
+             processed, a thrown error is an error. Starter kit: `graders/consumer/kits/javascript/`.\n"
             .to_string(),
     }
 }

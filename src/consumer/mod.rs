@@ -19,6 +19,8 @@ mod grader;
 pub mod guestdb;
 pub mod harness;
 pub mod interleave;
+pub mod interpreter;
+pub mod javascript;
 pub mod process;
 pub mod python;
 pub mod rundb;
@@ -194,7 +196,7 @@ pub fn grade(
 fn wasm_stack_for(exercise: &Exercise, submission: &Submission) -> usize {
     match submission {
         Submission::Source { .. } => {
-            exercise.limits.wasm_stack_bytes.max(crate::limits::PYTHON_WASM_STACK_BYTES)
+            exercise.limits.wasm_stack_bytes.max(crate::limits::INTERPRETER_WASM_STACK_BYTES)
         }
         _ => exercise.limits.wasm_stack_bytes,
     }
@@ -237,8 +239,8 @@ fn grade_here(
                 },
             ));
         }
-        Submission::Source { language: crate::submission::Language::Python, text } => {
-            CompiledConsumer::compile_python(engine, text, &exercise.limits, &consumer.entry)
+        Submission::Source { language, text } => {
+            CompiledConsumer::compile_source(engine, *language, text, &exercise.limits, &consumer.entry)
         }
         Submission::Answer(_) => {
             return Ok(rejected(

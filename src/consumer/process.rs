@@ -106,7 +106,7 @@ pub struct CompiledConsumer {
     pre_interleaved: InstancePre<GuestState>,
     entry: String,
     /// For a source submission: the student's file, loaded into each instance of the interpreter.
-    python: Option<super::python::PythonSource>,
+    source: Option<super::interpreter::SourceFile>,
 }
 
 impl CompiledConsumer {
@@ -147,28 +147,24 @@ impl CompiledConsumer {
             pre,
             pre_interleaved,
             entry: entry.to_string(),
-            python: None,
+            source: None,
         })
     }
 
-    /// A Python consumer: the interpreter guest (compiled once per engine) with `text` as the file
-    /// it loads, `entry` the function it calls. The file is loaded once here, so that a syntax error
-    /// or a refused import rejects the submission before any check runs.
-    pub fn compile_python(
+    /// A consumer in an interpreted language: the language's interpreter guest (compiled once per
+    /// engine) with `text` as the file it loads, `entry` the function it calls. The file is loaded
+    /// once here, so that a syntax error or a refused import rejects the submission before any
+    /// check runs.
+    pub fn compile_source(
         engine: &Engine,
+        language: crate::submission::Language,
         text: &str,
         limits: &Limits,
         entry: &str,
     ) -> Result<Self, Rejection> {
-        let source = super::python::PythonSource::new(text, entry)?;
-        let internal = |e: String| Rejection {
-            code: "interpreter-unavailable".into(),
-            message: text!(
-                "Der Python-Interpreter des Prüfstands ließ sich nicht starten: {e}",
-                "The grader's Python interpreter could not be started: {e}"
-            ),
-        };
-        let module = super::python::module(engine).map_err(internal)?;
+        let source = super::interpreter::SourceFile::new(language, text, entry)?;
+        let internal = interpreter_unavailable(source.interpreter);
+        let module = super::interpreter::module(engine, language).map_err(&internal)?;
         let pre = abi::linker(engine).instantiate_pre(&module).map_err(|e| internal(format!("{e:#}")))?;
         let pre_interleaved = abi::interleaving_linker(engine)
             .instantiate_pre(&module)
@@ -178,11 +174,11 @@ impl CompiledConsumer {
             module,
             pre,
             pre_interleaved,
-            entry: super::python::GUEST_ENTRY.to_string(),
-            python: Some(source),
+            entry: super::interpreter::GUEST_ENTRY.to_string(),
+            source: Some(source),
         };
         if let Some(image) = compiled.trial_load(limits)? {
-            compiled.python = compiled.python.take().map(|source| source.with_image(image));
+            compiled.source = compiled.source.take().map(|source| source.with_image(image));
         }
         Ok(compiled)
     }
@@ -190,15 +186,9 @@ impl CompiledConsumer {
     /// Loads the student's file once, on an empty database: what fails here fails every instance.
     /// When loading ran no statement and logged nothing, the loaded memory is returned: every
     /// instance can start from it (it does not depend on the database).
-    fn trial_load(&self, limits: &Limits) -> Result<Option<super::python::LoadedImage>, Rejection> {
-        let Some(source) = &self.python else { return Ok(None) };
-        let internal = |e: String| Rejection {
-            code: "interpreter-unavailable".into(),
-            message: text!(
-                "Der Python-Interpreter des Prüfstands ließ sich nicht starten: {e}",
-                "The grader's Python interpreter could not be started: {e}"
-            ),
-        };
+    fn trial_load(&self, limits: &Limits) -> Result<Option<super::interpreter::LoadedImage>, Rejection> {
+        let Some(source) = &self.source else { return Ok(None) };
+        let internal = interpreter_unavailable(source.interpreter);
         let db = GuestDb::open(
             Path::new(":memory:"),
             Arc::from(Vec::<String>::new()),
@@ -210,8 +200,8 @@ impl CompiledConsumer {
         store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
         store.epoch_deadline_trap();
         let instance = self.pre.instantiate(&mut store).map_err(|e| internal(format!("{e:#}")))?;
-        match super::python::load(&mut store, &instance, source) {
-            Ok(super::python::Loaded::Ok) => {
+        match super::interpreter::load(&mut store, &instance, source) {
+            Ok(super::interpreter::Loaded::Ok) => {
                 if store.data().statements > 0 || !store.data().events.is_empty() {
                     return Ok(None);
                 }
@@ -236,9 +226,9 @@ impl CompiledConsumer {
                 let fresh_memory = fresh
                     .get_memory(&mut fresh_store, "memory")
                     .ok_or_else(|| internal("no memory".into()))?;
-                Ok(Some(super::python::LoadedImage::capture(&loaded, fresh_memory.data(&fresh_store))))
+                Ok(Some(super::interpreter::LoadedImage::capture(&loaded, fresh_memory.data(&fresh_store))))
             }
-            Ok(super::python::Loaded::Raised(traceback)) => Err(super::python::load_rejection(&traceback)),
+            Ok(super::interpreter::Loaded::Raised(error)) => Err((source.interpreter.load_rejection)(&error)),
             Err(error) => {
                 let (code, message) = classify(&error, limits);
                 Err(Rejection {
@@ -250,6 +240,19 @@ impl CompiledConsumer {
                 })
             }
         }
+    }
+}
+
+/// The rejection when an interpreter guest itself does not start (the grader's fault, not the
+/// student's).
+fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> impl Fn(String) -> Rejection {
+    let name = interpreter.name;
+    move |e: String| Rejection {
+        code: "interpreter-unavailable".into(),
+        message: text!(
+            "Der {name}-Interpreter des Prüfstands ließ sich nicht starten: {e}",
+            "The grader's {name} interpreter could not be started: {e}"
+        ),
     }
 }
 
@@ -362,6 +365,45 @@ fn python_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
     })
 }
 
+/// The line the JavaScript guest logs an uncaught error with: `Uncaught Name: message`.
+const UNCAUGHT_START: &str = "Uncaught ";
+
+/// The error of the last uncaught error `instance` logged, as a note for the failure text: its
+/// name and message, and the line of the student's file it was thrown at (the first frame of
+/// `consumer.js` in its stack, below the guest's own `node:sqlite` frames).
+fn javascript_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
+    let logged: Vec<&str> = events
+        .iter()
+        .filter_map(|event| match event {
+            TraceEvent::Log { instance: i, text } if *i == instance => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    let start = logged.iter().rposition(|line| line.starts_with(UNCAUGHT_START))?;
+    let error = logged[start].strip_prefix(UNCAUGHT_START)?.trim();
+    let frame = logged[start + 1..]
+        .iter()
+        .take_while(|line| line.starts_with("    at "))
+        .filter_map(|line| {
+            let tail = line.trim().strip_prefix("at ")?;
+            let (function, place) = match tail.split_once(" (") {
+                Some((function, place)) => (function, place.trim_end_matches(')')),
+                None => ("<anonymous>", tail),
+            };
+            let place = place.strip_prefix("consumer.js:")?;
+            let line = place.split(':').next()?.parse::<u32>().ok()?;
+            Some((line, function))
+        })
+        .next();
+    Some(match frame {
+        Some((line, function)) => text!(
+            "JavaScript-Fehler in Zeile {line} ({function}): {error}.",
+            "JavaScript error at line {line} ({function}): {error}."
+        ),
+        None => text!("JavaScript-Fehler: {error}.", "JavaScript error: {error}."),
+    })
+}
+
 pub struct ConsumerProcess {
     store: Store<GuestState>,
     entry: TypedFunc<(), i32>,
@@ -372,9 +414,9 @@ pub struct ConsumerProcess {
     /// the delivery's own budget).
     capped: bool,
     alive: bool,
-    /// A Python consumer on the interpreter guest: an exception it raised is told in Python's
-    /// words ([`python_exception_note`]).
-    python: bool,
+    /// The language of a consumer on an interpreter guest: an exception it raised is told in its
+    /// words ([`python_exception_note`], [`javascript_exception_note`]).
+    language: Option<crate::submission::Language>,
     /// Counts this instance among the thread's live ones (after `store`: dropped after it).
     _live: LiveInstance,
 }
@@ -492,10 +534,10 @@ impl ConsumerProcess {
                 });
             }
         };
-        if let Some(source) = &compiled.python {
+        if let Some(source) = &compiled.source {
             let loaded = if interleaved {
                 let mut future =
-                    std::pin::pin!(super::python::load_async(&mut store, &instance_handle, source));
+                    std::pin::pin!(super::interpreter::load_async(&mut store, &instance_handle, source));
                 let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
                 loop {
                     if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
@@ -506,12 +548,12 @@ impl ConsumerProcess {
                     }
                 }
             } else {
-                super::python::load(&mut store, &instance_handle, source)
+                super::interpreter::load(&mut store, &instance_handle, source)
             };
-            let fuel_used = crate::limits::PYTHON_FUEL_TO_LOAD - store.get_fuel().unwrap_or(0);
+            let fuel_used = source.interpreter.fuel_to_load.saturating_sub(store.get_fuel().unwrap_or(0));
             let fault = match loaded {
-                Ok(super::python::Loaded::Ok) => None,
-                Ok(super::python::Loaded::Raised(traceback)) => Some((
+                Ok(super::interpreter::Loaded::Ok) => None,
+                Ok(super::interpreter::Loaded::Raised(traceback)) => Some((
                     FaultCode::Abort,
                     text!(
                         "Das Laden der Datei löste eine Ausnahme aus: {traceback}",
@@ -536,7 +578,7 @@ impl ConsumerProcess {
             deadline: *deadline,
             capped: false,
             alive: true,
-            python: compiled.python.is_some(),
+            language: compiled.source.as_ref().map(|s| s.interpreter.language),
             _live: live,
         })
     }
@@ -603,14 +645,25 @@ impl ConsumerProcess {
                         ),
                     });
                 }
-                if self.python {
-                    hide_interpreter_frames(&mut state.events, instance);
-                    if value != 0
-                        && value != 1
-                        && let Some(note) = python_exception_note(&state.events, instance)
-                    {
-                        state.notes.push(note);
+                match self.language {
+                    Some(crate::submission::Language::Python) => {
+                        hide_interpreter_frames(&mut state.events, instance);
+                        if value != 0
+                            && value != 1
+                            && let Some(note) = python_exception_note(&state.events, instance)
+                        {
+                            state.notes.push(note);
+                        }
                     }
+                    Some(crate::submission::Language::JavaScript) => {
+                        if value != 0
+                            && value != 1
+                            && let Some(note) = javascript_exception_note(&state.events, instance)
+                        {
+                            state.notes.push(note);
+                        }
+                    }
+                    None => {}
                 }
                 DeliveryEnd::Returned(value)
             }

@@ -225,10 +225,29 @@ type HostResult<T> = wasmtime::Result<T>;
 fn build_linker(engine: &Engine) -> Linker<GuestState> {
     let mut linker = Linker::new(engine);
     // Defining functions on a fresh linker only fails on duplicate names, which a test rules out.
-    if let Err(error) = define_imports(&mut linker).and_then(|()| sjlj::define(&mut linker)) {
+    if let Err(error) = define_imports(&mut linker)
+        .and_then(|()| sjlj::define(&mut linker))
+        .and_then(|()| define_own_guest_imports(&mut linker))
+    {
         panic!("the ABI v1 linker could not be built: {error}");
     }
     linker
+}
+
+/// What Prüfstein's own interpreter guests import beyond ABI v1 (a submitted module that imports
+/// it is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
+/// result code of the last failed statement, which the JavaScript guest's `node:sqlite` names in
+/// an error's `code` and `errcode`.
+fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+    linker.func_wrap(
+        "env",
+        "pf_last_error_code",
+        |mut caller: Caller<'_, GuestState>| -> HostResult<i32> {
+            charge(&mut caller, 0)?;
+            Ok(caller.data().db.last_error_code())
+        },
+    )?;
+    Ok(())
 }
 
 /// Charges a host call's fuel: a fixed cost plus a cost per byte copied.

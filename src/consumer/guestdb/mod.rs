@@ -71,6 +71,9 @@ pub struct StatementResult {
     /// First column of the first row (`query_int`).
     pub row: Option<i64>,
     pub error: Option<String>,
+    /// SQLite's extended result code of the failure (0: none, or a failure that is not SQLite's,
+    /// such as a parameter bound to no placeholder).
+    pub error_code: i32,
     /// The statement was stopped by the SQL step limit.
     pub step_limit_hit: bool,
     /// The statement was stopped by the wall clock: its own backstop, or the submission's
@@ -96,6 +99,7 @@ pub struct GuestDb {
     pending: BTreeMap<i32, SqlValue>,
     pending_error: Option<String>,
     last_error: String,
+    last_error_code: i32,
     last_changes: u64,
     step_limit: u64,
     /// The submission's deadline: no statement runs past it.
@@ -203,6 +207,7 @@ impl GuestDb {
             pending: BTreeMap::new(),
             pending_error: None,
             last_error: String::new(),
+            last_error_code: 0,
             last_changes: 0,
             step_limit,
             deadline: None,
@@ -247,6 +252,12 @@ impl GuestDb {
 
     pub fn last_error(&self) -> &str {
         &self.last_error
+    }
+
+    /// SQLite's extended result code of the last failed statement (0 after a success, or for a
+    /// failure that is not SQLite's).
+    pub fn last_error_code(&self) -> i32 {
+        self.last_error_code
     }
 
     /// Replaces the last error a guest reads with `db.last_error` (a lock wait given up for a
@@ -305,6 +316,7 @@ impl GuestDb {
         result.busy = result.status == status::ERROR
             && result.error.as_deref().is_some_and(|e| e.starts_with(LOCKED_PREFIX));
         self.last_error = result.error.clone().unwrap_or_default();
+        self.last_error_code = result.error_code;
         if result.status == status::OK {
             self.last_changes = result.changes;
         }
@@ -318,6 +330,7 @@ impl GuestDb {
             is_write,
             row: None,
             error: Some(error),
+            error_code: 0,
             step_limit_hit,
             wall_limit_hit: None,
             busy: false,
@@ -346,6 +359,7 @@ impl GuestDb {
                 let (status, message) = self.describe_error(sql, &error);
                 return StatementResult {
                     wall_limit_hit: self.wall_limit_hit(),
+                    error_code: extended_code(&error),
                     ..failed(status, message, false, self.step_limit_hit())
                 };
             }
@@ -390,6 +404,7 @@ impl GuestDb {
                 let (status, message) = self.describe_error(sql, &error);
                 StatementResult {
                     wall_limit_hit: self.wall_limit_hit(),
+                    error_code: extended_code(&error),
                     ..failed(status, message, is_write, self.step_limit_hit())
                 }
             }
@@ -401,6 +416,7 @@ impl GuestDb {
                     is_write,
                     row: None,
                     error: None,
+                    error_code: 0,
                     step_limit_hit: false,
                     wall_limit_hit: None,
                     busy: false,
@@ -527,4 +543,9 @@ mod tests {
         assert!(error(&mut db, "SELECT zeroblob(100000)").contains("limit \"SQL value length\""));
         assert!(error(&mut db, "PRAGMA max_page_count = 100000000").contains("PRAGMA is not allowed"));
     }
+}
+
+/// SQLite's extended result code of `error`, or 0 when it is not SQLite's.
+fn extended_code(error: &rusqlite::Error) -> i32 {
+    error.sqlite_error().map(|e| e.extended_code).unwrap_or(0)
 }

@@ -74,7 +74,7 @@ fn deep_recursion_ends_with_a_named_limit() {
         "the recursion limit is named: {json}"
     );
     // A stack overflow names the interpreter's stack, not a compiled module's.
-    let python_kib = pruefstein::limits::PYTHON_WASM_STACK_BYTES / 1024;
+    let python_kib = pruefstein::limits::INTERPRETER_WASM_STACK_BYTES / 1024;
     let module_kib = pruefstein::limits::WASM_STACK_BYTES_MAX / 1024;
     assert_ne!(python_kib, module_kib);
     if json.contains("The stack overflowed") {

@@ -12,7 +12,7 @@ OUT=${1:-$HERE/python.wasm}
 WASM_OPT=${WASM_OPT:-$HERE/node_modules/.bin/wasm-opt}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-python3 "$HERE/glue/embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$WORK/sqlite3_py.h"
+python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$WORK/sqlite3_py.h"
 if ! cmp -s "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"; then
     cp "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"
 fi

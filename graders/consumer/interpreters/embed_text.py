@@ -1,4 +1,4 @@
-"""Writes a text file as a C header with one string constant (the guest's embedded Python)."""
+"""Writes a text file as a C header with one string constant (a guest's embedded source: Python or JavaScript)."""
 import sys
 
 path, name = sys.argv[1], sys.argv[2]

@@ -1,0 +1,631 @@
+/* Prüfstein's glue around QuickJS-ng: a consumer guest for ABI v1 that runs a student's JavaScript
+ * module. The host starts an instance, writes the source with `pf_source`, loads it with `pf_load`
+ * and then calls `verarbeite` once per delivery, exactly as it calls a compiled module's (the same
+ * exports as the Python guest). Every statement goes through ABI v1's `db.*` imports (see
+ * sqlite.js, the guest's `node:sqlite`), so crash points, interleavings and schedules work
+ * unchanged. Output (`console.log`, uncaught errors) goes line by line to `env.log`. The one
+ * import beyond ABI v1, `env.pf_last_error_code` (the extended result code of the last failed
+ * statement, for `e.code` and `e.errcode`), is given to Prüfstein's own guests only. No clock
+ * (Date is the epoch), no randomness (Math.random is seeded once and for all), no files. */
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <sys/time.h>
+
+#include "quickjs.h"
+
+#include "sqlite_js.h"
+
+#define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
+#define EXPORT(n) __attribute__((export_name(n)))
+
+IMPORT("msg", "text") int host_msg_text(const char *path, int path_len, char *buf, int cap);
+IMPORT("db", "bind_int") void host_bind_int(int index, long long value);
+IMPORT("db", "bind_text") void host_bind_text(int index, const char *ptr, int len);
+IMPORT("db", "exec") int host_exec(const char *sql, int len);
+IMPORT("db", "query_int") int host_query_int(const char *sql, int len, long long *out);
+IMPORT("db", "changes") long long host_changes(void);
+IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
+IMPORT("env", "log") void host_log(const char *ptr, int len);
+IMPORT("env", "pf_last_error_code") int host_last_error_code(void);
+
+/* Limits of the guest (their host-side names are in src/limits.rs). */
+#define PF_HEAP_BYTES (8 * 1024 * 1024)
+#define PF_SOURCE_BYTES_MAX (64 * 1024)
+#define PF_ENTRY_BYTES_MAX 64
+#define PF_ERROR_BYTES_MAX 4096
+#define PF_LOG_LINE_BYTES_MAX 1024
+/* Recursion stops with RangeError before the shadow stack (1 MiB, --stack-first) ends. */
+#define PF_STACK_LIMIT_BYTES (640 * 1024)
+
+static char source[PF_SOURCE_BYTES_MAX + PF_ENTRY_BYTES_MAX + 1];
+static char error_text[PF_ERROR_BYTES_MAX];
+static int error_len = 0;
+static char log_line[PF_LOG_LINE_BYTES_MAX];
+static int log_len = 0;
+static JSRuntime *rt = NULL;
+static JSContext *ctx = NULL;
+static JSValue deliver_fn;
+static JSValue entry_fn;
+static int initialised = 0;
+static int loaded = 0;
+
+/* ---- no clock, no files: what the C library would ask WASI for ---- */
+
+int clock_gettime(clockid_t clock, struct timespec *ts) {
+    (void)clock;
+    ts->tv_sec = 0;
+    ts->tv_nsec = 0;
+    return 0;
+}
+
+int gettimeofday(struct timeval *restrict tv, void *restrict tz) {
+    (void)tz;
+    if (tv) {
+        tv->tv_sec = 0;
+        tv->tv_usec = 0;
+    }
+    return 0;
+}
+
+time_t time(time_t *t) {
+    if (t) {
+        *t = 0;
+    }
+    return 0;
+}
+
+void abort(void) {
+    __builtin_trap();
+}
+
+/* The C library's stdio reaches WASI through these; QuickJS writes to stdio only in its debugging
+ * dumps. Defining them here keeps them from becoming imports: the guest has no files, and writes
+ * to stdout or stderr go to the log. */
+static void log_text(const char *str, size_t len);
+
+int32_t __imported_wasi_snapshot_preview1_fd_write(int32_t fd, int32_t iovs, int32_t iovs_len, int32_t written) {
+    if (fd != 1 && fd != 2) {
+        return 8; /* EBADF */
+    }
+    const int32_t *vec = (const int32_t *)(uintptr_t)iovs;
+    uint32_t total = 0;
+    for (int32_t i = 0; i < iovs_len; i++) {
+        log_text((const char *)(uintptr_t)vec[2 * i], (size_t)(uint32_t)vec[2 * i + 1]);
+        total += (uint32_t)vec[2 * i + 1];
+    }
+    *(uint32_t *)(uintptr_t)written = total;
+    return 0;
+}
+
+int32_t __imported_wasi_snapshot_preview1_fd_close(int32_t fd) {
+    (void)fd;
+    return 8;
+}
+
+int32_t __imported_wasi_snapshot_preview1_fd_fdstat_get(int32_t fd, int32_t stat) {
+    (void)fd;
+    (void)stat;
+    return 8;
+}
+
+int32_t __imported_wasi_snapshot_preview1_fd_seek(int32_t fd, int64_t offset, int32_t whence, int32_t position) {
+    (void)fd;
+    (void)offset;
+    (void)whence;
+    (void)position;
+    return 8;
+}
+
+/* ---- output: lines to env.log, or to the error buffer while loading ---- */
+
+static void log_flush(void) {
+    if (log_len > 0) {
+        host_log(log_line, log_len);
+        log_len = 0;
+    }
+}
+
+static void log_text(const char *str, size_t len) {
+    for (size_t i = 0; i < len; i++) {
+        if (str[i] == '\n') {
+            if (log_len == 0) {
+                host_log(log_line, 0);
+            }
+            log_flush();
+        } else {
+            if (log_len == PF_LOG_LINE_BYTES_MAX) {
+                log_flush();
+            }
+            log_line[log_len++] = str[i];
+        }
+    }
+}
+
+static void error_add(const char *str, size_t len) {
+    for (size_t i = 0; i < len && error_len < PF_ERROR_BYTES_MAX; i++) {
+        error_text[error_len++] = str[i];
+    }
+}
+
+/* An exception as "Name: message", its stack below, and the limit it means, to `out`. */
+static void describe_exception(JSValueConst exception, void (*out)(const char *, size_t)) {
+    const char *text = JS_ToCString(ctx, exception);
+    if (text) {
+        out(text, strlen(text));
+        out("\n", 1);
+    } else {
+        out("an exception that has no text\n", 30);
+    }
+    int out_of_memory = text && strstr(text, "out of memory") != NULL;
+    int too_deep = text && strstr(text, "call stack size exceeded") != NULL;
+    if (text) {
+        JS_FreeCString(ctx, text);
+    }
+    if (JS_IsError(exception)) {
+        JSValue stack = JS_GetPropertyStr(ctx, exception, "stack");
+        if (JS_IsString(stack)) {
+            const char *lines = JS_ToCString(ctx, stack);
+            if (lines) {
+                out(lines, strlen(lines));
+                JS_FreeCString(ctx, lines);
+            }
+        }
+        JS_FreeValue(ctx, stack);
+    }
+    if (out_of_memory) {
+        static const char line[] = "The interpreter's heap (8 MiB) is full (limit \"interpreter heap\").\n";
+        out(line, sizeof(line) - 1);
+    } else if (too_deep) {
+        static const char line[] = "Recursion went deeper than the interpreter allows (limit \"recursion depth\").\n";
+        out(line, sizeof(line) - 1);
+    }
+}
+
+static void describe_pending(void (*out)(const char *, size_t)) {
+    JSValue exception = JS_GetException(ctx);
+    describe_exception(exception, out);
+    JS_FreeValue(ctx, exception);
+}
+
+/* ---- the host's db.* and msg.* as functions of the guest's node:sqlite ---- */
+
+static JSValue js_exec(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    size_t len;
+    const char *sql = JS_ToCStringLen(c, &len, argv[0]);
+    if (!sql) {
+        return JS_EXCEPTION;
+    }
+    int status = host_exec(sql, (int)len);
+    JS_FreeCString(c, sql);
+    return JS_NewInt32(c, status);
+}
+
+static JSValue js_query_int(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    size_t len;
+    const char *sql = JS_ToCStringLen(c, &len, argv[0]);
+    if (!sql) {
+        return JS_EXCEPTION;
+    }
+    long long value = 0;
+    int status = host_query_int(sql, (int)len, &value);
+    JS_FreeCString(c, sql);
+    JSValue pair = JS_NewArray(c);
+    JS_SetPropertyUint32(c, pair, 0, JS_NewInt32(c, status));
+    JS_SetPropertyUint32(c, pair, 1, JS_NewInt64(c, value));
+    return pair;
+}
+
+static JSValue js_bind_int(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    int32_t index;
+    int64_t value;
+    if (JS_ToInt32(c, &index, argv[0]) || JS_ToInt64Ext(c, &value, argv[1])) {
+        return JS_EXCEPTION;
+    }
+    host_bind_int(index, value);
+    return JS_UNDEFINED;
+}
+
+static JSValue js_bind_text(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    int32_t index;
+    if (JS_ToInt32(c, &index, argv[0])) {
+        return JS_EXCEPTION;
+    }
+    size_t len;
+    const char *text = JS_ToCStringLen(c, &len, argv[1]);
+    if (!text) {
+        return JS_EXCEPTION;
+    }
+    host_bind_text(index, text, (int)len);
+    JS_FreeCString(c, text);
+    return JS_UNDEFINED;
+}
+
+static JSValue js_changes(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return JS_NewInt64(c, host_changes());
+}
+
+static JSValue js_error_code(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return JS_NewInt32(c, host_last_error_code());
+}
+
+/* A text the host returns by full length: try a stack buffer, then one of the full size. */
+static JSValue host_text(JSContext *c, int (*get)(const char *, int, char *, int), const char *arg, int arg_len) {
+    char small[256];
+    int len = get(arg, arg_len, small, sizeof(small));
+    if (len <= (int)sizeof(small)) {
+        return JS_NewStringLen(c, small, len);
+    }
+    char *big = js_malloc(c, (size_t)len);
+    if (!big) {
+        return JS_EXCEPTION;
+    }
+    get(arg, arg_len, big, len);
+    JSValue text = JS_NewStringLen(c, big, (size_t)len);
+    js_free(c, big);
+    return text;
+}
+
+static int last_error_get(const char *unused, int unused_len, char *buf, int cap) {
+    (void)unused;
+    (void)unused_len;
+    return host_last_error(buf, cap);
+}
+
+static JSValue js_last_error(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return host_text(c, last_error_get, NULL, 0);
+}
+
+/* The whole message as JSON (msg.text with the empty path). */
+static JSValue js_message(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    (void)argv;
+    return host_text(c, host_msg_text, "", 0);
+}
+
+static JSValue js_print(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    size_t len;
+    const char *text = JS_ToCStringLen(c, &len, argv[0]);
+    if (!text) {
+        return JS_EXCEPTION;
+    }
+    log_text(text, len);
+    log_text("\n", 1);
+    JS_FreeCString(c, text);
+    return JS_UNDEFINED;
+}
+
+static JSValue js_register(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    JS_FreeValue(c, deliver_fn);
+    deliver_fn = JS_DupValue(c, argv[0]);
+    return JS_UNDEFINED;
+}
+
+/* What sqlite.js needs to know of a statement before it runs, scanned once in C: its first keyword
+ * in upper case, the number of parameters it uses (? and ?NNN outside strings and comments), and
+ * whether it says RETURNING. The same scan as the Python guest's. */
+static int is_word_char(char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (ch >= '0' && ch <= '9');
+}
+
+static size_t skip_space_and_comments(const char *sql, size_t n, size_t i) {
+    while (i < n) {
+        char ch = sql[i];
+        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '(') {
+            i++;
+        } else if (ch == '-' && i + 1 < n && sql[i + 1] == '-') {
+            while (i < n && sql[i] != '\n') {
+                i++;
+            }
+        } else if (ch == '/' && i + 1 < n && sql[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
+                i++;
+            }
+            i += 2;
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
+static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    size_t n;
+    const char *sql = JS_ToCStringLen(c, &n, argv[0]);
+    if (!sql) {
+        return JS_EXCEPTION;
+    }
+    size_t i = skip_space_and_comments(sql, n, 0);
+    char word[16];
+    size_t w = 0;
+    while (i < n && is_word_char(sql[i]) && !(sql[i] >= '0' && sql[i] <= '9')) {
+        if (w < sizeof(word)) {
+            char ch = sql[i];
+            word[w++] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 32) : ch;
+        }
+        i++;
+    }
+    if (w == sizeof(word)) {
+        w = 0;
+    }
+    int32_t count = 0, highest = 0;
+    int returning = 0;
+    i = 0;
+    while (i < n) {
+        char ch = sql[i];
+        if (ch == '\'' || ch == '"') {
+            i++;
+            while (i < n && sql[i] != ch) {
+                i++;
+            }
+            i++;
+        } else if (ch == '-' && i + 1 < n && sql[i + 1] == '-') {
+            while (i < n && sql[i] != '\n') {
+                i++;
+            }
+        } else if (ch == '/' && i + 1 < n && sql[i + 1] == '*') {
+            i += 2;
+            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
+                i++;
+            }
+            i += 2;
+        } else if (ch == '?') {
+            size_t j = i + 1;
+            int32_t number = 0;
+            while (j < n && sql[j] >= '0' && sql[j] <= '9' && number < 100000) {
+                number = number * 10 + (sql[j] - '0');
+                j++;
+            }
+            if (j > i + 1) {
+                highest = number > highest ? number : highest;
+            } else {
+                count++;
+                highest = count > highest ? count : highest;
+            }
+            i = j;
+        } else if (is_word_char(ch)) {
+            size_t j = i;
+            while (j < n && is_word_char(sql[j])) {
+                j++;
+            }
+            if (j - i == 9) {
+                static const char upper[] = "RETURNING";
+                int same = 1;
+                for (size_t k = 0; k < 9; k++) {
+                    char d = sql[i + k];
+                    d = (d >= 'a' && d <= 'z') ? (char)(d - 32) : d;
+                    same &= d == upper[k];
+                }
+                returning |= same;
+            }
+            i = j;
+        } else {
+            i++;
+        }
+    }
+    JS_FreeCString(c, sql);
+    JSValue triple = JS_NewArray(c);
+    JS_SetPropertyUint32(c, triple, 0, JS_NewStringLen(c, word, w));
+    JS_SetPropertyUint32(c, triple, 1, JS_NewInt32(c, highest));
+    JS_SetPropertyUint32(c, triple, 2, JS_NewBool(c, returning));
+    return triple;
+}
+
+/* ---- modules: node:sqlite is the guest's; nothing else can be imported ---- */
+
+static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
+    (void)opaque;
+    if (strcmp(name, "node:sqlite") == 0) {
+        JSValue compiled = JS_Eval(c, SQLITE_JS, sizeof(SQLITE_JS) - 1, "node:sqlite",
+            JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+        if (JS_IsException(compiled)) {
+            return NULL;
+        }
+        JSModuleDef *module = JS_VALUE_GET_PTR(compiled);
+        JS_FreeValue(c, compiled);
+        return module;
+    }
+    JS_ThrowReferenceError(c, "import not allowed: '%s' (a consumer may import only node:sqlite)", name);
+    return NULL;
+}
+
+/* Runs the jobs promises queued (a module's evaluation is one). */
+static void run_jobs(void) {
+    JSContext *job_ctx;
+    while (JS_ExecutePendingJob(rt, &job_ctx) > 0) {
+    }
+}
+
+/* Evaluates a compiled module; 0 when it ran, else the exception is pending. */
+static int evaluate(JSValue compiled) {
+    JSValue promise = JS_EvalFunction(ctx, compiled);
+    if (JS_IsException(promise)) {
+        return 1;
+    }
+    run_jobs();
+    int failed = 0;
+    if (JS_IsPromise(promise)) {
+        JSPromiseStateEnum state = JS_PromiseState(ctx, promise);
+        if (state == JS_PROMISE_REJECTED) {
+            JS_Throw(ctx, JS_PromiseResult(ctx, promise));
+            failed = 1;
+        } else if (state == JS_PROMISE_PENDING) {
+            JS_ThrowTypeError(ctx, "the module awaits something that never comes (top-level await)");
+            failed = 1;
+        }
+    }
+    JS_FreeValue(ctx, promise);
+    return failed;
+}
+
+static void set_function(JSValueConst object, const char *name, JSCFunction *fn, int length) {
+    JS_SetPropertyStr(ctx, object, name, JS_NewCFunction(ctx, fn, name, length));
+}
+
+/* Starts the interpreter and loads node:sqlite; 0 when it worked. */
+EXPORT("pf_init") int pf_init(void) {
+    deliver_fn = JS_UNDEFINED;
+    entry_fn = JS_UNDEFINED;
+    rt = JS_NewRuntime();
+    if (!rt) {
+        error_add("no runtime", 10);
+        return 1;
+    }
+    JS_SetMemoryLimit(rt, PF_HEAP_BYTES);
+    JS_SetMaxStackSize(rt, PF_STACK_LIMIT_BYTES);
+    JS_SetModuleLoaderFunc(rt, NULL, load_module, NULL);
+    ctx = JS_NewContext(rt);
+    if (!ctx) {
+        error_add("no context", 10);
+        return 1;
+    }
+    JSValue global = JS_GetGlobalObject(ctx);
+    JSValue host = JS_NewObject(ctx);
+    set_function(host, "exec", js_exec, 1);
+    set_function(host, "queryInt", js_query_int, 1);
+    set_function(host, "bindInt", js_bind_int, 2);
+    set_function(host, "bindText", js_bind_text, 2);
+    set_function(host, "changes", js_changes, 0);
+    set_function(host, "lastError", js_last_error, 0);
+    set_function(host, "lastErrorCode", js_error_code, 0);
+    set_function(host, "message", js_message, 0);
+    set_function(host, "scan", js_scan, 1);
+    set_function(host, "print", js_print, 1);
+    set_function(host, "register", js_register, 1);
+    JS_SetPropertyStr(ctx, global, "__pf", host);
+    JS_FreeValue(ctx, global);
+    static const char start[] = "import \"node:sqlite\";\n";
+    JSValue compiled =
+        JS_Eval(ctx, start, sizeof(start) - 1, "<start>", JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    if (JS_IsException(compiled) || evaluate(compiled) != 0) {
+        error_len = 0;
+        describe_pending(error_add);
+        return 1;
+    }
+    if (!JS_IsFunction(ctx, deliver_fn)) {
+        error_add("node:sqlite registered no delivery", 34);
+        return 1;
+    }
+    JS_RunGC(rt);
+    initialised = 1;
+    return 0;
+}
+
+/* The buffer the host writes `entry` + source into; 0 when they do not fit. */
+EXPORT("pf_source") char *pf_source(int len) {
+    if (len < 0 || len >= (int)sizeof(source)) {
+        return 0;
+    }
+    return source;
+}
+
+EXPORT("pf_error_ptr") char *pf_error_ptr(void) {
+    return error_text;
+}
+
+EXPORT("pf_error_len") int pf_error_len(void) {
+    return error_len;
+}
+
+/* Loads the student's module: the first `entry_len` bytes of the buffer name the entry function
+ * (an export of the module), the next `source_len` bytes are the source. 0 when it loaded and
+ * exports the entry function; otherwise the error is at pf_error_ptr. */
+EXPORT("pf_load") int pf_load(int entry_len, int source_len) {
+    JS_UpdateStackTop(rt);
+    error_len = 0;
+    if (!initialised || loaded || entry_len <= 0 || entry_len > PF_ENTRY_BYTES_MAX || source_len < 0 ||
+        entry_len + source_len >= (int)sizeof(source)) {
+        error_add("bad load request", 16);
+        return 1;
+    }
+    char entry[PF_ENTRY_BYTES_MAX + 1];
+    memcpy(entry, source, (size_t)entry_len);
+    entry[entry_len] = 0;
+    char *text = source + entry_len;
+    text[source_len] = 0; /* QuickJS reads its input up to a NUL */
+    JSValue compiled = JS_Eval(ctx, text, (size_t)source_len, "consumer.js",
+        JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    if (JS_IsException(compiled)) {
+        describe_pending(error_add);
+        log_flush();
+        return 1;
+    }
+    JSModuleDef *module = JS_VALUE_GET_PTR(compiled);
+    if (evaluate(compiled) != 0) {
+        describe_pending(error_add);
+        log_flush();
+        return 1;
+    }
+    JSValue namespace = JS_GetModuleNamespace(ctx, module);
+    JSValue entry_value = JS_GetPropertyStr(ctx, namespace, entry);
+    JS_FreeValue(ctx, namespace);
+    if (!JS_IsFunction(ctx, entry_value)) {
+        JS_FreeValue(ctx, entry_value);
+        static const char head[] = "consumer.js exports no function ";
+        error_add(head, sizeof(head) - 1);
+        error_add(entry, (size_t)entry_len);
+        static const char tail[] = "(db, msg): write `export function ";
+        error_add(tail, sizeof(tail) - 1);
+        error_add(entry, (size_t)entry_len);
+        error_add("(db, msg) { ... }`\n", 19);
+        log_flush();
+        return 1;
+    }
+    entry_fn = entry_value;
+    loaded = 1;
+    /* The parser's garbage goes now, once, not in a later delivery of every instance that starts
+     * from this state. */
+    JS_RunGC(rt);
+    log_flush();
+    return 0;
+}
+
+/* One delivery: the guest's delivery function returns 1 (true) or 0 (false); an uncaught error is
+ * printed to the log and the delivery ends with 2 (the message is not acked). */
+EXPORT("verarbeite") int verarbeite(void) {
+    if (!loaded) {
+        return 3;
+    }
+    JS_UpdateStackTop(rt);
+    JSValue result = JS_Call(ctx, deliver_fn, JS_UNDEFINED, 1, (JSValueConst *)&entry_fn);
+    int status = 2;
+    if (JS_IsException(result)) {
+        log_text("Uncaught ", 9);
+        describe_pending(log_text);
+    } else {
+        int32_t value = 2;
+        JS_ToInt32(ctx, &value, result);
+        status = value;
+    }
+    JS_FreeValue(ctx, result);
+    run_jobs();
+    log_flush();
+    return status;
+}

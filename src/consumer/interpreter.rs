@@ -1,0 +1,473 @@
+//! Consumers written in an interpreted language: an interpreter compiled to one wasm core module
+//! (built reproducibly by the `build.sh` beside it under `graders/consumer/interpreters/`) runs a
+//! student's source inside the same sandbox and under the same ABI v1 as a compiled module. Every
+//! interpreter guest has the same exports: `pf_init` (started once per process, then kept as a
+//! snapshot), `pf_source`/`pf_load` (the student's file into an instance), `verarbeite` (one
+//! delivery, as a compiled module's), `pf_error_ptr`/`pf_error_len`. The languages differ in their
+//! [`Interpreter`] only: [`super::python`], [`super::javascript`].
+
+use std::sync::{Mutex, OnceLock};
+
+use wasmtime::{Engine, Instance, Module, Store};
+
+use super::abi::GuestState;
+use crate::limits::{INTERPRETER_INIT_WALL_MS, INTERPRETER_WASM_STACK_BYTES};
+use crate::report::Rejection;
+use crate::submission::Language;
+use crate::text;
+
+/// One language's interpreter guest and its limits.
+pub struct Interpreter {
+    pub language: Language,
+    /// The language's name as students read it (`Python`, `JavaScript`).
+    pub name: &'static str,
+    /// The file name reports give a student's source (`consumer.py`).
+    pub file: &'static str,
+    /// The guest as its `build.sh` built it.
+    pub wasm: &'static [u8],
+    /// Bytes of a student's source (the guest's buffer has this size).
+    pub source_bytes_max: usize,
+    /// Fuel to load the student's file into an instance (compile it and run its top level).
+    pub fuel_to_load: u64,
+    /// Fuel to start the interpreter once per process (the snapshot).
+    pub fuel_to_init: u64,
+    /// The rejection for a file that raised while loading, from the error the guest printed.
+    pub load_rejection: fn(&str) -> Rejection,
+}
+
+/// The interpreter of `language`.
+pub fn of(language: Language) -> &'static Interpreter {
+    match language {
+        Language::Python => &super::python::INTERPRETER,
+        Language::JavaScript => &super::javascript::INTERPRETER,
+    }
+}
+
+/// The guest's export the harness calls; it calls the student's function named by the exercise's
+/// `entry`.
+pub const GUEST_ENTRY: &str = "verarbeite";
+
+/// Bytes of the entry function's name the guest takes.
+const ENTRY_BYTES_MAX: usize = 64;
+
+/// The interpreter of `language` compiled for `engine`, from its snapshot ([`snapshot`]); compiled
+/// on first use (or read from the module cache) and kept for the life of the process.
+pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
+    static MODULES: Mutex<Vec<(Language, Engine, Module)>> = Mutex::new(Vec::new());
+    let interpreter = of(language);
+    let snapshot = snapshot(language)?;
+    let mut modules = MODULES.lock().unwrap_or_else(|p| p.into_inner());
+    if let Some((_, _, module)) = modules.iter().find(|(l, e, _)| *l == language && Engine::same(e, engine)) {
+        return Ok(module.clone());
+    }
+    let module = crate::sandbox::module_cache::compile_trusted(engine, snapshot)
+        .map_err(|e| format!("the {} interpreter guest does not compile: {e:#}", interpreter.name))?;
+    modules.push((language, engine.clone(), module.clone()));
+    Ok(module)
+}
+
+/// The interpreter after `pf_init` (heap set up, its database module compiled), as a module whose
+/// data segments are that memory: an instance starts where `pf_init` ended, with nothing to run.
+/// Made once per process and language on a Winch engine.
+pub fn snapshot(language: Language) -> Result<&'static [u8], String> {
+    static SNAPSHOTS: [OnceLock<Result<Vec<u8>, String>>; Language::ALL.len()] =
+        [const { OnceLock::new() }; Language::ALL.len()];
+    let index = Language::ALL.iter().position(|l| *l == language).unwrap_or(0);
+    SNAPSHOTS[index]
+        .get_or_init(|| {
+            crate::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || make_snapshot(of(language)))
+                .and_then(|result| result)
+        })
+        .as_ref()
+        .map(Vec::as_slice)
+        .map_err(Clone::clone)
+}
+
+fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
+    let engine =
+        crate::sandbox::engine_with_stack(crate::exercise::Compiler::Winch, INTERPRETER_WASM_STACK_BYTES)?;
+    let module = crate::sandbox::module_cache::compile_trusted(engine, interpreter.wasm)
+        .map_err(|e| format!("{e:#}"))?;
+    let limits = crate::limits::Limits::default();
+    let db = super::guestdb::GuestDb::open(
+        std::path::Path::new(":memory:"),
+        std::sync::Arc::from(Vec::<String>::new()),
+        limits.sql_steps_per_statement,
+    )
+    .map_err(|e| e.to_string())?;
+    let mut store = Store::new(engine, super::process::guest_state(db, &limits, 0));
+    store.limiter(|state| &mut state.limiter);
+    store.set_fuel(interpreter.fuel_to_init).map_err(|e| format!("{e:#}"))?;
+    store.set_epoch_deadline(crate::sandbox::epoch_ticks(INTERPRETER_INIT_WALL_MS));
+    store.epoch_deadline_trap();
+    let instance =
+        super::abi::linker(engine).instantiate(&mut store, &module).map_err(|e| format!("{e:#}"))?;
+    let init = instance.get_typed_func::<(), i32>(&mut store, "pf_init").map_err(|e| format!("{e:#}"))?;
+    match init.call(&mut store, ()) {
+        Ok(0) => {}
+        Ok(_) => {
+            return Err(format!(
+                "the interpreter did not start: {}",
+                error_text(&mut store, &instance).unwrap_or_default()
+            ));
+        }
+        Err(e) => return Err(format!("the interpreter did not start: {e:#}")),
+    }
+    let memory = instance.get_memory(&mut store, "memory").ok_or("the interpreter guest has no memory")?;
+    let image = memory.data(&store).to_vec();
+    rewrite_memory(interpreter.wasm, &image)
+}
+
+/// Everything below this address is the shadow stack (`--stack-first`), dead when no call runs.
+const STACK_TOP: usize = 1024 * 1024;
+/// Zero bytes inside a run of data that do not split it into two segments.
+const SEGMENT_GAP_BYTES: usize = 64;
+
+/// `wasm` with its memory section's minimum set to `image`'s size and its data section replaced
+/// by `image`'s non-zero runs above [`STACK_TOP`].
+fn rewrite_memory(wasm: &[u8], image: &[u8]) -> Result<Vec<u8>, String> {
+    let mut out = wasm[..8].to_vec();
+    let mut at = 8;
+    while at < wasm.len() {
+        let id = wasm[at];
+        let (size, body) = read_leb(wasm, at + 1)?;
+        let end = body + size as usize;
+        if end > wasm.len() {
+            return Err("the interpreter guest is truncated".into());
+        }
+        match id {
+            // memory: one memory, its minimum now the image's pages (no maximum)
+            5 => {
+                let mut content = vec![1, 0];
+                write_leb(&mut content, (image.len() / 65_536) as u64);
+                push_section(&mut out, 5, &content);
+            }
+            11 => push_section(&mut out, 11, &data_section(image)),
+            12 => return Err("the interpreter guest uses bulk memory (a data count section)".into()),
+            _ => out.extend_from_slice(&wasm[at..end]),
+        }
+        at = end;
+    }
+    Ok(out)
+}
+
+fn data_section(image: &[u8]) -> Vec<u8> {
+    let mut segments: Vec<(usize, usize)> = Vec::new();
+    let mut i = STACK_TOP.min(image.len());
+    while i < image.len() {
+        if image[i] == 0 {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut last = i;
+        while i < image.len() && i - last <= SEGMENT_GAP_BYTES {
+            if image[i] != 0 {
+                last = i;
+            }
+            i += 1;
+        }
+        segments.push((start, last + 1));
+    }
+    let mut content = Vec::new();
+    write_leb(&mut content, segments.len() as u64);
+    for (start, end) in segments {
+        content.push(0); // active, memory 0
+        content.push(0x41); // i32.const
+        write_sleb(&mut content, start as i64);
+        content.push(0x0b); // end
+        write_leb(&mut content, (end - start) as u64);
+        content.extend_from_slice(&image[start..end]);
+    }
+    content
+}
+
+fn push_section(out: &mut Vec<u8>, id: u8, content: &[u8]) {
+    out.push(id);
+    write_leb(out, content.len() as u64);
+    out.extend_from_slice(content);
+}
+
+fn read_leb(bytes: &[u8], mut at: usize) -> Result<(u64, usize), String> {
+    let mut value = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = *bytes.get(at).ok_or("the interpreter guest is truncated")?;
+        at += 1;
+        value |= u64::from(byte & 0x7f) << shift;
+        if byte < 0x80 {
+            return Ok((value, at));
+        }
+        shift += 7;
+        if shift > 63 {
+            return Err("the interpreter guest has a malformed number".into());
+        }
+    }
+}
+
+fn write_leb(out: &mut Vec<u8>, mut value: u64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        if value == 0 {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+fn write_sleb(out: &mut Vec<u8>, mut value: i64) {
+    loop {
+        let byte = (value & 0x7f) as u8;
+        value >>= 7;
+        let done = (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0);
+        if done {
+            out.push(byte);
+            return;
+        }
+        out.push(byte | 0x80);
+    }
+}
+
+/// A student's source, checked and laid out as the guest takes it: the entry's name, then the text.
+#[derive(Clone)]
+pub struct SourceFile {
+    pub interpreter: &'static Interpreter,
+    buffer: Vec<u8>,
+    entry_len: i32,
+    source_len: i32,
+    /// The memory of an instance that loaded this file, once a trial load has made it: later
+    /// instances start from it instead of compiling the file again.
+    image: Option<LoadedImage>,
+}
+
+/// An instance's memory after loading a file, as the chunks that differ from a fresh instance's
+/// (the shadow stack below [`STACK_TOP`] is dead between calls and left out).
+#[derive(Debug, Clone)]
+pub struct LoadedImage {
+    bytes: usize,
+    chunks: Vec<(usize, Vec<u8>)>,
+}
+
+/// The granularity at which a loaded image is compared with a fresh instance's memory.
+const IMAGE_CHUNK_BYTES: usize = 4096;
+
+impl LoadedImage {
+    /// The chunks of `loaded` that differ from `fresh` (adjacent ones merged).
+    pub fn capture(loaded: &[u8], fresh: &[u8]) -> LoadedImage {
+        let mut chunks: Vec<(usize, Vec<u8>)> = Vec::new();
+        let mut at = STACK_TOP.min(loaded.len());
+        while at < loaded.len() {
+            let end = (at + IMAGE_CHUNK_BYTES).min(loaded.len());
+            let before = fresh.get(at..end.min(fresh.len())).unwrap_or(&[]);
+            let same = before.len() == end - at && before == &loaded[at..end]
+                || before.is_empty() && loaded[at..end].iter().all(|b| *b == 0);
+            if !same {
+                match chunks.last_mut() {
+                    Some((start, bytes)) if *start + bytes.len() == at => {
+                        bytes.extend_from_slice(&loaded[at..end])
+                    }
+                    _ => chunks.push((at, loaded[at..end].to_vec())),
+                }
+            }
+            at = end;
+        }
+        LoadedImage { bytes: loaded.len(), chunks }
+    }
+
+    /// Bytes an instance start writes.
+    pub fn written_bytes(&self) -> usize {
+        self.chunks.iter().map(|(_, bytes)| bytes.len()).sum()
+    }
+
+    fn apply(&self, store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::Result<()> {
+        let memory = instance
+            .get_memory(&mut *store, "memory")
+            .ok_or_else(|| wasmtime::Error::msg("the interpreter guest has no memory"))?;
+        let size = memory.data_size(&*store);
+        if self.bytes > size {
+            memory.grow(&mut *store, ((self.bytes - size) / 65_536) as u64)?;
+        }
+        let data = memory.data_mut(&mut *store);
+        for (at, bytes) in &self.chunks {
+            data[*at..*at + bytes.len()].copy_from_slice(bytes);
+        }
+        Ok(())
+    }
+}
+
+impl SourceFile {
+    pub fn new(language: Language, text: &str, entry: &str) -> Result<SourceFile, Rejection> {
+        let interpreter = of(language);
+        if text.len() > interpreter.source_bytes_max {
+            return Err(Rejection {
+                code: "source-too-large".into(),
+                message: text!(
+                    "Die Datei ist {size} Bytes groß; erlaubt sind höchstens {max} Bytes (Grenze „Quelltextgröße“).",
+                    "The file is {size} bytes; at most {max} bytes are allowed (limit \"source size\").",
+                    size = text.len(),
+                    max = interpreter.source_bytes_max
+                ),
+            });
+        }
+        if text.contains('\0') {
+            return Err(Rejection {
+                code: format!("not-{}", language.name()),
+                message: text!(
+                    "Die Datei enthält ein NUL-Byte; eine {name}-Datei ist Text.",
+                    "The file contains a NUL byte; a {name} file is text.",
+                    name = interpreter.name
+                ),
+            });
+        }
+        if entry.is_empty() || entry.len() > ENTRY_BYTES_MAX {
+            return Err(Rejection {
+                code: "entry-name".into(),
+                message: text!(
+                    "Der Name der Einstiegsfunktion „{entry}“ passt nicht.",
+                    "The entry function's name \"{entry}\" does not fit."
+                ),
+            });
+        }
+        let mut buffer = Vec::with_capacity(entry.len() + text.len());
+        buffer.extend_from_slice(entry.as_bytes());
+        buffer.extend_from_slice(text.as_bytes());
+        Ok(SourceFile {
+            interpreter,
+            buffer,
+            entry_len: entry.len() as i32,
+            source_len: text.len() as i32,
+            image: None,
+        })
+    }
+
+    /// The same source, loaded by copying `image` into each new instance.
+    pub fn with_image(self, image: LoadedImage) -> SourceFile {
+        SourceFile { image: Some(image), ..self }
+    }
+}
+
+/// How loading a student's file ended.
+pub enum Loaded {
+    Ok,
+    /// The file raised while loading (a syntax error, a refused import, no entry function): the
+    /// error as the interpreter printed it.
+    Raised(String),
+}
+
+/// Loads `source` into a fresh instance of its interpreter, under the interpreter's fuel to load.
+/// Err is a trap (a limit, the deadline).
+pub fn load(
+    store: &mut Store<GuestState>,
+    instance: &Instance,
+    source: &SourceFile,
+) -> wasmtime::Result<Loaded> {
+    store.set_fuel(source.interpreter.fuel_to_load)?;
+    if let Some(image) = &source.image {
+        image.apply(store, instance)?;
+        return Ok(Loaded::Ok);
+    }
+    let buffer = instance.get_typed_func::<i32, i32>(&mut *store, "pf_source")?;
+    let ptr = buffer.call(&mut *store, source.buffer.len() as i32)?;
+    let memory = instance
+        .get_memory(&mut *store, "memory")
+        .ok_or_else(|| wasmtime::Error::msg("the interpreter guest has no memory"))?;
+    memory.write(&mut *store, ptr as u32 as usize, &source.buffer)?;
+    let load = instance.get_typed_func::<(i32, i32), i32>(&mut *store, "pf_load")?;
+    if load.call(&mut *store, (source.entry_len, source.source_len))? != 0 {
+        return Ok(Loaded::Raised(error_text(store, instance)?));
+    }
+    Ok(Loaded::Ok)
+}
+
+/// [`load`] for an instance created for interleaved runs (its trampolines are asynchronous).
+pub async fn load_async(
+    store: &mut Store<GuestState>,
+    instance: &Instance,
+    source: &SourceFile,
+) -> wasmtime::Result<Loaded> {
+    store.set_fuel(source.interpreter.fuel_to_load)?;
+    if let Some(image) = &source.image {
+        image.apply(store, instance)?;
+        return Ok(Loaded::Ok);
+    }
+    let buffer = instance.get_typed_func::<i32, i32>(&mut *store, "pf_source")?;
+    let ptr = buffer.call_async(&mut *store, source.buffer.len() as i32).await?;
+    let memory = instance
+        .get_memory(&mut *store, "memory")
+        .ok_or_else(|| wasmtime::Error::msg("the interpreter guest has no memory"))?;
+    memory.write(&mut *store, ptr as u32 as usize, &source.buffer)?;
+    let load = instance.get_typed_func::<(i32, i32), i32>(&mut *store, "pf_load")?;
+    if load.call_async(&mut *store, (source.entry_len, source.source_len)).await? != 0 {
+        return Ok(Loaded::Raised(error_text(store, instance)?));
+    }
+    Ok(Loaded::Ok)
+}
+
+fn error_text(store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::Result<String> {
+    let ptr = instance.get_typed_func::<(), i32>(&mut *store, "pf_error_ptr")?.call(&mut *store, ())?;
+    let len = instance.get_typed_func::<(), i32>(&mut *store, "pf_error_len")?.call(&mut *store, ())?;
+    let memory = instance
+        .get_memory(&mut *store, "memory")
+        .ok_or_else(|| wasmtime::Error::msg("the interpreter guest has no memory"))?;
+    let mut bytes = vec![0u8; len.max(0) as usize];
+    memory.read(&*store, ptr as u32 as usize, &mut bytes)?;
+    Ok(String::from_utf8_lossy(&bytes).trim_end().to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_committed_guest_is_the_one_its_hash_file_records() {
+        for (language, recorded) in [
+            (Language::Python, include_str!("../../graders/consumer/interpreters/python/python.wasm.sha256")),
+            (
+                Language::JavaScript,
+                include_str!("../../graders/consumer/interpreters/javascript/javascript.wasm.sha256"),
+            ),
+        ] {
+            assert_eq!(crate::submission::sha256_hex(of(language).wasm), recorded.trim(), "{language:?}");
+        }
+    }
+
+    #[test]
+    fn numbers_are_encoded_as_wasm_reads_them() {
+        for value in [0u64, 1, 127, 128, 1_048_576, u32::MAX as u64] {
+            let mut out = Vec::new();
+            write_leb(&mut out, value);
+            assert_eq!(read_leb(&out, 0), Ok((value, out.len())));
+        }
+        let mut out = Vec::new();
+        write_sleb(&mut out, 64);
+        assert_eq!(out, [0xc0, 0x00], "64 needs a second byte: its sign bit would be set");
+        out.clear();
+        write_sleb(&mut out, 1_048_576);
+        assert_eq!(out, [0x80, 0x80, 0xc0, 0x00]);
+        assert!(read_leb(&[0x80], 0).is_err(), "a truncated number is an error");
+    }
+
+    #[test]
+    fn each_snapshot_keeps_only_live_memory_and_compiles() {
+        for language in Language::ALL {
+            let interpreter = of(language);
+            let snapshot = snapshot(language).expect("the interpreter starts");
+            assert!(
+                snapshot.len() < interpreter.wasm.len() + 2 * 1024 * 1024,
+                "{language:?}: {} bytes",
+                snapshot.len()
+            );
+            let engine = crate::sandbox::engine_with_stack(
+                crate::exercise::Compiler::Winch,
+                INTERPRETER_WASM_STACK_BYTES,
+            )
+            .expect("engine");
+            let module = module(engine, language).expect("the snapshot compiles");
+            assert!(module.get_export("verarbeite").is_some());
+            // Compiled once per engine: the second call returns the same module.
+            assert!(Module::same(&module, &super::module(engine, language).expect("cached")));
+        }
+    }
+}
