@@ -42,6 +42,14 @@ impl Language {
         }
     }
 
+    /// Bytes a source file in this language may have (the interpreter guest's buffer).
+    pub fn source_bytes_max(self) -> usize {
+        match self {
+            Language::Python => crate::limits::PYTHON_SOURCE_BYTES_MAX,
+            Language::JavaScript => crate::limits::JAVASCRIPT_SOURCE_BYTES_MAX,
+        }
+    }
+
     /// The language a file name's extension names.
     pub fn from_extension(extension: &str) -> Option<Language> {
         Language::ALL.into_iter().find(|l| l.extension().eq_ignore_ascii_case(extension))

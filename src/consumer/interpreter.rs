@@ -25,8 +25,6 @@ pub struct Interpreter {
     pub file: &'static str,
     /// The guest as its `build.sh` built it.
     pub wasm: &'static [u8],
-    /// Bytes of a student's source (the guest's buffer has this size).
-    pub source_bytes_max: usize,
     /// Fuel to load the student's file into an instance (compile it and run its top level).
     pub fuel_to_load: u64,
     /// Fuel to start the interpreter once per process (the snapshot).
@@ -300,14 +298,14 @@ impl LoadedImage {
 impl SourceFile {
     pub fn new(language: Language, text: &str, entry: &str) -> Result<SourceFile, Rejection> {
         let interpreter = of(language);
-        if text.len() > interpreter.source_bytes_max {
+        if text.len() > language.source_bytes_max() {
             return Err(Rejection {
                 code: "source-too-large".into(),
                 message: text!(
                     "Die Datei ist {size} Bytes groß; erlaubt sind höchstens {max} Bytes (Grenze „Quelltextgröße“).",
                     "The file is {size} bytes; at most {max} bytes are allowed (limit \"source size\").",
                     size = text.len(),
-                    max = interpreter.source_bytes_max
+                    max = language.source_bytes_max()
                 ),
             });
         }

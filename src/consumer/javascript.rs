@@ -6,7 +6,7 @@
 //! [`super::interpreter`]'s.
 
 use super::interpreter::Interpreter;
-use crate::limits::{JAVASCRIPT_FUEL_TO_INIT, JAVASCRIPT_FUEL_TO_LOAD, JAVASCRIPT_SOURCE_BYTES_MAX};
+use crate::limits::{JAVASCRIPT_FUEL_TO_INIT, JAVASCRIPT_FUEL_TO_LOAD};
 use crate::report::Rejection;
 use crate::submission::Language;
 use crate::text;
@@ -23,7 +23,6 @@ pub static INTERPRETER: Interpreter = Interpreter {
     name: "JavaScript",
     file: "consumer.js",
     wasm: JAVASCRIPT_WASM,
-    source_bytes_max: JAVASCRIPT_SOURCE_BYTES_MAX,
     fuel_to_load: JAVASCRIPT_FUEL_TO_LOAD,
     fuel_to_init: JAVASCRIPT_FUEL_TO_INIT,
     load_rejection,

@@ -365,6 +365,18 @@ fn python_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
     })
 }
 
+/// Removes the frames of the JavaScript guest's own `node:sqlite` module from the stacks `instance`
+/// logged: in Node, `node:sqlite` is native and its frames do not show, so a student reads only
+/// their own lines.
+fn hide_guest_module_frames(events: &mut Vec<TraceEvent>, instance: u32) {
+    events.retain(|event| match event {
+        TraceEvent::Log { instance: i, text } if *i == instance => {
+            !(text.starts_with("    at ") && text.contains("(node:sqlite:"))
+        }
+        _ => true,
+    });
+}
+
 /// The line the JavaScript guest logs an uncaught error with: `Uncaught Name: message`.
 const UNCAUGHT_START: &str = "Uncaught ";
 
@@ -656,6 +668,7 @@ impl ConsumerProcess {
                         }
                     }
                     Some(crate::submission::Language::JavaScript) => {
+                        hide_guest_module_frames(&mut state.events, instance);
                         if value != 0
                             && value != 1
                             && let Some(note) = javascript_exception_note(&state.events, instance)

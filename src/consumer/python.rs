@@ -4,7 +4,7 @@
 //! `glue/sqlite3.py`). How the guest is started and loaded is [`super::interpreter`]'s.
 
 use super::interpreter::Interpreter;
-use crate::limits::{PYTHON_FUEL_TO_INIT, PYTHON_FUEL_TO_LOAD, PYTHON_SOURCE_BYTES_MAX};
+use crate::limits::{PYTHON_FUEL_TO_INIT, PYTHON_FUEL_TO_LOAD};
 use crate::report::Rejection;
 use crate::submission::Language;
 use crate::text;
@@ -21,7 +21,6 @@ pub static INTERPRETER: Interpreter = Interpreter {
     name: "Python",
     file: "consumer.py",
     wasm: PYTHON_WASM,
-    source_bytes_max: PYTHON_SOURCE_BYTES_MAX,
     fuel_to_load: PYTHON_FUEL_TO_LOAD,
     fuel_to_init: PYTHON_FUEL_TO_INIT,
     load_rejection,

@@ -187,6 +187,32 @@ fn python_kit_grades_the_source() {
     });
 }
 
+#[test]
+fn javascript_kit_grades_the_source() {
+    let case = KitCase {
+        kit: "javascript",
+        skeleton: "consumer.js",
+        correct: "examples/correct.js",
+        mutants: &[
+            ("examples/ignores-duplicate.js", "duplicate-same-instance"),
+            ("examples/credits-before-remembering.js", "crash-points"),
+        ],
+    };
+    let dir = kit("javascript");
+    let mut sources = vec![case.skeleton, case.correct];
+    sources.extend(case.mutants.iter().map(|(file, _)| *file));
+    // JavaScript has no build step: the source is the submission.
+    check_reports(&case, |index| {
+        let text = std::fs::read_to_string(dir.join(sources[index])).expect("kit source");
+        grade(
+            consumer_exercise(),
+            &Submission::Source { language: Language::JavaScript, text },
+            &GradeOptions::default(),
+        )
+        .expect("grades")
+    });
+}
+
 /// The Zig version `scripts/test` installs (`pip install ziglang==...`) and the kit documents.
 const ZIG_VERSION: &str = "0.17.1";
 

@@ -13,6 +13,7 @@ mod authoring;
 mod consumer;
 mod golden;
 mod hostile;
+mod javascript;
 mod kits;
 mod prediction;
 mod python;

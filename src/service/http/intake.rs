@@ -462,8 +462,8 @@ pub(super) fn validate(
                     ),
                 ));
             }
-            if text.len() > crate::limits::PYTHON_SOURCE_BYTES_MAX {
-                return Err(Problem::too_large(crate::limits::PYTHON_SOURCE_BYTES_MAX));
+            if text.len() > language.source_bytes_max() {
+                return Err(Problem::too_large(language.source_bytes_max()));
             }
             Some(Submission::Source { language, text })
         }

@@ -229,6 +229,9 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
             "python": {"summary": "A consumer in Python (exercises whose languages include python)", "value": {
                 "exercise": "03-idempotenter-konsument", "learner": "anna", "language": "python",
                 "source": "def verarbeite(con, msg):\n    ..."}},
+            "javascript": {"summary": "A consumer in JavaScript (exercises whose languages include javascript)", "value": {
+                "exercise": "03-idempotenter-konsument", "learner": "anna", "language": "javascript",
+                "source": "export function verarbeite(db, msg) {\n    ...\n}\n"}},
         }}),
     )?;
     merge(
@@ -335,8 +338,10 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(
         at(doc, &property("SubmissionRequest", "source"))?,
         json!({"type": "string", "description": format!(
-            "A consumer's source text in `language`, at most {} bytes (python_source_bytes_max).",
-            crate::limits::PYTHON_SOURCE_BYTES_MAX
+            "A consumer's source text in `language`, at most {} bytes in Python (python_source_bytes_max), {} in \
+             JavaScript (javascript_source_bytes_max).",
+            crate::limits::PYTHON_SOURCE_BYTES_MAX,
+            crate::limits::JAVASCRIPT_SOURCE_BYTES_MAX
         )}),
     )?;
     merge(

@@ -124,7 +124,7 @@ pub struct SubmissionRequest {
     /// A consumer module in WebAssembly text (consumer exercises).
     #[serde(default)]
     pub wat: Option<String>,
-    /// The language of `source` (`python`), for consumer exercises that accept source.
+    /// The language of `source` (`python`, `javascript`), for consumer exercises that accept source.
     #[serde(default)]
     pub language: Option<String>,
     /// A consumer's source text in `language` (consumer exercises that accept it).
@@ -202,7 +202,8 @@ pub struct ExerciseDetail {
     /// Starter kits for consumer exercises, as present on the server.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub kits: Vec<KitView>,
-    /// The languages whose source a consumer exercise accepts instead of a module (`python`).
+    /// The languages whose source a consumer exercise accepts instead of a module (`python`,
+    /// `javascript`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub languages: Vec<String>,
 }

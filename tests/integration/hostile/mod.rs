@@ -8,6 +8,7 @@ mod crash_points;
 mod deadline;
 mod fuzz;
 mod isolation;
+mod javascript;
 mod python;
 mod report_diagram;
 mod service_limits;

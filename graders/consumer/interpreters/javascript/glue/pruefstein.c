@@ -456,6 +456,14 @@ static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
     return NULL;
 }
 
+/* A module is named as the import names it (not resolved against the importing file), so that a
+ * refused import is named as the student wrote it. */
+static char *name_module(JSContext *c, const char *base, const char *name, void *opaque) {
+    (void)base;
+    (void)opaque;
+    return js_strdup(c, name);
+}
+
 /* Runs the jobs promises queued (a module's evaluation is one). */
 static void run_jobs(void) {
     JSContext *job_ctx;
@@ -500,7 +508,7 @@ EXPORT("pf_init") int pf_init(void) {
     }
     JS_SetMemoryLimit(rt, PF_HEAP_BYTES);
     JS_SetMaxStackSize(rt, PF_STACK_LIMIT_BYTES);
-    JS_SetModuleLoaderFunc(rt, NULL, load_module, NULL);
+    JS_SetModuleLoaderFunc(rt, name_module, load_module, NULL);
     ctx = JS_NewContext(rt);
     if (!ctx) {
         error_add("no context", 10);

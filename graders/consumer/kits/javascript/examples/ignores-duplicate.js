@@ -1,0 +1,10 @@
+// A mutant: INSERT OR IGNORE never reports a known id, so the duplicate is credited again.
+// It fails duplicate-same-instance.
+
+export function verarbeite(db, msg) {
+    db.transaction(() => {
+        db.prepare("INSERT OR IGNORE INTO gesehen (msg_id) VALUES (?)").run(msg.id);
+        db.prepare("UPDATE punkte SET stand = stand + ? WHERE kunde = ?").run(msg.body.punkte, msg.body.kunde);
+    })();
+    return true;
+}

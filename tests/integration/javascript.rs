@@ -1,0 +1,245 @@
+//! Consumers in JavaScript: every JavaScript solution of exercises 03 and 04 passes and every
+//! mutant fails the check it declares; `node:sqlite` behaves as a learner knows it from Node
+//! (`prepare().run/get/all`, `exec`, `db.transaction`, an error's `code`, `errcode` and `errstr`);
+//! bad files are refused at load with a message that names the problem; an uncaught error is told
+//! with the line of `consumer.js`, without the guest's own frames.
+
+use std::path::{Path, PathBuf};
+
+use pruefstein::exercise::Exercise;
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::{Language, Submission};
+
+use crate::support::{consumer_dir, consumer_exercise, exercise_dir, failed, load};
+
+pub fn grade_javascript(text: &str) -> Report {
+    grade_javascript_in(consumer_exercise(), text)
+}
+
+fn grade_javascript_in(exercise: &Exercise, text: &str) -> Report {
+    let submission = Submission::Source { language: Language::JavaScript, text: text.to_string() };
+    grade(exercise, &submission, &GradeOptions::default()).expect("grading runs")
+}
+
+fn javascript_files(dir: &Path, folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
+        .expect("folder exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "js"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn declared(source: &str) -> String {
+    source
+        .lines()
+        .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
+        .expect("a mutant declares its check")
+}
+
+/// The lines the consumer logged in the trace of `check`.
+fn logged(report: &Report, check: &str) -> Vec<String> {
+    let found = report.checks.iter().find(|c| c.name == check).expect("the check ran");
+    let pruefstein::report::CheckDetail::Consumer(detail) = &found.detail else { panic!("a consumer check") };
+    detail
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            pruefstein::consumer::detail::TraceEvent::Log { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+const REFERENCE: &str = "\
+export function verarbeite(db, msg) {
+    try {
+        db.transaction(() => {
+            db.prepare(\"INSERT INTO gesehen (msg_id) VALUES (?)\").run(msg.id);
+            db.prepare(\"UPDATE punkte SET stand = stand + ? WHERE kunde = ?\").run(msg.body.punkte, msg.body.kunde);
+        })();
+    } catch (error) {
+        if (error.code === \"SQLITE_CONSTRAINT_PRIMARYKEY\") {
+            return false;
+        }
+        throw error;
+    }
+    return true;
+}
+";
+
+#[test]
+fn every_javascript_solution_passes_and_every_javascript_mutant_fails_its_declared_check() {
+    for (slug, solutions_min, mutants_min) in [("03-idempotenter-konsument", 3, 6), ("04-lager", 1, 2)] {
+        let dir = exercise_dir(slug);
+        let exercise = load(slug);
+        let solutions = javascript_files(&dir, "solutions");
+        assert!(solutions.len() >= solutions_min, "{solutions:?}");
+        for file in solutions {
+            let report = grade_javascript_in(&exercise, &std::fs::read_to_string(&file).expect("read"));
+            assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
+        }
+        let mutants = javascript_files(&dir, "mutants");
+        assert!(mutants.len() >= mutants_min, "{mutants:?}");
+        for file in mutants {
+            let source = std::fs::read_to_string(&file).expect("read");
+            let report = grade_javascript_in(&exercise, &source);
+            assert!(
+                failed(&report).contains(&declared(&source)),
+                "{}: failed {:?}",
+                file.display(),
+                failed(&report)
+            );
+        }
+    }
+    let file = std::fs::read_to_string(consumer_dir().join("solutions/reference.js")).expect("reference.js");
+    assert_eq!(
+        file.lines().filter(|l| !l.starts_with("//")).collect::<Vec<_>>().join("\n").trim(),
+        REFERENCE.trim()
+    );
+}
+
+#[test]
+fn node_sqlite_errors_name_sqlites_extended_code_and_rows_are_named_as_sqlite_names_columns() {
+    let probe = "\
+export function verarbeite(db, msg) {
+    try {
+        db.prepare(\"INSERT INTO gesehen (msg_id) VALUES (?)\").run(msg.id);
+    } catch (e) {
+        console.log(\"duplicate\", e.name, e.code, e.errcode, e.errstr, e.message);
+        return false;
+    }
+    const stand = db.prepare(\"SELECT stand FROM punkte WHERE kunde = ?\").get(msg.body.kunde);
+    const count = db.prepare(\"SELECT count(*) AS n FROM gesehen\").all();
+    const none = db.prepare(\"SELECT msg_id FROM gesehen WHERE msg_id = ?\").get(-1);
+    console.log(\"rows\", stand, count, none === undefined);
+    try {
+        db.prepare(\"UPDATE punkte SET stand = stand + ? WHERE kunde = ?\").run(msg.body.punkte, msg.body.kunde);
+    } catch (e) {
+        console.log(\"check\", e.code, e.errcode, e.errstr, e.message);
+        throw e;
+    }
+    const ran = db.prepare(\"DELETE FROM gesehen WHERE msg_id = ?\").run(-1);
+    console.log(\"changes\", ran.changes, db.isTransaction);
+    db.prepare(\"DELETE FROM gesehen WHERE msg_id = ?\").run(-1);
+    return true;
+}
+";
+    let report = grade_javascript(probe);
+    let fresh = logged(&report, "fresh-message");
+    assert!(fresh.contains(&"rows {\"stand\":100} [{\"n\":1}] true".to_string()), "{fresh:?}");
+    assert!(fresh.contains(&"changes 0 false".to_string()), "{fresh:?}");
+    let duplicate = logged(&report, "duplicate-same-instance");
+    assert!(
+        duplicate.contains(
+            &"duplicate SqliteError SQLITE_CONSTRAINT_PRIMARYKEY 1555 constraint failed UNIQUE constraint failed: gesehen.msg_id"
+                .to_string()
+        ),
+        "{duplicate:?}"
+    );
+    let violation = logged(&report, "constraint-violation");
+    assert!(
+        violation.contains(
+            &"check SQLITE_CONSTRAINT_CHECK 275 constraint failed CHECK constraint failed: stand <= 1000"
+                .to_string()
+        ),
+        "{violation:?}"
+    );
+    // The uncaught error shows the student's frames only, not the guest's node:sqlite.
+    assert!(
+        violation.iter().any(|l| l.starts_with("Uncaught SqliteError: CHECK constraint failed")),
+        "{violation:?}"
+    );
+    assert!(violation.iter().any(|l| l.starts_with("    at verarbeite (consumer.js:13:")), "{violation:?}");
+    assert!(!violation.iter().any(|l| l.contains("node:sqlite")), "{violation:?}");
+}
+
+#[test]
+fn an_uncaught_error_is_told_with_its_line_and_a_wrong_return_value_is_named() {
+    let report = grade_javascript(
+        "export function verarbeite(db, msg) {\n    console.log(\"hallo\", msg.id);\n    throw new TypeError(\"noch nicht geschrieben\");\n}\n",
+    );
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    assert!(
+        failure.en.contains("JavaScript error at line 3 (verarbeite): TypeError: noch nicht geschrieben"),
+        "{}",
+        failure.en
+    );
+    assert!(failure.de.contains("JavaScript-Fehler in Zeile 3 (verarbeite)"), "{}", failure.de);
+    assert!(logged(&report, "fresh-message").contains(&"hallo 7".to_string()));
+    let report = grade_javascript("export function verarbeite(db, msg) {\n    return 1;\n}\n");
+    let json = serde_json::to_string(&report).expect("serialises");
+    assert!(
+        json.contains("verarbeite must return true (processed) or false (duplicate), not 1"),
+        "the error names the value"
+    );
+    let report = grade_javascript("export async function verarbeite(db, msg) {\n    return true;\n}\n");
+    let json = serde_json::to_string(&report).expect("serialises");
+    assert!(json.contains("returned a Promise"), "{json}");
+}
+
+#[test]
+fn bad_files_get_clear_rejections() {
+    let rejected = |text: &str| grade_javascript(text).rejection.expect("refused");
+    let rejection = rejected("export function verarbeite(db, msg) {\n    return (;\n}\n");
+    assert_eq!(rejection.code, "javascript-syntax-error");
+    assert!(rejection.message.en.contains("consumer.js:2"), "{}", rejection.message.en);
+    let rejection = rejected("function verarbeite(db, msg) {\n    return true;\n}\n");
+    assert_eq!(rejection.code, "javascript-load-error");
+    assert!(
+        rejection.message.en.contains("exports no function verarbeite(db, msg)"),
+        "{}",
+        rejection.message.en
+    );
+    let rejection = rejected("throw new RangeError(\"beim Laden\");\n");
+    assert!(rejection.message.en.contains("RangeError: beim Laden"), "{}", rejection.message.en);
+    let huge = format!("{REFERENCE}\n// {}\n", "x".repeat(pruefstein::limits::JAVASCRIPT_SOURCE_BYTES_MAX));
+    let rejection = rejected(&huge);
+    assert_eq!(rejection.code, "source-too-large");
+    assert!(rejection.message.en.contains("limit \"source size\""), "{}", rejection.message.en);
+    let rejection = rejected("export function verarbeite() { return true; }\0");
+    assert_eq!(rejection.code, "not-javascript");
+    // A consumer cannot open a database of its own.
+    let report = grade_javascript(
+        "import { DatabaseSync } from \"node:sqlite\";\nexport function verarbeite(db, msg) {\n    new DatabaseSync(\":memory:\");\n    return true;\n}\n",
+    );
+    assert!(
+        serde_json::to_string(&report).expect("json").contains("a consumer uses the database it is given"),
+        "{:?}",
+        failed(&report)
+    );
+}
+
+#[test]
+fn a_file_that_imports_what_a_consumer_does_not_need_is_refused_naming_the_import() {
+    for module in ["fs", "node:fs", "child_process", "./other.js", "https://example.org/x.js"] {
+        let report = grade_javascript(&format!("import * as m from \"{module}\";\n{REFERENCE}"));
+        let rejection = report.rejection.expect("a rejection");
+        assert_eq!(rejection.code, "import-not-allowed", "{module}");
+        assert!(rejection.message.en.contains(&format!("\"{module}\"")), "{}", rejection.message.en);
+    }
+    let report = grade_javascript(&format!("import {{ DatabaseSync }} from \"node:sqlite\";\n{REFERENCE}"));
+    assert_eq!(report.verdict, Verdict::Passed, "failed {:?}", failed(&report));
+}
+
+#[test]
+fn an_exercise_restricted_to_python_refuses_javascript() {
+    let dir = tempfile::tempdir().expect("temporary folder");
+    crate::support::copy_tree(&consumer_dir(), dir.path());
+    let toml = dir.path().join("exercise.toml");
+    let text = std::fs::read_to_string(&toml).expect("exercise.toml").replacen(
+        "[consumer]\n",
+        "[consumer]\nlanguages = [\"python\"]\n",
+        1,
+    );
+    std::fs::write(&toml, text).expect("write exercise.toml");
+    let exercise = Exercise::load(dir.path()).expect("loads");
+    let report = grade_javascript_in(&exercise, REFERENCE);
+    assert_eq!(report.verdict, Verdict::Rejected);
+    let rejection = report.rejection.expect("refused");
+    assert_eq!(rejection.code, "language-not-accepted");
+    assert!(rejection.message.en.contains("javascript"), "{}", rejection.message.en);
+}
