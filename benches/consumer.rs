@@ -97,25 +97,34 @@ fn main() {
         exercise.limits.fuel_per_delivery,
         fuel as f64 * 100.0 / exercise.limits.fuel_per_delivery as f64
     );
-    python(&exercise, consumer, &dir, rounds);
+    use pruefstein::submission::Language;
+    interpreted(&exercise, consumer, &dir, rounds, Language::Python, "solutions/lesson.py");
+    interpreted(&exercise, consumer, &dir, rounds, Language::JavaScript, "solutions/reference.js");
 }
 
-/// The Python figures: compile once (per engine), instance start + load, whole grade.
-fn python(exercise: &Exercise, consumer: &ConsumerExercise, dir: &Path, rounds: usize) {
+/// The figures of a consumer in an interpreted language: start the interpreter (once per process),
+/// compile it once (per engine), instance start + load, whole grade.
+fn interpreted(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    dir: &Path,
+    rounds: usize,
+    language: pruefstein::submission::Language,
+    file: &str,
+) {
     use pruefstein::limits::INTERPRETER_WASM_STACK_BYTES;
-    use pruefstein::submission::Language;
-    let text = std::fs::read_to_string(dir.join("solutions/lesson.py")).expect("lesson.py");
-    let submission = Submission::Source { language: Language::Python, text: text.clone() };
-    println!("python consumer, exercise 03 solutions/lesson.py, {rounds} rounds, medians");
+    let text = std::fs::read_to_string(dir.join(file)).expect("source file");
+    let submission = Submission::Source { language, text: text.clone() };
+    println!("{} consumer, exercise 03 {file}, {rounds} rounds, medians", language.name());
     let _ = pruefstein::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || {
         for compiler in [Compiler::Winch, Compiler::Cranelift] {
             let start = Instant::now();
-            let _ = pruefstein::consumer::python::snapshot().expect("snapshot");
+            let _ = pruefstein::consumer::interpreter::snapshot(language).expect("snapshot");
             let snapshot = start.elapsed();
             let engine = pruefstein::sandbox::engine_with_stack(compiler, INTERPRETER_WASM_STACK_BYTES)
                 .expect("engine");
             let start = Instant::now();
-            pruefstein::consumer::python::module(engine).expect("compiles");
+            pruefstein::consumer::interpreter::module(engine, language).expect("compiles");
             println!(
                 "{compiler:?}: snapshot (once per process) {}, compile once {}",
                 ms(snapshot),
@@ -127,7 +136,7 @@ fn python(exercise: &Exercise, consumer: &ConsumerExercise, dir: &Path, rounds: 
             grade(exercise, &submission, &options).expect("grades");
             for _ in 0..rounds {
                 let start = Instant::now();
-                CompiledConsumer::compile_python(engine, &text, &exercise.limits, &consumer.entry)
+                CompiledConsumer::compile_source(engine, language, &text, &exercise.limits, &consumer.entry)
                     .expect("loads");
                 load.push(start.elapsed());
                 let start = Instant::now();
@@ -136,7 +145,7 @@ fn python(exercise: &Exercise, consumer: &ConsumerExercise, dir: &Path, rounds: 
                 assert_eq!(report.verdict, pruefstein::report::Verdict::Passed);
             }
             println!(
-                "{compiler:?}: instance start + load consumer.py {}, whole grade {}",
+                "{compiler:?}: instance start + load {file} {}, whole grade {}",
                 ms(median(&mut load)),
                 ms(median(&mut whole))
             );

@@ -235,6 +235,8 @@ pub struct StudentPage<'a> {
     /// The statement of the learner's variant (Markdown, shown as text).
     pub statement: &'a str,
     pub kind: SubmissionKind,
+    /// The languages whose source the exercise takes besides a module.
+    pub languages: &'a [crate::submission::Language],
     pub answer_example: Option<&'a str>,
     /// Starter kits: name and files.
     pub kits: &'a [(String, Vec<String>)],
@@ -324,8 +326,18 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                         textarea id="answer" name="answer" rows="4" required {}
                     }
                     SubmissionKind::Module => {
-                        label for="file" { (t(lang, "Dein Modul (.wasm oder .wat)", "Your module (.wasm or .wat)")) }
-                        input id="file" type="file" name="file" accept=".wasm,.wat" required;
+                        @let sources: Vec<String> = view.languages.iter().map(|l| format!(".{}", l.extension())).collect();
+                        @if sources.is_empty() {
+                            label for="file" { (t(lang, "Dein Modul (.wasm oder .wat)", "Your module (.wasm or .wat)")) }
+                        } @else {
+                            label for="file" {
+                                (t(lang, "Dein Modul (.wasm oder .wat) oder dein Quelltext", "Your module (.wasm or .wat) or your source"))
+                                " (" (sources.join(", ")) ")"
+                            }
+                        }
+                        input id="file" type="file" name="file" accept=(
+                            [".wasm".to_string(), ".wat".to_string()].into_iter().chain(sources.iter().cloned()).collect::<Vec<_>>().join(",")
+                        ) required;
                     }
                 }
                 button type="submit" { (t(lang, "Abgeben", "Submit")) }

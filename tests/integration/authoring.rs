@@ -251,6 +251,7 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
         declared,
         [
             ("mutants/check-then-act.wat", "concurrent-duplicate"),
+            ("mutants/clamps-at-zero.js", "constraint-violation"),
             ("mutants/clamps-at-zero.py", "constraint-violation"),
             ("mutants/clamps-at-zero.wat", "constraint-violation"),
             ("mutants/effect-before-dedup.wat", "at-least-once-schedule"),
@@ -259,6 +260,7 @@ fn exercise_04_lager_is_sound_and_each_mutant_fails_its_check() {
             ("mutants/insert-or-ignore.wat", "duplicate-same-instance"),
             ("mutants/reservation-committed-first.py", "crash-points"),
             ("mutants/reservation-committed-first.wat", "crash-points"),
+            ("mutants/separate-writes.js", "crash-points"),
             ("mutants/separate-writes.py", "crash-points"),
             ("mutants/separate-writes.wat", "crash-points"),
             ("mutants/stock-taken-in-second-transaction.wat", "crash-points"),

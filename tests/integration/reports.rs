@@ -1,7 +1,8 @@
 //! Whole reports pinned byte for byte: every solution and every mutant of the consumer exercises
-//! (03 and 04), in WAT and in Python, and the WAT and Python kits' examples (graded against exercise
-//! 03) are graded, and each report's JSON is compared with
-//! `tests/golden/reports/<exercise>/<file>.json` (`<stem>.json` for WAT, `<stem>.py.json` for Python). A change in how the harness
+//! (03 and 04), in WAT, Python and JavaScript, and the WAT, Python and JavaScript kits' examples
+//! (graded against exercise 03) are graded, and each report's JSON is compared with
+//! `tests/golden/reports/<exercise>/<file>.json` (`<stem>.json` for WAT, `<stem>.py.json` for
+//! Python, `<stem>.js.json` for JavaScript). A change in how the harness
 //! runs a grading (where its databases live, how instances are made) must leave every report as it
 //! was; a change that is meant to alter reports rewrites the files with
 //! `PRUEFSTEIN_BLESS=1 cargo test --test integration reports::` and shows the diff in the commit.
@@ -34,14 +35,15 @@ fn files_with(dir: &Path, extension: &str) -> Vec<PathBuf> {
 }
 
 /// The report of the file at `path`, as JSON, and the name of its golden file: a module by its
-/// stem, Python source by its stem and `.py`.
+/// stem, source by its stem and its language's extension (`.py`, `.js`).
 fn graded(exercise: &Exercise, path: &Path) -> (String, String) {
     let stem = path.file_stem().expect("file name").to_string_lossy().into_owned();
-    if path.extension().is_some_and(|ext| ext == "py") {
+    let language = path.extension().and_then(|ext| ext.to_str()).and_then(Language::from_extension);
+    if let Some(language) = language {
         let text = std::fs::read_to_string(path).expect("source file");
-        let submission = Submission::Source { language: Language::Python, text };
+        let submission = Submission::Source { language, text };
         let report = grade(exercise, &submission, &GradeOptions::default()).expect("grades");
-        (report.to_json(), format!("{stem}.py.json"))
+        (report.to_json(), format!("{stem}.{}.json", language.extension()))
     } else {
         let bytes = std::fs::read(path).expect("module file");
         (support::grade_module(exercise, bytes).to_json(), format!("{stem}.json"))
@@ -87,8 +89,10 @@ fn check_exercise(slug: &str) {
     let dir = exercise_dir(slug);
     let mut modules = wat_files(&dir.join("solutions"));
     modules.extend(wat_files(&dir.join("mutants")));
-    modules.extend(files_with(&dir.join("solutions"), "py"));
-    modules.extend(files_with(&dir.join("mutants"), "py"));
+    for language in Language::ALL {
+        modules.extend(files_with(&dir.join("solutions"), language.extension()));
+        modules.extend(files_with(&dir.join("mutants"), language.extension()));
+    }
     let graded = check_reports(&load(slug), slug, &modules);
     // A folder that went missing would pass silently.
     assert!(graded >= 2, "{slug}: only {graded} modules found");
@@ -116,5 +120,13 @@ fn python_kit_example_reports_are_unchanged() {
     let mut files = files_with(&repo().join("graders/consumer/kits/python/examples"), "py");
     files.push(repo().join("graders/consumer/kits/python/consumer.py"));
     let graded = check_reports(&load(KIT_EXERCISE), "python-kit", &files);
+    assert!(graded >= 3, "only {graded} kit files found");
+}
+
+#[test]
+fn javascript_kit_example_reports_are_unchanged() {
+    let mut files = files_with(&repo().join("graders/consumer/kits/javascript/examples"), "js");
+    files.push(repo().join("graders/consumer/kits/javascript/consumer.js"));
+    let graded = check_reports(&load(KIT_EXERCISE), "javascript-kit", &files);
     assert!(graded >= 3, "only {graded} kit files found");
 }

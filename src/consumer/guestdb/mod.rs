@@ -467,6 +467,11 @@ fn temp_store(heap_capped: bool) -> &'static str {
     if heap_capped { "MEMORY" } else { "FILE" }
 }
 
+/// SQLite's extended result code of `error`, or 0 when it is not SQLite's.
+fn extended_code(error: &rusqlite::Error) -> i32 {
+    error.sqlite_error().map(|e| e.extended_code).unwrap_or(0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -543,9 +548,4 @@ mod tests {
         assert!(error(&mut db, "SELECT zeroblob(100000)").contains("limit \"SQL value length\""));
         assert!(error(&mut db, "PRAGMA max_page_count = 100000000").contains("PRAGMA is not allowed"));
     }
-}
-
-/// SQLite's extended result code of `error`, or 0 when it is not SQLite's.
-fn extended_code(error: &rusqlite::Error) -> i32 {
-    error.sqlite_error().map(|e| e.extended_code).unwrap_or(0)
 }

@@ -263,6 +263,7 @@ async fn render(
         points: exercise.points,
         statement: &statement,
         kind: exercise.grader.submission_kind(),
+        languages: &exercise.grader.languages(),
         answer_example: exercise.grader.answer_example(),
         kits: &kits,
         shown: shown.as_ref(),

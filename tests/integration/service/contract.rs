@@ -265,7 +265,7 @@ fn a_module_uploaded_as_a_multipart_file_is_graded() {
 }
 
 #[test]
-fn python_source_is_graded_from_json_and_from_a_py_file_and_refused_where_not_accepted() {
+fn source_is_graded_from_json_and_from_a_py_or_js_file_and_refused_where_not_accepted() {
     let c = contract();
     let lesson = exercise_file("solutions/lesson.py");
     let r = c.server.post_json(
@@ -302,9 +302,43 @@ fn python_source_is_graded_from_json_and_from_a_py_file_and_refused_where_not_ac
     );
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(r.json()["verdict"], "passed");
+    // JavaScript the same way: JSON with its language, or a file named *.js.
+    let reference = exercise_file("solutions/reference.js");
+    let r = c.server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &c.token,
+        &json!({"exercise": CONSUMER, "learner": "finn", "language": "javascript", "source": reference}),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!((r.json()["verdict"].as_str(), r.json()["kind"].as_str()), (Some("passed"), Some("module")));
+    let mut body = Vec::new();
+    for (name, value) in [("exercise", CONSUMER), ("learner", "gina")] {
+        body.extend_from_slice(
+            format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n")
+                .as_bytes(),
+        );
+    }
+    let mutant = exercise_file("mutants/no-dedup.js");
+    body.extend_from_slice(
+        format!(
+            "--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"consumer.js\"\r\n\
+             Content-Type: text/javascript\r\n\r\n{mutant}\r\n--{boundary}--\r\n"
+        )
+        .as_bytes(),
+    );
+    let r = c.server.call(
+        "POST",
+        "/api/v1/submissions?wait=30s",
+        &c.token,
+        &[("Content-Type", &content_type)],
+        &body,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(r.json()["verdict"], "failed", "{}", r.text());
     // The catalogue says which languages an exercise accepts.
     let detail = c.server.get(&format!("/api/v1/exercises/{CONSUMER}"), &c.token).json();
-    assert_eq!(detail["languages"], json!(["python"]));
+    assert_eq!(detail["languages"], json!(["python", "javascript"]));
     let detail = c.server.get(&format!("/api/v1/exercises/{PREDICTION}"), &c.token).json();
     assert!(detail.get("languages").is_none(), "{detail}");
     // Refusals: an unknown language, source without its language, source for a prediction.

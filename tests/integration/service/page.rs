@@ -85,6 +85,10 @@ fn the_page_takes_a_module_without_javascript_and_shows_report_and_history() {
     assert!(text.contains("/kits/"), "starter kits are linked: {text}");
     assert!(!text.contains("<script"), "no JavaScript");
     assert!(!text.contains("id=\"result\""), "nothing submitted yet");
+    assert!(
+        text.contains("accept=\".wasm,.wat,.py,.js\""),
+        "a module or source in the languages taken: {text}"
+    );
 
     let module = exercise_file("solutions/reference.wat");
     let body = multipart(&[
@@ -103,11 +107,12 @@ fn the_page_takes_a_module_without_javascript_and_shows_report_and_history() {
     assert!(first.contains("BESTANDEN"), "{first}");
     assert!(!first.contains("http-equiv=\"refresh\""), "a graded page does not reload itself");
 
-    let mutant = exercise_file("mutants/no-dedup.wat");
+    // Source in a language the exercise takes, by its file name (here JavaScript).
+    let mutant = exercise_file("mutants/no-dedup.js");
     let body = multipart(&[
         ("exercise", None, CONSUMER.as_bytes()),
         ("learner", None, b"anna"),
-        ("file", Some("no-dedup.wat"), mutant.as_bytes()),
+        ("file", Some("no-dedup.js"), mutant.as_bytes()),
     ]);
     let r = post_form(&server, &path, &body);
     assert_eq!(r.status, 303, "{}", r.text());

@@ -1,5 +1,7 @@
-// A mutant: the credit and the id are two statements, each committed by itself (Node's autocommit).
-// A crash between them credits the redelivery a second time. It fails crash-points.
+// expect-fail: crash-points
+//
+// A wrong consumer: the credit and the id are two statements, each committed by itself (Node's
+// autocommit). A crash between them credits the redelivery a second time.
 
 export function verarbeite(db, msg) {
     const seen = db.prepare("SELECT count(*) AS n FROM gesehen WHERE msg_id = ?").get(msg.id);

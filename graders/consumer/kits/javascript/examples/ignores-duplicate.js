@@ -1,5 +1,6 @@
-// A mutant: INSERT OR IGNORE never reports a known id, so the duplicate is credited again.
-// It fails duplicate-same-instance.
+// expect-fail: duplicate-same-instance
+//
+// A wrong consumer: INSERT OR IGNORE never reports a known id, so a duplicate is credited again.
 
 export function verarbeite(db, msg) {
     db.transaction(() => {
