@@ -214,6 +214,7 @@ pub enum NewKind {
 pub enum NewLanguage {
     Python,
     Javascript,
+    Typescript,
 }
 
 /// Runs the command line and returns the process exit code.
@@ -272,6 +273,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             let language = language.map(|l| match l {
                 NewLanguage::Python => crate::submission::Language::Python,
                 NewLanguage::Javascript => crate::submission::Language::JavaScript,
+                NewLanguage::Typescript => crate::submission::Language::TypeScript,
             });
             let written = crate::authoring::scaffold_with(kind, &dir, language)?;
             println!("wrote a {} exercise to {}:", kind.name(), dir.display());

@@ -255,6 +255,18 @@ pub const JAVASCRIPT_FUEL_TO_INIT: u64 = 100_000_000;
 const _: () = assert!(JAVASCRIPT_HEAP_BYTES + 2 * 1024 * 1024 < MEMORY_BYTES_MAX);
 const _: () = assert!(JAVASCRIPT_RECURSION_STACK_BYTES < 1024 * 1024);
 
+// ---- Consumers in TypeScript (the type stripper, `graders/consumer/interpreters/typescript`) ----
+
+/// Fuel, memory and wall-clock time the type stripper may use for one file (its work grows with the
+/// file, which is at most [`JAVASCRIPT_SOURCE_BYTES_MAX`]); a file that needs more is rejected,
+/// naming the limit.
+pub const TYPESCRIPT_STRIP_FUEL: u64 = 500_000_000;
+pub const TYPESCRIPT_STRIP_MEMORY_BYTES: u64 = 64 * 1024 * 1024;
+pub const TYPESCRIPT_STRIP_WALL_MS: u64 = 5_000;
+/// Bytes of JavaScript the stripper may return (it prints the module anew: a little more than the
+/// source at most); the JavaScript guest then takes at most [`JAVASCRIPT_SOURCE_BYTES_MAX`].
+pub const TYPESCRIPT_STRIP_OUTPUT_BYTES_MAX: usize = 4 * JAVASCRIPT_SOURCE_BYTES_MAX;
+
 // ---- Every interpreter guest ----
 
 /// The wasm stack an interpreter's engine gets (an interpreter's frames are larger than a compiled

@@ -1,6 +1,6 @@
 //! A submission as it arrives: a prediction answer (text), a consumer module (wasm binary or WAT
 //! text), or a consumer's source in a language Prüfstein interprets in the sandbox (Python,
-//! JavaScript). Its
+//! JavaScript, TypeScript). Its
 //! identity is the SHA-256 of its bytes.
 
 use sha2::{Digest, Sha256};
@@ -21,16 +21,19 @@ pub enum Submission {
 pub enum Language {
     Python,
     JavaScript,
+    /// Run as JavaScript once its types are stripped (in the sandbox).
+    TypeScript,
 }
 
 impl Language {
-    pub const ALL: [Language; 2] = [Language::Python, Language::JavaScript];
+    pub const ALL: [Language; 3] = [Language::Python, Language::JavaScript, Language::TypeScript];
 
     /// The name the intake, the catalogue and `exercise.toml` use.
     pub fn name(self) -> &'static str {
         match self {
             Language::Python => "python",
             Language::JavaScript => "javascript",
+            Language::TypeScript => "typescript",
         }
     }
 
@@ -39,6 +42,7 @@ impl Language {
         match self {
             Language::Python => "py",
             Language::JavaScript => "js",
+            Language::TypeScript => "ts",
         }
     }
 
@@ -46,7 +50,7 @@ impl Language {
     pub fn source_bytes_max(self) -> usize {
         match self {
             Language::Python => crate::limits::PYTHON_SOURCE_BYTES_MAX,
-            Language::JavaScript => crate::limits::JAVASCRIPT_SOURCE_BYTES_MAX,
+            Language::JavaScript | Language::TypeScript => crate::limits::JAVASCRIPT_SOURCE_BYTES_MAX,
         }
     }
 

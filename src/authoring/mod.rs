@@ -46,6 +46,13 @@ fn language_files(language: Language) -> &'static [(&'static str, &'static str)]
                 include_str!("templates/consumer/javascript/mutants/no-transaction.js"),
             ),
         ],
+        Language::TypeScript => &[
+            ("solutions/reference.ts", include_str!("templates/consumer/typescript/solutions/reference.ts")),
+            (
+                "mutants/no-transaction.ts",
+                include_str!("templates/consumer/typescript/mutants/no-transaction.ts"),
+            ),
+        ],
     }
 }
 
@@ -80,6 +87,14 @@ fn statement_paragraph(language: Language, german: bool) -> String {
              like `DatabaseSync` of Node's `node:sqlite` (`db.prepare(sql).run(...)`, `.get(...)`, \
              `db.transaction(fn)`) and the message `msg` as an object; `true` means processed, `false` already \
              processed, a thrown error is an error. Starter kit: `graders/consumer/kits/javascript/`.\n"
+            .to_string(),
+        (Language::TypeScript, true) => "\nIn TypeScript: wie in JavaScript (`export function verarbeite(db: DatabaseSync, \
+             msg)` mit `db` wie aus Nodes `node:sqlite`); die Typen werden in der Sandbox entfernt. Starterkit: \
+             `graders/consumer/kits/javascript/`.\n"
+            .to_string(),
+        (Language::TypeScript, false) => "\nIn TypeScript: as in JavaScript (`export function verarbeite(db: DatabaseSync, \
+             msg)` with `db` as from Node's `node:sqlite`); the types are stripped in the sandbox. Starter kit: \
+             `graders/consumer/kits/javascript/`.\n"
             .to_string(),
     }
 }

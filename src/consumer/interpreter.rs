@@ -33,11 +33,12 @@ pub struct Interpreter {
     pub load_rejection: fn(&str) -> Rejection,
 }
 
-/// The interpreter of `language`.
+/// The interpreter of `language` (TypeScript runs on JavaScript's, once its types are stripped:
+/// [`super::typescript`]).
 pub fn of(language: Language) -> &'static Interpreter {
     match language {
         Language::Python => &super::python::INTERPRETER,
-        Language::JavaScript => &super::javascript::INTERPRETER,
+        Language::JavaScript | Language::TypeScript => &super::javascript::INTERPRETER,
     }
 }
 
@@ -53,6 +54,7 @@ const ENTRY_BYTES_MAX: usize = 64;
 pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
     static MODULES: Mutex<Vec<(Language, Engine, Module)>> = Mutex::new(Vec::new());
     let interpreter = of(language);
+    let language = interpreter.language;
     let snapshot = snapshot(language)?;
     let mut modules = MODULES.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((_, _, module)) = modules.iter().find(|(l, e, _)| *l == language && Engine::same(e, engine)) {
@@ -70,6 +72,8 @@ pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
 pub fn snapshot(language: Language) -> Result<&'static [u8], String> {
     static SNAPSHOTS: [OnceLock<Result<Vec<u8>, String>>; Language::ALL.len()] =
         [const { OnceLock::new() }; Language::ALL.len()];
+    // One snapshot per guest: a language that runs on another's guest shares its snapshot.
+    let language = of(language).language;
     let index = Language::ALL.iter().position(|l| *l == language).unwrap_or(0);
     SNAPSHOTS[index]
         .get_or_init(|| {
@@ -232,6 +236,8 @@ fn write_sleb(out: &mut Vec<u8>, mut value: i64) {
 #[derive(Clone)]
 pub struct SourceFile {
     pub interpreter: &'static Interpreter,
+    /// The language the student wrote in (TypeScript, where the interpreter runs JavaScript).
+    pub submitted: Language,
     buffer: Vec<u8>,
     entry_len: i32,
     source_len: i32,
@@ -295,44 +301,54 @@ impl LoadedImage {
     }
 }
 
+/// Checks a student's source before anything runs it: its size, that it is text, the entry's name.
+pub fn check_source(language: Language, text: &str, entry: &str) -> Result<(), Rejection> {
+    let name = match language {
+        Language::TypeScript => "TypeScript",
+        other => of(other).name,
+    };
+    if text.len() > language.source_bytes_max() {
+        return Err(Rejection {
+            code: "source-too-large".into(),
+            message: text!(
+                "Die Datei ist {size} Bytes groß; erlaubt sind höchstens {max} Bytes (Grenze „Quelltextgröße“).",
+                "The file is {size} bytes; at most {max} bytes are allowed (limit \"source size\").",
+                size = text.len(),
+                max = language.source_bytes_max()
+            ),
+        });
+    }
+    if text.contains('\0') {
+        return Err(Rejection {
+            code: format!("not-{}", language.name()),
+            message: text!(
+                "Die Datei enthält ein NUL-Byte; eine {name}-Datei ist Text.",
+                "The file contains a NUL byte; a {name} file is text."
+            ),
+        });
+    }
+    if entry.is_empty() || entry.len() > ENTRY_BYTES_MAX {
+        return Err(Rejection {
+            code: "entry-name".into(),
+            message: text!(
+                "Der Name der Einstiegsfunktion „{entry}“ passt nicht.",
+                "The entry function's name \"{entry}\" does not fit."
+            ),
+        });
+    }
+    Ok(())
+}
+
 impl SourceFile {
     pub fn new(language: Language, text: &str, entry: &str) -> Result<SourceFile, Rejection> {
+        check_source(language, text, entry)?;
         let interpreter = of(language);
-        if text.len() > language.source_bytes_max() {
-            return Err(Rejection {
-                code: "source-too-large".into(),
-                message: text!(
-                    "Die Datei ist {size} Bytes groß; erlaubt sind höchstens {max} Bytes (Grenze „Quelltextgröße“).",
-                    "The file is {size} bytes; at most {max} bytes are allowed (limit \"source size\").",
-                    size = text.len(),
-                    max = language.source_bytes_max()
-                ),
-            });
-        }
-        if text.contains('\0') {
-            return Err(Rejection {
-                code: format!("not-{}", language.name()),
-                message: text!(
-                    "Die Datei enthält ein NUL-Byte; eine {name}-Datei ist Text.",
-                    "The file contains a NUL byte; a {name} file is text.",
-                    name = interpreter.name
-                ),
-            });
-        }
-        if entry.is_empty() || entry.len() > ENTRY_BYTES_MAX {
-            return Err(Rejection {
-                code: "entry-name".into(),
-                message: text!(
-                    "Der Name der Einstiegsfunktion „{entry}“ passt nicht.",
-                    "The entry function's name \"{entry}\" does not fit."
-                ),
-            });
-        }
         let mut buffer = Vec::with_capacity(entry.len() + text.len());
         buffer.extend_from_slice(entry.as_bytes());
         buffer.extend_from_slice(text.as_bytes());
         Ok(SourceFile {
             interpreter,
+            submitted: language,
             buffer,
             entry_len: entry.len() as i32,
             source_len: text.len() as i32,

@@ -26,6 +26,7 @@ pub mod python;
 pub mod rundb;
 pub mod schedule;
 pub mod state;
+pub mod typescript;
 
 use std::path::Path;
 

@@ -162,7 +162,18 @@ impl CompiledConsumer {
         limits: &Limits,
         entry: &str,
     ) -> Result<Self, Rejection> {
-        let source = super::interpreter::SourceFile::new(language, text, entry)?;
+        let submitted = language;
+        let stripped;
+        let (language, text) = match language {
+            crate::submission::Language::TypeScript => {
+                super::interpreter::check_source(crate::submission::Language::TypeScript, text, entry)?;
+                stripped = super::typescript::strip_types(engine, text)?;
+                (crate::submission::Language::JavaScript, stripped.as_str())
+            }
+            other => (other, text),
+        };
+        let mut source = super::interpreter::SourceFile::new(language, text, entry)?;
+        source.submitted = submitted;
         let internal = interpreter_unavailable(source.interpreter);
         let module = super::interpreter::module(engine, language).map_err(&internal)?;
         let pre = abi::linker(engine).instantiate_pre(&module).map_err(|e| internal(format!("{e:#}")))?;
@@ -382,8 +393,9 @@ const UNCAUGHT_START: &str = "Uncaught ";
 
 /// The error of the last uncaught error `instance` logged, as a note for the failure text: its
 /// name and message, and the line of the student's file it was thrown at (the first frame of
-/// `consumer.js` in its stack, below the guest's own `node:sqlite` frames).
-fn javascript_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
+/// `consumer.js` in its stack, below the guest's own `node:sqlite` frames). For TypeScript
+/// (`stripped`), the line is one of the JavaScript its types were stripped to, and the note says so.
+fn javascript_exception_note(events: &[TraceEvent], instance: u32, stripped: bool) -> Option<Text> {
     let logged: Vec<&str> = events
         .iter()
         .filter_map(|event| match event {
@@ -407,12 +419,16 @@ fn javascript_exception_note(events: &[TraceEvent], instance: u32) -> Option<Tex
             Some((line, function))
         })
         .next();
-    Some(match frame {
-        Some((line, function)) => text!(
+    Some(match (frame, stripped) {
+        (Some((line, function)), false) => text!(
             "JavaScript-Fehler in Zeile {line} ({function}): {error}.",
             "JavaScript error at line {line} ({function}): {error}."
         ),
-        None => text!("JavaScript-Fehler: {error}.", "JavaScript error: {error}."),
+        (Some((line, function)), true) => text!(
+            "Fehler in Zeile {line} des JavaScripts, das aus consumer.ts ohne Typen wurde ({function}): {error}.",
+            "Error at line {line} of the JavaScript that consumer.ts became without its types ({function}): {error}."
+        ),
+        (None, _) => text!("JavaScript-Fehler: {error}.", "JavaScript error: {error}."),
     })
 }
 
@@ -590,7 +606,7 @@ impl ConsumerProcess {
             deadline: *deadline,
             capped: false,
             alive: true,
-            language: compiled.source.as_ref().map(|s| s.interpreter.language),
+            language: compiled.source.as_ref().map(|s| s.submitted),
             _live: live,
         })
     }
@@ -667,11 +683,15 @@ impl ConsumerProcess {
                             state.notes.push(note);
                         }
                     }
-                    Some(crate::submission::Language::JavaScript) => {
+                    Some(
+                        language @ (crate::submission::Language::JavaScript
+                        | crate::submission::Language::TypeScript),
+                    ) => {
                         hide_guest_module_frames(&mut state.events, instance);
+                        let stripped = language == crate::submission::Language::TypeScript;
                         if value != 0
                             && value != 1
-                            && let Some(note) = javascript_exception_note(&state.events, instance)
+                            && let Some(note) = javascript_exception_note(&state.events, instance, stripped)
                         {
                             state.notes.push(note);
                         }

@@ -1,5 +1,5 @@
-//! Consumers in JavaScript: every JavaScript solution of exercises 03 and 04 passes and every
-//! mutant fails the check it declares; `node:sqlite` behaves as a learner knows it from Node
+//! Consumers in JavaScript and TypeScript: every JavaScript and TypeScript solution of exercises 03
+//! and 04 passes and every mutant fails the check it declares; `node:sqlite` behaves as a learner knows it from Node
 //! (`prepare().run/get/all`, `exec`, `db.transaction`, an error's `code`, `errcode` and `errstr`);
 //! bad files are refused at load with a message that names the problem; an uncaught error is told
 //! with the line of `consumer.js`, without the guest's own frames.
@@ -18,15 +18,32 @@ pub fn grade_javascript(text: &str) -> Report {
 }
 
 fn grade_javascript_in(exercise: &Exercise, text: &str) -> Report {
-    let submission = Submission::Source { language: Language::JavaScript, text: text.to_string() };
+    grade_source_in(exercise, Language::JavaScript, text)
+}
+
+pub fn grade_typescript(text: &str) -> Report {
+    grade_source_in(consumer_exercise(), Language::TypeScript, text)
+}
+
+fn grade_source_in(exercise: &Exercise, language: Language, text: &str) -> Report {
+    let submission = Submission::Source { language, text: text.to_string() };
     grade(exercise, &submission, &GradeOptions::default()).expect("grading runs")
 }
 
+/// Grades the file at `path` as the language its extension names.
+fn grade_file(exercise: &Exercise, path: &Path) -> (Report, String) {
+    let language =
+        path.extension().and_then(|e| e.to_str()).and_then(Language::from_extension).expect("a source file");
+    let text = std::fs::read_to_string(path).expect("read");
+    (grade_source_in(exercise, language, &text), text)
+}
+
+/// The JavaScript and TypeScript files in `dir/folder`, sorted.
 fn javascript_files(dir: &Path, folder: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join(folder))
         .expect("folder exists")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "js"))
+        .filter(|p| p.extension().is_some_and(|e| e == "js" || e == "ts"))
         .collect();
     files.sort();
     files
@@ -71,21 +88,20 @@ export function verarbeite(db, msg) {
 ";
 
 #[test]
-fn every_javascript_solution_passes_and_every_javascript_mutant_fails_its_declared_check() {
-    for (slug, solutions_min, mutants_min) in [("03-idempotenter-konsument", 3, 6), ("04-lager", 1, 2)] {
+fn every_javascript_and_typescript_solution_passes_and_every_mutant_fails_its_declared_check() {
+    for (slug, solutions_min, mutants_min) in [("03-idempotenter-konsument", 4, 7), ("04-lager", 1, 2)] {
         let dir = exercise_dir(slug);
         let exercise = load(slug);
         let solutions = javascript_files(&dir, "solutions");
         assert!(solutions.len() >= solutions_min, "{solutions:?}");
         for file in solutions {
-            let report = grade_javascript_in(&exercise, &std::fs::read_to_string(&file).expect("read"));
+            let (report, _) = grade_file(&exercise, &file);
             assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
         }
         let mutants = javascript_files(&dir, "mutants");
         assert!(mutants.len() >= mutants_min, "{mutants:?}");
         for file in mutants {
-            let source = std::fs::read_to_string(&file).expect("read");
-            let report = grade_javascript_in(&exercise, &source);
+            let (report, source) = grade_file(&exercise, &file);
             assert!(
                 failed(&report).contains(&declared(&source)),
                 "{}: failed {:?}",
@@ -242,4 +258,35 @@ fn an_exercise_restricted_to_python_refuses_javascript() {
     let rejection = report.rejection.expect("refused");
     assert_eq!(rejection.code, "language-not-accepted");
     assert!(rejection.message.en.contains("javascript"), "{}", rejection.message.en);
+}
+
+#[test]
+fn typescript_is_graded_once_its_types_are_stripped_and_an_error_says_which_lines_it_names() {
+    let typed = format!(
+        "import type {{ DatabaseSync }} from \"node:sqlite\";\n\ninterface Nachricht {{\n    id: number;\n}}\n\n{}",
+        REFERENCE.replace("verarbeite(db, msg)", "verarbeite(db: DatabaseSync, msg: Nachricht & { body: { punkte: number; kunde: string } }): boolean")
+    );
+    let report = grade_typescript(&typed);
+    assert_eq!(report.verdict, Verdict::Passed, "failed {:?}", failed(&report));
+    // An error's line is one of the JavaScript that runs, and the note says so.
+    let report = grade_typescript(
+        "type Id = number;\nexport function verarbeite(db: unknown, msg: { id: Id }): boolean {\n    throw new Error(\"noch nicht\");\n}\n",
+    );
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    assert!(
+        failure.en.contains("Error at line 2 of the JavaScript that consumer.ts became without its types (verarbeite): Error: noch nicht"),
+        "{}",
+        failure.en
+    );
+    // The replay command names the TypeScript file.
+    assert!(fresh.replay.as_deref().is_some_and(|r| r.contains("<consumer.ts>")), "{:?}", fresh.replay);
+    // Not TypeScript: refused with the stripper's message, before any check runs.
+    let rejection = grade_typescript("export function verarbeite(db: , msg) {\n").rejection.expect("refused");
+    assert_eq!(rejection.code, "typescript-syntax-error");
+    // Imports are refused as in JavaScript (what the types leave).
+    let rejection = grade_typescript(&format!("import fs from \"fs\";\nconsole.log(fs);\n{REFERENCE}"))
+        .rejection
+        .expect("refused");
+    assert_eq!(rejection.code, "import-not-allowed", "{}", rejection.message.en);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use pruefstein::report::{Report, Verdict};
 
-use crate::javascript::grade_javascript;
+use crate::javascript::{grade_javascript, grade_typescript};
 
 /// Grades `text` on a thread of its own; fails if the grade does not return within the hang guard
 /// (well above the submission's deadline: a guard, not a performance bound).
@@ -100,4 +100,23 @@ fn the_clock_and_randomness_are_the_same_in_every_run() {
     let second = json(&grade_guarded(probe));
     assert_eq!(first, second, "the same submission gives the same report");
     assert!(first.contains("now 0 1970-01-01T00:00:00.000Z"), "no clock: {first}");
+}
+
+#[test]
+fn typescript_that_overwhelms_the_type_stripper_is_refused_naming_the_limit() {
+    let deep = format!(
+        "type A = {}number{};\nexport function verarbeite(db, msg) {{ return true; }}\n",
+        "Array<".repeat(9_000),
+        ">".repeat(9_000)
+    );
+    let report = grade_typescript(&deep);
+    let rejection = report.rejection.expect("refused");
+    assert_eq!(rejection.code, "typescript-too-deep", "{}", rejection.message.en);
+    assert!(rejection.message.en.contains("limit \"type stripping stack\""), "{}", rejection.message.en);
+    // What is stripped in time runs under the guest's limits as JavaScript does.
+    let report = grade_typescript(
+        "export function verarbeite(db: unknown, msg: unknown): boolean {\n    for (;;) {}\n}\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert!(json(&report).contains("fuel-exhausted"), "the limit is named");
 }

@@ -338,7 +338,7 @@ fn source_is_graded_from_json_and_from_a_py_or_js_file_and_refused_where_not_acc
     assert_eq!(r.json()["verdict"], "failed", "{}", r.text());
     // The catalogue says which languages an exercise accepts.
     let detail = c.server.get(&format!("/api/v1/exercises/{CONSUMER}"), &c.token).json();
-    assert_eq!(detail["languages"], json!(["python", "javascript"]));
+    assert_eq!(detail["languages"], json!(["python", "javascript", "typescript"]));
     let detail = c.server.get(&format!("/api/v1/exercises/{PREDICTION}"), &c.token).json();
     assert!(detail.get("languages").is_none(), "{detail}");
     // Refusals: an unknown language, source without its language, source for a prediction.

@@ -86,7 +86,7 @@ fn the_page_takes_a_module_without_javascript_and_shows_report_and_history() {
     assert!(!text.contains("<script"), "no JavaScript");
     assert!(!text.contains("id=\"result\""), "nothing submitted yet");
     assert!(
-        text.contains("accept=\".wasm,.wat,.py,.js\""),
+        text.contains("accept=\".wasm,.wat,.py,.js,.ts\""),
         "a module or source in the languages taken: {text}"
     );
 
