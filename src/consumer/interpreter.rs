@@ -356,6 +356,11 @@ impl SourceFile {
         })
     }
 
+    /// The text the interpreter runs (for TypeScript, the JavaScript its types were stripped to).
+    pub fn text(&self) -> &str {
+        std::str::from_utf8(&self.buffer[self.entry_len as usize..]).unwrap_or("")
+    }
+
     /// The same source, loaded by copying `image` into each new instance.
     pub fn with_image(self, image: LoadedImage) -> SourceFile {
         SourceFile { image: Some(image), ..self }
@@ -428,6 +433,69 @@ fn error_text(store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::R
     let mut bytes = vec![0u8; len.max(0) as usize];
     memory.read(&*store, ptr as u32 as usize, &mut bytes)?;
     Ok(String::from_utf8_lossy(&bytes).trim_end().to_string())
+}
+
+/// The report's view of a source file: `text` with the lines that the checks' traces speak of
+/// marked (statements issued from a line, crash points after them, uncaught errors raised there).
+pub fn source_view(
+    file: &str,
+    note: Option<crate::text::Text>,
+    text: &str,
+    checks: &[crate::report::CheckReport],
+) -> crate::report::SourceView {
+    use crate::report::consumer::TraceEvent;
+    use crate::report::{CheckDetail, SourceMark};
+    let mut marks: std::collections::BTreeMap<u32, SourceMark> = std::collections::BTreeMap::new();
+    let mut mark = |line: u32, set: &dyn Fn(&mut SourceMark)| {
+        set(marks.entry(line).or_insert(SourceMark { line, statement: false, crash: false, error: false }))
+    };
+    for check in checks {
+        let CheckDetail::Consumer(detail) = &check.detail else { continue };
+        // An uncaught error's line: JavaScript logs `Uncaught …` and then its stack, innermost
+        // frame first; Python logs a traceback whose last frame of the file raised.
+        let mut in_javascript_stack = false;
+        let mut python_frame: Option<u32> = None;
+        for event in &detail.trace {
+            match event {
+                TraceEvent::Statement { line: Some(line), .. } => mark(*line, &|m| m.statement = true),
+                TraceEvent::Crash { line: Some(line), .. } => mark(*line, &|m| m.crash = true),
+                TraceEvent::Log { text: logged, .. } => {
+                    if logged.starts_with("Uncaught ") {
+                        in_javascript_stack = true;
+                    } else if in_javascript_stack && logged.starts_with("    at ") {
+                        let place = logged.rsplit_once(" (").map_or(logged.as_str(), |(_, p)| p);
+                        let place = place.trim_start_matches("    at ").trim_end_matches(')');
+                        if let Some(line) = place
+                            .strip_prefix(&format!("{file}:"))
+                            .and_then(|rest| rest.split(':').next())
+                            .and_then(|n| n.parse::<u32>().ok())
+                        {
+                            mark(line, &|m| m.error = true);
+                            in_javascript_stack = false;
+                        }
+                    } else {
+                        in_javascript_stack = false;
+                    }
+                    if let Some(tail) = logged.strip_prefix(&format!("  File \"{file}\", line ")) {
+                        python_frame = tail.split(',').next().and_then(|n| n.parse::<u32>().ok());
+                    } else if !logged.starts_with("  ")
+                        && !logged.starts_with("Traceback")
+                        && let Some(line) = python_frame.take()
+                    {
+                        mark(line, &|m| m.error = true);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let lines = text.lines().count() as u32;
+    crate::report::SourceView {
+        file: file.to_string(),
+        note,
+        text: text.to_string(),
+        marks: marks.into_values().filter(|m| m.line >= 1 && m.line <= lines.max(1)).collect(),
+    }
 }
 
 #[cfg(test)]

@@ -165,6 +165,7 @@ fn report_base(exercise: &Exercise, submission: &Submission) -> Report {
         checks: Vec::new(),
         coverage: Vec::new(),
         replay: None,
+        source: None,
     }
 }
 
@@ -282,7 +283,8 @@ fn grade_here(
         }
         harness.full_trace = true;
         let result = harness.run_check_spec(replay.check, replay.spec.as_deref(), oracle)?;
-        return Ok(build_report(exercise, submission, vec![result], Vec::new(), &deadline));
+        let report = build_report(exercise, submission, vec![result], Vec::new(), &deadline);
+        return Ok(with_source(report, &compiled));
     }
     let mut results = Vec::with_capacity(Check::ALL.len());
     let mut out_of_time = false;
@@ -298,7 +300,23 @@ fn grade_here(
         results.push(result);
     }
     let extra_coverage = std::mem::take(&mut harness.coverage);
-    Ok(build_report(exercise, submission, results, extra_coverage, &deadline))
+    let report = build_report(exercise, submission, results, extra_coverage, &deadline);
+    Ok(with_source(report, &compiled))
+}
+
+/// `report` with the student's source and the lines its checks speak of, for a consumer in an
+/// interpreted language (TypeScript: the JavaScript that ran, which its lines refer to).
+fn with_source(mut report: Report, compiled: &CompiledConsumer) -> Report {
+    let Some(source) = compiled.source() else { return report };
+    let file = source.interpreter.file;
+    let note = (source.submitted != source.interpreter.language).then(|| {
+        text!(
+            "Das ist das JavaScript, zu dem consumer.ts ohne seine Typen wurde; die Zeilen des Berichts sind seine.",
+            "This is the JavaScript that consumer.ts became without its types; the report's lines are its lines."
+        )
+    });
+    report.source = Some(interpreter::source_view(file, note, source.text(), &report.checks));
+    report
 }
 
 /// The seed of every random choice in grading `submission`: the first 8 bytes of its SHA-256, so a

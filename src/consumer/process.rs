@@ -194,6 +194,11 @@ impl CompiledConsumer {
         Ok(compiled)
     }
 
+    /// The student's file, for a consumer in an interpreted language.
+    pub fn source(&self) -> Option<&super::interpreter::SourceFile> {
+        self.source.as_ref()
+    }
+
     /// Loads the student's file once, on an empty database: what fails here fails every instance.
     /// When loading ran no statement and logged nothing, the loaded memory is returned: every
     /// instance can start from it (it does not depend on the database).
@@ -270,6 +275,7 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
 /// The store data of a fresh instance on `db`.
 pub(super) fn guest_state(db: GuestDb, limits: &Limits, instance: u32) -> GuestState {
     GuestState {
+        statement_line: None,
         limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
         db,
         instance,

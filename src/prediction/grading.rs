@@ -34,6 +34,7 @@ pub fn grade(
         checks: Vec::new(),
         coverage: Vec::new(),
         replay: None,
+        source: None,
     };
     let text = match submission {
         Submission::Answer(text) => text,

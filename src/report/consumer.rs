@@ -317,6 +317,10 @@ pub enum TraceEvent {
     /// A `db.exec` or `db.query_int` call.
     Statement {
         instance: u32,
+        /// The line of the student's source that issued it (consumers in an interpreted language
+        /// whose guest tells it: JavaScript, TypeScript's JavaScript).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
         call: String,
         sql: String,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -349,6 +353,9 @@ pub enum TraceEvent {
         /// The crash came right after the COMMIT of this transaction of the delivery.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after_commit: Option<u32>,
+        /// The line of the student's source whose statement was the last before the crash.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
     },
     /// The entry function returned.
     Return { instance: u32, value: i32 },
@@ -372,19 +379,29 @@ impl TraceEvent {
             TraceEvent::Deliver { instance, message, note } => {
                 TraceEvent::Deliver { instance, message, note: note.map(|n| clip_text(n, max)) }
             }
-            TraceEvent::Statement { instance, call, sql, params, status, changes, row, write, error } => {
-                TraceEvent::Statement {
-                    instance,
-                    call: clip_owned(call, max),
-                    sql: clip_owned(sql, max),
-                    params: params.into_iter().map(value).collect(),
-                    status,
-                    changes,
-                    row,
-                    write,
-                    error: error.map(|e| clip_owned(e, max)),
-                }
-            }
+            TraceEvent::Statement {
+                instance,
+                line,
+                call,
+                sql,
+                params,
+                status,
+                changes,
+                row,
+                write,
+                error,
+            } => TraceEvent::Statement {
+                instance,
+                line,
+                call: clip_owned(call, max),
+                sql: clip_owned(sql, max),
+                params: params.into_iter().map(value).collect(),
+                status,
+                changes,
+                row,
+                write,
+                error: error.map(|e| clip_owned(e, max)),
+            },
             TraceEvent::Wait { instance, sql } => TraceEvent::Wait { instance, sql: clip_owned(sql, max) },
             TraceEvent::Log { instance, text } => TraceEvent::Log { instance, text: clip_owned(text, max) },
             TraceEvent::Fault { instance, code, message } => {
@@ -421,6 +438,7 @@ impl TraceEvent {
             }
             TraceEvent::Statement {
                 instance,
+                line: source_line,
                 call,
                 sql,
                 params,
@@ -430,7 +448,12 @@ impl TraceEvent {
                 write,
                 error,
             } => {
-                let mut line = format!("#{instance} {call} {sql}");
+                let at = match source_line {
+                    Some(n) if de => format!("[Zeile {n}] "),
+                    Some(n) => format!("[line {n}] "),
+                    None => String::new(),
+                };
+                let mut line = format!("#{instance} {at}{call} {sql}");
                 if !params.is_empty() {
                     let p: Vec<String> = params.iter().map(|v| v.to_string()).collect();
                     let _ = write!(line, "  [{}]", p.join(", "));
@@ -458,13 +481,16 @@ impl TraceEvent {
                     format!("#{instance} waits for the database lock: {sql}")
                 }
             }
-            TraceEvent::Crash { instance, point, after_write, after_commit } => {
+            TraceEvent::Crash { instance, point, after_write, after_commit, line } => {
                 let after = match (after_commit, after_write) {
                     (Some(transaction), _) => Some(Boundary::Commit { transaction: *transaction }),
                     (None, Some(write)) => Some(Boundary::Write { write: *write, autocommit: false }),
                     (None, None) => None,
                 };
-                let after = after.map(|a| format!(" {}", a.describe().get(lang))).unwrap_or_default();
+                let mut after = after.map(|a| format!(" {}", a.describe().get(lang))).unwrap_or_default();
+                if let Some(n) = line {
+                    let _ = write!(after, " {} {n}", if de { "in Zeile" } else { "at line" });
+                }
                 match (de, *point) {
                     (true, 0) => format!("#{instance} ABSTURZ{after} (Prozess beendet)"),
                     (true, p) => format!("#{instance} ABSTURZ{after} (Absturzpunkt {p}, Prozess beendet)"),

@@ -41,6 +41,9 @@ pub fn render_report(report: &Report, lang: Lang) -> Markup {
             @for check in report.checks.iter().filter(|c| c.passed) { (render_check(check, lang)) }
             @for check in report.not_run_checks() { (render_check(check, lang)) }
         }
+        @if let Some(source) = &report.source {
+            (render_source(source, lang))
+        }
         @if !report.coverage.is_empty() {
             h2 { (t(lang, "Abdeckung", "Coverage")) }
             ul {
@@ -134,6 +137,42 @@ fn trace_list(
             }
             @if omitted > 0 {
                 p class="meta" { "… " (omitted) " " (omitted_label) }
+            }
+        }
+    }
+}
+
+/// The student's source with the lines the checks speak of marked: ▸ a statement was issued there,
+/// ✗ a process was killed right after one, ! an error was raised and not caught.
+fn render_source(source: &crate::report::SourceView, lang: Lang) -> Markup {
+    let mark_of = |n: usize| source.marks.iter().find(|m| m.line as usize == n);
+    html! {
+        h2 { (t(lang, "Dein Quelltext", "Your source")) " · " code { (&source.file) } }
+        @if let Some(note) = &source.note {
+            p class="meta" { (note.get(lang)) }
+        }
+        p class="meta" {
+            (t(
+                lang,
+                "▸ eine Anweisung kam aus dieser Zeile · ✗ ein Absturzpunkt direkt danach · ! ein Fehler, den niemand fing",
+                "▸ a statement came from this line · ✗ a crash point right after it · ! an error nobody caught"
+            ))
+        }
+        pre class="source" {
+            @for (index, text) in source.text.lines().enumerate() {
+                @let n = index + 1;
+                @if let Some(mark) = mark_of(n) {
+                    @let class = if mark.error { "marked error" } else if mark.crash { "marked crash" } else { "marked" };
+                    @let signs = format!(
+                        "{}{}{}",
+                        if mark.statement { "▸" } else { " " },
+                        if mark.crash { "✗" } else { " " },
+                        if mark.error { "!" } else { " " }
+                    );
+                    span class=(class) { span class="ln" { (n) } (signs) " " (text) } "\n"
+                } @else {
+                    span class="ln" { (n) } "    " (text) "\n"
+                }
             }
         }
     }
@@ -295,6 +334,7 @@ mod tests {
             checks: vec![check("later", false, true), check("ok", true, false), check("broke", false, false)],
             coverage: Vec::new(),
             replay: None,
+            source: None,
         };
         for (lang, label) in [(Lang::De, "Nicht ausgeführt."), (Lang::En, "Not run.")] {
             let body = render_report(&report, lang).into_string();

@@ -64,6 +64,38 @@ pub struct Report {
     /// A command that reproduces this grading locally.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replay: Option<String>,
+    /// The submitted source with the lines the checks speak of (consumers in an interpreted
+    /// language).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceView>,
+}
+
+/// A consumer's source as the report shows it, with its lines marked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SourceView {
+    /// The file's name in the report (`consumer.py`, `consumer.js`).
+    pub file: String,
+    /// Why the text is not the file as submitted (TypeScript: the JavaScript it became).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<Text>,
+    pub text: String,
+    /// The lines the checks speak of, in order.
+    pub marks: Vec<SourceMark>,
+}
+
+/// One line of a [`SourceView`] and what happened there in any check.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SourceMark {
+    pub line: u32,
+    /// A statement was issued from it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub statement: bool,
+    /// A process was killed right after a statement from it (a crash point).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub crash: bool,
+    /// An exception or error was raised there and not caught.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub error: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

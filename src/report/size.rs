@@ -54,7 +54,11 @@ pub fn limit_size(report: &mut Report, max_bytes: usize) -> bool {
             size = report.to_json().len();
         }
     }
-    // 3. Long texts, first to a readable length, then to a short one.
+    // 3. The source view (the file itself is the student's own).
+    if size > max_bytes && report.source.take().is_some() {
+        size = report.to_json().len();
+    }
+    // 4. Long texts, first to a readable length, then to a short one.
     for max_text in [SHRUNK_TEXT_BYTES_MAX, SHRUNK_TEXT_BYTES_MIN] {
         if size <= max_bytes {
             return true;
@@ -62,7 +66,7 @@ pub fn limit_size(report: &mut Report, max_bytes: usize) -> bool {
         clip_texts(report, max_text);
         size = report.to_json().len();
     }
-    // 4. Checks from the end, passing ones first; the count that is left out is said.
+    // 5. Checks from the end, passing ones first; the count that is left out is said.
     let total = report.checks.len();
     while size > max_bytes && !report.checks.is_empty() {
         let index = report.checks.iter().rposition(|c| c.passed).unwrap_or(report.checks.len() - 1);
@@ -166,6 +170,7 @@ mod tests {
             checks,
             coverage: Vec::new(),
             replay: None,
+            source: None,
         }
     }
 

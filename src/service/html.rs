@@ -42,6 +42,10 @@ pre { background: #f5f6f8; border: 1px solid var(--line); padding: .5rem; overfl
 ol.trace { padding-left: 2.2rem; margin: .3rem 0; font-family: ui-monospace, monospace; font-size: .85rem; }
 ol.trace li { overflow-wrap: anywhere; }
 ol.trace li.crash, ol.trace li.fault { color: var(--bad); font-weight: 700; }
+pre.source { font-family: ui-monospace, monospace; font-size: .85rem; overflow-x: auto; padding: .4rem 0; }
+pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #777; margin-right: .6rem; }
+pre.source .marked { background: #fff3c4; }
+pre.source .crash, pre.source .error { background: #ffd9d6; font-weight: 700; }
 svg.sequence { display: block; width: 100%; max-width: 34rem; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: .3rem 0 .6rem; font-size: .85rem; }

@@ -290,3 +290,73 @@ fn typescript_is_graded_once_its_types_are_stripped_and_an_error_says_which_line
         .expect("refused");
     assert_eq!(rejection.code, "import-not-allowed", "{}", rejection.message.en);
 }
+
+#[test]
+fn each_statement_names_its_line_a_crash_point_the_line_it_followed_and_the_report_shows_the_source_marked() {
+    let dir = exercise_dir("03-idempotenter-konsument");
+    let (report, text) =
+        grade_file(&load("03-idempotenter-konsument"), &dir.join("mutants/separate-autocommit.js"));
+    let line_of =
+        |needle: &str| 1 + text.lines().position(|l| l.contains(needle)).expect("in the file") as u32;
+    let (insert, update) = (line_of("INSERT INTO gesehen"), line_of("UPDATE punkte"));
+    let crash = report.checks.iter().find(|c| c.name == "crash-points").expect("crash-points");
+    let pruefstein::report::CheckDetail::Consumer(detail) = &crash.detail else { panic!("a consumer check") };
+    use pruefstein::consumer::detail::TraceEvent;
+    let statements: Vec<(Option<u32>, &str)> = detail
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Statement { line, sql, .. } => Some((*line, sql.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        statements
+            .iter()
+            .all(|(line, sql)| *line == Some(if sql.starts_with("INSERT") { insert } else { update })),
+        "{statements:?}"
+    );
+    let crash_line = detail.trace.iter().find_map(|e| match e {
+        TraceEvent::Crash { line, .. } => Some(*line),
+        _ => None,
+    });
+    assert_eq!(crash_line, Some(Some(insert)), "the process died after the statement of line {insert}");
+    let rendered = detail.trace.iter().map(|e| e.render(pruefstein::text::Lang::En)).collect::<Vec<_>>();
+    assert!(
+        rendered.iter().any(|l| l.contains(&format!("CRASH after write 1 at line {insert}"))),
+        "{rendered:?}"
+    );
+    assert!(rendered.iter().any(|l| l.contains(&format!("[line {insert}] db.exec INSERT"))), "{rendered:?}");
+
+    // The report carries the file with those lines marked, and the page shows it.
+    let source = report.source.as_ref().expect("a source view");
+    assert_eq!((source.file.as_str(), source.text.as_str()), ("consumer.js", text.as_str()));
+    let mark = |n: u32| source.marks.iter().find(|m| m.line == n).cloned();
+    let at_insert = mark(insert).expect("the INSERT's line is marked");
+    assert!(at_insert.statement && at_insert.crash && !at_insert.error, "{at_insert:?}");
+    let at_update = mark(update).expect("the UPDATE's line is marked");
+    assert!(at_update.statement && at_update.error, "the CHECK error was thrown there: {at_update:?}");
+    let html = pruefstein::report::html::render_report(&report, pruefstein::text::Lang::En).into_string();
+    assert!(html.contains("Your source") && html.contains("class=\"marked crash\""), "{html}");
+
+    // Python: the line an exception was raised at; TypeScript: the JavaScript that ran, said so.
+    let python =
+        std::fs::read_to_string(crate::support::repo().join("graders/consumer/kits/python/consumer.py"))
+            .expect("kit");
+    let raised = 1 + python
+        .lines()
+        .position(|l| l.trim_start().starts_with("raise NotImplementedError"))
+        .expect("raise") as u32;
+    let report = grade_source_in(consumer_exercise(), Language::Python, &python);
+    let source = report.source.expect("a source view");
+    assert_eq!(source.file, "consumer.py");
+    assert!(source.marks.iter().any(|m| m.line == raised && m.error), "{:?}", source.marks);
+    let report = grade_typescript(
+        "type Id = number;\nexport function verarbeite(db: unknown, msg: { id: Id }): boolean {\n    throw new Error(\"x\");\n}\n",
+    );
+    let source = report.source.expect("a source view");
+    assert!(source.note.is_some() && !source.text.contains("type Id"), "{source:?}");
+    // A module has no source to show.
+    let wat = std::fs::read(dir.join("solutions/reference.wat")).expect("wat");
+    assert!(crate::support::grade_module(consumer_exercise(), wat).source.is_none());
+}

@@ -85,6 +85,9 @@ pub struct GuestState {
     /// Set when this instance runs interleaved with another: it waits for its turn before every
     /// statement.
     pub gate: Option<GateHandle>,
+    /// The line of the student's source that issues the next statement, as an interpreter guest
+    /// announces it (`env.pf_statement_line`); taken by that statement's trace event.
+    pub statement_line: Option<u32>,
 }
 
 /// A fault the host detects in a guest's call; ends the instance like a trap.
@@ -235,9 +238,10 @@ fn build_linker(engine: &Engine) -> Linker<GuestState> {
 }
 
 /// What Prüfstein's own interpreter guests import beyond ABI v1 (a submitted module that imports
-/// it is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
+/// them is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
 /// result code of the last failed statement, which the JavaScript guest's `node:sqlite` names in
-/// an error's `code` and `errcode`.
+/// an error's `code` and `errcode`; `env.pf_statement_line`, the line of the student's source that
+/// issues the next statement, which the trace records with it.
 fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap(
         "env",
@@ -245,6 +249,15 @@ fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result
         |mut caller: Caller<'_, GuestState>| -> HostResult<i32> {
             charge(&mut caller, 0)?;
             Ok(caller.data().db.last_error_code())
+        },
+    )?;
+    linker.func_wrap(
+        "env",
+        "pf_statement_line",
+        |mut caller: Caller<'_, GuestState>, line: i32| -> HostResult<()> {
+            charge(&mut caller, 0)?;
+            caller.data_mut().statement_line = u32::try_from(line).ok().filter(|l| *l > 0);
+            Ok(())
         },
     )?;
     Ok(())
@@ -500,7 +513,9 @@ fn finish_statement(
         None => {}
     }
     // SQL text, bound values and the error are the guest's: clipped as they enter the trace.
+    let line = state.statement_line.take();
     let event = TraceEvent::Statement {
+        line,
         instance,
         call: call.call.to_string(),
         sql: call.sql,
@@ -526,7 +541,7 @@ fn finish_statement(
             Boundary::Write { write, .. } => (Some(write), None),
             Boundary::Commit { transaction } => (None, Some(transaction)),
         };
-        state.events.push(TraceEvent::Crash { instance, point: number, after_write, after_commit });
+        state.events.push(TraceEvent::Crash { instance, point: number, after_write, after_commit, line });
         return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
     }
     Ok(result.status)

@@ -16,6 +16,7 @@ fn deliver(instance: u32, id: u32) -> TraceEvent {
 
 fn statement(instance: u32, sql: &str) -> TraceEvent {
     TraceEvent::Statement {
+        line: None,
         instance,
         call: "db.exec".into(),
         sql: sql.into(),
@@ -29,7 +30,7 @@ fn statement(instance: u32, sql: &str) -> TraceEvent {
 }
 
 fn crash(instance: u32) -> TraceEvent {
-    TraceEvent::Crash { instance, point: 1, after_write: Some(1), after_commit: None }
+    TraceEvent::Crash { instance, point: 1, after_write: Some(1), after_commit: None, line: None }
 }
 
 /// The crash check's story: #1 gets the message and crashes after its first write, #2 starts

@@ -58,6 +58,7 @@ fn largest_trace() -> ConsumerDetail {
                 },
                 1 => TraceEvent::Statement {
                     instance,
+                    line: Some(i as u32),
                     call: hostile_text(i),
                     sql: hostile_text(i),
                     params: vec![SqlValue::Text(hostile_text(i))],
@@ -67,7 +68,13 @@ fn largest_trace() -> ConsumerDetail {
                     write: None,
                     error: Some(hostile_text(i)),
                 },
-                2 => TraceEvent::Crash { instance, point: 1, after_write: Some(1), after_commit: None },
+                2 => TraceEvent::Crash {
+                    instance,
+                    point: 1,
+                    after_write: Some(1),
+                    after_commit: None,
+                    line: Some(u32::MAX),
+                },
                 3 => TraceEvent::Log { instance, text: hostile_text(i) },
                 _ => TraceEvent::Queue { text: Text::same(hostile_text(i)) },
             };
@@ -114,6 +121,7 @@ fn report(checks: Vec<CheckReport>) -> Report {
         checks,
         coverage: Vec::new(),
         replay: None,
+        source: None,
     }
 }
 

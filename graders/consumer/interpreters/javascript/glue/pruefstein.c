@@ -3,9 +3,10 @@
  * and then calls `verarbeite` once per delivery, exactly as it calls a compiled module's (the same
  * exports as the Python guest). Every statement goes through ABI v1's `db.*` imports (see
  * sqlite.js, the guest's `node:sqlite`), so crash points, interleavings and schedules work
- * unchanged. Output (`console.log`, uncaught errors) goes line by line to `env.log`. The one
- * import beyond ABI v1, `env.pf_last_error_code` (the extended result code of the last failed
- * statement, for `e.code` and `e.errcode`), is given to Prüfstein's own guests only. No clock
+ * unchanged. Output (`console.log`, uncaught errors) goes line by line to `env.log`. The imports
+ * beyond ABI v1, `env.pf_last_error_code` (the extended result code of the last failed statement,
+ * for `e.code` and `e.errcode`) and `env.pf_statement_line` (the line of consumer.js that issues
+ * the next statement, for the report), are given to Prüfstein's own guests only. No clock
  * (Date is the epoch), no randomness (Math.random is seeded once and for all), no files. */
 
 #include <stdint.h>
@@ -30,6 +31,7 @@ IMPORT("db", "changes") long long host_changes(void);
 IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
 IMPORT("env", "log") void host_log(const char *ptr, int len);
 IMPORT("env", "pf_last_error_code") int host_last_error_code(void);
+IMPORT("env", "pf_statement_line") void host_statement_line(int line);
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (8 * 1024 * 1024)
@@ -256,6 +258,17 @@ static JSValue js_changes(JSContext *c, JSValueConst this_val, int argc, JSValue
     (void)argc;
     (void)argv;
     return JS_NewInt64(c, host_changes());
+}
+
+static JSValue js_statement_line(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    (void)argc;
+    int32_t line;
+    if (JS_ToInt32(c, &line, argv[0])) {
+        return JS_EXCEPTION;
+    }
+    host_statement_line(line);
+    return JS_UNDEFINED;
 }
 
 static JSValue js_error_code(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
@@ -523,6 +536,7 @@ EXPORT("pf_init") int pf_init(void) {
     set_function(host, "changes", js_changes, 0);
     set_function(host, "lastError", js_last_error, 0);
     set_function(host, "lastErrorCode", js_error_code, 0);
+    set_function(host, "statementLine", js_statement_line, 1);
     set_function(host, "message", js_message, 0);
     set_function(host, "scan", js_scan, 1);
     set_function(host, "print", js_print, 1);

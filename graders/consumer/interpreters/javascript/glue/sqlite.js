@@ -123,6 +123,14 @@ function topLevelWord(upper, word) {
     return -1;
 }
 
+// The line of consumer.js that runs a statement (its innermost frame there), for the report: 0
+// when none is on the stack.
+const CALLER_LINE = /consumer\.js:(\d+):/;
+function callerLine() {
+    const found = CALLER_LINE.exec(new Error().stack);
+    return found ? Number(found[1]) : 0;
+}
+
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 
@@ -183,6 +191,7 @@ export class StatementSync {
         this.#db._check();
         const sql = this.#sql;
         const { keyword, returning } = bind(sql, params);
+        host.statementLine(callerLine());
         if (QUERIES.includes(keyword) || returning) {
             const [status, value] = host.queryInt(sql);
             if (status === OK) return { row: { [firstColumnName(sql, keyword, returning)]: value }, keyword };
@@ -203,6 +212,7 @@ export class StatementSync {
             changes,
             get lastInsertRowid() {
                 if (rowid === undefined) {
+                    host.statementLine(callerLine());
                     const [status, value] = host.queryInt("SELECT last_insert_rowid()");
                     rowid = status === OK ? value : 0;
                 }
