@@ -161,6 +161,18 @@ fn wat_kit_grades_directly() {
     });
 }
 
+/// Grades a kit whose files are source in `language`: no build step, the source is the submission.
+fn check_source_kit(case: &KitCase, language: Language) {
+    let dir = kit(case.kit);
+    let mut sources = vec![case.skeleton, case.correct];
+    sources.extend(case.mutants.iter().map(|(file, _)| *file));
+    check_reports(case, |index| {
+        let text = std::fs::read_to_string(dir.join(sources[index])).expect("kit source");
+        grade(consumer_exercise(), &Submission::Source { language, text }, &GradeOptions::default())
+            .expect("grades")
+    });
+}
+
 #[test]
 fn python_kit_grades_the_source() {
     let case = KitCase {
@@ -172,19 +184,7 @@ fn python_kit_grades_the_source() {
             ("examples/credits-before-remembering.py", "crash-points"),
         ],
     };
-    let dir = kit("python");
-    let mut sources = vec![case.skeleton, case.correct];
-    sources.extend(case.mutants.iter().map(|(file, _)| *file));
-    // Python has no build step: the source is the submission.
-    check_reports(&case, |index| {
-        let text = std::fs::read_to_string(dir.join(sources[index])).expect("kit source");
-        grade(
-            consumer_exercise(),
-            &Submission::Source { language: Language::Python, text },
-            &GradeOptions::default(),
-        )
-        .expect("grades")
-    });
+    check_source_kit(&case, Language::Python);
 }
 
 #[test]
@@ -198,19 +198,7 @@ fn javascript_kit_grades_the_source() {
             ("examples/credits-before-remembering.js", "crash-points"),
         ],
     };
-    let dir = kit("javascript");
-    let mut sources = vec![case.skeleton, case.correct];
-    sources.extend(case.mutants.iter().map(|(file, _)| *file));
-    // JavaScript has no build step: the source is the submission.
-    check_reports(&case, |index| {
-        let text = std::fs::read_to_string(dir.join(sources[index])).expect("kit source");
-        grade(
-            consumer_exercise(),
-            &Submission::Source { language: Language::JavaScript, text },
-            &GradeOptions::default(),
-        )
-        .expect("grades")
-    });
+    check_source_kit(&case, Language::JavaScript);
 }
 
 /// The Zig version `scripts/test` installs (`pip install ziglang==...`) and the kit documents.

@@ -12,3 +12,32 @@ mod javascript;
 mod python;
 mod report_diagram;
 mod service_limits;
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use pruefstein::report::{Report, Verdict};
+
+/// Grades with `grade` on a thread of its own; fails if the grade does not return within the hang
+/// guard (well above the submission's deadline: a guard, not a performance bound).
+fn grade_guarded(grade: fn(&str) -> Report, text: &str) -> Report {
+    let hang = Duration::from_millis(pruefstein::limits::WALL_MS_PER_SUBMISSION * 6);
+    let (sender, receiver) = mpsc::channel();
+    let text = text.to_string();
+    std::thread::spawn(move || {
+        let _ = sender.send(grade(&text));
+    });
+    receiver.recv_timeout(hang).unwrap_or_else(|_| panic!("the grade did not return within {hang:?}"))
+}
+
+fn json(report: &Report) -> String {
+    serde_json::to_string(report).expect("serialises")
+}
+
+/// The code and English message of the rejection `text` gets from `grade`.
+fn rejected(grade: fn(&str) -> Report, text: &str) -> (String, String) {
+    let report = grade_guarded(grade, text);
+    assert_eq!(report.verdict, Verdict::Rejected, "{}", json(&report));
+    let rejection = report.rejection.expect("a rejection");
+    (rejection.code, rejection.message.en)
+}

@@ -1,34 +1,20 @@
 //! Hostile Python: endless loops, memory growth, deep recursion, huge strings and import tricks.
 //! Each ends with a named limit or a clear refusal, within the submission's deadline.
 
-use std::sync::mpsc;
-use std::time::Duration;
-
 use pruefstein::report::{Report, Verdict};
 
 use crate::python::grade_python;
 
-/// Grades `text` on a thread of its own; fails if the grade does not return within the hang guard
-/// (well above the submission's deadline: a guard, not a performance bound).
 fn grade_guarded(text: &str) -> Report {
-    let hang = Duration::from_millis(pruefstein::limits::WALL_MS_PER_SUBMISSION * 6);
-    let (sender, receiver) = mpsc::channel();
-    let text = text.to_string();
-    std::thread::spawn(move || {
-        let _ = sender.send(grade_python(&text));
-    });
-    receiver.recv_timeout(hang).unwrap_or_else(|_| panic!("the grade did not return within {hang:?}"))
+    super::grade_guarded(grade_python, text)
 }
 
 fn json(report: &Report) -> String {
-    serde_json::to_string(report).expect("serialises")
+    super::json(report)
 }
 
 fn rejected(text: &str) -> (String, String) {
-    let report = grade_guarded(text);
-    assert_eq!(report.verdict, Verdict::Rejected, "{}", json(&report));
-    let rejection = report.rejection.expect("a rejection");
-    (rejection.code, rejection.message.en)
+    super::rejected(grade_python, text)
 }
 
 #[test]

@@ -17,6 +17,7 @@
 
 #include "quickjs.h"
 
+#include "sql_scan.h"
 #include "sqlite_js.h"
 
 #define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
@@ -338,35 +339,7 @@ static JSValue js_register(JSContext *c, JSValueConst this_val, int argc, JSValu
     return JS_UNDEFINED;
 }
 
-/* What sqlite.js needs to know of a statement before it runs, scanned once in C: its first keyword
- * in upper case, the number of parameters it uses (? and ?NNN outside strings and comments), and
- * whether it says RETURNING. The same scan as the Python guest's. */
-static int is_word_char(char ch) {
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_' || (ch >= '0' && ch <= '9');
-}
-
-static size_t skip_space_and_comments(const char *sql, size_t n, size_t i) {
-    while (i < n) {
-        char ch = sql[i];
-        if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\n' || ch == '\f' || ch == '(') {
-            i++;
-        } else if (ch == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (ch == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
-        } else {
-            break;
-        }
-    }
-    return i;
-}
-
+/* What sqlite.js needs to know of a statement before it runs (`../common/sql_scan.h`). */
 static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
     (void)this_val;
     (void)argc;
@@ -375,79 +348,12 @@ static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueCon
     if (!sql) {
         return JS_EXCEPTION;
     }
-    size_t i = skip_space_and_comments(sql, n, 0);
-    char word[16];
-    size_t w = 0;
-    while (i < n && is_word_char(sql[i]) && !(sql[i] >= '0' && sql[i] <= '9')) {
-        if (w < sizeof(word)) {
-            char ch = sql[i];
-            word[w++] = (ch >= 'a' && ch <= 'z') ? (char)(ch - 32) : ch;
-        }
-        i++;
-    }
-    if (w == sizeof(word)) {
-        w = 0;
-    }
-    int32_t count = 0, highest = 0;
-    int returning = 0;
-    i = 0;
-    while (i < n) {
-        char ch = sql[i];
-        if (ch == '\'' || ch == '"') {
-            i++;
-            while (i < n && sql[i] != ch) {
-                i++;
-            }
-            i++;
-        } else if (ch == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (ch == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
-        } else if (ch == '?') {
-            size_t j = i + 1;
-            int32_t number = 0;
-            while (j < n && sql[j] >= '0' && sql[j] <= '9' && number < 100000) {
-                number = number * 10 + (sql[j] - '0');
-                j++;
-            }
-            if (j > i + 1) {
-                highest = number > highest ? number : highest;
-            } else {
-                count++;
-                highest = count > highest ? count : highest;
-            }
-            i = j;
-        } else if (is_word_char(ch)) {
-            size_t j = i;
-            while (j < n && is_word_char(sql[j])) {
-                j++;
-            }
-            if (j - i == 9) {
-                static const char upper[] = "RETURNING";
-                int same = 1;
-                for (size_t k = 0; k < 9; k++) {
-                    char d = sql[i + k];
-                    d = (d >= 'a' && d <= 'z') ? (char)(d - 32) : d;
-                    same &= d == upper[k];
-                }
-                returning |= same;
-            }
-            i = j;
-        } else {
-            i++;
-        }
-    }
+    pf_sql_scan_t scan = pf_scan_sql(sql, n);
     JS_FreeCString(c, sql);
     JSValue triple = JS_NewArray(c);
-    JS_SetPropertyUint32(c, triple, 0, JS_NewStringLen(c, word, w));
-    JS_SetPropertyUint32(c, triple, 1, JS_NewInt32(c, highest));
-    JS_SetPropertyUint32(c, triple, 2, JS_NewBool(c, returning));
+    JS_SetPropertyUint32(c, triple, 0, JS_NewStringLen(c, scan.keyword, scan.keyword_len));
+    JS_SetPropertyUint32(c, triple, 1, JS_NewInt32(c, (int32_t)scan.parameters));
+    JS_SetPropertyUint32(c, triple, 2, JS_NewBool(c, scan.returning));
     return triple;
 }
 

@@ -18,6 +18,7 @@
 #include "py/runtime.h"
 #include "py/stackctrl.h"
 
+#include "sql_scan.h"
 #include "sqlite3_py.h"
 
 #define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
@@ -129,105 +130,13 @@ static mp_obj_t pf_changes(void) {
 }
 static MP_DEFINE_CONST_FUN_OBJ_0(pf_changes_obj, pf_changes);
 
-/* What sqlite3.py needs to know of a statement before it runs, scanned once in C (an interpreted
- * loop over the characters costs far more fuel): its first keyword in upper case, the number of
- * parameters it uses (? and ?NNN outside strings and comments), and whether it says RETURNING. */
-static int is_word_char(char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
-}
-
+/* What sqlite3.py needs to know of a statement before it runs (`../common/sql_scan.h`). */
 static mp_obj_t pf_scan(mp_obj_t sql_in) {
     size_t n;
     const char *sql = mp_obj_str_get_data(sql_in, &n);
-    size_t i = 0;
-    /* the first keyword */
-    while (i < n) {
-        char c = sql[i];
-        if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '(') {
-            i++;
-        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
-        } else {
-            break;
-        }
-    }
-    char word[16];
-    size_t w = 0;
-    while (i < n && is_word_char(sql[i]) && !(sql[i] >= '0' && sql[i] <= '9')) {
-        if (w < sizeof(word)) {
-            char c = sql[i];
-            word[w++] = (c >= 'a' && c <= 'z') ? (char)(c - 32) : c;
-        }
-        i++;
-    }
-    if (w == sizeof(word)) {
-        w = 0;
-    }
-    /* parameters and RETURNING, over the whole text */
-    mp_int_t count = 0, highest = 0;
-    int returning = 0;
-    i = 0;
-    while (i < n) {
-        char c = sql[i];
-        if (c == '\'' || c == '"') {
-            i++;
-            while (i < n && sql[i] != c) {
-                i++;
-            }
-            i++;
-        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
-        } else if (c == '?') {
-            size_t j = i + 1;
-            mp_int_t number = 0;
-            while (j < n && sql[j] >= '0' && sql[j] <= '9' && number < 100000) {
-                number = number * 10 + (sql[j] - '0');
-                j++;
-            }
-            if (j > i + 1) {
-                highest = number > highest ? number : highest;
-            } else {
-                count++;
-                highest = count > highest ? count : highest;
-            }
-            i = j;
-        } else if (is_word_char(c)) {
-            size_t j = i;
-            while (j < n && is_word_char(sql[j])) {
-                j++;
-            }
-            if (j - i == 9) {
-                static const char upper[] = "RETURNING";
-                int same = 1;
-                for (size_t k = 0; k < 9; k++) {
-                    char d = sql[i + k];
-                    d = (d >= 'a' && d <= 'z') ? (char)(d - 32) : d;
-                    same &= d == upper[k];
-                }
-                returning |= same;
-            }
-            i = j;
-        } else {
-            i++;
-        }
-    }
-    mp_obj_t items[3] = {mp_obj_new_str(word, w), MP_OBJ_NEW_SMALL_INT(highest), mp_obj_new_bool(returning)};
+    pf_sql_scan_t scan = pf_scan_sql(sql, n);
+    mp_obj_t items[3] = {mp_obj_new_str(scan.keyword, scan.keyword_len), MP_OBJ_NEW_SMALL_INT(scan.parameters),
+        mp_obj_new_bool(scan.returning)};
     return mp_obj_new_tuple(3, items);
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(pf_scan_obj, pf_scan);
