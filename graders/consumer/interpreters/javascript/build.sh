@@ -15,7 +15,7 @@ if ! cmp -s "$WORK/sqlite_js.h" "$HERE/glue/sqlite_js.h"; then
 fi
 CFLAGS="--target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -O2 -std=gnu11
     -ffile-prefix-map=$HERE=. -fno-ident -D_GNU_SOURCE -DEMSCRIPTEN=1 -DFE_DOWNWARD=0 -DFE_UPWARD=0
-    -DNDEBUG -DPRUEFSTEIN_STACK_LIMIT -I$HERE/../common -I$HERE/glue -I$HERE/vendor -Wno-unused-command-line-argument
+    -DNDEBUG -DPRUEFSTEIN_STACK_LIMIT -DPRUEFSTEIN_CALLER_LINE -I$HERE/../common -I$HERE/glue -I$HERE/vendor -Wno-unused-command-line-argument
     -Wno-implicit-const-int-float-conversion"
 cd "$HERE"
 OBJS=""

@@ -261,14 +261,16 @@ static JSValue js_changes(JSContext *c, JSValueConst this_val, int argc, JSValue
     return JS_NewInt64(c, host_changes());
 }
 
+/* The line of consumer.js that runs the statement about to be issued (its innermost frame there),
+ * told to the host for the report; 0 when none is on the stack. (In the vendored quickjs.c.) */
+int JS_PruefsteinCallerLine(JSContext *ctx, JSAtom filename);
+static JSAtom consumer_file = JS_ATOM_NULL;
+
 static JSValue js_statement_line(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
     (void)this_val;
     (void)argc;
-    int32_t line;
-    if (JS_ToInt32(c, &line, argv[0])) {
-        return JS_EXCEPTION;
-    }
-    host_statement_line(line);
+    (void)argv;
+    host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
     return JS_UNDEFINED;
 }
 
@@ -433,6 +435,7 @@ EXPORT("pf_init") int pf_init(void) {
         error_add("no context", 10);
         return 1;
     }
+    consumer_file = JS_NewAtom(ctx, "consumer.js");
     JSValue global = JS_GetGlobalObject(ctx);
     JSValue host = JS_NewObject(ctx);
     set_function(host, "exec", js_exec, 1);
@@ -442,7 +445,7 @@ EXPORT("pf_init") int pf_init(void) {
     set_function(host, "changes", js_changes, 0);
     set_function(host, "lastError", js_last_error, 0);
     set_function(host, "lastErrorCode", js_error_code, 0);
-    set_function(host, "statementLine", js_statement_line, 1);
+    set_function(host, "statementLine", js_statement_line, 0);
     set_function(host, "message", js_message, 0);
     set_function(host, "scan", js_scan, 1);
     set_function(host, "print", js_print, 1);

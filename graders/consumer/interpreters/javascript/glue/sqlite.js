@@ -1,7 +1,7 @@
 // The node:sqlite module of Prüfstein's JavaScript guest: the part of Node's DatabaseSync a
 // consumer uses, over ABI v1's db.* imports (exec, queryInt, bindInt, bindText, changes,
 // lastError on the object the glue leaves in globalThis.__pf, taken away here before a student's
-// module runs). Autocommit as in Node: a statement outside BEGIN … COMMIT commits by itself;
+// module runs; statementLine tells the host the line of consumer.js that issues the next one). Autocommit as in Node: a statement outside BEGIN … COMMIT commits by itself;
 // db.transaction(fn) wraps fn in one (as better-sqlite3 does). A failed statement throws a
 // SqliteError whose `code` names SQLite's extended result code (better-sqlite3's
 // "SQLITE_CONSTRAINT_PRIMARYKEY") and which carries `errcode` and `errstr` (node:sqlite's).
@@ -123,14 +123,6 @@ function topLevelWord(upper, word) {
     return -1;
 }
 
-// The line of consumer.js that runs a statement (its innermost frame there), for the report: 0
-// when none is on the stack.
-const CALLER_LINE = /consumer\.js:(\d+):/;
-function callerLine() {
-    const found = CALLER_LINE.exec(new Error().stack);
-    return found ? Number(found[1]) : 0;
-}
-
 const INT64_MIN = -9223372036854775808n;
 const INT64_MAX = 9223372036854775807n;
 
@@ -191,7 +183,7 @@ export class StatementSync {
         this.#db._check();
         const sql = this.#sql;
         const { keyword, returning } = bind(sql, params);
-        host.statementLine(callerLine());
+        host.statementLine();
         if (QUERIES.includes(keyword) || returning) {
             const [status, value] = host.queryInt(sql);
             if (status === OK) return { row: { [firstColumnName(sql, keyword, returning)]: value }, keyword };
@@ -212,7 +204,7 @@ export class StatementSync {
             changes,
             get lastInsertRowid() {
                 if (rowid === undefined) {
-                    host.statementLine(callerLine());
+                    host.statementLine();
                     const [status, value] = host.queryInt("SELECT last_insert_rowid()");
                     rowid = status === OK ? value : 0;
                 }

@@ -31732,6 +31732,30 @@ JSAtom JS_GetScriptOrModuleName(JSContext *ctx, int n_stack_levels)
     return JS_DupAtom(ctx, b->filename);
 }
 
+#ifdef PRUEFSTEIN_CALLER_LINE
+/* Prüfstein: the line of the innermost frame whose function comes from `filename`, or 0 (what a
+   backtrace would print for it, without building one). */
+int JS_PruefsteinCallerLine(JSContext *ctx, JSAtom filename)
+{
+    JSStackFrame *sf;
+    for (sf = ctx->rt->current_stack_frame; sf; sf = sf->prev_frame) {
+        JSObject *p;
+        JSFunctionBytecode *b;
+        int col;
+        if (JS_VALUE_GET_TAG(sf->cur_func) != JS_TAG_OBJECT)
+            continue;
+        p = JS_VALUE_GET_OBJ(sf->cur_func);
+        if (!js_class_has_bytecode(p->class_id))
+            continue;
+        b = p->u.func.function_bytecode;
+        if (b->filename != filename || !sf->cur_pc)
+            continue;
+        return find_line_num(ctx, b, sf->cur_pc - b->byte_code_buf - 1, &col);
+    }
+    return 0;
+}
+#endif
+
 JSAtom JS_GetModuleName(JSContext *ctx, JSModuleDef *m)
 {
     return JS_DupAtom(ctx, m->module_name);
