@@ -351,6 +351,14 @@ fn each_statement_names_its_line_a_crash_point_the_line_it_followed_and_the_repo
     let source = report.source.expect("a source view");
     assert_eq!(source.file, "consumer.py");
     assert!(source.marks.iter().any(|m| m.line == raised && m.error), "{:?}", source.marks);
+    // Python's statements and crash points name their lines too (the line of the call, as
+    // MicroPython counts it: the last line of a call written over several).
+    let (report, text) =
+        grade_file(&load("03-idempotenter-konsument"), &dir.join("mutants/separate-autocommit.py"));
+    let insert = 1 + text.lines().position(|l| l.contains("INSERT INTO gesehen")).expect("insert") as u32;
+    let source = report.source.expect("a source view");
+    let at_insert = source.marks.iter().find(|m| m.line == insert).expect("marked");
+    assert!(at_insert.statement && at_insert.crash, "{:?}", source.marks);
     let report = grade_typescript(
         "type Id = number;\nexport function verarbeite(db: unknown, msg: { id: Id }): boolean {\n    throw new Error(\"x\");\n}\n",
     );

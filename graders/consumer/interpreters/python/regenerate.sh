@@ -23,7 +23,7 @@ else
         dpkg-source -x "micropython_$VERSION.dsc" mp >/dev/null)
     SRC="$WORK/src/mp"
 fi
-python3 "$HERE/glue/embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$HERE/glue/sqlite3_py.h"
+python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$HERE/glue/sqlite3_py.h"
 mkdir -p "$WORK/build"
 cp "$HERE/glue/mpconfigport.h" "$WORK/build/"
 rm -rf "$HERE/vendor"
@@ -33,6 +33,9 @@ mkdir -p "$HERE/vendor/extmod"
 cp "$SRC/extmod/modjson.c" "$HERE/vendor/extmod/"
 cp "$SRC/LICENSE" "$HERE/vendor/LICENSE"
 cp "$SRC/debian/copyright" "$HERE/vendor/debian-copyright"
+# The VM keeps the chain of its frames (under PRUEFSTEIN_FRAMES, which build.sh sets), so that a
+# statement can be traced with the line of consumer.py that made it.
+patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/frames.patch"
 # The embed port's own helpers are replaced by the glue (no stdio, a collector for wasm).
 rm -f "$HERE/vendor/port/embed_util.c" "$HERE/vendor/port/mphalport.c" \
     "$HERE/vendor/shared/runtime/gchelper_generic.c"

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "py/bc.h"
 #include "py/builtin.h"
+#include "py/objfun.h"
 #include "py/compile.h"
 #include "py/gc.h"
 #include "py/lexer.h"
@@ -32,6 +34,7 @@ IMPORT("db", "query_int") int host_query_int(const char *sql, int len, long long
 IMPORT("db", "changes") long long host_changes(void);
 IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
 IMPORT("env", "log") void host_log(const char *ptr, int len);
+IMPORT("env", "pf_statement_line") void host_statement_line(int line);
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (2 * 1024 * 1024)
@@ -86,11 +89,50 @@ static void error_strn(void *env, const char *str, size_t len) {
 
 static const mp_print_t error_print = {NULL, error_strn};
 
+/* ---- the line of consumer.py that makes a statement ---- */
+
+/* The student's file's name as the compiler interned it (set in pf_init). */
+static qstr consumer_file = MP_QSTRnull;
+
+/* Tells the host the line of consumer.py that makes the statement about to run: the innermost frame
+ * of that file on the chain the VM keeps (`pf_current_code_state`, vendor/py/vm.c under
+ * PRUEFSTEIN_FRAMES; the frames of sqlite3.py are its callees), as a traceback would name it; 0
+ * when none. */
+static void tell_statement_line(void) {
+    for (mp_code_state_t *state = pf_current_code_state; state != NULL; state = state->pf_prev) {
+        const byte *ip = state->fun_bc->bytecode;
+        MP_BC_PRELUDE_SIG_DECODE(ip);
+        MP_BC_PRELUDE_SIZE_DECODE(ip);
+        (void)n_state;
+        (void)n_exc_stack;
+        (void)scope_flags;
+        (void)n_def_pos_args;
+        const byte *line_info_top = ip + n_info;
+        const byte *bytecode_start = ip + n_info + n_cell;
+        #if MICROPY_EMIT_BYTECODE_USES_QSTR_TABLE
+        qstr source_file = state->fun_bc->context->constants.qstr_table[0];
+        #else
+        qstr source_file = state->fun_bc->context->constants.source_file;
+        #endif
+        if (source_file != consumer_file) {
+            continue;
+        }
+        for (size_t i = 0; i < 1 + n_pos_args + n_kwonly_args; ++i) {
+            ip = mp_decode_uint_skip(ip);
+        }
+        size_t bc = (size_t)(state->ip - bytecode_start);
+        host_statement_line((int)mp_bytecode_get_source_line(ip, line_info_top, bc));
+        return;
+    }
+    host_statement_line(0);
+}
+
 /* ---- the host's db.* and msg.* as functions of the sqlite3 module ---- */
 
 static mp_obj_t pf_exec(mp_obj_t sql_in) {
     size_t len;
     const char *sql = mp_obj_str_get_data(sql_in, &len);
+    tell_statement_line();
     return MP_OBJ_NEW_SMALL_INT(host_exec(sql, (int)len));
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(pf_exec_obj, pf_exec);
@@ -99,6 +141,7 @@ static mp_obj_t pf_query_int(mp_obj_t sql_in) {
     size_t len;
     const char *sql = mp_obj_str_get_data(sql_in, &len);
     long long value = 0;
+    tell_statement_line();
     int status = host_query_int(sql, (int)len, &value);
     mp_obj_t items[2] = {MP_OBJ_NEW_SMALL_INT(status), mp_obj_new_int_from_ll(value)};
     return mp_obj_new_tuple(2, items);
@@ -251,6 +294,7 @@ EXPORT("pf_init") int pf_init(void) {
     enter((void *)&top);
     gc_init(heap, heap + sizeof(heap));
     mp_init();
+    consumer_file = qstr_from_str("consumer.py");
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
         mp_obj_t module = mp_obj_new_module(qstr_from_str("sqlite3"));

@@ -248,11 +248,20 @@ typedef struct _mp_code_state_t {
     struct _mp_code_state_t *prev_state;
     struct _mp_obj_frame_t *frame;
     #endif
+    #if PRUEFSTEIN_FRAMES
+    // The frame that called this one (Pruefstein: the chain a host call reads its line from).
+    struct _mp_code_state_t *pf_prev;
+    #endif
     // Variable-length
     mp_obj_t state[0];
     // Variable-length, never accessed by name, only as (void*)(state + n_state)
     // mp_exc_stack_t exc_state[0];
 } mp_code_state_t;
+
+#if PRUEFSTEIN_FRAMES
+// The innermost bytecode frame running now (Pruefstein), or NULL.
+extern mp_code_state_t *pf_current_code_state;
+#endif
 
 // State for an executing native function (based on mp_code_state_t).
 typedef struct _mp_code_state_native_t {

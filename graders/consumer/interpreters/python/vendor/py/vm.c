@@ -187,6 +187,14 @@
     } \
 } while(0)
 
+#elif PRUEFSTEIN_FRAMES
+// Pruefstein: only the chain of frames, so that a host call can tell the line that made it.
+mp_code_state_t *pf_current_code_state;
+#define FRAME_SETUP() do { pf_current_code_state = code_state; } while (0)
+#define FRAME_ENTER() do { code_state->pf_prev = pf_current_code_state; } while (0)
+#define FRAME_LEAVE() do { pf_current_code_state = code_state->pf_prev; } while (0)
+#define FRAME_UPDATE()
+#define TRACE_TICK(current_ip, current_sp, is_exception)
 #else // MICROPY_PY_SYS_SETTRACE
 #define FRAME_SETUP()
 #define FRAME_ENTER()
