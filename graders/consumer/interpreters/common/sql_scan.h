@@ -23,24 +23,36 @@ static inline int pf_is_word_char(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || (c >= '0' && c <= '9');
 }
 
+/* Where the comment that starts at `i` ends (`-- …` to the line's end, a block comment past its
+ * closing mark); `i` itself when none starts there. */
+static inline size_t pf_comment_end(const char *sql, size_t n, size_t i) {
+    if (sql[i] == '-' && i + 1 < n && sql[i + 1] == '-') {
+        while (i < n && sql[i] != '\n') {
+            i++;
+        }
+        return i;
+    }
+    if (sql[i] == '/' && i + 1 < n && sql[i + 1] == '*') {
+        i += 2;
+        while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
+            i++;
+        }
+        return i + 2;
+    }
+    return i;
+}
+
 static inline pf_sql_scan_t pf_scan_sql(const char *sql, size_t n) {
     pf_sql_scan_t scan = {{0}, 0, 0, 0};
     size_t i = 0;
     /* the first keyword */
     while (i < n) {
         char c = sql[i];
+        size_t comment_end = pf_comment_end(sql, n, i);
         if (c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '(') {
             i++;
-        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
+        } else if (comment_end != i) {
+            i = comment_end;
         } else {
             break;
         }
@@ -59,22 +71,15 @@ static inline pf_sql_scan_t pf_scan_sql(const char *sql, size_t n) {
     i = 0;
     while (i < n) {
         char c = sql[i];
+        size_t comment_end = pf_comment_end(sql, n, i);
         if (c == '\'' || c == '"') {
             i++;
             while (i < n && sql[i] != c) {
                 i++;
             }
             i++;
-        } else if (c == '-' && i + 1 < n && sql[i + 1] == '-') {
-            while (i < n && sql[i] != '\n') {
-                i++;
-            }
-        } else if (c == '/' && i + 1 < n && sql[i + 1] == '*') {
-            i += 2;
-            while (i + 1 < n && !(sql[i] == '*' && sql[i + 1] == '/')) {
-                i++;
-            }
-            i += 2;
+        } else if (comment_end != i) {
+            i = comment_end;
         } else if (c == '?') {
             size_t j = i + 1;
             long number = 0;
