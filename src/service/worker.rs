@@ -439,46 +439,7 @@ fn version_may_grade(shared: &Shared, job: &LeasedJob, exercise: &Exercise) -> b
 }
 
 fn finished_record(job: &LeasedJob, outcome: &JobOutcome, now: Millis) -> Finished {
-    let (status, result) = match outcome {
-        JobOutcome::Graded {
-            verdict,
-            points,
-            max_points,
-            report,
-            grade_ms,
-            exercise_hash,
-            grader_version,
-        } => (
-            Status::Graded,
-            ResultRecord {
-                version: job.version,
-                exercise_hash: Some(exercise_hash.clone()),
-                grader_version: Some(grader_version.clone()),
-                verdict: Some(verdict.clone()),
-                points: Some(*points),
-                max_points: Some(*max_points),
-                report: Some(report.clone()),
-                failure: None,
-                finished_at: now,
-                grade_ms: Some(*grade_ms),
-            },
-        ),
-        JobOutcome::Failed { reason } => (
-            Status::Failed,
-            ResultRecord {
-                version: job.version,
-                exercise_hash: None,
-                grader_version: None,
-                verdict: None,
-                points: None,
-                max_points: None,
-                report: None,
-                failure: Some(reason.clone()),
-                finished_at: now,
-                grade_ms: None,
-            },
-        ),
-    };
+    let (status, result) = outcome.record(job.version, now);
     Finished { status, attempts: job.attempt, result }
 }
 

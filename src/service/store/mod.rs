@@ -227,6 +227,26 @@ pub struct ResultColumns<'a> {
 }
 
 impl JobOutcome {
+    /// The status and the result record this outcome is stored as (result `version`, finished at
+    /// `finished_at`): the row of [`JobOutcome::columns`], as a reader gets it back.
+    pub fn record(&self, version: u32, finished_at: Millis) -> (Status, ResultRecord) {
+        let c = self.columns();
+        let status = if matches!(self, JobOutcome::Graded { .. }) { Status::Graded } else { Status::Failed };
+        let record = ResultRecord {
+            version,
+            exercise_hash: c.exercise_hash.map(str::to_string),
+            grader_version: c.grader_version.map(str::to_string),
+            verdict: c.verdict.map(str::to_string),
+            points: c.points.and_then(|p| u32::try_from(p).ok()),
+            max_points: c.max_points.and_then(|p| u32::try_from(p).ok()),
+            report: c.report.map(str::to_string),
+            failure: c.failure.map(str::to_string),
+            finished_at,
+            grade_ms: c.grade_ms.and_then(|ms| u64::try_from(ms).ok()),
+        };
+        (status, record)
+    }
+
     /// The outcome as the columns of its result row.
     pub fn columns(&self) -> ResultColumns<'_> {
         match self {

@@ -108,6 +108,7 @@ on_every_backend!(
     a_node_leases_only_jobs_of_the_versions_it_serves_or_that_no_living_node_serves,
     a_regrade_is_graded_by_the_version_it_was_asked_under,
     uploaded_files_are_kept_per_client_within_their_limits_on_any_node,
+    an_outcome_reads_back_as_the_record_a_waiting_request_is_answered_with,
 );
 
 /// Every job `store` may lease at `now` (for `lease_ms`), by id, with its recorded version and
@@ -819,4 +820,36 @@ fn uploaded_files_are_kept_per_client_within_their_limits_on_any_node(backend: &
         (held(one.id, "big.wasm"), held(one.id, "m2.wasm"), held(one.id, "m4.wasm")),
         (true, false, false)
     );
+}
+
+/// A finished job answers waiting requests with `JobOutcome::record` before anyone reads the store:
+/// it must be what the store then gives back, graded or failed.
+fn an_outcome_reads_back_as_the_record_a_waiting_request_is_answered_with(backend: &dyn Backend) {
+    let store = backend.node("a");
+    let client = store.add_client("lms", "h", "whsec_x", 0).unwrap();
+    let outcomes = [graded("passed", 2, "v1"), JobOutcome::Failed { reason: "broken".into() }];
+    for (n, outcome) in outcomes.iter().enumerate() {
+        store.submit(&new_submission(client.id, None, &format!("({n})")), 10, 0).unwrap();
+        let job = lease(store.as_ref(), 0).unwrap();
+        assert!(complete(store.as_ref(), &job, outcome, None, 7));
+        let stored = store.submission(job.submission_id).unwrap().unwrap();
+        let (status, record) = outcome.record(job.version, 7);
+        assert_eq!(stored.status, status);
+        let read = stored.result.unwrap();
+        assert_eq!(
+            (&read.verdict, read.points, read.max_points, &read.report, &read.failure, read.grade_ms),
+            (
+                &record.verdict,
+                record.points,
+                record.max_points,
+                &record.report,
+                &record.failure,
+                record.grade_ms
+            )
+        );
+        assert_eq!(
+            (&read.exercise_hash, &read.grader_version, read.version),
+            (&record.exercise_hash, &record.grader_version, record.version)
+        );
+    }
 }
