@@ -7,6 +7,8 @@
 //   - its sequence diagrams (inline SVG): their accessible name, the kinds of their rows, whether
 //     the crash and redelivery marks are on screen, their text size on a phone; the diagram of the
 //     failing crash check is kept as its own screenshot,
+//   - the student's source, where the report shows one: its heading, whether it is on screen, and
+//     every marked line (number, classes, signs, text, whether it is on screen),
 // keeps screenshots and PDFs in the artifact directory, and prints one JSON object on stdout.
 // The assertions live in the Rust test; this script only observes.
 //
@@ -73,6 +75,31 @@ async function observe(name, url) {
       };
     }),
   );
+  result.source = await page.evaluate(() => {
+    const pre = document.querySelector("pre.source");
+    if (!pre) return null;
+    const shown = (element) => {
+      const r = element.getBoundingClientRect();
+      return r.width > 0 && r.height > 0 && getComputedStyle(element).visibility === "visible";
+    };
+    let heading = pre.previousElementSibling;
+    while (heading && heading.tagName !== "H2") heading = heading.previousElementSibling;
+    return {
+      heading: heading ? heading.innerText : "",
+      shown: shown(pre),
+      marked: [...pre.querySelectorAll("span.marked")].map((span) => {
+        const number = span.querySelector(".ln");
+        const rest = span.innerText.slice(number.innerText.length);
+        return {
+          line: Number(number.innerText),
+          classes: span.className,
+          signs: rest.slice(0, 3),
+          text: rest.slice(4),
+          shown: shown(span),
+        };
+      }),
+    };
+  });
   const crashDiagram = page.locator("#diagram-crash-points");
   if ((await crashDiagram.count()) > 0) {
     await crashDiagram.screenshot({ path: join(outDir, `${name}-diagram.png`) });

@@ -274,3 +274,49 @@ fn an_exception_is_told_in_pythons_words_with_its_line_and_the_check_replays_fro
     assert_eq!(replayed.checks.len(), 1);
     assert_eq!(replayed.checks[0].failure, fresh.failure);
 }
+
+/// A call whose arguments span several lines is told with the line where the call starts, as
+/// CPython tells it: the statement it issues, the crash point after it and the traceback of the
+/// error it raises all name that line, not the line of its last argument. The expected line is
+/// CPython's own, from running the same function under the machine's `python3` and `sqlite3`.
+#[test]
+fn a_call_over_several_lines_is_told_with_the_line_it_starts_on_as_cpython_tells_it() {
+    let text = "import sqlite3\n\n\ndef verarbeite(con, msg):\n    con.execute(\n        \"SELECT nope FROM gesehen WHERE msg_id = ?\",\n        (msg[\"id\"],),\n    )\n    return True\n";
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("consumer.py"), text).expect("write");
+    let cpython = Command::new("python3")
+        .current_dir(dir.path())
+        .args([
+            "-c",
+            "import sqlite3, traceback, consumer\n\
+             con = sqlite3.connect(':memory:')\n\
+             con.execute('CREATE TABLE gesehen (msg_id INTEGER PRIMARY KEY)')\n\
+             try:\n    consumer.verarbeite(con, {'id': 1})\n\
+             except sqlite3.OperationalError as e:\n    print(traceback.extract_tb(e.__traceback__)[-1].lineno)\n",
+        ])
+        .output()
+        .expect("python3 runs");
+    assert!(cpython.status.success(), "{}", String::from_utf8_lossy(&cpython.stderr));
+    let line: u32 = String::from_utf8_lossy(&cpython.stdout).trim().parse().expect("CPython names a line");
+    assert_eq!(line, 5, "CPython tells the call with its first line");
+
+    let report = grade_python(text);
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = &fresh.failure.as_ref().expect("explained").en;
+    assert!(failure.contains(&format!("at line {line} (verarbeite): OperationalError")), "{failure}");
+    let pruefstein::report::CheckDetail::Consumer(detail) = &fresh.detail else { panic!("a consumer check") };
+    let mut statement_lines = Vec::new();
+    let mut traceback = Vec::new();
+    for event in &detail.trace {
+        match event {
+            pruefstein::consumer::detail::TraceEvent::Statement { line, .. } => statement_lines.push(*line),
+            pruefstein::consumer::detail::TraceEvent::Log { text, .. } => traceback.push(text.clone()),
+            _ => {}
+        }
+    }
+    assert_eq!(statement_lines, vec![Some(line)], "{:?}", detail.trace);
+    assert!(
+        traceback.contains(&format!("  File \"consumer.py\", line {line}, in verarbeite")),
+        "{traceback:?}"
+    );
+}

@@ -10,6 +10,32 @@ fn artifact_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Runs one of the scripts of `tests/browser` (they drive headless Chromium and only observe) with
+/// its arguments, and returns the JSON it printed.
+pub(crate) fn browser_script(script: &str, args: &[String]) -> Value {
+    let out = Command::new("node")
+        .current_dir(repo().join("tests/browser"))
+        .arg(script)
+        .args(args)
+        .output()
+        .expect("node runs (scripts/test installs Node.js, Chromium and playwright-core)");
+    assert!(
+        out.status.success(),
+        "the browser run failed: {}\n{}",
+        String::from_utf8_lossy(&out.stderr),
+        String::from_utf8_lossy(&out.stdout)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Opens the named report pages in headless Chromium through `tests/browser/check-report.mjs` and
+/// returns what it saw, by name.
+fn observe_reports(artifacts: &std::path::Path, pages: &[(&str, String)]) -> Value {
+    let mut args = vec![artifacts.display().to_string()];
+    args.extend(pages.iter().map(|(name, url)| format!("{name}={url}")));
+    browser_script("check-report.mjs", &args)
+}
+
 /// A failing consumer's report opened in headless Chromium (Debian's `chromium`, driven by
 /// playwright-core from `tests/browser`, both installed by `scripts/test`): in German and in
 /// English the page shows the failing check, the timeline and the state diff; it raises no script
@@ -35,21 +61,7 @@ fn report_page_in_a_browser() {
     let url = graded["links"]["report"].as_str().unwrap().to_string();
 
     let artifacts = artifact_dir("report-page");
-    let out = Command::new("node")
-        .current_dir(repo().join("tests/browser"))
-        .arg("check-report.mjs")
-        .arg(&artifacts)
-        .arg(format!("de={url}"))
-        .arg(format!("en={url}&lang=en"))
-        .output()
-        .expect("node runs (scripts/test installs Node.js, Chromium and playwright-core)");
-    assert!(
-        out.status.success(),
-        "the browser run failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
-    );
-    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let seen = observe_reports(&artifacts, &[("de", url.clone()), ("en", format!("{url}&lang=en"))]);
 
     let expectations = [
         (
@@ -118,4 +130,82 @@ fn report_page_in_a_browser() {
     }
     // The two languages are two renderings of one report, not one page with a switch.
     assert_ne!(seen["de"]["text"], seen["en"]["text"]);
+}
+
+/// A Python and a JavaScript consumer, posted as source over HTTP and graded: their report pages,
+/// opened in headless Chromium, show the submitted file with the lines the checks speak of marked,
+/// on screen and in the order of the file. Each mutant commits the remembered id and the credit
+/// separately, so the statements of both lines are marked and a crash point is marked where the
+/// process died; the marks the page shows are exactly those of the report, and each marked line
+/// reads as the line of the submitted file.
+#[test]
+fn python_and_javascript_report_pages_show_the_source_with_statement_and_crash_lines_marked() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let files =
+        [("python", "mutants/separate-autocommit.py"), ("javascript", "mutants/separate-autocommit.js")];
+    let mut pages = Vec::new();
+    let mut reports = BTreeMap::new();
+    for (language, file) in files {
+        let source = exercise_file(file);
+        let r = server.post_json(
+            "/api/v1/submissions?wait=30s",
+            &token,
+            &json!({"exercise": CONSUMER, "learner": language, "language": language, "source": source}),
+            None,
+        );
+        assert_eq!(r.status, 200, "{language}: {}", r.text());
+        let graded = r.json();
+        assert_eq!(graded["verdict"], "failed", "{language}");
+        let url = graded["links"]["report"].as_str().unwrap().to_string();
+        pages.push((language, format!("{url}&lang=en")));
+        reports.insert(language, (source, graded["report"]["source"].clone()));
+    }
+    let seen = observe_reports(&artifact_dir("source-report-page"), &pages);
+
+    for (language, (source, view)) in reports {
+        let lines: Vec<&str> = source.lines().collect();
+        let page = &seen[language];
+        assert_eq!(page["status"], 200, "{language}");
+        assert_eq!(page["errors"], json!([]), "{language}: the page raised errors");
+        let shown = &page["source"];
+        assert!(shown.is_object(), "{language}: the page shows no source: {page}");
+        assert_eq!(shown["shown"], true, "{language}: the source is not on screen");
+        let extension = if language == "python" { ".py" } else { ".js" };
+        assert!(shown["heading"].as_str().unwrap().contains(extension), "{language}: {}", shown["heading"]);
+        let marked = shown["marked"].as_array().unwrap();
+        let expected = view["marks"].as_array().unwrap_or_else(|| panic!("{language}: no marks in {view}"));
+        assert_eq!(
+            marked.iter().map(|m| m["line"].as_u64().unwrap()).collect::<Vec<_>>(),
+            expected.iter().map(|m| m["line"].as_u64().unwrap()).collect::<Vec<_>>(),
+            "{language}: the page marks other lines than the report"
+        );
+        for mark in marked {
+            let line = mark["line"].as_u64().unwrap() as usize;
+            assert_eq!(mark["shown"], true, "{language}: line {line} is not on screen");
+            assert_eq!(
+                mark["text"].as_str().unwrap(),
+                lines[line - 1],
+                "{language}: line {line} reads otherwise"
+            );
+        }
+        let line_of = |needle: &str| 1 + lines.iter().position(|l| l.contains(needle)).unwrap() as u64;
+        for needle in ["INSERT INTO gesehen", "UPDATE punkte"] {
+            let line = line_of(needle);
+            let mark = marked.iter().find(|m| m["line"] == line);
+            assert!(
+                mark.is_some_and(|m| m["signs"].as_str().unwrap().starts_with('▸')),
+                "{language}: the statement of line {line} ({needle}) is not marked: {marked:?}"
+            );
+        }
+        let crashes: Vec<&Value> = marked
+            .iter()
+            .filter(|m| m["classes"].as_str().unwrap().split(' ').any(|c| c == "crash"))
+            .collect();
+        assert!(!crashes.is_empty(), "{language}: no crash point marked: {marked:?}");
+        for crash in crashes {
+            assert!(crash["signs"].as_str().unwrap().contains('✗'), "{language}: {crash}");
+        }
+    }
 }

@@ -243,22 +243,15 @@ fn the_page_in_a_browser_submit_wait_report_in_both_languages() {
     let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts").join("student-page");
     std::fs::create_dir_all(&artifacts).unwrap();
     let module = repo().join("exercises").join(CONSUMER).join("solutions/reference.wat");
-    let out = Command::new("node")
-        .current_dir(repo().join("tests/browser"))
-        .arg("check-page.mjs")
-        .arg(&artifacts)
-        .arg(&module)
-        .arg(format!("de={url}"))
-        .arg(format!("en={}", url.replace("lang=de", "lang=en")))
-        .output()
-        .expect("node runs (scripts/test installs Node.js, Chromium and playwright-core)");
-    assert!(
-        out.status.success(),
-        "the browser run failed: {}\n{}",
-        String::from_utf8_lossy(&out.stderr),
-        String::from_utf8_lossy(&out.stdout)
+    let seen = super::browser::browser_script(
+        "check-page.mjs",
+        &[
+            artifacts.display().to_string(),
+            module.display().to_string(),
+            format!("de={url}"),
+            format!("en={}", url.replace("lang=de", "lang=en")),
+        ],
     );
-    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
     for (lang, verdict, words, entries) in [
         ("de", "BESTANDEN", ["Aufgabe", "Deine Abgaben"], 1),
         ("en", "PASSED", ["Exercise", "Your submissions"], 2),

@@ -18,7 +18,7 @@ if ! cmp -s "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"; then
 fi
 CFLAGS="--target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -O2 -std=gnu99
     -mllvm -enable-emscripten-sjlj -ffile-prefix-map=$HERE=. -fno-ident
-    -I$HERE/../common -I$HERE/glue/include -I$HERE/glue -I$HERE/vendor -DNDEBUG -DPRUEFSTEIN_FRAMES=1 -Wno-unused-command-line-argument"
+    -I$HERE/../common -I$HERE/glue/include -I$HERE/glue -I$HERE/vendor -DNDEBUG -DPRUEFSTEIN_FRAMES=1 -DPRUEFSTEIN_CALL_LINE=1 -Wno-unused-command-line-argument"
 cd "$HERE"
 OBJS=""
 for src in vendor/py/*.c vendor/extmod/modjson.c glue/pruefstein.c glue/sjlj.c; do

@@ -36,6 +36,9 @@ cp "$SRC/debian/copyright" "$HERE/vendor/debian-copyright"
 # The VM keeps the chain of its frames (under PRUEFSTEIN_FRAMES, which build.sh sets), so that a
 # statement can be traced with the line of consumer.py that made it.
 patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/frames.patch"
+# A call whose arguments span several lines is told with the line where it starts, as CPython
+# tells it (under PRUEFSTEIN_CALL_LINE, which build.sh sets).
+patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/call-lines.patch"
 # The embed port's own helpers are replaced by the glue (no stdio, a collector for wasm).
 rm -f "$HERE/vendor/port/embed_util.c" "$HERE/vendor/port/mphalport.c" \
     "$HERE/vendor/shared/runtime/gchelper_generic.c"

@@ -182,6 +182,11 @@ typedef struct _compiler_t {
 
     uint next_label;
 
+    #if PRUEFSTEIN_CALL_LINE
+    // The line where the outermost expression being compiled starts, or 0 (Pruefstein).
+    mp_uint_t pf_call_line;
+    #endif
+
     uint16_t num_dict_params;
     uint16_t num_default_params;
 
@@ -276,6 +281,9 @@ static void compile_syntax_error(compiler_t *comp, mp_parse_node_t pn, mp_rom_er
 }
 
 static void compile_trailer_paren_helper(compiler_t *comp, mp_parse_node_t pn_arglist, bool is_method_call, int n_positional_extra);
+#if PRUEFSTEIN_CALL_LINE
+static void compile_atom_expr_normal_trailers(compiler_t *comp, mp_parse_node_struct_t *pns);
+#endif
 static void compile_comprehension(compiler_t *comp, mp_parse_node_struct_t *pns, scope_kind_t kind);
 static void compile_atom_brace_helper(compiler_t *comp, mp_parse_node_struct_t *pns, bool create_map);
 static void compile_node(compiler_t *comp, mp_parse_node_t pn);
@@ -2297,6 +2305,20 @@ static void compile_factor_2(compiler_t *comp, mp_parse_node_struct_t *pns) {
 }
 
 static void compile_atom_expr_normal(compiler_t *comp, mp_parse_node_struct_t *pns) {
+    #if PRUEFSTEIN_CALL_LINE
+    // A call is told with the line where its expression starts, as CPython tells it, not with the
+    // line of its last argument: the lines of bytecode only go forward, so no part of the
+    // outermost expression moves the line past its start (Pruefstein).
+    mp_uint_t pf_enclosing_call_line = comp->pf_call_line;
+    if (pf_enclosing_call_line == 0) {
+        comp->pf_call_line = pns->source_line;
+    }
+    compile_atom_expr_normal_trailers(comp, pns);
+    comp->pf_call_line = pf_enclosing_call_line;
+}
+
+static void compile_atom_expr_normal_trailers(compiler_t *comp, mp_parse_node_struct_t *pns) {
+    #endif
     // compile the subject of the expression
     compile_node(comp, pns->nodes[0]);
 
@@ -2829,6 +2851,9 @@ static void compile_node(compiler_t *comp, mp_parse_node_t pn) {
         }
     } else {
         mp_parse_node_struct_t *pns = (mp_parse_node_struct_t *)pn;
+        #if PRUEFSTEIN_CALL_LINE
+        if (comp->pf_call_line == 0 || pns->source_line <= comp->pf_call_line)
+        #endif
         EMIT_ARG(set_source_line, pns->source_line);
         assert(MP_PARSE_NODE_STRUCT_KIND(pns) <= PN_const_object);
         compile_function_t f = compile_function[MP_PARSE_NODE_STRUCT_KIND(pns)];
