@@ -108,7 +108,15 @@ pub struct Harness<'a> {
     reference_states: std::collections::HashMap<Vec<usize>, State>,
     /// A read-only connection to the database last observed (by its name).
     observer: std::cell::RefCell<Option<(std::path::PathBuf, rusqlite::Connection)>>,
+    /// Run databases kept for the next runs (at most [`RUN_DBS_KEPT_MAX`]): one that no run holds
+    /// any more is made the template again instead of creating a new one, so that the observer
+    /// and its prepared queries stay with it.
+    run_dbs: Vec<std::rc::Rc<RunDb>>,
 }
+
+/// How many run databases a grading keeps for reuse (a check holds at most two at once: a probe
+/// run's and the current run's).
+const RUN_DBS_KEPT_MAX: usize = 4;
 
 /// What one check records while it runs: its trace, the fuel and instances it used.
 #[derive(Default)]
@@ -196,6 +204,7 @@ impl<'a> Harness<'a> {
             deadline: Deadline::for_submission(limits),
             reference_states: Default::default(),
             observer: Default::default(),
+            run_dbs: Vec::new(),
         })
     }
 
@@ -264,11 +273,35 @@ impl<'a> Harness<'a> {
         if self.deadline.expired() { Err(Failure::OutOfTime) } else { Ok(()) }
     }
 
-    /// A new database in memory holding the exercise's schema and seed rows.
-    fn fresh_db(&mut self) -> Result<RunDb, GradeError> {
-        self.template
-            .restore()
-            .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))
+    /// A database in memory holding the exercise's schema and seed rows, and nothing of any run
+    /// before: a kept one that nobody uses any more (no run holds it, no connection but its holder
+    /// and the observer has it open), made the template again; otherwise a new one.
+    fn fresh_db(&mut self) -> Result<std::rc::Rc<RunDb>, GradeError> {
+        let observed = self.observer.borrow().as_ref().map(|(name, _)| name.clone());
+        let mut index = 0;
+        while index < self.run_dbs.len() {
+            let kept = &mut self.run_dbs[index];
+            let Some(db) = std::rc::Rc::get_mut(kept) else {
+                index += 1;
+                continue;
+            };
+            let observers = u32::from(observed.as_deref() == Some(db.uri()));
+            if db.connections() == 1 + observers && db.restore_from(&self.template).is_ok() {
+                return Ok(std::rc::Rc::clone(kept));
+            }
+            // Still open somewhere (an instance that outlived its run), or not restorable: never
+            // reused, freed when its last connection closes.
+            self.run_dbs.swap_remove(index);
+        }
+        let db = std::rc::Rc::new(
+            self.template
+                .restore()
+                .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))?,
+        );
+        if self.run_dbs.len() < RUN_DBS_KEPT_MAX {
+            self.run_dbs.push(std::rc::Rc::clone(&db));
+        }
+        Ok(db)
     }
 
     /// The observable state of the database `db`, read through one observer connection per

@@ -52,25 +52,28 @@ impl TemplateSource {
     /// A new database holding the template's schema and rows, under a name of its own.
     pub fn restore(&self) -> rusqlite::Result<RunDb> {
         let n = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
-        let uri = PathBuf::from(format!("file:/pruefstein-run-{n}?vfs={}", vfs::VFS_NAME));
+        let name = format!("/pruefstein-run-{n}");
+        let uri = PathBuf::from(format!("file:{name}?vfs={}", vfs::VFS_NAME));
         let mut holder = Connection::open_with_flags(&uri, open_flags(false))?;
         // The guests' `max_page_count` stops them at this size already; the store's own cap also
         // bounds the buffer memdb grows for it.
         vfs::limit_size(&holder, crate::limits::SCRATCH_DB_BYTES_MAX)?;
-        {
-            let backup = Backup::new(&self.conn, &mut holder)?;
-            // All pages in one step: nobody else knows the name yet, so nothing is busy or locked.
-            match backup.step(-1)? {
-                StepResult::Done => {}
-                other => {
-                    return Err(rusqlite::Error::SqliteFailure(
-                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-                        Some(format!("restoring the template stopped early: {other:?}")),
-                    ));
-                }
-            }
+        self.copy_into(&mut holder)?;
+        Ok(RunDb { name, uri, holder })
+    }
+
+    /// Copies every page of the template over the database `holder` has open, in one step: one
+    /// write transaction, which other connections to that database see as any commit (they drop
+    /// their cached pages and read its schema again).
+    fn copy_into(&self, holder: &mut Connection) -> rusqlite::Result<()> {
+        let backup = Backup::new(&self.conn, holder)?;
+        match backup.step(-1)? {
+            StepResult::Done => Ok(()),
+            other => Err(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                Some(format!("restoring the template stopped early: {other:?}")),
+            )),
         }
-        Ok(RunDb { uri, _holder: holder })
     }
 }
 
@@ -86,15 +89,30 @@ pub fn open_flags(read_only: bool) -> OpenFlags {
 
 /// One run's database in memory, alive while this value (or any connection to it) is.
 pub struct RunDb {
+    /// The database's name in the VFS.
+    name: String,
     uri: PathBuf,
     /// Keeps the database while instances come and go.
-    _holder: Connection,
+    holder: Connection,
 }
 
 impl RunDb {
     /// The name connections open the database by (a `file:` URI, opened with [`open_flags`]).
     pub fn uri(&self) -> &Path {
         &self.uri
+    }
+
+    /// How many connections have this database open, its holder included.
+    pub fn connections(&self) -> u32 {
+        vfs::open_files(&self.name)
+    }
+
+    /// Makes this database the template again, for the next run under the same name: what the
+    /// last run wrote is gone, connections that stay open (an observer) read the template's rows
+    /// on their next statement. Fails (SQLITE_BUSY) while another connection holds a lock on it, a
+    /// transaction of a run that did not end: such a database is not reused.
+    pub fn restore_from(&mut self, template: &TemplateSource) -> rusqlite::Result<()> {
+        template.copy_into(&mut self.holder)
     }
 }
 
@@ -147,6 +165,31 @@ mod tests {
         one.execute_batch("COMMIT").expect("commit");
         two.execute("INSERT INTO t VALUES (3)", []).expect("two writes after the commit");
         assert_eq!(count(&one), 3);
+    }
+
+    /// A database made the template again reads as a fresh one, also through a connection that
+    /// stayed open across the runs; while another connection holds a transaction on it, it is not
+    /// restored and keeps its rows.
+    #[test]
+    fn a_database_restored_in_place_reads_as_the_template_and_is_refused_while_in_use() {
+        let source = source();
+        let mut run = source.restore().expect("run");
+        assert_eq!(run.connections(), 1, "the holder");
+        let observer = Connection::open_with_flags(run.uri(), open_flags(true)).expect("observer");
+        let writer = Connection::open_with_flags(run.uri(), open_flags(false)).expect("writer");
+        assert_eq!(run.connections(), 3);
+        writer.execute_batch("INSERT INTO t VALUES (2); INSERT INTO t VALUES (3);").expect("writes");
+        assert_eq!(count(&observer), 3);
+        writer.execute_batch("BEGIN; INSERT INTO t VALUES (4);").expect("an open transaction");
+        let busy = run.restore_from(&source).expect_err("a locked database is not restored");
+        assert_eq!(busy.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy), "{busy}");
+        drop(writer); // a crash: its transaction is discarded
+        assert_eq!((run.connections(), count(&observer)), (2, 3));
+        run.restore_from(&source).expect("restored");
+        assert_eq!(count(&observer), 1);
+        let next = Connection::open_with_flags(run.uri(), open_flags(false)).expect("next run");
+        next.execute("INSERT INTO t VALUES (5)", []).expect("writes again");
+        assert_eq!((count(&observer), count(&next)), (2, 2));
     }
 
     /// Even a connection without the guests' `max_page_count` cannot grow a run's database past

@@ -128,6 +128,12 @@ pub fn limit_size(conn: &rusqlite::Connection, bytes: u64) -> rusqlite::Result<u
     Ok(u64::try_from(limit).unwrap_or(0))
 }
 
+/// How many files of this VFS have the shared database `name` (as in its URI, "/…") open: one per
+/// connection to it.
+pub fn open_files(name: &str) -> u32 {
+    inodes().get(name).map_or(0, |inode| inode.files)
+}
+
 fn registered() -> Option<&'static Registered> {
     REGISTERED.get().and_then(|r| r.as_ref().ok())
 }
