@@ -501,7 +501,8 @@ pub struct Launch<'a> {
 }
 
 impl ConsumerProcess {
-    /// Starts instance number `instance` on the database at `db_path` (a file name or a `file:` URI).
+    /// Starts instance number `instance` on the run's database `db` (with a connection an earlier
+    /// instance on it left, where there is one: [`GuestDb::open_reusing`]).
     ///
     /// With a `gate`, the instance waits at it before every statement of its deliveries (an
     /// interleaved run). Its start function runs before the gate is attached: a process starts up
@@ -509,7 +510,7 @@ impl ConsumerProcess {
     /// statements cannot wait for a turn that nobody grants.
     pub fn start(
         launch: &Launch<'_>,
-        db_path: &Path,
+        db: &super::rundb::RunDb,
         instance: u32,
         gate: Option<GateHandle>,
     ) -> Result<ConsumerProcess, StartError> {
@@ -517,7 +518,7 @@ impl ConsumerProcess {
         let (compiled, limits, deadline) = (*compiled, *limits, *deadline);
         let tables = Arc::clone(tables);
         let pre = if gate.is_some() { &compiled.pre_interleaved } else { &compiled.pre };
-        let mut db = GuestDb::open(db_path, tables, limits.sql_steps_per_statement)
+        let mut db = GuestDb::open_reusing(db.spares(), db.uri(), tables, limits.sql_steps_per_statement)
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
         db.set_deadline(*deadline);
         let interleaved = gate.is_some();

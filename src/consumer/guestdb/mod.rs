@@ -59,6 +59,141 @@ struct Guard {
     transaction_control: AtomicBool,
     /// A transaction committed while the current statement ran (SQLite's commit hook).
     committed: AtomicBool,
+    /// How many progress-handler calls a statement may take ([`GuestDb::open`]'s step limit).
+    max_calls: AtomicU64,
+    /// No INSERT, UPDATE or DELETE has run on this connection since its instance began: `changes()`
+    /// is 0, as on a new connection (see [`SpareConnections`]).
+    changes_fresh: AtomicBool,
+    /// `sqlite3_total_changes` when the instance began: `total_changes()` counts from there.
+    total_changes_before: AtomicU64,
+}
+
+/// How many unused guest connections a run database keeps (an interleaved run has at most three
+/// instances on it at once).
+pub const SPARE_CONNECTIONS_MAX: usize = 4;
+
+/// Guest connections to one run database that their instances no longer use, kept for the next
+/// instances on it: opening a connection, applying its settings and parsing the schema is most of
+/// what starting an instance cost.
+///
+/// A connection comes back only after its transaction is rolled back (a crash has rolled it back
+/// already), and is handed out as a new connection would be: no transaction, no lock, no pending
+/// parameters or errors, fresh statement limits, and the connection's own counters as a new
+/// connection reads them: `last_insert_rowid()` 0, `changes()` 0 until a write runs,
+/// `total_changes()` counting from 0 (the functions are the connection's own, [`counters`]). What
+/// else a connection keeps (PRAGMA settings, temporary tables) a guest cannot change.
+#[derive(Default)]
+pub struct SpareConnections {
+    spare: Mutex<Vec<Spare>>,
+}
+
+/// A kept connection, the state its callbacks share, and the tables its authorizer allows.
+type Spare = (Connection, Arc<Guard>, Arc<[String]>);
+
+impl SpareConnections {
+    /// How many connections wait here.
+    pub fn len(&self) -> usize {
+        self.spare.lock().map_or(0, |spare| spare.len())
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// A kept connection for a guest allowed `tables`, reset to what a new one is.
+    fn take(&self, tables: &[String]) -> Option<(Connection, Arc<Guard>)> {
+        let mut spare = self.spare.lock().ok()?;
+        let index = spare.iter().position(|(_, _, allowed)| **allowed == *tables)?;
+        let (conn, guard, _) = spare.swap_remove(index);
+        drop(spare);
+        counters::reset(&conn, &guard);
+        Some((conn, guard))
+    }
+
+    /// Keeps `conn` for a later instance when it is idle and there is room; otherwise it closes.
+    fn put_back(&self, conn: Connection, guard: Arc<Guard>, tables: Arc<[String]>) {
+        if !conn.is_autocommit() {
+            return;
+        }
+        if let Ok(mut spare) = self.spare.lock()
+            && spare.len() < SPARE_CONNECTIONS_MAX
+        {
+            spare.push((conn, guard, tables));
+        }
+    }
+}
+
+impl Drop for GuestDb {
+    /// The instance is gone: its connection goes back to the run database's spares, without a
+    /// transaction (SQLite would discard an open one when the connection closed).
+    fn drop(&mut self) {
+        let Some(spares) = self.spares.take() else { return };
+        self.rollback();
+        if let Some(conn) = self.conn.take() {
+            spares.put_back(conn, Arc::clone(&self.guard), Arc::clone(&self.tables));
+        }
+    }
+}
+
+/// The connection's own counters as SQL functions of the guest's connection: `changes()` and
+/// `total_changes()` count from the start of the instance using the connection, as on a new one.
+#[allow(unsafe_code)] // reading the counters of the connection that runs a function
+mod counters {
+    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
+
+    use rusqlite::Connection;
+    use rusqlite::functions::{Context, FunctionFlags};
+
+    use super::Guard;
+
+    /// Defines `changes()` and `total_changes()` on `conn` (an application's function takes the
+    /// place of SQLite's built-in one of the same name).
+    pub(super) fn install(conn: &Connection, guard: &Arc<Guard>) -> rusqlite::Result<()> {
+        // Not innocuous, as SQLite's own: with the schema untrusted, no view or trigger calls them.
+        let flags = FunctionFlags::SQLITE_UTF8;
+        let changes_guard = Arc::clone(guard);
+        conn.create_scalar_function("changes", 0, flags, move |ctx| {
+            if changes_guard.changes_fresh.load(Ordering::Relaxed) {
+                return Ok(0i64);
+            }
+            Ok(running(ctx)?.changes() as i64)
+        })?;
+        let total_guard = Arc::clone(guard);
+        conn.create_scalar_function("total_changes", 0, flags, move |ctx| {
+            let total = running(ctx)?.total_changes();
+            Ok(total.saturating_sub(total_guard.total_changes_before.load(Ordering::Relaxed)) as i64)
+        })?;
+        Ok(())
+    }
+
+    /// The connection running the function `ctx` belongs to.
+    fn running<'c>(ctx: &'c Context<'_>) -> rusqlite::Result<rusqlite::functions::ConnectionRef<'c>> {
+        // SAFETY: the reference is only read from (its change counters) while the function runs on
+        // the connection, on this thread; it is neither kept, sent, closed nor used to run
+        // statements.
+        unsafe { ctx.get_connection() }
+    }
+
+    /// Resets what a kept connection shows of earlier instances: the last rowid, `changes()` and
+    /// `total_changes()` read as on a new connection; the statement limits start again.
+    pub(super) fn reset(conn: &Connection, guard: &Guard) {
+        // SAFETY: sets a counter of an open connection that no statement is using.
+        unsafe { rusqlite::ffi::sqlite3_set_last_insert_rowid(conn.handle(), 0) };
+        guard.changes_fresh.store(true, Ordering::Relaxed);
+        guard.total_changes_before.store(conn.total_changes(), Ordering::Relaxed);
+        guard.steps.store(0, Ordering::Relaxed);
+        guard.step_limit_hit.store(false, Ordering::Relaxed);
+        guard.wall_limit_hit.store(false, Ordering::Relaxed);
+        guard.committed.store(false, Ordering::Relaxed);
+        guard.transaction_control.store(false, Ordering::Relaxed);
+        if let Ok(mut wall) = guard.wall_deadline.lock() {
+            *wall = None;
+        }
+        if let Ok(mut denied) = guard.denied.lock() {
+            denied.clear();
+        }
+    }
 }
 
 /// The result of one statement, for the guest and for the trace.
@@ -94,8 +229,14 @@ pub struct StatementResult {
 }
 
 pub struct GuestDb {
-    conn: Connection,
+    /// Open until the value is dropped (then it goes back to `spares`, or is closed).
+    conn: Option<Connection>,
     guard: Arc<Guard>,
+    /// The tables the authorizer lets the guest touch.
+    tables: Arc<[String]>,
+    /// Where the connection goes when the instance is gone, for the next instance on the same
+    /// database (none: it is closed).
+    spares: Option<Arc<SpareConnections>>,
     pending: BTreeMap<i32, SqlValue>,
     pending_error: Option<String>,
     last_error: String,
@@ -114,6 +255,58 @@ impl GuestDb {
     /// a run's database in memory ([`super::rundb::RunDb::uri`]). `tables` are the only tables the
     /// guest may touch.
     pub fn open(path: &Path, tables: Arc<[String]>, step_limit: u64) -> rusqlite::Result<GuestDb> {
+        let (conn, guard) = Self::connect(path, &tables)?;
+        Ok(Self::with_connection(conn, guard, tables, step_limit, None))
+    }
+
+    /// [`GuestDb::open`] for an instance on a run's database: takes a connection another instance
+    /// on it left in `spares` (reset to what a new connection is) when there is one, and leaves its
+    /// own there when it is dropped.
+    pub fn open_reusing(
+        spares: &Arc<SpareConnections>,
+        path: &Path,
+        tables: Arc<[String]>,
+        step_limit: u64,
+    ) -> rusqlite::Result<GuestDb> {
+        let (conn, guard) = match spares.take(&tables) {
+            Some(spare) => spare,
+            None => Self::connect(path, &tables)?,
+        };
+        Ok(Self::with_connection(conn, guard, tables, step_limit, Some(Arc::clone(spares))))
+    }
+
+    fn with_connection(
+        conn: Connection,
+        guard: Arc<Guard>,
+        tables: Arc<[String]>,
+        step_limit: u64,
+        spares: Option<Arc<SpareConnections>>,
+    ) -> GuestDb {
+        guard.max_calls.store(step_limit.div_ceil(PROGRESS_GRANULARITY as u64), Ordering::Relaxed);
+        GuestDb {
+            conn: Some(conn),
+            guard,
+            tables,
+            spares,
+            pending: BTreeMap::new(),
+            pending_error: None,
+            last_error: String::new(),
+            last_error_code: 0,
+            last_changes: 0,
+            step_limit,
+            deadline: None,
+            submission_binds: false,
+        }
+    }
+
+    /// The connection (open while the value lives).
+    fn conn(&self) -> &Connection {
+        self.conn.as_ref().expect("a guest's connection is open until its GuestDb is dropped")
+    }
+
+    /// A new hardened connection and the state its callbacks share.
+    fn connect(path: &Path, tables: &Arc<[String]>) -> rusqlite::Result<(Connection, Arc<Guard>)> {
+        let tables = Arc::clone(tables);
         let mut conn = Connection::open_with_flags(
             path,
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -155,14 +348,14 @@ impl GuestDb {
         for (limit, value) in limits {
             conn.set_limit(limit, value)?;
         }
-        let guard = Arc::new(Guard::default());
+        let guard = Arc::new(Guard { changes_fresh: AtomicBool::new(true), ..Guard::default() });
+        counters::install(&conn, &guard)?;
         let progress_guard = Arc::clone(&guard);
-        let max_calls = step_limit.div_ceil(PROGRESS_GRANULARITY as u64);
         conn.progress_handler(
             PROGRESS_GRANULARITY,
             Some(move || {
                 let calls = progress_guard.steps.fetch_add(1, Ordering::Relaxed) + 1;
-                if calls > max_calls {
+                if calls > progress_guard.max_calls.load(Ordering::Relaxed) {
                     progress_guard.step_limit_hit.store(true, Ordering::Relaxed);
                     return true;
                 }
@@ -201,18 +394,7 @@ impl GuestDb {
                 }
             }
         }))?;
-        Ok(GuestDb {
-            conn,
-            guard,
-            pending: BTreeMap::new(),
-            pending_error: None,
-            last_error: String::new(),
-            last_error_code: 0,
-            last_changes: 0,
-            step_limit,
-            deadline: None,
-            submission_binds: false,
-        })
+        Ok((conn, guard))
     }
 
     /// Sets the submission's deadline: from now on no statement runs past it.
@@ -272,7 +454,7 @@ impl GuestDb {
 
     /// True while a transaction is open.
     pub fn in_transaction(&self) -> bool {
-        !self.conn.is_autocommit()
+        !self.conn().is_autocommit()
     }
 
     /// Rolls back an open transaction (the harness does this when a delivery ends with one open).
@@ -282,7 +464,7 @@ impl GuestDb {
             // the lock held). The authorizer allows transaction control; a failure leaves the
             // transaction to be discarded when the connection closes.
             self.arm(None);
-            let _ = self.conn.execute_batch("ROLLBACK");
+            let _ = self.conn().execute_batch("ROLLBACK");
         }
     }
 
@@ -312,7 +494,7 @@ impl GuestDb {
         result.opened_transaction = !was_open && self.in_transaction();
         // The hook also fires for a COMMIT that then fails (the database is busy); only a
         // transaction that really ended is durable.
-        result.committed = self.guard.committed.load(Ordering::Relaxed) && self.conn.is_autocommit();
+        result.committed = self.guard.committed.load(Ordering::Relaxed) && self.conn().is_autocommit();
         result.busy = result.status == status::ERROR
             && result.error.as_deref().is_some_and(|e| e.starts_with(LOCKED_PREFIX));
         self.last_error = result.error.clone().unwrap_or_default();
@@ -353,7 +535,8 @@ impl GuestDb {
         self.guard.transaction_control.store(false, Ordering::Relaxed);
         // NO_VTAB: a statement that uses any virtual table (json_each, pragma_table_info, ...) fails
         // to prepare, whatever the authorizer sees.
-        let mut stmt = match self.conn.prepare_with_flags(sql, rusqlite::PrepFlags::SQLITE_PREPARE_NO_VTAB) {
+        let mut stmt = match self.conn().prepare_with_flags(sql, rusqlite::PrepFlags::SQLITE_PREPARE_NO_VTAB)
+        {
             Ok(stmt) => stmt,
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
@@ -399,6 +582,10 @@ impl GuestDb {
         };
         drop(rows);
         drop(stmt);
+        if is_write {
+            // SQLite counts `changes()` anew with every INSERT, UPDATE or DELETE that ran.
+            self.guard.changes_fresh.store(false, Ordering::Relaxed);
+        }
         match stepped {
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
@@ -409,7 +596,7 @@ impl GuestDb {
                 }
             }
             Ok(first) => {
-                let changes = if is_write { self.conn.changes() } else { 0 };
+                let changes = if is_write { self.conn().changes() } else { 0 };
                 let ok = StatementResult {
                     status: status::OK,
                     changes,
@@ -491,6 +678,59 @@ mod tests {
         let result = db.run(sql, false);
         assert_eq!(result.status, status::ERROR, "{sql} must fail");
         result.error.unwrap_or_default()
+    }
+
+    /// The first column of `sql`'s first row.
+    fn value(db: &mut GuestDb, sql: &str) -> i64 {
+        let result = db.run(sql, true);
+        assert_eq!(result.status, status::OK, "{sql}: {:?}", result.error);
+        result.row.unwrap_or_else(|| panic!("{sql} has a row"))
+    }
+
+    /// A connection an ended instance left behind reads as a new one: no transaction (an open one
+    /// is rolled back, as a closed connection's would be), and `last_insert_rowid()`, `changes()`
+    /// and `total_changes()` as a new connection reads them, before and after its first write;
+    /// while a connection from `GuestDb::open` reads the same.
+    #[test]
+    fn a_reused_connection_reads_as_a_new_one() {
+        let (dir, mut first) = db();
+        let path = dir.path().join("t.db");
+        let tables: Arc<[String]> = vec!["t".to_string()].into();
+        let spares = Arc::new(SpareConnections::default());
+        let open = || {
+            GuestDb::open_reusing(&spares, &path, Arc::clone(&tables), crate::limits::SQL_STEPS_PER_STATEMENT)
+                .expect("open")
+        };
+        let counters = "SELECT last_insert_rowid() * 10000 + changes() * 100 + total_changes()";
+        // What a new connection reads, before and after one write.
+        assert_eq!(value(&mut first, counters), 0);
+        assert_eq!(first.run("INSERT INTO t VALUES ('a', 1)", false).status, status::OK);
+        let after_one_write = value(&mut first, counters);
+        assert_eq!(after_one_write, 10101);
+        drop(first);
+
+        let mut used = open();
+        for sql in
+            ["INSERT INTO t VALUES ('b', 2)", "INSERT INTO t VALUES ('c', 3)", "UPDATE t SET v = v + 1"]
+        {
+            assert_eq!(used.run(sql, false).status, status::OK, "{sql}");
+        }
+        assert_eq!(used.run("BEGIN", false).status, status::OK);
+        assert_eq!(used.run("INSERT INTO t VALUES ('d', 4)", false).status, status::OK);
+        assert!(used.in_transaction());
+        drop(used); // ends with its transaction open
+        assert_eq!(spares.len(), 1, "the connection is kept");
+
+        let mut reused = open();
+        assert!(spares.is_empty(), "the kept connection is taken");
+        assert!(!reused.in_transaction());
+        assert_eq!(value(&mut reused, "SELECT count(*) FROM t WHERE k = 'd'"), 0, "rolled back");
+        assert_eq!(value(&mut reused, counters), 0, "as a new connection");
+        assert_eq!(reused.run("INSERT INTO t VALUES ('e', 5)", false).status, status::OK);
+        assert_eq!(value(&mut reused, counters) % 10000, after_one_write % 10000);
+        // A failed write counts as a write: changes() is 0 after it, as SQLite has it.
+        assert_eq!(reused.run("INSERT INTO t VALUES ('e', 6)", false).status, status::DUPLICATE);
+        assert_eq!(value(&mut reused, "SELECT changes()"), 0);
     }
 
     #[test]

@@ -274,8 +274,9 @@ impl<'a> Harness<'a> {
     }
 
     /// A database in memory holding the exercise's schema and seed rows, and nothing of any run
-    /// before: a kept one that nobody uses any more (no run holds it, no connection but its holder
-    /// and the observer has it open), made the template again; otherwise a new one.
+    /// before: a kept one that nobody uses any more (no run holds it, no connection but its holder,
+    /// the observer and the spare guest connections has it open), made the template again;
+    /// otherwise a new one.
     fn fresh_db(&mut self) -> Result<std::rc::Rc<RunDb>, GradeError> {
         let observed = self.observer.borrow().as_ref().map(|(name, _)| name.clone());
         let mut index = 0;
@@ -286,7 +287,8 @@ impl<'a> Harness<'a> {
                 continue;
             };
             let observers = u32::from(observed.as_deref() == Some(db.uri()));
-            if db.connections() == 1 + observers && db.restore_from(&self.template).is_ok() {
+            let idle = 1 + observers + db.spares().len() as u32;
+            if db.connections() == idle && db.restore_from(&self.template).is_ok() {
                 return Ok(std::rc::Rc::clone(kept));
             }
             // Still open somewhere (an instance that outlived its run), or not restorable: never

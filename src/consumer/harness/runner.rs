@@ -34,7 +34,7 @@ impl<'a> Harness<'a> {
         run.instances += 1;
         let instance = run.instances;
         run.trace.push(TraceEvent::Start { instance });
-        match ConsumerProcess::start(&self.launch(self.compiled), db.uri(), instance, gate) {
+        match ConsumerProcess::start(&self.launch(self.compiled), db, instance, gate) {
             Ok(process) => Ok(process),
             Err(StartError::Internal(message)) => Err(Failure::Internal(GradeError::Internal(message))),
             Err(StartError::Fault { code, message, events, fuel_used }) => {

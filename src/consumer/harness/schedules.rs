@@ -190,7 +190,7 @@ impl<'a> Harness<'a> {
                 Failure::Internal(GradeError::Internal(message))
             }
         };
-        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), db.uri(), 1, None)
+        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), &db, 1, None)
             .map_err(|_| broken(self, "the reference solution does not start".into()))?;
         for &index in order {
             let outcome = process.deliver(&self.exercise.messages.batch[index], None);

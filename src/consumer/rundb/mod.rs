@@ -17,10 +17,13 @@
 //! SQLite's heap, which [`crate::sandbox::limit_grading_process`] caps in a grading process.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use rusqlite::backup::{Backup, StepResult};
 use rusqlite::{Connection, OpenFlags};
+
+use super::guestdb::SpareConnections;
 
 #[allow(unsafe_code)] // a VFS is a table of C callbacks
 mod vfs;
@@ -31,6 +34,8 @@ static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 /// The exercise's template, opened once per grading as the source every run is restored from.
 pub struct TemplateSource {
     conn: Connection,
+    /// The template's schema cookie (`PRAGMA schema_version`): every run database carries it.
+    schema_version: i64,
 }
 
 impl TemplateSource {
@@ -46,7 +51,8 @@ impl TemplateSource {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )?;
         conn.deserialize_read_exact(rusqlite::MAIN_DB, template, template.len(), true)?;
-        Ok(TemplateSource { conn })
+        let schema_version = conn.query_row("PRAGMA schema_version", [], |row| row.get(0))?;
+        Ok(TemplateSource { conn, schema_version })
     }
 
     /// A new database holding the template's schema and rows, under a name of its own.
@@ -59,21 +65,32 @@ impl TemplateSource {
         // bounds the buffer memdb grows for it.
         vfs::limit_size(&holder, crate::limits::SCRATCH_DB_BYTES_MAX)?;
         self.copy_into(&mut holder)?;
-        Ok(RunDb { name, uri, holder })
+        Ok(RunDb { name, uri, holder, spares: Arc::default() })
     }
 
     /// Copies every page of the template over the database `holder` has open, in one step: one
     /// write transaction, which other connections to that database see as any commit (they drop
-    /// their cached pages and read its schema again).
+    /// their cached pages).
+    ///
+    /// The backup API raises the schema cookie so that other connections read the schema again;
+    /// here the schema is the template's before and after (no connection to a run database may
+    /// change it: the guests' authorizer denies every statement that would, the observer is
+    /// read-only), so the cookie is set back to the template's and connections that stay open keep
+    /// the schema they parsed.
     fn copy_into(&self, holder: &mut Connection) -> rusqlite::Result<()> {
-        let backup = Backup::new(&self.conn, holder)?;
-        match backup.step(-1)? {
-            StepResult::Done => Ok(()),
-            other => Err(rusqlite::Error::SqliteFailure(
-                rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
-                Some(format!("restoring the template stopped early: {other:?}")),
-            )),
+        {
+            let backup = Backup::new(&self.conn, holder)?;
+            match backup.step(-1)? {
+                StepResult::Done => {}
+                other => {
+                    return Err(rusqlite::Error::SqliteFailure(
+                        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_BUSY),
+                        Some(format!("restoring the template stopped early: {other:?}")),
+                    ));
+                }
+            }
         }
+        holder.execute_batch(&format!("PRAGMA schema_version = {}", self.schema_version))
     }
 }
 
@@ -94,6 +111,8 @@ pub struct RunDb {
     uri: PathBuf,
     /// Keeps the database while instances come and go.
     holder: Connection,
+    /// Guest connections to it that ended instances left for the next ones.
+    spares: Arc<SpareConnections>,
 }
 
 impl RunDb {
@@ -102,9 +121,14 @@ impl RunDb {
         &self.uri
     }
 
-    /// How many connections have this database open, its holder included.
+    /// How many connections have this database open, its holder and spare connections included.
     pub fn connections(&self) -> u32 {
         vfs::open_files(&self.name)
+    }
+
+    /// The guest connections to this database that no instance uses now.
+    pub fn spares(&self) -> &Arc<SpareConnections> {
+        &self.spares
     }
 
     /// Makes this database the template again, for the next run under the same name: what the
@@ -185,8 +209,15 @@ mod tests {
         assert_eq!(busy.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy), "{busy}");
         drop(writer); // a crash: its transaction is discarded
         assert_eq!((run.connections(), count(&observer)), (2, 3));
+        let cookie = |conn: &Connection| -> i64 {
+            conn.query_row("PRAGMA schema_version", [], |row| row.get(0)).expect("schema_version")
+        };
+        let before = cookie(&observer);
         run.restore_from(&source).expect("restored");
         assert_eq!(count(&observer), 1);
+        // The schema is the template's before and after: its cookie too, so that open connections
+        // keep the schema they parsed.
+        assert_eq!((cookie(&observer), cookie(&source.conn)), (before, before));
         let next = Connection::open_with_flags(run.uri(), open_flags(false)).expect("next run");
         next.execute("INSERT INTO t VALUES (5)", []).expect("writes again");
         assert_eq!((count(&observer), count(&next)), (2, 2));
