@@ -11,7 +11,7 @@
 //! This file is the connection; `authorizer.rs` holds the authorizer and its allow-list,
 //! `errors.rs` the mapping of SQLite's errors onto ABI v1's status codes (`status.rs`).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -66,6 +66,57 @@ struct Guard {
     changes_fresh: AtomicBool,
     /// `sqlite3_total_changes` when the instance began: `total_changes()` counts from there.
     total_changes_before: AtomicU64,
+    /// The statement texts this connection prepared with the authorizer's consent, and whether
+    /// each is transaction control (at most [`PREPARED_TEXTS_MAX`]).
+    prepared: Mutex<HashMap<String, bool>>,
+}
+
+/// How many statement texts a guest connection remembers as prepared (the connection's statement
+/// cache keeps fewer: rusqlite's default capacity); when full, it forgets them all.
+const PREPARED_TEXTS_MAX: usize = 64;
+
+impl Guard {
+    /// Whether `sql` was prepared on this connection before, and then whether it is transaction
+    /// control.
+    fn prepared_before(&self, sql: &str) -> Option<bool> {
+        self.prepared.lock().ok()?.get(sql).copied()
+    }
+
+    /// Remembers `sql`, just prepared with the authorizer's consent.
+    fn remember_prepared(&self, sql: &str) {
+        if let Ok(mut prepared) = self.prepared.lock() {
+            if prepared.len() >= PREPARED_TEXTS_MAX {
+                prepared.clear();
+            }
+            prepared.insert(sql.to_string(), self.transaction_control.load(Ordering::Relaxed));
+        }
+    }
+}
+
+/// A guest's statement: prepared for this call, or taken from the connection's statement cache.
+enum Prepared<'c> {
+    Once(rusqlite::Statement<'c>),
+    Cached(rusqlite::CachedStatement<'c>),
+}
+
+impl<'c> std::ops::Deref for Prepared<'c> {
+    type Target = rusqlite::Statement<'c>;
+
+    fn deref(&self) -> &Self::Target {
+        match self {
+            Prepared::Once(stmt) => stmt,
+            Prepared::Cached(stmt) => stmt,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Prepared<'_> {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        match self {
+            Prepared::Once(stmt) => stmt,
+            Prepared::Cached(stmt) => stmt,
+        }
+    }
 }
 
 /// How many unused guest connections a run database keeps (an interleaved run has at most three
@@ -533,11 +584,27 @@ impl GuestDb {
             denied.clear();
         }
         self.guard.transaction_control.store(false, Ordering::Relaxed);
-        // NO_VTAB: a statement that uses any virtual table (json_each, pragma_table_info, ...) fails
-        // to prepare, whatever the authorizer sees.
-        let mut stmt = match self.conn().prepare_with_flags(sql, rusqlite::PrepFlags::SQLITE_PREPARE_NO_VTAB)
-        {
-            Ok(stmt) => stmt,
+        // A statement text this connection prepared before (with the authorizer's verdict and
+        // NO_VTAB, on the same schema) comes from the connection's statement cache: the authorizer
+        // would allow it again, and whether it is transaction control is remembered. Any other is
+        // prepared with NO_VTAB: a statement that uses any virtual table (json_each,
+        // pragma_table_info, ...) fails to prepare, whatever the authorizer sees.
+        let known = self.guard.prepared_before(sql);
+        let prepared = match known {
+            Some(_) => self.conn().prepare_cached(sql).map(Prepared::Cached),
+            None => self
+                .conn()
+                .prepare_with_flags(sql, rusqlite::PrepFlags::SQLITE_PREPARE_NO_VTAB)
+                .map(Prepared::Once),
+        };
+        let mut stmt = match prepared {
+            Ok(stmt) => {
+                match known {
+                    Some(control) => self.guard.transaction_control.store(control, Ordering::Relaxed),
+                    None => self.guard.remember_prepared(sql),
+                }
+                stmt
+            }
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
                 return StatementResult {
@@ -731,6 +798,34 @@ mod tests {
         // A failed write counts as a write: changes() is 0 after it, as SQLite has it.
         assert_eq!(reused.run("INSERT INTO t VALUES ('e', 6)", false).status, status::DUPLICATE);
         assert_eq!(value(&mut reused, "SELECT changes()"), 0);
+    }
+
+    /// A statement text run again comes from the connection's statement cache and behaves as when
+    /// it was first prepared: parameters not bound this time are NULL (not the last call's), a
+    /// transaction statement is not a write, and a denied statement stays denied.
+    #[test]
+    fn a_statement_run_again_behaves_as_the_first_time() {
+        let (_dir, mut db) = db();
+        let insert = "INSERT INTO t VALUES (?1, ?2)";
+        for round in 0..3 {
+            db.bind(1, SqlValue::Text(format!("k{round}")));
+            if round == 0 {
+                db.bind(2, SqlValue::Integer(7));
+            }
+            let result = db.run(insert, false);
+            assert_eq!((result.status, result.is_write, result.changes), (status::OK, true, 1), "{round}");
+            let begin = db.run("BEGIN IMMEDIATE", false);
+            assert_eq!((begin.status, begin.is_write, begin.opened_transaction), (status::OK, false, true));
+            let commit = db.run("COMMIT", false);
+            assert_eq!((commit.status, commit.is_write), (status::OK, false));
+            assert!(error(&mut db, "SELECT name FROM sqlite_master").contains("not part of this exercise"));
+        }
+        assert_eq!(
+            value(&mut db, "SELECT count(*) FROM t WHERE v IS NULL"),
+            2,
+            "unbound parameters are NULL"
+        );
+        assert_eq!(value(&mut db, "SELECT count(*) FROM t WHERE v = 7"), 1);
     }
 
     #[test]
