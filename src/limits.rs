@@ -112,6 +112,12 @@ pub const SQL_CACHE_BYTES_MAX: u64 = 2 * 1024 * 1024;
 /// Heap a dedicated grading process lets SQLite use in all (its connections, their caches, sort and
 /// temporary tables). Only set in such a process: see `sandbox::limit_grading_process`.
 pub const GRADING_PROCESS_SQL_HEAP_BYTES_MAX: u64 = 256 * 1024 * 1024;
+/// Run databases a grading keeps for its next runs, restored in place instead of created anew (a
+/// check holds at most two at once: a probe run's and its current run's).
+pub const RUN_DBS_KEPT_MAX: usize = 2;
+/// Guest connections a run database keeps for the next instances on it (as many instances as a
+/// grading holds at once).
+pub const SPARE_CONNECTIONS_PER_RUN_DB_MAX: usize = POOL_INSTANCES_PER_GRADING as usize;
 /// Rows and bytes of one state read (all state queries of one database together): the evidence a
 /// check compares and shows. A state beyond it is cut, and the cut is a visible row that matches
 /// nothing, so the check fails and says why.
@@ -514,11 +520,19 @@ const _: () = assert!(OVERSIZED_BODY_DRAINED_MAX >= REQUEST_BODY_BYTES_MAX);
 /// A value a guest binds fits in its scratch database; a guest text in the trace is shorter than a
 /// statement may be.
 const _: () = assert!(SQL_VALUE_BYTES_MAX as u64 <= SCRATCH_DB_BYTES_MAX);
-/// A grading keeps its run databases in SQLite's heap: a few at once (a check's probe run, its
-/// current run, the one the observer read last), each with its rollback journal in memory, fit
-/// in half a grading process's heap beside the caches of the connections.
-const _: () =
-    assert!(3 * 2 * SCRATCH_DB_BYTES_MAX + 4 * SQL_CACHE_BYTES_MAX <= GRADING_PROCESS_SQL_HEAP_BYTES_MAX / 2);
+/// A grading keeps its run databases in SQLite's heap: at most one more than it keeps for reuse at
+/// once (a check's probe run and its current run are kept; a third while both are in use), each
+/// with its rollback journal in memory. They fit in half a grading process's heap beside the page
+/// caches of every connection to them: a holder and the spare guest connections of each, the
+/// observer, and the live instances.
+const _: () = assert!(
+    (RUN_DBS_KEPT_MAX as u64 + 1) * 2 * SCRATCH_DB_BYTES_MAX
+        + ((RUN_DBS_KEPT_MAX as u64 + 1) * (1 + SPARE_CONNECTIONS_PER_RUN_DB_MAX as u64)
+            + 1
+            + POOL_INSTANCES_PER_GRADING as u64)
+            * SQL_CACHE_BYTES_MAX
+        <= GRADING_PROCESS_SQL_HEAP_BYTES_MAX / 2
+);
 const _: () = assert!(GUEST_TEXT_BYTES_MAX <= SQL_TEXT_BYTES_MAX);
 /// A grade request to a worker carries the exercise folder and the module the first time.
 const _: () = assert!(EXERCISE_FOLDER_BYTES_MAX + MODULE_BYTES_MAX as u64 <= WORKER_MESSAGE_BYTES_MAX as u64);

@@ -119,10 +119,6 @@ impl std::ops::DerefMut for Prepared<'_> {
     }
 }
 
-/// How many unused guest connections a run database keeps (an interleaved run has at most three
-/// instances on it at once).
-pub const SPARE_CONNECTIONS_MAX: usize = 4;
-
 /// Guest connections to one run database that their instances no longer use, kept for the next
 /// instances on it: opening a connection, applying its settings and parsing the schema is most of
 /// what starting an instance cost.
@@ -167,7 +163,7 @@ impl SpareConnections {
             return;
         }
         if let Ok(mut spare) = self.spare.lock()
-            && spare.len() < SPARE_CONNECTIONS_MAX
+            && spare.len() < crate::limits::SPARE_CONNECTIONS_PER_RUN_DB_MAX
         {
             spare.push((conn, guard, tables));
         }

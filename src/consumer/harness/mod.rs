@@ -108,15 +108,11 @@ pub struct Harness<'a> {
     reference_states: std::collections::HashMap<Vec<usize>, State>,
     /// A read-only connection to the database last observed (by its name).
     observer: std::cell::RefCell<Option<(std::path::PathBuf, rusqlite::Connection)>>,
-    /// Run databases kept for the next runs (at most [`RUN_DBS_KEPT_MAX`]): one that no run holds
-    /// any more is made the template again instead of creating a new one, so that the observer
-    /// and its prepared queries stay with it.
+    /// Run databases kept for the next runs (at most [`crate::limits::RUN_DBS_KEPT_MAX`]): one
+    /// that no run holds any more is made the template again instead of creating a new one, so
+    /// that the observer, its prepared queries and the spare guest connections stay with it.
     run_dbs: Vec<std::rc::Rc<RunDb>>,
 }
-
-/// How many run databases a grading keeps for reuse (a check holds at most two at once: a probe
-/// run's and the current run's).
-const RUN_DBS_KEPT_MAX: usize = 4;
 
 /// What one check records while it runs: its trace, the fuel and instances it used.
 #[derive(Default)]
@@ -300,7 +296,7 @@ impl<'a> Harness<'a> {
                 .restore()
                 .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))?,
         );
-        if self.run_dbs.len() < RUN_DBS_KEPT_MAX {
+        if self.run_dbs.len() < crate::limits::RUN_DBS_KEPT_MAX {
             self.run_dbs.push(std::rc::Rc::clone(&db));
         }
         Ok(db)
