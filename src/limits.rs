@@ -90,6 +90,11 @@ pub const SCHEMA_DB_BYTES_MAX: u64 = 64 * 1024 * 1024;
 pub const SQL_STATEMENTS_PER_DELIVERY: u32 = 1_000;
 /// Longest SQL text of one statement, in bytes.
 pub const SQL_TEXT_BYTES_MAX: usize = 16 * 1024;
+/// Statements a guest connection keeps prepared for the next call with the same text (its
+/// statement cache, least recently used dropped first), and the longest text it keeps: what the
+/// cache holds stays small beside the connection's page cache, whatever texts a guest sends.
+pub const SQL_STATEMENTS_CACHED_PER_CONNECTION: usize = 16;
+pub const SQL_CACHED_STATEMENT_TEXT_BYTES_MAX: usize = 1024;
 /// Longest string or blob value (and table row) SQLite will build for the guest, in bytes. One
 /// SQLite step over such values (`instr`, `replace`: value length squared; `LIKE`: value length
 /// times pattern length) must stay in milliseconds, since the step counter cannot see inside a
@@ -534,6 +539,7 @@ const _: () = assert!(
         <= GRADING_PROCESS_SQL_HEAP_BYTES_MAX / 2
 );
 const _: () = assert!(GUEST_TEXT_BYTES_MAX <= SQL_TEXT_BYTES_MAX);
+const _: () = assert!(SQL_CACHED_STATEMENT_TEXT_BYTES_MAX <= SQL_TEXT_BYTES_MAX);
 /// A grade request to a worker carries the exercise folder and the module the first time.
 const _: () = assert!(EXERCISE_FOLDER_BYTES_MAX + MODULE_BYTES_MAX as u64 <= WORKER_MESSAGE_BYTES_MAX as u64);
 /// Webhooks: connecting is part of an attempt; a lease outlasts a batch of attempts that all time

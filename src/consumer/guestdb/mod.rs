@@ -24,7 +24,9 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::state::SqlValue;
 use crate::deadline::Deadline;
-use crate::limits::SQL_WALL_MS_PER_STATEMENT;
+use crate::limits::{
+    SQL_CACHED_STATEMENT_TEXT_BYTES_MAX, SQL_STATEMENTS_CACHED_PER_CONNECTION, SQL_WALL_MS_PER_STATEMENT,
+};
 
 mod authorizer;
 mod errors;
@@ -67,13 +69,10 @@ struct Guard {
     /// `sqlite3_total_changes` when the instance began: `total_changes()` counts from there.
     total_changes_before: AtomicU64,
     /// The statement texts this connection prepared with the authorizer's consent, and whether
-    /// each is transaction control (at most [`PREPARED_TEXTS_MAX`]).
+    /// each is transaction control: at most [`SQL_STATEMENTS_CACHED_PER_CONNECTION`] texts of at
+    /// most [`SQL_CACHED_STATEMENT_TEXT_BYTES_MAX`] bytes (when full, it forgets them all).
     prepared: Mutex<HashMap<String, bool>>,
 }
-
-/// How many statement texts a guest connection remembers as prepared (the connection's statement
-/// cache keeps fewer: rusqlite's default capacity); when full, it forgets them all.
-const PREPARED_TEXTS_MAX: usize = 64;
 
 impl Guard {
     /// Whether `sql` was prepared on this connection before, and then whether it is transaction
@@ -82,10 +81,14 @@ impl Guard {
         self.prepared.lock().ok()?.get(sql).copied()
     }
 
-    /// Remembers `sql`, just prepared with the authorizer's consent.
+    /// Remembers `sql`, just prepared with the authorizer's consent, when it is short enough to be
+    /// cached (a longer one is prepared anew every time).
     fn remember_prepared(&self, sql: &str) {
+        if sql.len() > SQL_CACHED_STATEMENT_TEXT_BYTES_MAX {
+            return;
+        }
         if let Ok(mut prepared) = self.prepared.lock() {
-            if prepared.len() >= PREPARED_TEXTS_MAX {
+            if prepared.len() >= SQL_STATEMENTS_CACHED_PER_CONNECTION {
                 prepared.clear();
             }
             prepared.insert(sql.to_string(), self.transaction_control.load(Ordering::Relaxed));
@@ -223,23 +226,13 @@ mod counters {
     }
 
     /// Resets what a kept connection shows of earlier instances: the last rowid, `changes()` and
-    /// `total_changes()` read as on a new connection; the statement limits start again.
+    /// `total_changes()` read as on a new connection. (The per-statement state of the guard, its
+    /// steps, stops, denials and commit flag, is reset before every statement anyway.)
     pub(super) fn reset(conn: &Connection, guard: &Guard) {
         // SAFETY: sets a counter of an open connection that no statement is using.
         unsafe { rusqlite::ffi::sqlite3_set_last_insert_rowid(conn.handle(), 0) };
         guard.changes_fresh.store(true, Ordering::Relaxed);
         guard.total_changes_before.store(conn.total_changes(), Ordering::Relaxed);
-        guard.steps.store(0, Ordering::Relaxed);
-        guard.step_limit_hit.store(false, Ordering::Relaxed);
-        guard.wall_limit_hit.store(false, Ordering::Relaxed);
-        guard.committed.store(false, Ordering::Relaxed);
-        guard.transaction_control.store(false, Ordering::Relaxed);
-        if let Ok(mut wall) = guard.wall_deadline.lock() {
-            *wall = None;
-        }
-        if let Ok(mut denied) = guard.denied.lock() {
-            denied.clear();
-        }
     }
 }
 
@@ -373,6 +366,7 @@ impl GuestDb {
             temp = temp_store(crate::sandbox::grading_process_limited())
         ))?;
         drop_virtual_table_modules(&conn);
+        conn.set_prepared_statement_cache_capacity(SQL_STATEMENTS_CACHED_PER_CONNECTION);
         conn.busy_timeout(std::time::Duration::ZERO)?;
         use rusqlite::config::DbConfig;
         conn.set_db_config(DbConfig::SQLITE_DBCONFIG_DEFENSIVE, true)?;
@@ -822,6 +816,23 @@ mod tests {
             "unbound parameters are NULL"
         );
         assert_eq!(value(&mut db, "SELECT count(*) FROM t WHERE v = 7"), 1);
+    }
+
+    /// However many texts a guest sends, and however long, the connection keeps a bounded number
+    /// of short ones prepared; each statement still gives its own result.
+    #[test]
+    fn the_statements_a_connection_keeps_are_bounded_in_number_and_length() {
+        let (_dir, mut db) = db();
+        let long = format!("SELECT 1 /* {} */", "x".repeat(SQL_CACHED_STATEMENT_TEXT_BYTES_MAX));
+        for round in 0..2 {
+            for n in 0..(3 * SQL_STATEMENTS_CACHED_PER_CONNECTION as i64) {
+                assert_eq!(value(&mut db, &format!("SELECT {n}")), n, "round {round}");
+            }
+            assert_eq!(value(&mut db, &long), 1);
+            let kept = db.guard.prepared.lock().expect("prepared").clone();
+            assert!(kept.len() <= SQL_STATEMENTS_CACHED_PER_CONNECTION, "{}", kept.len());
+            assert!(!kept.contains_key(&long), "a long text is not kept");
+        }
     }
 
     #[test]

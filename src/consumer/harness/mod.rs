@@ -317,3 +317,40 @@ impl<'a> Harness<'a> {
         read_state_from(conn, &self.exercise.state_queries).map_err(failed)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consumer::rundb::open_flags;
+
+    /// A kept run database is made the template again only when nothing outside the harness has it
+    /// open: a connection that outlived its run (an instance not yet dropped) keeps its database
+    /// from being reused; once it is closed, the database is reused and reads as the template.
+    #[test]
+    fn a_run_database_still_open_elsewhere_is_not_reused() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
+        let exercise = crate::exercise::Exercise::load(&dir).expect("exercise 03 loads");
+        let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
+        let reference = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
+        let engine = crate::sandbox::engine(crate::grade::Compiler::Winch).expect("engine");
+        let compiled = CompiledConsumer::compile(engine, &reference, &exercise.limits, &consumer.entry)
+            .expect("compiles");
+        let mut harness = Harness::new(consumer, &exercise.limits, &compiled).expect("harness");
+
+        let first = harness.fresh_db().expect("first");
+        let template = harness.state(&first).expect("state");
+        let kept = first.uri().to_path_buf();
+        let outliving = rusqlite::Connection::open_with_flags(&kept, open_flags(false)).expect("open");
+        outliving.execute("DELETE FROM punkte", []).expect("a write of the run");
+        drop(first);
+        let second = harness.fresh_db().expect("second");
+        assert_ne!(second.uri(), kept, "a database another connection has open is not reused");
+        drop(outliving);
+        let reused_name = second.uri().to_path_buf();
+        drop(second);
+        let third = harness.fresh_db().expect("third");
+        assert_eq!(third.uri(), reused_name, "an idle kept database is reused");
+        assert_eq!(harness.state(&third).expect("state"), template, "and reads as the template");
+    }
+}
