@@ -111,6 +111,7 @@ impl SqliteStore {
                 let conn = Connection::open(&self.path)?;
                 conn.busy_timeout(std::time::Duration::from_secs(5))?;
                 conn.pragma_update(None, "query_only", true)?;
+                plan_once(&conn)?;
                 conn
             }
         };
@@ -123,8 +124,19 @@ impl SqliteStore {
     }
 }
 
+/// Plans a statement once, when it is prepared, whatever values are bound to it later. Without
+/// this, SQLite re-prepares (parses and plans anew) a statement such as the submission query, whose
+/// `s.id = ?1` meets a LEFT JOIN, every time a new value is bound: a cached statement saved nothing,
+/// and the parse took the global allocator's lock for every node of the syntax tree. The store's
+/// queries are key lookups whose best plan does not depend on the values.
+fn plan_once(conn: &Connection) -> Sql<()> {
+    conn.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    Ok(())
+}
+
 fn configure(conn: &Connection, durability: Durability) -> Sql<()> {
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    plan_once(conn)?;
     let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if !mode.eq_ignore_ascii_case("wal") {
         return Err(

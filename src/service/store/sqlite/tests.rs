@@ -2,7 +2,7 @@
 //! at all) and its encoding of source submissions. The store's behaviour through the trait is
 //! tested on every backend in `store/tests.rs`.
 
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 
 use super::migrate::SCHEMA_VERSION;
 use super::*;
@@ -132,4 +132,23 @@ fn the_submission_query_shows_the_latest_result_version() {
         rows,
         vec![(1, None, None), (2, Some(1), Some("failed".into())), (3, Some(3), Some("failed".into()))]
     );
+}
+
+/// A cached statement of the store runs again without being prepared again when other values are
+/// bound: the submission query (a LEFT JOIN on `s.id = ?1`) was parsed and planned anew for every
+/// read until the store's connections asked SQLite to plan once.
+#[test]
+fn a_cached_query_is_not_prepared_again_for_new_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path(), Durability::Normal).unwrap();
+    let sql = format!("{} WHERE s.id = ?1", super::results::submission_query());
+    let reprepared = store
+        .read_sql(|conn| {
+            for id in 5..9 {
+                conn.prepare_cached(&sql)?.query_row([id], |_| Ok(())).optional()?;
+            }
+            Ok(conn.prepare_cached(&sql)?.get_status(rusqlite::StatementStatus::RePrepare))
+        })
+        .unwrap();
+    assert_eq!(reprepared, 0, "the submission query was prepared again for new values");
 }
