@@ -297,8 +297,14 @@ pub const WAIT_MS_MAX: u64 = 30_000;
 pub const JOB_LEASE_MS: u64 = 60_000;
 /// Times a grading thread renews the lease of the job it grades within one lease (heartbeat, every
 /// quarter of [`JOB_LEASE_MS`]): a lease never runs out under a live grader, however slow the
-/// machine. A grading thread leases one job at a time, when it is free, so no leased job waits.
+/// machine. The jobs a thread holds while it grades another are renewed with it.
 pub const JOB_LEASE_RENEWALS_PER_LEASE: u64 = 4;
+/// Most jobs one grading thread leases in one round trip to the store: its share of the due jobs
+/// (divided by the number of grading threads, rounded up), held and graded in order. With one job
+/// per lease, every job cost a durable commit the thread waited for before it could grade, and two
+/// threads could not grade more than about 1,700 answers a second however short each grading was;
+/// the bound keeps one thread from holding what a free one could grade.
+pub const JOB_LEASE_BATCH_MAX: usize = 16;
 /// Leases a job may take before it fails with a stated reason (a submission that kills its worker
 /// every time must not be retried forever).
 pub const JOB_ATTEMPTS_MAX: u32 = 5;

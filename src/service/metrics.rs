@@ -135,6 +135,8 @@ pub struct Metrics {
     webhook_events: Series<EventState, Gauge>,
     exercise_reloads: Series<ReloadOutcome, Counter>,
     version_mismatches: Series<VersionMismatch, Counter>,
+    /// Leases that gave a grading thread jobs (one store round trip each, however many jobs).
+    pub job_leases: Counter,
     registry: Registry,
 }
 
@@ -156,6 +158,7 @@ impl Default for Metrics {
             webhook_events: Series::default(),
             exercise_reloads: Series::default(),
             version_mismatches: Series::default(),
+            job_leases: Counter::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -204,6 +207,12 @@ impl Default for Metrics {
             "pruefstein_version_mismatches",
             "Jobs recorded for another exercise version than this node serves, by what the node did",
             metrics.version_mismatches.clone(),
+        );
+        registry.register(
+            "pruefstein_job_leases",
+            "Leases that gave a grading thread jobs, each one round trip to the store for up to \
+             job_lease_batch_max jobs (pruefstein_submissions_total over this: jobs per lease)",
+            metrics.job_leases.clone(),
         );
         Metrics { registry, ..metrics }
     }
@@ -296,6 +305,7 @@ mod tests {
             "pruefstein_exercise_reloads_total{outcome=\"removed\"} 0",
             "pruefstein_version_mismatches_total{action=\"left\"} 0",
             "pruefstein_version_mismatches_total{action=\"graded\"} 0",
+            "pruefstein_job_leases_total 0",
         ] {
             assert!(text.lines().any(|l| l == line), "missing {line:?} in:\n{text}");
         }

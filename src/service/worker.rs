@@ -1,6 +1,8 @@
-//! Grading threads: each leases one job when it is free, grades it, and stores the result, the
-//! webhook event and the job's completion in one transaction. While it grades, the thread renews
-//! the job's lease (a heartbeat), so a job is never graded twice because its lease ran out.
+//! Grading threads: each leases its share of the due jobs when it is free (at most
+//! [`JOB_LEASE_BATCH_MAX`], one round trip to the store), grades them in order, and stores each
+//! result, its webhook event and the job's completion in one transaction. While it grades, the
+//! thread renews the lease of the job and of those it holds (a heartbeat), so a job is never graded
+//! twice because its lease ran out.
 //!
 //! Grading happens in a worker process per thread (`--isolation process`, the default, see
 //! [`crate::isolation`]): the thread kills a worker that passes the submission's deadline plus
@@ -27,7 +29,7 @@ use crate::grade::{GradeError, GradeOptions, grade};
 use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
 use crate::limits::{
     EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
-    JOB_ATTEMPTS_MAX, JOB_LEASE_RENEWALS_PER_LEASE, VERSION_MISMATCH_DEFER_MS,
+    JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_RENEWALS_PER_LEASE, VERSION_MISMATCH_DEFER_MS,
     WORKER_KILLS_PER_SUBMISSION_MAX,
 };
 use crate::report::Report;
@@ -69,23 +71,96 @@ impl Kills {
 
 fn run(shared: Arc<Shared>, n: usize, kills: &Kills) {
     let mut slot = Slot::new(&shared, n);
+    let mut held = Held::default();
+    let beat = lease_beat(&shared);
     loop {
         let seen = shared.work.generation();
         if !shared.accepting.load(Ordering::SeqCst) {
+            held.give_back(&shared);
             return;
         }
-        // One job for this free grading slot: a job is leased only when it can be graded at once.
-        let leased = shared.store.lease_jobs(1, 1, shared.config.job_lease_ms, clock::now_ms());
+        held.renew_due(&shared, beat);
+        if let Some(job) = held.next() {
+            process(&shared, &mut slot, kills, job, &mut held);
+            continue;
+        }
+        // This thread's share of the due jobs, in one round trip; it grades them in order.
+        let leased = shared.store.lease_jobs(
+            JOB_LEASE_BATCH_MAX,
+            shared.config.workers,
+            shared.config.job_lease_ms,
+            clock::now_ms(),
+        );
         match leased {
             Ok(jobs) if !jobs.is_empty() => {
-                for job in jobs {
-                    process(&shared, &mut slot, kills, job);
-                }
+                shared.metrics.job_leases.inc();
+                held.take(jobs);
             }
             Ok(_) => shared.work.wait(seen, IDLE_POLL),
             Err(e) => {
                 tracing::error!(event = "lease_failed", error = %e);
                 shared.work.wait(seen, Duration::from_secs(1));
+            }
+        }
+    }
+}
+
+/// How often a grading thread renews the leases it holds.
+fn lease_beat(shared: &Shared) -> Duration {
+    Duration::from_millis((shared.config.job_lease_ms / JOB_LEASE_RENEWALS_PER_LEASE).max(1))
+}
+
+/// The jobs a grading thread has leased and not begun yet, in lease order, each with when its
+/// lease was taken or last renewed. Their leases are renewed with the job being graded (the
+/// heartbeat) and before the next one begins, so a held job's lease never runs out under a live
+/// thread; at shutdown they are given back without counting an attempt.
+#[derive(Default)]
+struct Held {
+    jobs: std::collections::VecDeque<(LeasedJob, Instant)>,
+}
+
+impl Held {
+    fn take(&mut self, jobs: Vec<LeasedJob>) {
+        let now = Instant::now();
+        self.jobs.extend(jobs.into_iter().map(|job| (job, now)));
+    }
+
+    fn next(&mut self) -> Option<LeasedJob> {
+        self.jobs.pop_front().map(|(job, _)| job)
+    }
+
+    /// Renews the lease of every held job not renewed within `beat` (all of them for a zero
+    /// `beat`). A job that another grader has leased since (its lease had run out) is dropped: its
+    /// attempt is no longer this thread's.
+    fn renew_due(&mut self, shared: &Shared, beat: Duration) {
+        let lease_ms = shared.config.job_lease_ms;
+        self.jobs.retain_mut(|(job, renewed)| {
+            if renewed.elapsed() < beat {
+                return true;
+            }
+            match shared.store.renew_lease(job.submission_id, job.attempt, lease_ms, clock::now_ms()) {
+                Ok(true) => {
+                    *renewed = Instant::now();
+                    true
+                }
+                Ok(false) => {
+                    tracing::warn!(event = "lease_lost", submission = %Shared::public_id(job.submission_id));
+                    false
+                }
+                // Kept: if the lease runs out, its completion is refused (fenced by the attempt).
+                Err(e) => {
+                    tracing::error!(event = "renew_failed", error = %e);
+                    true
+                }
+            }
+        });
+    }
+
+    /// Gives every held job back, its attempt not counted (it was never begun).
+    fn give_back(&mut self, shared: &Shared) {
+        while let Some(job) = self.next() {
+            if let Err(e) = shared.store.release_job(&job, false) {
+                tracing::error!(event = "release_failed", error = %e);
             }
         }
     }
@@ -218,7 +293,7 @@ fn grade_in_thread(
     })
 }
 
-fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob) {
+fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob, held: &mut Held) {
     // Every event while this submission is graded carries it, its exercise and its attempt.
     let span = tracing::info_span!(
         "grade",
@@ -258,13 +333,17 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob)
                     replay: None,
                 };
                 let lease_ms = shared.config.job_lease_ms;
-                let beat = Duration::from_millis((lease_ms / JOB_LEASE_RENEWALS_PER_LEASE).max(1));
+                let beat = lease_beat(shared);
                 let (id, attempt) = (job.submission_id, job.attempt);
-                let mut heartbeat = || match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms())
-                {
-                    Ok(true) => {}
-                    Ok(false) => tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id)),
-                    Err(e) => tracing::error!(event = "renew_failed", error = %e),
+                let mut heartbeat = || {
+                    match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms()) {
+                        Ok(true) => {}
+                        Ok(false) => {
+                            tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id))
+                        }
+                        Err(e) => tracing::error!(event = "renew_failed", error = %e),
+                    }
+                    held.renew_due(shared, Duration::ZERO);
                 };
                 match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
                     Graded::Done(Ok(report)) => JobOutcome::Graded {

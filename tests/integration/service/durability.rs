@@ -235,3 +235,91 @@ fn a_job_that_never_finishes_fails_with_a_reason() {
 
 // ---------------------------------------------------------------------------------------------
 // Exercise folders change while the service runs.
+
+/// Queues `answers` answers and `consumers` consumer modules of client 1 behind the stopped
+/// server's back (as a server leaves them that was stopped with a full queue) and returns their ids.
+fn queue_behind_the_server(server: &Server, answers: usize, consumers: usize) -> Vec<i64> {
+    let db = server.db();
+    let wat = exercise_file("solutions/reference.wat");
+    let mut ids = Vec::new();
+    for n in 0..answers + consumers {
+        let (exercise, kind, payload) = if n < answers {
+            (PREDICTION, "answer", b"(2, 2, 0)".to_vec())
+        } else {
+            (CONSUMER, "module", wat.as_bytes().to_vec())
+        };
+        db.execute(
+            "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, request_hash, created_at) \
+             VALUES (1, ?1, ?2, ?3, ?4, ?5, 'h', 0)",
+            rusqlite::params![exercise, format!("l{n}"), kind, payload, pruefstein::submission::sha256_hex(&payload)],
+        )
+        .unwrap();
+        let id = db.last_insert_rowid();
+        db.execute(
+            "INSERT INTO jobs (submission_id, leased, attempts, lease_until) VALUES (?1, 0, 0, 0)",
+            [id],
+        )
+        .unwrap();
+        ids.push(id);
+    }
+    ids
+}
+
+/// Every queued submission graded once, in its first attempt.
+fn assert_graded_once(server: &Server, token: &str, ids: &[i64]) {
+    for id in ids {
+        let view = server.get(&format!("/api/v1/submissions/sub_{id}?wait=30s"), token).json();
+        assert_eq!(view["status"], "graded", "sub_{id}: {view}");
+        assert_eq!(view["attempts"], 1, "sub_{id} was leased more than once: {view}");
+    }
+}
+
+/// A grading thread takes the due jobs in batches, one round trip to the store for up to
+/// `JOB_LEASE_BATCH_MAX` of them: 40 queued answers take three leases (16, 16, 8), not 40.
+#[test]
+fn a_grading_thread_leases_its_share_of_the_queue_in_one_round_trip() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--workers", "1"]);
+    let (token, _) = server.client("lms");
+    server.kill();
+    let ids = queue_behind_the_server(&server, 40, 0);
+    server.spawn();
+    assert_graded_once(&server, &token, &ids);
+    let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap().text();
+    let expected = 40_usize.div_ceil(pruefstein::limits::JOB_LEASE_BATCH_MAX);
+    assert!(
+        metrics.lines().any(|l| l == format!("pruefstein_job_leases_total {expected}")),
+        "40 jobs, at most {} per lease: {expected} leases expected in\n{metrics}",
+        pruefstein::limits::JOB_LEASE_BATCH_MAX
+    );
+}
+
+/// The jobs a grading thread holds while it grades others keep their leases. One thread leases 16
+/// consumers (a batch that takes longer than the lease), the other thread goes on leasing the
+/// answers queued after them, oldest first: it would take every held consumer whose lease ran out.
+/// None is taken, and every job is graded in its first attempt.
+#[test]
+fn held_jobs_keep_their_leases_while_the_batch_before_them_is_graded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut server = Server::start(dir.path(), &["--workers", "2", "--job-lease-ms", "300"]);
+    let (token, _) = server.client("lms");
+    server.kill();
+    let consumers = queue_behind_the_server(&server, 0, pruefstein::limits::JOB_LEASE_BATCH_MAX);
+    let answers = queue_behind_the_server(&server, 400, 0);
+    server.spawn();
+    assert_graded_once(&server, &token, &consumers);
+    assert_graded_once(&server, &token, &answers);
+    // A lease that ran out shows as a second grading (attempt 2), whose result is not stored.
+    let log = server.log_text();
+    let mut gradings: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for line in log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
+        if line["event"] == "graded" {
+            let submission = line["submission"].as_str().unwrap_or_default().to_string();
+            gradings.entry(submission).or_default().push(line["attempt"].as_u64().unwrap_or_default());
+        }
+    }
+    assert_eq!(gradings.len(), consumers.len() + answers.len(), "{log}");
+    let twice: Vec<_> = gradings.iter().filter(|(_, attempts)| attempts.as_slice() != [1]).collect();
+    assert!(twice.is_empty(), "graded again after a held lease ran out: {twice:?}");
+    assert!(!log.contains("\"event\":\"lease_lost\""), "{log}");
+}
