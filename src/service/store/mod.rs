@@ -474,7 +474,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// Leases waiting jobs (or jobs whose lease expired), oldest first, counting an attempt each:
     /// the due jobs divided by `share` (the number of workers), rounded up, at most `max`. The
-    /// service's grading threads lease one job each, when they are free (`max = 1`).
+    /// service's grading threads lease their share when they are free (`max` =
+    /// [`JOB_LEASE_BATCH_MAX`](crate::limits::JOB_LEASE_BATCH_MAX), `share` = the threads).
     fn lease_jobs(
         &self,
         max: usize,
