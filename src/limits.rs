@@ -291,6 +291,10 @@ pub const INTERPRETER_INIT_WALL_MS: u64 = 10_000;
 
 /// Longest `?wait=` a client may ask for: the request holds a connection that long at most.
 pub const WAIT_MS_MAX: u64 = 30_000;
+/// Submissions finished lately that the service remembers (their ids), so that a request that
+/// waits for one finished between its intake and its registration reads the store once instead of
+/// every waiting request reading it back. When more finish in between, the request reads anyway.
+pub const WAITERS_FINISHED_KEPT: usize = 4_096;
 /// A grading job's lease (visibility timeout): a job whose worker has not finished it (or renewed
 /// the lease) by then is leased again. Well above [`WALL_MS_PER_SUBMISSION`]; the grading thread
 /// renews it while it grades, so a live grader never loses its lease.

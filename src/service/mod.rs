@@ -120,9 +120,33 @@ impl Wakeup {
 }
 
 /// Requests waiting (`?wait=`) for a submission to be finished.
+///
+/// A request takes a [`mark`](Waiters::mark) before it reads or writes the submission, and
+/// registers after: whatever finished in between is found among the submissions finished lately
+/// (then the request reads the store once), so a result is never missed and, in the usual case, a
+/// waiting request reads nothing after its intake: it answers with what the grading thread hands it.
 #[derive(Debug, Default)]
 pub struct Waiters {
-    waiting: Mutex<HashMap<i64, Vec<FinishedSender>>>,
+    state: Mutex<WaitState>,
+}
+
+#[derive(Debug, Default)]
+struct WaitState {
+    waiting: HashMap<i64, Vec<FinishedSender>>,
+    /// How many submissions have finished (the mark of the next one is this).
+    finished: u64,
+    /// The submissions finished lately, oldest first, each with its number: at most
+    /// [`WAITERS_FINISHED_KEPT`](crate::limits::WAITERS_FINISHED_KEPT).
+    lately: std::collections::VecDeque<(u64, i64)>,
+    /// The number of the newest submission dropped from `lately` (0: none).
+    forgotten_through: u64,
+}
+
+/// A registration: wait for the receiver, or read the store because the submission may have
+/// finished since the mark.
+pub enum Registration {
+    Waiting(tokio::sync::oneshot::Receiver<Option<Arc<Finished>>>),
+    FinishedSinceMark,
 }
 
 /// Where a waiting request learns that its submission is finished (and, if it can, what was stored).
@@ -148,20 +172,46 @@ impl Finished {
 }
 
 impl Waiters {
-    /// Registers interest in `id`; the receiver fires when its result is stored, with what was
-    /// stored (none when the waiter must read it: the result was stored by an earlier grading).
-    /// Register before reading the state, so that a result stored in between is not missed.
-    pub fn register(&self, id: i64) -> tokio::sync::oneshot::Receiver<Option<Arc<Finished>>> {
+    fn state(&self) -> std::sync::MutexGuard<'_, WaitState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Where the finished submissions stand now: take it before reading or writing the submission
+    /// that a request will wait for, and hand it to [`register`](Waiters::register).
+    pub fn mark(&self) -> u64 {
+        self.state().finished
+    }
+
+    /// Registers interest in `id`: the receiver fires when its result is stored, with what was
+    /// stored (none when the waiter must read it: the result was stored by an earlier grading or by
+    /// another node). If `id` may have finished since `mark`, nothing is registered: read the store.
+    pub fn register(&self, id: i64, mark: u64) -> Registration {
+        let mut state = self.state();
+        let finished_since = state.forgotten_through > mark
+            || state.lately.iter().rev().take_while(|(n, _)| *n > mark).any(|(_, finished)| *finished == id);
+        if finished_since {
+            return Registration::FinishedSinceMark;
+        }
         let (sender, receiver) = tokio::sync::oneshot::channel();
-        let mut waiting = self.waiting.lock().unwrap_or_else(|p| p.into_inner());
-        let list = waiting.entry(id).or_default();
+        let list = state.waiting.entry(id).or_default();
         list.retain(|s| !s.is_closed());
         list.push(sender);
-        receiver
+        Registration::Waiting(receiver)
     }
 
     pub fn finished(&self, id: i64, stored: Option<Finished>) {
-        let senders = self.waiting.lock().unwrap_or_else(|p| p.into_inner()).remove(&id);
+        let senders = {
+            let mut state = self.state();
+            state.finished += 1;
+            let number = state.finished;
+            if state.lately.len() >= crate::limits::WAITERS_FINISHED_KEPT
+                && let Some((forgotten, _)) = state.lately.pop_front()
+            {
+                state.forgotten_through = forgotten;
+            }
+            state.lately.push_back((number, id));
+            state.waiting.remove(&id)
+        };
         let stored = stored.map(Arc::new);
         for sender in senders.into_iter().flatten() {
             let _ = sender.send(stored.clone());
@@ -432,6 +482,48 @@ pub mod platforms {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn waiting(registration: Registration) -> tokio::sync::oneshot::Receiver<Option<Arc<Finished>>> {
+        match registration {
+            Registration::Waiting(receiver) => receiver,
+            Registration::FinishedSinceMark => panic!("told to read the store, though nothing finished"),
+        }
+    }
+
+    /// A submission that finishes between a request's mark and its registration is not missed
+    /// (the request is told to read the store); one that finishes after the registration is handed
+    /// to the request; others finishing in between change neither.
+    #[test]
+    fn a_waiter_misses_no_submission_that_finished_since_its_mark() {
+        let waiters = Waiters::default();
+        waiters.finished(7, None);
+        let mark = waiters.mark();
+        waiters.finished(8, None);
+        assert!(matches!(waiters.register(1, mark), Registration::Waiting(_)), "1 has not finished");
+        assert!(matches!(waiters.register(7, mark), Registration::Waiting(_)), "7 finished before the mark");
+        assert!(matches!(waiters.register(8, mark), Registration::FinishedSinceMark), "8 finished since");
+
+        let mut receiver = waiting(waiters.register(2, waiters.mark()));
+        waiters.finished(3, None);
+        assert!(receiver.try_recv().is_err(), "woken by another submission");
+        waiters.finished(2, None);
+        assert!(matches!(receiver.try_recv(), Ok(None)), "not woken by its own");
+    }
+
+    /// When more submissions finished since the mark than are remembered, the request reads the
+    /// store: the one it waits for may be among the forgotten.
+    #[test]
+    fn a_waiter_reads_the_store_when_finished_submissions_were_forgotten_since_its_mark() {
+        let waiters = Waiters::default();
+        let mark = waiters.mark();
+        waiters.finished(1, None);
+        for id in 2..(2 + crate::limits::WAITERS_FINISHED_KEPT as i64) {
+            waiters.finished(id, None);
+        }
+        assert!(matches!(waiters.register(1, mark), Registration::FinishedSinceMark), "1 was forgotten");
+        assert!(matches!(waiters.register(100_000, mark), Registration::FinishedSinceMark));
+        assert!(matches!(waiters.register(100_000, waiters.mark()), Registration::Waiting(_)));
+    }
 
     #[test]
     fn a_public_id_is_read_only_as_it_is_written() {

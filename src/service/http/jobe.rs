@@ -335,6 +335,7 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
             );
         }
     };
+    let mark = shared.waiters.mark();
     let record = match db(&shared, move |store| store.submit(&new, QUEUE_DEPTH_MAX, clock::now_ms())).await {
         Ok(Intake::Created(record) | Intake::Existing(record) | Intake::KeyReused(record)) => {
             shared.metrics.accepted.inc();
@@ -346,7 +347,7 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         }
         Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     };
-    let record = match wait_for(&shared, record, WAIT_MS_MAX).await {
+    let record = match wait_for(&shared, record, mark, WAIT_MS_MAX).await {
         Ok(record) => record,
         Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     };

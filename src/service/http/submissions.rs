@@ -18,7 +18,7 @@ use super::{Data, db};
 use crate::limits::{LEARNER_BYTES_MAX, QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
 use crate::service::problem::Problem;
 use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
-use crate::service::{Shared, clock};
+use crate::service::{Registration, Shared, clock};
 
 #[utoipa::path(
     post,
@@ -80,6 +80,7 @@ pub async fn create_submission(
         Body::TooSlow(answer) => return Ok(answer),
     };
     let new = validate(&shared, &client, parsed, key)?;
+    let mark = shared.waiters.mark();
     let intake = db(&shared, move |store| store.submit(&new, QUEUE_DEPTH_MAX, clock::now_ms())).await?;
     let (record, created) = match intake {
         Intake::Created(record) => {
@@ -109,7 +110,7 @@ pub async fn create_submission(
             return Err(problem);
         }
     };
-    let record = wait_for(&shared, record, wait_ms).await?;
+    let record = wait_for(&shared, record, mark, wait_ms).await?;
     let status = if record.status.is_final() || !created { StatusCode::OK } else { StatusCode::ACCEPTED };
     let view = submission_view(&shared, &record);
     let mut response = HttpResponse::build(status);
@@ -117,26 +118,30 @@ pub async fn create_submission(
     Ok(response.json(view))
 }
 
-/// Waits up to `wait_ms` for the submission to be finished and returns its latest state.
+/// Waits up to `wait_ms` for the submission to be finished and returns its latest state. `record`
+/// is what the request read or wrote after taking `mark` (see [`crate::service::Waiters`]).
 pub(super) async fn wait_for(
     shared: &Data,
     record: SubmissionRecord,
+    mark: u64,
     wait_ms: u64,
 ) -> Result<SubmissionRecord, Problem> {
     if wait_ms == 0 || record.status.is_final() {
         return Ok(record);
     }
     let id = record.id;
-    let finished = shared.waiters.register(id);
-    let current = db(shared, move |store| store.submission(id)).await?.unwrap_or(record);
-    if current.status.is_final() {
-        return Ok(current);
-    }
+    let finished = match shared.waiters.register(id, mark) {
+        Registration::Waiting(finished) => finished,
+        // Finished between the request's read or intake and now: the store says what holds.
+        Registration::FinishedSinceMark => {
+            return Ok(db(shared, move |store| store.submission(id)).await?.unwrap_or(record));
+        }
+    };
     match tokio::time::timeout(Duration::from_millis(wait_ms), finished).await {
         // The grading thread handed over what it stored: nothing to read back.
-        Ok(Ok(Some(stored))) => Ok(stored.apply(current)),
-        // Waited out, or stored by an earlier grading: the store says what holds.
-        _ => Ok(db(shared, move |store| store.submission(id)).await?.unwrap_or(current)),
+        Ok(Ok(Some(stored))) => Ok(stored.apply(record)),
+        // Waited out, or stored by an earlier grading or another node: the store says what holds.
+        _ => Ok(db(shared, move |store| store.submission(id)).await?.unwrap_or(record)),
     }
 }
 
@@ -174,11 +179,12 @@ pub async fn get_submission(
     let wait_ms = parse_wait(query.wait.as_deref())?;
     let public = path.into_inner();
     let id = Shared::parse_id(&public).ok_or_else(|| submission_not_found(&public))?;
+    let mark = shared.waiters.mark();
     let record = db(&shared, move |store| store.submission(id))
         .await?
         .filter(|r| r.client_id == client.id)
         .ok_or_else(|| submission_not_found(&public))?;
-    let record = wait_for(&shared, record, wait_ms).await?;
+    let record = wait_for(&shared, record, mark, wait_ms).await?;
     Ok(HttpResponse::Ok().json(submission_view(&shared, &record)))
 }
 
