@@ -6,7 +6,8 @@
 //! the interpreter's compile once per process (snapshot included), the start of one instance (a
 //! fresh instance from the snapshot + loading the student's file), and a whole grade.
 //!
-//! Run: `cargo bench --bench consumer` (add `-- --rounds 200` for more rounds).
+//! Run: `cargo bench --bench consumer` (add `-- --rounds 200` for more rounds; `-- --wat-only`
+//! leaves out the interpreted consumers, for a profile of the module path alone).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -67,6 +68,8 @@ fn main() {
                 }
             }
 
+            // Its run databases go back to the thread for the next grading, as after a grading.
+            drop(harness);
             let options = GradeOptions { compiler, ..GradeOptions::default() };
             let start = Instant::now();
             let report = grade(&exercise, &Submission::Module(binary.clone()), &options).expect("grades");
@@ -97,6 +100,9 @@ fn main() {
         exercise.limits.fuel_per_delivery,
         fuel as f64 * 100.0 / exercise.limits.fuel_per_delivery as f64
     );
+    if std::env::args().any(|a| a == "--wat-only") {
+        return;
+    }
     use pruefstein::submission::Language;
     interpreted(&exercise, consumer, &dir, rounds, Language::Python, "solutions/lesson.py");
     interpreted(&exercise, consumer, &dir, rounds, Language::JavaScript, "solutions/reference.js");

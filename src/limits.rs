@@ -114,11 +114,15 @@ pub const SQL_PARAMETERS_MAX: usize = 32;
 pub const SCRATCH_DB_BYTES_MAX: u64 = 16 * 1024 * 1024;
 /// Page cache of one guest connection, in bytes.
 pub const SQL_CACHE_BYTES_MAX: u64 = 2 * 1024 * 1024;
+/// Page cache of the harness's observer connection to a run database (it reads the exercise's
+/// few observable rows after a run), in bytes.
+pub const SQL_OBSERVER_CACHE_BYTES_MAX: u64 = 256 * 1024;
 /// Heap a dedicated grading process lets SQLite use in all (its connections, their caches, sort and
 /// temporary tables). Only set in such a process: see `sandbox::limit_grading_process`.
 pub const GRADING_PROCESS_SQL_HEAP_BYTES_MAX: u64 = 256 * 1024 * 1024;
 /// Run databases a grading keeps for its next runs, restored in place instead of created anew (a
-/// check holds at most two at once: a probe run's and its current run's).
+/// check holds at most two at once: a probe run's and its current run's); a grading thread hands
+/// them on to its next grading of the same exercise.
 pub const RUN_DBS_KEPT_MAX: usize = 2;
 /// Guest connections a run database keeps for the next instances on it (as many instances as a
 /// grading holds at once).
@@ -538,14 +542,14 @@ const _: () = assert!(SQL_VALUE_BYTES_MAX as u64 <= SCRATCH_DB_BYTES_MAX);
 /// A grading keeps its run databases in SQLite's heap: at most one more than it keeps for reuse at
 /// once (a check's probe run and its current run are kept; a third while both are in use), each
 /// with its rollback journal in memory. They fit in half a grading process's heap beside the page
-/// caches of every connection to them: a holder and the spare guest connections of each, the
-/// observer, and the live instances.
+/// caches of every connection to them: a holder, an observer and the spare guest connections of
+/// each, and the live instances.
 const _: () = assert!(
     (RUN_DBS_KEPT_MAX as u64 + 1) * 2 * SCRATCH_DB_BYTES_MAX
         + ((RUN_DBS_KEPT_MAX as u64 + 1) * (1 + SPARE_CONNECTIONS_PER_RUN_DB_MAX as u64)
-            + 1
             + POOL_INSTANCES_PER_GRADING as u64)
             * SQL_CACHE_BYTES_MAX
+        + (RUN_DBS_KEPT_MAX as u64 + 1) * SQL_OBSERVER_CACHE_BYTES_MAX
         <= GRADING_PROCESS_SQL_HEAP_BYTES_MAX / 2
 );
 const _: () = assert!(GUEST_TEXT_BYTES_MAX <= SQL_TEXT_BYTES_MAX);

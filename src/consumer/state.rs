@@ -68,10 +68,13 @@ pub fn read_state(path: &Path, queries: &[StateQuery]) -> rusqlite::Result<State
 /// A read-only connection for reading a database's state (`path` a file name, or a `file:` URI such
 /// as a run's database in memory, [`super::rundb::RunDb::uri`]).
 pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
-    Connection::open_with_flags(
+    let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )
+    )?;
+    let cache_kib = crate::limits::SQL_OBSERVER_CACHE_BYTES_MAX / 1024;
+    conn.execute_batch(&format!("PRAGMA cache_size = -{cache_kib}"))?;
+    Ok(conn)
 }
 
 /// Reads the state with the default bounds, [`STATE_ROWS_MAX`] rows and [`STATE_BYTES_MAX`] bytes

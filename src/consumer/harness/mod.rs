@@ -37,7 +37,7 @@ use super::exercise::ConsumerExercise;
 use super::process::CompiledConsumer;
 use super::rundb::{RunDb, TemplateSource};
 use super::schedule::ScheduleInfo;
-use super::state::{State, open_observer, read_state_from};
+use super::state::{State, read_state_from};
 use crate::deadline::Deadline;
 use crate::exercise::GradeError;
 use crate::limits::Limits;
@@ -94,7 +94,9 @@ pub struct Harness<'a> {
     pub exercise: &'a ConsumerExercise,
     pub limits: &'a Limits,
     pub compiled: &'a CompiledConsumer,
-    template: TemplateSource,
+    /// The template and the run databases, taken from those the thread kept after its last
+    /// grading of the same exercise, and left to the next one (none only while it is dropped).
+    databases: Option<KeptDatabases>,
     /// Seeds every random choice of this grading (derived from the submission's hash).
     pub seed: u64,
     /// Coverage figures the checks add to the report.
@@ -106,12 +108,47 @@ pub struct Harness<'a> {
     /// The reference's states this grading needed beyond what the exercise keeps
     /// ([`crate::consumer::ReferenceStates`]), computed once per grading.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
-    /// A read-only connection to the database last observed (by its name).
-    observer: std::cell::RefCell<Option<(std::path::PathBuf, rusqlite::Connection)>>,
-    /// Run databases kept for the next runs (at most [`crate::limits::RUN_DBS_KEPT_MAX`]): one
-    /// that no run holds any more is made the template again instead of creating a new one, so
-    /// that the observer, its prepared queries and the spare guest connections stay with it.
+}
+
+/// An exercise's template opened as the source of run databases, and the run databases kept for
+/// the next runs (at most [`crate::limits::RUN_DBS_KEPT_MAX`]): one that no run holds any more is
+/// made the template again instead of creating a new one, so that its observer, their prepared
+/// queries and the spare guest connections stay with it. A grading leaves them to the next grading
+/// of the same exercise on its thread (a grading process grades one submission after the other
+/// on one thread), which finds them by the template's bytes; the thread keeps those of one
+/// exercise, the last graded.
+struct KeptDatabases {
+    template_bytes: Vec<u8>,
+    source: TemplateSource,
     run_dbs: Vec<std::rc::Rc<RunDb>>,
+}
+
+thread_local! {
+    static KEPT_DATABASES: std::cell::RefCell<Option<KeptDatabases>> = const { std::cell::RefCell::new(None) };
+}
+
+impl KeptDatabases {
+    /// Those the thread kept for `template`, or a new source with no run database yet.
+    fn take(template: &[u8]) -> rusqlite::Result<KeptDatabases> {
+        let kept = KEPT_DATABASES.with(|kept| kept.borrow_mut().take());
+        match kept {
+            Some(kept) if kept.template_bytes == template => Ok(kept),
+            // Another exercise's (or another version's): dropped, its databases freed.
+            _ => Ok(KeptDatabases {
+                template_bytes: template.to_vec(),
+                source: TemplateSource::open(template)?,
+                run_dbs: Vec::new(),
+            }),
+        }
+    }
+}
+
+impl Drop for Harness<'_> {
+    fn drop(&mut self) {
+        let databases = self.databases.take();
+        // During a thread's teardown the slot may be gone: then they are simply freed.
+        let _ = KEPT_DATABASES.try_with(|kept| *kept.borrow_mut() = databases);
+    }
 }
 
 /// What one check records while it runs: its trace, the fuel and instances it used.
@@ -187,20 +224,18 @@ impl<'a> Harness<'a> {
         limits: &'a Limits,
         compiled: &'a CompiledConsumer,
     ) -> Result<Self, GradeError> {
-        let template = TemplateSource::open(&exercise.template)
+        let databases = KeptDatabases::take(&exercise.template)
             .map_err(|e| GradeError::Internal(format!("cannot open the database template: {e}")))?;
         Ok(Harness {
             exercise,
             limits,
             compiled,
-            template,
+            databases: Some(databases),
             seed: 0,
             coverage: Vec::new(),
             full_trace: false,
             deadline: Deadline::for_submission(limits),
             reference_states: Default::default(),
-            observer: Default::default(),
-            run_dbs: Vec::new(),
         })
     }
 
@@ -274,47 +309,38 @@ impl<'a> Harness<'a> {
     /// the observer and the spare guest connections has it open), made the template again;
     /// otherwise a new one.
     fn fresh_db(&mut self) -> Result<std::rc::Rc<RunDb>, GradeError> {
-        let observed = self.observer.borrow().as_ref().map(|(name, _)| name.clone());
+        let Some(KeptDatabases { source, run_dbs, .. }) = &mut self.databases else {
+            return Err(GradeError::Internal("the run databases are gone".into()));
+        };
         let mut index = 0;
-        while index < self.run_dbs.len() {
-            let kept = &mut self.run_dbs[index];
+        while index < run_dbs.len() {
+            let kept = &mut run_dbs[index];
             let Some(db) = std::rc::Rc::get_mut(kept) else {
                 index += 1;
                 continue;
             };
-            let observers = u32::from(observed.as_deref() == Some(db.uri()));
-            let idle = 1 + observers + db.spares().len() as u32;
-            if db.connections() == idle && db.restore_from(&self.template).is_ok() {
+            if db.idle() && db.restore_from(source).is_ok() {
                 return Ok(std::rc::Rc::clone(kept));
             }
             // Still open somewhere (an instance that outlived its run), or not restorable: never
             // reused, freed when its last connection closes.
-            self.run_dbs.swap_remove(index);
+            run_dbs.swap_remove(index);
         }
         let db = std::rc::Rc::new(
-            self.template
+            source
                 .restore()
                 .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))?,
         );
-        if self.run_dbs.len() < crate::limits::RUN_DBS_KEPT_MAX {
-            self.run_dbs.push(std::rc::Rc::clone(&db));
+        if run_dbs.len() < crate::limits::RUN_DBS_KEPT_MAX {
+            run_dbs.push(std::rc::Rc::clone(&db));
         }
         Ok(db)
     }
 
-    /// The observable state of the database `db`, read through one observer connection per
-    /// database (kept open while the check uses it).
+    /// The observable state of the database `db`, read through its observer connection.
     fn state(&self, db: &RunDb) -> Result<State, GradeError> {
-        let failed =
-            |e: rusqlite::Error| GradeError::Internal(format!("cannot read the database state: {e}"));
-        let mut observer = self.observer.borrow_mut();
-        if observer.as_ref().is_none_or(|(name, _)| name != db.uri()) {
-            *observer = Some((db.uri().to_path_buf(), open_observer(db.uri()).map_err(failed)?));
-        }
-        let Some((_, conn)) = observer.as_ref() else {
-            return Err(GradeError::Internal("no observer connection".into()));
-        };
-        read_state_from(conn, &self.exercise.state_queries).map_err(failed)
+        db.observe(|conn| read_state_from(conn, &self.exercise.state_queries))
+            .map_err(|e| GradeError::Internal(format!("cannot read the database state: {e}")))
     }
 }
 
@@ -352,5 +378,54 @@ mod tests {
         let third = harness.fresh_db().expect("third");
         assert_eq!(third.uri(), reused_name, "an idle kept database is reused");
         assert_eq!(harness.state(&third).expect("state"), template, "and reads as the template");
+    }
+
+    /// A grading leaves its run databases, their observers and spare guest connections to the next
+    /// grading of the exercise on its thread, and nothing of what it did shows: after each mutant
+    /// (open transactions at a crash, writes without a transaction, failed constraints), the
+    /// reference's report on the same thread is byte for byte the one of a thread that graded
+    /// nothing before, while the run database it starts on is the one the mutant left.
+    #[test]
+    fn a_grading_after_another_on_its_thread_reuses_its_databases_and_sees_nothing_of_it() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
+        let exercise = crate::exercise::Exercise::load(&dir).expect("exercise 03 loads");
+        let reference = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
+        let grade_json = |bytes: &[u8]| {
+            let options = crate::grade::GradeOptions::default();
+            let report = crate::grade::grade(
+                &exercise,
+                &crate::submission::Submission::Module(bytes.to_vec()),
+                &options,
+            )
+            .expect("grades");
+            serde_json::to_string(&report).expect("json")
+        };
+        let alone =
+            std::thread::scope(|scope| scope.spawn(|| grade_json(&reference)).join().expect("grades"));
+        let kept_run_db = || {
+            KEPT_DATABASES.with(|kept| {
+                kept.borrow().as_ref().and_then(|k| k.run_dbs.first().map(|db| db.uri().to_path_buf()))
+            })
+        };
+        let mut mutants: Vec<_> = std::fs::read_dir(dir.join("mutants"))
+            .expect("mutants")
+            .map(|entry| entry.expect("entry").path())
+            .filter(|path| path.extension().is_some_and(|e| e == "wat"))
+            .collect();
+        mutants.sort();
+        assert!(mutants.len() >= 5, "{mutants:?}");
+        for mutant in &mutants {
+            grade_json(&std::fs::read(mutant).expect("mutant"));
+            let left = kept_run_db().expect("the mutant's grading left its run databases");
+            assert_eq!(grade_json(&reference), alone, "after {}", mutant.display());
+            assert!(
+                KEPT_DATABASES.with(|kept| {
+                    kept.borrow().as_ref().is_some_and(|k| k.run_dbs.iter().any(|db| db.uri() == left))
+                }),
+                "the reference's grading did not start on the run database {} left",
+                mutant.display()
+            );
+        }
     }
 }

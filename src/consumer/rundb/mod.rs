@@ -65,7 +65,7 @@ impl TemplateSource {
         // bounds the buffer memdb grows for it.
         vfs::limit_size(&holder, crate::limits::SCRATCH_DB_BYTES_MAX)?;
         self.copy_into(&mut holder)?;
-        Ok(RunDb { name, uri, holder, spares: Arc::default() })
+        Ok(RunDb { name, uri, holder, spares: Arc::default(), observer: std::cell::RefCell::default() })
     }
 
     /// Copies every page of the template over the database `holder` has open, in one step: one
@@ -113,6 +113,9 @@ pub struct RunDb {
     holder: Connection,
     /// Guest connections to it that ended instances left for the next ones.
     spares: Arc<SpareConnections>,
+    /// The harness's read-only connection to it, opened at the first state read and kept with the
+    /// database, so that its prepared state queries serve every run on it.
+    observer: std::cell::RefCell<Option<Connection>>,
 }
 
 impl RunDb {
@@ -129,6 +132,25 @@ impl RunDb {
     /// The guest connections to this database that no instance uses now.
     pub fn spares(&self) -> &Arc<SpareConnections> {
         &self.spares
+    }
+
+    /// Whether no run uses this database: no connection has it open but its holder, its observer
+    /// and the spare guest connections.
+    pub fn idle(&self) -> bool {
+        let observers = u32::from(self.observer.borrow().is_some());
+        self.connections() == 1 + observers + self.spares.len() as u32
+    }
+
+    /// Runs `read` on the database's observer connection (read-only), opened at the first call.
+    pub fn observe<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+        let mut observer = self.observer.borrow_mut();
+        let conn = match observer.take() {
+            Some(conn) => conn,
+            None => super::state::open_observer(&self.uri)?,
+        };
+        let result = read(&conn);
+        *observer = Some(conn);
+        result
     }
 
     /// Makes this database the template again, for the next run under the same name: what the
