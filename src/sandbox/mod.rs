@@ -189,7 +189,13 @@ fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation)
         Compiler::Winch => Strategy::Winch,
         Compiler::Cranelift => Strategy::Cranelift,
     });
-    config.cranelift_opt_level(OptLevel::Speed);
+    config.cranelift_opt_level(match compiler {
+        // Winch compiles the module's functions; Cranelift only the trampolines between host and
+        // wasm, a few instructions each, where optimising costs more than it saves: most of a
+        // small module's compile was optimising its trampolines.
+        Compiler::Winch => OptLevel::None,
+        Compiler::Cranelift => OptLevel::Speed,
+    });
     config.consume_fuel(true);
     config.epoch_interruption(true);
     config.max_wasm_stack(stack_bytes);
