@@ -313,6 +313,11 @@ pub const JOB_LEASE_RENEWALS_PER_LEASE: u64 = 4;
 /// threads could not grade more than about 1,700 answers a second however short each grading was;
 /// the bound keeps one thread from holding what a free one could grade.
 pub const JOB_LEASE_BATCH_MAX: usize = 16;
+/// Longest the jobs a grading thread holds wait behind the grading it is busy with: past it, they
+/// are given back (uncounted) for a free thread to take, so that one slow or hostile submission
+/// delays the jobs leased with it by this much, not by its whole deadline. A grading of the course's
+/// consumers takes a few milliseconds; an interpreted one some tens.
+pub const JOB_HELD_WAIT_MS_MAX: u64 = 100;
 /// Leases a job may take before it fails with a stated reason (a submission that kills its worker
 /// every time must not be retried forever).
 pub const JOB_ATTEMPTS_MAX: u32 = 5;

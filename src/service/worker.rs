@@ -29,8 +29,8 @@ use crate::grade::{GradeError, GradeOptions, grade};
 use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
 use crate::limits::{
     EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
-    JOB_ATTEMPTS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_RENEWALS_PER_LEASE, VERSION_MISMATCH_DEFER_MS,
-    WORKER_KILLS_PER_SUBMISSION_MAX,
+    JOB_ATTEMPTS_MAX, JOB_HELD_WAIT_MS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_RENEWALS_PER_LEASE,
+    VERSION_MISMATCH_DEFER_MS, WORKER_KILLS_PER_SUBMISSION_MAX,
 };
 use crate::report::Report;
 use crate::submission::Submission;
@@ -113,7 +113,8 @@ fn lease_beat(shared: &Shared) -> Duration {
 /// The jobs a grading thread has leased and not begun yet, in lease order, each with when its
 /// lease was taken or last renewed. Their leases are renewed with the job being graded (the
 /// heartbeat) and before the next one begins, so a held job's lease never runs out under a live
-/// thread; at shutdown they are given back without counting an attempt.
+/// thread. They are given back without counting an attempt at shutdown, and when the grading in
+/// front of them takes longer than [`JOB_HELD_WAIT_MS_MAX`] (a free thread takes them then).
 #[derive(Default)]
 struct Held {
     jobs: std::collections::VecDeque<(LeasedJob, Instant)>,
@@ -129,39 +130,61 @@ impl Held {
         self.jobs.pop_front().map(|(job, _)| job)
     }
 
+    fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
     /// Renews the lease of every held job not renewed within `beat` (all of them for a zero
     /// `beat`). A job that another grader has leased since (its lease had run out) is dropped: its
     /// attempt is no longer this thread's.
     fn renew_due(&mut self, shared: &Shared, beat: Duration) {
-        let lease_ms = shared.config.job_lease_ms;
         self.jobs.retain_mut(|(job, renewed)| {
             if renewed.elapsed() < beat {
                 return true;
             }
-            match shared.store.renew_lease(job.submission_id, job.attempt, lease_ms, clock::now_ms()) {
-                Ok(true) => {
+            match renew_lease(shared, job.submission_id, job.attempt) {
+                Renewal::Renewed => {
                     *renewed = Instant::now();
                     true
                 }
-                Ok(false) => {
-                    tracing::warn!(event = "lease_lost", submission = %Shared::public_id(job.submission_id));
-                    false
-                }
+                Renewal::Lost => false,
                 // Kept: if the lease runs out, its completion is refused (fenced by the attempt).
-                Err(e) => {
-                    tracing::error!(event = "renew_failed", error = %e);
-                    true
-                }
+                Renewal::Failed => true,
             }
         });
     }
 
-    /// Gives every held job back, its attempt not counted (it was never begun).
+    /// Gives every held job back, its attempt not counted (it was never begun): at shutdown, and
+    /// when they have waited [`JOB_HELD_WAIT_MS_MAX`] behind a grading.
     fn give_back(&mut self, shared: &Shared) {
         while let Some(job) = self.next() {
             if let Err(e) = shared.store.release_job(&job, false) {
                 tracing::error!(event = "release_failed", error = %e);
             }
+        }
+    }
+}
+
+/// How renewing a lease went.
+enum Renewal {
+    Renewed,
+    /// Another grader holds the job now (its lease had run out); logged.
+    Lost,
+    /// The store could not be asked; logged.
+    Failed,
+}
+
+/// Renews the lease of attempt `attempt` of job `id` for another `job_lease_ms`.
+fn renew_lease(shared: &Shared, id: i64, attempt: u32) -> Renewal {
+    match shared.store.renew_lease(id, attempt, shared.config.job_lease_ms, clock::now_ms()) {
+        Ok(true) => Renewal::Renewed,
+        Ok(false) => {
+            tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id));
+            Renewal::Lost
+        }
+        Err(e) => {
+            tracing::error!(event = "renew_failed", error = %e);
+            Renewal::Failed
         }
     }
 }
@@ -332,18 +355,23 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
                     compiler: shared.config.compiler,
                     replay: None,
                 };
-                let lease_ms = shared.config.job_lease_ms;
-                let beat = lease_beat(shared);
+                let renew_every = lease_beat(shared);
+                let held_wait = Duration::from_millis(JOB_HELD_WAIT_MS_MAX);
+                // While jobs are held, the heartbeat also comes when they have waited long enough.
+                let beat = if held.is_empty() { renew_every } else { renew_every.min(held_wait) };
                 let (id, attempt) = (job.submission_id, job.attempt);
+                let mut renewed = Instant::now();
                 let mut heartbeat = || {
-                    match shared.store.renew_lease(id, attempt, lease_ms, clock::now_ms()) {
-                        Ok(true) => {}
-                        Ok(false) => {
-                            tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id))
-                        }
-                        Err(e) => tracing::error!(event = "renew_failed", error = %e),
+                    if !held.is_empty() && started.elapsed() >= held_wait {
+                        tracing::info!(event = "held_given_back", jobs = held.jobs.len());
+                        held.give_back(shared);
+                        shared.work.notify();
                     }
-                    held.renew_due(shared, Duration::ZERO);
+                    if renewed.elapsed() >= renew_every {
+                        renew_lease(shared, id, attempt);
+                        held.renew_due(shared, Duration::ZERO);
+                        renewed = Instant::now();
+                    }
                 };
                 match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
                     Graded::Done(Ok(report)) => JobOutcome::Graded {

@@ -352,3 +352,61 @@ fn a_grading_longer_than_its_lease_is_graded_once_thanks_to_the_heartbeat() {
         assert_eq!(view["attempts"], 1, "{id} was graded more than once: its lease ran out");
     }
 }
+
+/// The jobs a grading thread leased together with a submission that hangs its worker do not wait
+/// for its deadline: after `JOB_HELD_WAIT_MS_MAX` they are given back, and the other thread grades
+/// them while the hanging one still runs. Queued behind the stopped server, the hanging answer is
+/// the oldest job, so one thread leases it with seven ordinary answers.
+#[test]
+fn jobs_leased_with_a_hanging_submission_are_graded_by_another_thread_meanwhile() {
+    let data = tempfile::tempdir().unwrap();
+    let exercises = tempfile::tempdir().unwrap();
+    short_deadline_exercise(exercises.path());
+    let mut service = Service::start(data.path(), exercises.path(), &["--workers", "2"]);
+    service.server.kill();
+    let db = service.server.db();
+    let answers: Vec<String> = std::iter::once(format!("{FAULT_PREFIX}hang"))
+        .chain((0..15).map(|n| format!("({}, 1, 1)", n % 3)))
+        .collect();
+    let ids: Vec<String> = answers
+        .iter()
+        .map(|answer| {
+            db.execute(
+                "INSERT INTO submissions (client_id, exercise, learner, kind, payload, sha256, request_hash, created_at) \
+                 VALUES (1, ?1, 'anna', 'answer', ?2, ?3, 'h', 0)",
+                rusqlite::params![PREDICTION, answer.as_bytes(), pruefstein::submission::sha256_hex(answer.as_bytes())],
+            )
+            .unwrap();
+            let id = db.last_insert_rowid();
+            db.execute("INSERT INTO jobs (submission_id, leased, attempts, lease_until) VALUES (?1, 0, 0, 0)", [id])
+                .unwrap();
+            format!("sub_{id}")
+        })
+        .collect();
+    drop(db);
+    service.server.spawn();
+    for id in &ids[1..] {
+        assert_eq!(service.finished(id, Duration::from_secs(60))["status"], "graded", "{id}");
+    }
+    let hanging = service.finished(&ids[0], Duration::from_secs(120));
+    assert_eq!(hanging["status"], "failed", "{hanging}");
+    // Every ordinary answer was graded before the hanging one first took its worker down.
+    let log = service.server.log_text();
+    let events: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
+    let first_kill = events
+        .iter()
+        .find(|e| e["event"] == "worker_lost")
+        .and_then(|e| e["timestamp"].as_str())
+        .expect("the hanging answer took its worker down");
+    for id in &ids[1..] {
+        let graded = events
+            .iter()
+            .find(|e| e["event"] == "graded" && e["submission"] == id.as_str())
+            .and_then(|e| e["timestamp"].as_str())
+            .unwrap_or_else(|| panic!("{id} graded: {log}"));
+        assert!(
+            graded < first_kill,
+            "{id} waited behind the hanging answer: graded {graded}, kill {first_kill}"
+        );
+    }
+}

@@ -275,7 +275,9 @@ fn assert_graded_once(server: &Server, token: &str, ids: &[i64]) {
 }
 
 /// A grading thread takes the due jobs in batches, one round trip to the store for up to
-/// `JOB_LEASE_BATCH_MAX` of them: 40 queued answers take three leases (16, 16, 8), not 40.
+/// `JOB_LEASE_BATCH_MAX` of them: 40 queued answers take three leases (16, 16, 8), not 40. A
+/// thread gives its held jobs back when a grading in front of them is slow (a cold worker process
+/// may be), and leases them again: at most twice as many leases then.
 #[test]
 fn a_grading_thread_leases_its_share_of_the_queue_in_one_round_trip() {
     let dir = tempfile::tempdir().unwrap();
@@ -286,12 +288,16 @@ fn a_grading_thread_leases_its_share_of_the_queue_in_one_round_trip() {
     server.spawn();
     assert_graded_once(&server, &token, &ids);
     let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap().text();
-    let expected = 40_usize.div_ceil(pruefstein::limits::JOB_LEASE_BATCH_MAX);
-    assert!(
-        metrics.lines().any(|l| l == format!("pruefstein_job_leases_total {expected}")),
-        "40 jobs, at most {} per lease: {expected} leases expected in\n{metrics}",
-        pruefstein::limits::JOB_LEASE_BATCH_MAX
-    );
+    let leases: usize = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("pruefstein_job_leases_total "))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no lease count in\n{metrics}"));
+    let batches = 40_usize.div_ceil(pruefstein::limits::JOB_LEASE_BATCH_MAX);
+    let log = server.log_text();
+    let expected =
+        if log.contains("\"event\":\"held_given_back\"") { batches..=2 * batches } else { batches..=batches };
+    assert!(expected.contains(&leases), "40 jobs, {leases} leases, expected {expected:?}:\n{log}");
 }
 
 /// The jobs a grading thread holds while it grades others keep their leases. One thread leases 16
