@@ -341,16 +341,15 @@ fn only_comments(chunk: &str) -> bool {
     })
 }
 
-/// Applies the schema to a new database file and returns its bytes, its tables and its state.
+/// Applies the schema to a new in-memory database and returns its bytes (a database file image), its
+/// tables and its state.
 fn build_template(
     schema: &str,
     queries: &[StateQuery],
 ) -> Result<(Vec<u8>, Vec<String>, State), TemplateProblem> {
-    let dir = tempfile::tempdir()
-        .map_err(|e| TemplateProblem::Other(format!("cannot create a temporary directory: {e}")))?;
-    let path = dir.path().join("template.db");
-    let mut conn = rusqlite::Connection::open(&path)?;
-    conn.execute_batch("PRAGMA journal_mode = DELETE;")?;
+    // In memory: the template is a throwaway whose bytes are all that is kept (a file here cost an
+    // fsync per schema statement, most of an exercise's load).
+    let mut conn = rusqlite::Connection::open_in_memory()?;
     let stopped = bound_template(&mut conn)?;
     apply_schema(&conn, schema).map_err(|problem| name_template_limit(problem, &stopped))?;
     let tables: Vec<String> = conn
@@ -368,8 +367,8 @@ fn build_template(
     let state = read_state_from(&conn, queries)
         .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))
         .map_err(|problem| name_template_limit(problem, &stopped))?;
+    let bytes = conn.serialize(rusqlite::MAIN_DB)?.to_vec();
     conn.close().map_err(|(_, e)| TemplateProblem::Other(e.to_string()))?;
-    let bytes = std::fs::read(&path).map_err(|e| TemplateProblem::Other(e.to_string()))?;
     Ok((bytes, tables, state))
 }
 
