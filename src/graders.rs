@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::exercise::{Exercise, ExerciseError, GraderEntry, LoadedExercises};
+use crate::exercise::{Exercise, ExerciseError, FolderSnapshot, GraderEntry, LoadedExercises};
 
 /// Every grader kind, as the exercise loader knows them.
 pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::GRADER];
@@ -14,6 +14,15 @@ impl Exercise {
     /// loading it again after the change is over gives a consistent version).
     pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
         Exercise::load_with(dir, KINDS)
+    }
+
+    /// Loads the exercise that `snapshot` was written to in `dir` by this process
+    /// ([`FolderSnapshot::write_below`]): a private copy nobody else writes, so the folder is not
+    /// read back to take its identity again; the snapshot is the version.
+    pub fn load_private_copy(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
+        let mut exercise = Exercise::load_files(dir, KINDS)?;
+        exercise.source = std::sync::Arc::new(snapshot);
+        Ok(exercise)
     }
 
     /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are

@@ -98,7 +98,7 @@ impl Exercise {
         Ok(exercise)
     }
 
-    fn load_files(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
+    pub(crate) fn load_files(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
         let toml_path = dir.join(EXERCISE_FILE);
         let source = read_file(&toml_path)?;
         let file: ExerciseFile = toml::from_str(&source).map_err(|e| toml_error(&toml_path, &source, &e))?;

@@ -138,8 +138,9 @@ fn load_version(
     let dir = snapshot
         .write_below(&parent)
         .map_err(|e| internal(format!("cannot write the exercise files: {e}")))?;
-    Exercise::load(&dir)
-        .map_err(|e| GradeError::Exercise { slug: snapshot.folder.clone(), message: e.to_string() })
+    let folder = snapshot.folder.clone();
+    Exercise::load_private_copy(&dir, snapshot)
+        .map_err(|e| GradeError::Exercise { slug: folder, message: e.to_string() })
 }
 
 /// The faults a test may ask a worker for: never returns when one is asked.

@@ -37,8 +37,12 @@ const KEY_BYTES: usize = 32;
 const MAC_BYTES: usize = 32;
 /// The extension of an entry.
 const ENTRY_EXTENSION: &str = "cwasm";
+/// The extension of a data entry ([`ModuleCache::load_data`]).
+const DATA_EXTENSION: &str = "data";
 /// Separates the inputs of an entry's name (and changes when the entry format changes).
 const NAME_DOMAIN: &[u8] = b"pruefstein module cache v1";
+/// Separates the inputs of a data entry's name.
+const DATA_NAME_DOMAIN: &[u8] = b"pruefstein data cache v1";
 
 /// A directory of compiled modules.
 #[derive(Debug)]
@@ -60,6 +64,8 @@ pub struct Counts {
     pub refused: AtomicU64,
     /// Entries removed to keep the directory under its size.
     pub evicted: AtomicU64,
+    /// Data entries read ([`ModuleCache::load_data`]).
+    pub data_hits: AtomicU64,
 }
 
 /// The cache of this process, if one was enabled ([`enable`]).
@@ -79,6 +85,11 @@ pub fn compile_trusted(engine: &Engine, binary: &[u8]) -> wasmtime::Result<Modul
         Some(cache) => cache.compile(engine, binary),
         None => Module::from_binary(engine, binary),
     }
+}
+
+/// The cache this process compiles trusted modules through, if one was enabled ([`enable`]).
+pub fn process_cache() -> Option<&'static ModuleCache> {
+    PROCESS_CACHE.get()
 }
 
 /// The cache directory of a user's `pruefstein grade`: `$XDG_CACHE_HOME/pruefstein/modules`, else
@@ -196,9 +207,42 @@ impl ModuleCache {
         Ok(module)
     }
 
-    /// The module of the entry at `path`, if there is one, its MAC verifies and wasmtime takes it;
-    /// an entry that fails is removed.
-    fn load(&self, engine: &Engine, path: &Path) -> Option<Module> {
+    /// Bytes that this program derived from trusted inputs alone (an exercise's reference states),
+    /// stored under `kind` and `key` by [`ModuleCache::store_data`]: only by this very program
+    /// file (its version, size and modification time name the entry), so that a rebuilt program
+    /// never reads what another build computed. `None` when there is no entry, or it fails its MAC
+    /// or size (it is then removed).
+    pub fn load_data(&self, kind: &str, key: &[u8]) -> Option<Vec<u8>> {
+        let path = self.data_path(kind, key)?;
+        let bytes = self.read_verified(&path)?;
+        self.counts.data_hits.fetch_add(1, Ordering::Relaxed);
+        Some(bytes)
+    }
+
+    /// Keeps `bytes` under `kind` and `key` for [`ModuleCache::load_data`]; an entry that cannot be
+    /// written only costs the next process the work again.
+    pub fn store_data(&self, kind: &str, key: &[u8], bytes: &[u8]) {
+        let Some(path) = self.data_path(kind, key) else { return };
+        if self.store(&path, bytes).is_ok() {
+            self.evict();
+        }
+    }
+
+    /// The path of a data entry; none when this program's file cannot be identified.
+    fn data_path(&self, kind: &str, key: &[u8]) -> Option<PathBuf> {
+        let program = program_identity()?;
+        let mut hasher = Sha256::new();
+        hasher.update(DATA_NAME_DOMAIN);
+        for part in [program.as_bytes(), kind.as_bytes(), key] {
+            hasher.update((part.len() as u64).to_le_bytes());
+            hasher.update(part);
+        }
+        Some(self.dir.join(format!("{}.{DATA_EXTENSION}", hex::encode(hasher.finalize()))))
+    }
+
+    /// The bytes of the entry at `path` without their MAC, if it is there, within
+    /// [`MODULE_CACHE_ENTRY_BYTES_MAX`] and its MAC verifies; an entry that fails is removed.
+    fn read_verified(&self, path: &Path) -> Option<Vec<u8>> {
         let len = std::fs::metadata(path).ok()?.len();
         let refuse = || {
             self.counts.refused.fetch_add(1, Ordering::Relaxed);
@@ -208,25 +252,34 @@ impl ModuleCache {
         if len > MODULE_CACHE_ENTRY_BYTES_MAX || len < MAC_BYTES as u64 {
             return refuse();
         }
-        let Ok(entry) = std::fs::read(path) else { return refuse() };
+        let Ok(mut entry) = std::fs::read(path) else { return refuse() };
         let (serialized, mac) = entry.split_at(entry.len() - MAC_BYTES);
         if self.mac(path, serialized).verify_slice(mac).is_err() {
             return refuse();
         }
+        entry.truncate(entry.len() - MAC_BYTES);
+        // Recently used: the last to be evicted.
+        if let Ok(file) = std::fs::File::options().append(true).open(path) {
+            let _ = file.set_modified(std::time::SystemTime::now());
+        }
+        Some(entry)
+    }
+
+    /// The module of the entry at `path`, if there is one, its MAC verifies and wasmtime takes it;
+    /// an entry that fails is removed.
+    fn load(&self, engine: &Engine, path: &Path) -> Option<Module> {
+        let serialized = self.read_verified(path)?;
         // SAFETY: the bytes were written by `store` of a process holding this cache's key (the MAC
         // verifies): they are wasmtime's own serialization of a module compiled by Prüfstein.
         // wasmtime checks the version and the engine settings they were compiled for.
         #[allow(unsafe_code)]
-        let module = unsafe { Module::deserialize(engine, serialized) };
-        match module {
-            Ok(module) => {
-                // Recently used: the last to be evicted.
-                if let Ok(file) = std::fs::File::options().append(true).open(path) {
-                    let _ = file.set_modified(std::time::SystemTime::now());
-                }
-                Some(module)
+        match unsafe { Module::deserialize(engine, &serialized) } {
+            Ok(module) => Some(module),
+            Err(_) => {
+                self.counts.refused.fetch_add(1, Ordering::Relaxed);
+                let _ = std::fs::remove_file(path);
+                None
             }
-            Err(_) => refuse(),
         }
     }
 
@@ -272,7 +325,7 @@ impl ModuleCache {
         let Ok(read) = std::fs::read_dir(&self.dir) else { return };
         let mut entries: Vec<(std::time::SystemTime, u64, PathBuf)> = read
             .filter_map(Result::ok)
-            .filter(|e| e.path().extension().is_some_and(|x| x == ENTRY_EXTENSION))
+            .filter(|e| e.path().extension().is_some_and(|x| x == ENTRY_EXTENSION || x == DATA_EXTENSION))
             .filter_map(|e| {
                 let meta = e.metadata().ok()?;
                 Some((meta.modified().ok()?, meta.len(), e.path()))
@@ -306,6 +359,27 @@ fn own_uid(dir: &Path) -> std::io::Result<u32> {
     drop(file);
     let _ = std::fs::remove_file(&probe);
     uid
+}
+
+/// This program file's identity: Prüfstein's version, and the size and modification time of the
+/// executable, which change with every build. Read once per process; none if the file cannot be
+/// found.
+fn program_identity() -> Option<&'static str> {
+    use std::os::unix::fs::MetadataExt;
+    static IDENTITY: OnceLock<Option<String>> = OnceLock::new();
+    IDENTITY
+        .get_or_init(|| {
+            let meta = std::fs::metadata(std::env::current_exe().ok()?).ok()?;
+            Some(format!(
+                "{} {} {}.{} {}",
+                env!("CARGO_PKG_VERSION"),
+                meta.size(),
+                meta.mtime(),
+                meta.mtime_nsec(),
+                meta.ino()
+            ))
+        })
+        .as_deref()
 }
 
 /// The name of the entry for `binary` compiled by `engine` (hex SHA-256).

@@ -689,7 +689,7 @@ fn cache_entries(dir: &Path) -> Vec<(PathBuf, u64, std::time::SystemTime)> {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .expect("cache dir")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "cwasm"))
+        .filter(|p| p.extension().is_some_and(|x| x == "cwasm" || x == "data"))
         .map(|p| {
             let meta = std::fs::metadata(&p).expect("meta");
             (p, meta.ino(), meta.modified().expect("mtime"))
@@ -710,7 +710,12 @@ fn cli_grade_keeps_compiled_references_between_runs_and_reports_the_same() {
             "{file}: {}",
             String::from_utf8_lossy(&uncached.stderr)
         );
-        let before = if cache.exists() { cache_entries(&cache).len() } else { 0 };
+        let earlier: Vec<std::path::PathBuf> = if cache.exists() {
+            cache_entries(&cache).into_iter().map(|(p, _, _)| p).collect()
+        } else {
+            Vec::new()
+        };
+        let before = earlier.len();
 
         // The first run compiles and keeps: the exercise's reference (once), and for Python the
         // interpreter and its snapshot.
@@ -722,7 +727,14 @@ fn cli_grade_keeps_compiled_references_between_runs_and_reports_the_same() {
             assert!(kept.len() >= before + 2, "{file}: the interpreter and its snapshot are kept: {kept:?}");
         }
 
+        assert!(
+            kept.iter().any(|(p, _, _)| p.extension().is_some_and(|x| x == "data")),
+            "{file}: the reference's states (the oracle) are kept: {kept:?}"
+        );
+
         // The second run uses the entries: each is read (its time refreshed), none written anew.
+        // The oracle's entry is read, and for Python the interpreter's; the reference's module
+        // is not even needed once its states are kept.
         let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
         for (path, _, _) in &kept {
             std::fs::File::options()
@@ -738,7 +750,8 @@ fn cli_grade_keeps_compiled_references_between_runs_and_reports_the_same() {
         assert_eq!(used.len(), kept.len(), "{file}: nothing new is compiled");
         for ((path, inode, _), (_, inode_after, modified)) in kept.iter().zip(&used) {
             assert_eq!(inode, inode_after, "{file}: {} is read, not rewritten", path.display());
-            if file.ends_with(".py") || before == 0 {
+            let interpreter = file.ends_with(".py") && !earlier.contains(path);
+            if path.extension().is_some_and(|x| x == "data") || interpreter {
                 assert!(*modified > old, "{file}: {} is used by the second run", path.display());
             }
         }

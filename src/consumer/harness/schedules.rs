@@ -190,7 +190,8 @@ impl<'a> Harness<'a> {
                 Failure::Internal(GradeError::Internal(message))
             }
         };
-        let mut process = ConsumerProcess::start(&self.launch(&oracle.reference), &db, 1, None)
+        let reference = oracle.reference(self.exercise).map_err(|message| broken(self, message))?;
+        let mut process = ConsumerProcess::start(&self.launch(reference), &db, 1, None)
             .map_err(|_| broken(self, "the reference solution does not start".into()))?;
         for &index in order {
             let outcome = process.deliver(&self.exercise.messages.batch[index], None);
