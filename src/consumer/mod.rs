@@ -191,7 +191,7 @@ pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result
 }
 
 /// [`oracle`] with `cache` as the module cache.
-pub fn oracle_with_cache<'a>(
+pub(crate) fn oracle_with_cache<'a>(
     exercise: &Exercise,
     consumer: &'a ConsumerExercise,
     cache: Option<&ModuleCache>,
@@ -225,7 +225,7 @@ fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Or
 
 /// Keeps the oracle's states in `cache` when a grading added reference states since they were
 /// last kept (or they never were).
-pub fn keep_oracle(exercise: &Exercise, oracle: &Oracle, cache: Option<&ModuleCache>) {
+pub(crate) fn keep_oracle(exercise: &Exercise, oracle: &Oracle, cache: Option<&ModuleCache>) {
     let Some(cache) = cache else { return };
     let states = oracle.reference_states.len();
     if oracle.kept_states.swap(states, Ordering::Relaxed) == states {
@@ -844,6 +844,29 @@ mod tests {
         assert_eq!(cache.counts().refused.load(Ordering::Relaxed), 1);
         assert!(!entry.exists(), "the forged entry is removed");
         assert_eq!(report_json(&third, &mutant), mutant_report);
+    }
+
+    /// A kept oracle must compare equal to the computed one, REAL values included: a value read
+    /// back one unit in the last place off would fail a correct consumer. serde_json parses floats
+    /// exactly only with its `float_roundtrip` feature; without it some of these come back off.
+    #[test]
+    fn an_oracle_record_brings_back_every_real_value_exactly() {
+        use rand_chacha::rand_core::{Rng, SeedableRng};
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        let mut off = Vec::new();
+        for _ in 0..200_000 {
+            let value = f64::from_bits(rng.next_u64());
+            if !value.is_finite() {
+                continue;
+            }
+            let real = crate::report::state::SqlValue::Real(value);
+            let json = serde_json::to_string(&real).expect("json");
+            let back: crate::report::state::SqlValue = serde_json::from_str(&json).expect("parses");
+            if back != real {
+                off.push(json);
+            }
+        }
+        assert!(off.is_empty(), "{} values come back changed, e.g. {:?}", off.len(), off.first());
     }
 
     fn cache_dir(scratch: &tempfile::TempDir) -> std::path::PathBuf {

@@ -209,7 +209,7 @@ impl ModuleCache {
 
     /// Bytes that this program derived from trusted inputs alone (an exercise's reference states),
     /// stored under `kind` and `key` by [`ModuleCache::store_data`]: only by this very program
-    /// file (its version, size and modification time name the entry), so that a rebuilt program
+    /// file (its version, size, modification time and inode name the entry), so that a rebuilt program
     /// never reads what another build computed. `None` when there is no entry, or it fails its MAC
     /// or size (it is then removed).
     pub fn load_data(&self, kind: &str, key: &[u8]) -> Option<Vec<u8>> {
@@ -245,8 +245,7 @@ impl ModuleCache {
     fn read_verified(&self, path: &Path) -> Option<Vec<u8>> {
         let len = std::fs::metadata(path).ok()?.len();
         let refuse = || {
-            self.counts.refused.fetch_add(1, Ordering::Relaxed);
-            let _ = std::fs::remove_file(path);
+            self.refuse(path);
             None
         };
         if len > MODULE_CACHE_ENTRY_BYTES_MAX || len < MAC_BYTES as u64 {
@@ -276,11 +275,16 @@ impl ModuleCache {
         match unsafe { Module::deserialize(engine, &serialized) } {
             Ok(module) => Some(module),
             Err(_) => {
-                self.counts.refused.fetch_add(1, Ordering::Relaxed);
-                let _ = std::fs::remove_file(path);
+                self.refuse(path);
                 None
             }
         }
+    }
+
+    /// Removes an entry that failed its size, MAC or format, and counts it.
+    fn refuse(&self, path: &Path) {
+        self.counts.refused.fetch_add(1, Ordering::Relaxed);
+        let _ = std::fs::remove_file(path);
     }
 
     /// Writes `serialized` with its MAC to `path`, whole or not at all.
@@ -361,8 +365,8 @@ fn own_uid(dir: &Path) -> std::io::Result<u32> {
     uid
 }
 
-/// This program file's identity: Prüfstein's version, and the size and modification time of the
-/// executable, which change with every build. Read once per process; none if the file cannot be
+/// This program file's identity: Prüfstein's version, and the size, modification time and inode of
+/// the executable, which change with every build. Read once per process; none if the file cannot be
 /// found.
 fn program_identity() -> Option<&'static str> {
     use std::os::unix::fs::MetadataExt;
