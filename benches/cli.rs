@@ -4,7 +4,9 @@
 //! run: the first run's cost, writing included) and warm (a cache a first run filled). The modes
 //! alternate round by round, so machine noise hits them alike; medians are reported.
 //!
-//! Run: `cargo bench --bench cli` (add `-- --rounds 31` for more rounds).
+//! Run: `cargo bench --bench cli` (add `-- --rounds 31` for more rounds). With
+//! `-- --baseline <another pruefstein binary>` that binary is measured too, round by round beside
+//! this build, for a before/after ratio from one run.
 
 use std::path::Path;
 use std::process::Command;
@@ -25,11 +27,12 @@ fn children_cpu() -> Duration {
     time(usage.ru_utime) + time(usage.ru_stime)
 }
 
-/// One `pruefstein grade` of `file` with `cache` as its module cache: wall and CPU time.
-fn grade(file: &str, cache: &str) -> (Duration, Duration) {
+/// One `pruefstein grade` of `file` by the binary `bin` with `cache` as its module cache: wall and
+/// CPU time.
+fn grade(bin: &str, file: &str, cache: &str) -> (Duration, Duration) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (cpu, start) = (children_cpu(), Instant::now());
-    let out = Command::new(BIN)
+    let out = Command::new(bin)
         .args(["grade", EXERCISE, &format!("{EXERCISE}/{file}"), "--json"])
         .env("PRUEFSTEIN_MODULE_CACHE", cache)
         .current_dir(root)
@@ -50,32 +53,47 @@ fn ms(d: Duration) -> String {
 }
 
 fn main() {
-    let rounds: usize =
-        std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(15);
+    let args: Vec<String> = std::env::args().collect();
+    let option = |name: &str| args.iter().skip_while(|a| *a != name).nth(1).cloned();
+    let rounds: usize = option("--rounds").and_then(|n| n.parse().ok()).unwrap_or(15);
+    let mut binaries = vec![("this build".to_string(), BIN.to_string())];
+    if let Some(baseline) = option("--baseline") {
+        binaries.push(("baseline".to_string(), baseline));
+    }
     let scratch = tempfile::tempdir().expect("temporary directory");
     println!("pruefstein grade as a whole process, {rounds} rounds, medians (CPU = user + system)");
     println!(
-        "{:<34} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-        "", "off wall", "off CPU", "cold wall", "cold CPU", "warm wall", "warm CPU"
+        "{:<24} {:<11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+        "", "", "off wall", "off CPU", "cold wall", "cold CPU", "warm wall", "warm CPU"
     );
     for file in ["solutions/reference.wat", "solutions/lesson.py"] {
-        let warm = scratch.path().join(format!("warm-{}", file.replace('/', "-")));
-        let warm = warm.to_str().expect("utf-8 path").to_string();
-        grade(file, &warm);
-        let mut samples: [Vec<Duration>; 6] = Default::default();
+        let warm: Vec<String> = (0..binaries.len())
+            .map(|b| {
+                let dir = scratch.path().join(format!("warm-{b}-{}", file.replace('/', "-")));
+                dir.to_str().expect("utf-8 path").to_string()
+            })
+            .collect();
+        for ((_, bin), warm) in binaries.iter().zip(&warm) {
+            grade(bin, file, warm);
+        }
+        let mut samples: Vec<[Vec<Duration>; 6]> = binaries.iter().map(|_| Default::default()).collect();
         for round in 0..rounds {
-            let cold = scratch.path().join(format!("cold-{round}-{}", file.replace('/', "-")));
-            let cold = cold.to_str().expect("utf-8 path").to_string();
-            for (slot, cache) in [(0, "off"), (2, cold.as_str()), (4, warm.as_str())] {
-                let (wall, cpu) = grade(file, cache);
-                samples[slot].push(wall);
-                samples[slot + 1].push(cpu);
+            for (b, (_, bin)) in binaries.iter().enumerate() {
+                let cold = scratch.path().join(format!("cold-{b}-{round}-{}", file.replace('/', "-")));
+                let cold = cold.to_str().expect("utf-8 path").to_string();
+                for (slot, cache) in [(0, "off"), (2, cold.as_str()), (4, warm[b].as_str())] {
+                    let (wall, cpu) = grade(bin, file, cache);
+                    samples[b][slot].push(wall);
+                    samples[b][slot + 1].push(cpu);
+                }
             }
         }
-        let m: Vec<String> = samples.iter_mut().map(|s| ms(median(s))).collect();
-        println!(
-            "{:<34} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
-            file, m[0], m[1], m[2], m[3], m[4], m[5]
-        );
+        for ((label, _), samples) in binaries.iter().zip(samples.iter_mut()) {
+            let m: Vec<String> = samples.iter_mut().map(|s| ms(median(s))).collect();
+            println!(
+                "{:<24} {:<11} {:>10} {:>10} {:>10} {:>10} {:>10} {:>10}",
+                file, label, m[0], m[1], m[2], m[3], m[4], m[5]
+            );
+        }
     }
 }

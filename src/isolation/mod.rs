@@ -6,11 +6,16 @@
 //! files the first time; the submission; the grade options) and reads the report on its stdout. A
 //! worker keeps loaded exercise versions and compiled engines across submissions.
 //!
+//! The CLI's `grade` forks its grading process instead ([`fork`]): the same limits, deadline and
+//! kill, without starting the binary again or sending the exercise it has already loaded.
+//!
 //! Files: [`protocol`] (messages and framing), [`worker`] (the process side, free of actix and
-//! tokio), [`pool`] (the parent's side: start, deadline, kill, restart), [`snapshot`] (an exercise
-//! folder read whole, with its identity).
+//! tokio), [`pool`] (the parent's side: start, deadline, kill, restart), [`fork`] (the CLI's
+//! one-submission child).
 
-// Starting a worker and limiting its own process call the operating system (libc).
+// Forking, starting a worker and limiting its own process call the operating system (libc).
+#[allow(unsafe_code)]
+pub mod fork;
 #[allow(unsafe_code)]
 pub mod pool;
 pub mod protocol;

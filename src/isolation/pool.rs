@@ -290,7 +290,7 @@ impl Drop for WorkerProcess {
 }
 
 /// A process status in words (`killed by signal 9 (SIGKILL)`, `exit status 70`).
-fn describe(status: ExitStatus) -> String {
+pub(super) fn describe(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit status {code}"),
@@ -318,8 +318,9 @@ pub fn scratch_path(name: &str) -> PathBuf {
     base.join(name)
 }
 
-/// A worker that grades one submission then ends: the CLI's `grade`. The same isolation as the
-/// service's, for one run.
+/// One submission graded in a process of its own, which then ends: the CLI's `grade`. The same
+/// isolation as the service's, for one run: a child forked from this process when it may fork
+/// ([`super::fork`]), else a worker process started from `program`.
 pub fn grade_once(
     program: &Path,
     exercise: &Exercise,
@@ -327,6 +328,9 @@ pub fn grade_once(
     options: &GradeOptions,
     module_cache: Option<PathBuf>,
 ) -> Result<Result<Report, GradeError>, WorkerFailure> {
+    if let Some(graded) = super::fork::grade_forked(exercise, submission, options, module_cache.as_deref()) {
+        return graded;
+    }
     let spec = WorkerSpec {
         program: program.to_path_buf(),
         scratch: scratch_path(&format!("pruefstein-grade-{}", std::process::id())),

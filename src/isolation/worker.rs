@@ -28,7 +28,9 @@ pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 /// Runs the worker until stdin closes; returns the exit code. With `module_cache`, trusted modules
 /// are compiled through the cache there (a cache that cannot be opened is said, and done without).
 pub fn run(scratch: &Path, module_cache: Option<&Path>) -> i32 {
-    if let Err(error) = limit_grading_process() {
+    // The parent may have ended before this process asked to die with it.
+    let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
+    if let Err(error) = limit_grading_process(parent) {
         eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
         return 70;
     }
@@ -144,7 +146,7 @@ fn load_version(
 }
 
 /// The faults a test may ask a worker for: never returns when one is asked.
-fn inject_fault(answer: &str) {
+pub(super) fn inject_fault(answer: &str) {
     let Some(fault) = answer.strip_prefix(FAULT_PREFIX) else { return };
     match fault.trim() {
         // A grading that never ends and never uses the CPU (a deadlock): only the kill ends it.
@@ -170,8 +172,9 @@ fn inject_fault(answer: &str) {
 /// Applies the operating-system limits of a process that grades untrusted submissions: address
 /// space, open files, no core dumps, no new privileges, death with its parent, and SQLite's
 /// process-wide heap cap (`sandbox::limit_grading_process`: this process only grades); the CPU limit
-/// is set per submission ([`allow_cpu_for_one_submission`]).
-pub fn limit_grading_process() -> std::io::Result<()> {
+/// is set per submission ([`allow_cpu_for_one_submission`]). `parent`: the process that must still be
+/// this one's parent (see [`set_parent_death_signal`]).
+pub fn limit_grading_process(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     crate::sandbox::limit_grading_process();
     set_limit(libc::RLIMIT_AS, WORKER_ADDRESS_SPACE_BYTES)?;
     set_limit(libc::RLIMIT_NOFILE, WORKER_OPEN_FILES_MAX)?;
@@ -181,22 +184,21 @@ pub fn limit_grading_process() -> std::io::Result<()> {
     if done != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    set_parent_death_signal()?;
+    set_parent_death_signal(parent)?;
     allow_cpu_for_one_submission()
 }
 
 /// Makes the kernel kill this process when the thread that started it ends (the service's grading
-/// thread, or the CLI); also checks that the parent is still there.
-pub fn set_parent_death_signal() -> std::io::Result<()> {
+/// thread, or the CLI); also checks that `parent`, when given, is still this process's parent: it
+/// may have ended before the signal was asked for.
+pub fn set_parent_death_signal(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     // SAFETY: prctl with integer arguments only.
     let done = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     if done != 0 {
         return Err(std::io::Error::last_os_error());
     }
-    // The parent may have ended before the signal was asked for.
-    let expected = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<i32>().ok());
     // SAFETY: getppid has no preconditions.
-    if let Some(expected) = expected
+    if let Some(expected) = parent
         && unsafe { libc::getppid() } != expected
     {
         return Err(std::io::Error::other("the process that started this worker has already ended"));

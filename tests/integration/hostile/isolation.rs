@@ -194,6 +194,141 @@ fn the_worker_is_hidden_from_help() {
 }
 
 // ---------------------------------------------------------------------------------------------
+// `pruefstein grade`: one submission in a grading process forked from the CLI.
+
+/// A copy of the prediction exercise below `root` with the submission deadline `wall_ms`.
+fn exercise_with_deadline(root: &Path, wall_ms: u64) -> PathBuf {
+    let target = root.join(format!("deadline-{wall_ms}")).join(PREDICTION);
+    copy_tree(&repo().join("exercises").join(PREDICTION), &target);
+    let toml = target.join("exercise.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    text.push_str(&format!("\n[limits]\nwall_ms_per_submission = {wall_ms}\n"));
+    std::fs::write(&toml, text).unwrap();
+    target
+}
+
+/// `pruefstein grade <exercise> --answer <answer>` for learner anna, honouring fault injection.
+fn cli_grade(exercise: &Path, answer: &str) -> Command {
+    let mut command = Command::new(BIN);
+    command
+        .arg("grade")
+        .arg(exercise)
+        .args(["--answer", answer, "--learner", "anna", "--course-secret", "s", "--lang", "en"])
+        .env(FAULT_INJECTION_ENV, "1")
+        .env(pruefstein::cli::MODULE_CACHE_ENV, "off");
+    command
+}
+
+/// The children of process `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after = stat.rsplit(')').next().unwrap_or("");
+            after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok()) == Some(parent)
+        })
+        .collect()
+}
+
+/// The one grading process of a running `pruefstein grade`, once it is there; it must be forked
+/// (the CLI's own command line), not a started `grade-worker`.
+fn grading_child_of(cli: &std::process::Child) -> u32 {
+    let child =
+        poll("the grading process", Duration::from_secs(30), || children_of(cli.id()).first().copied());
+    let cmdline =
+        String::from_utf8_lossy(&std::fs::read(format!("/proc/{child}/cmdline")).unwrap_or_default())
+            .into_owned();
+    assert!(!cmdline.contains("grade-worker"), "the CLI started a worker instead of forking: {cmdline}");
+    child
+}
+
+#[test]
+fn cli_grading_that_overruns_is_killed_at_its_deadline_and_the_limit_is_named() {
+    let root = tempfile::tempdir().unwrap();
+    let exercise = exercise_with_deadline(root.path(), WALL_MS);
+    let started = Instant::now();
+    let cli = cli_grade(&exercise, &format!("{FAULT_PREFIX}hang"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let child = grading_child_of(&cli);
+    let out = cli.wait_with_output().unwrap();
+    let waited = started.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("wall_ms_per_submission = 300 ms"), "{stderr}");
+    assert!(waited >= Duration::from_millis(WALL_MS + WORKER_KILL_MARGIN_MS), "killed early: {waited:?}");
+    assert!(out.stdout.is_empty(), "a report was printed for a grading that did not end");
+    assert!(!alive(child), "the overrunning grading process {child} is still there");
+}
+
+#[test]
+fn cli_grading_that_exhausts_its_address_space_or_crashes_is_reported_with_a_reason() {
+    let exercise = repo().join("exercises").join(PREDICTION);
+    for name in ["memory", "crash"] {
+        let out = cli_grade(&exercise, &format!("{FAULT_PREFIX}{name}")).output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {stderr}");
+        assert!(stderr.contains("worker_address_space_bytes"), "{name}: {stderr}");
+        assert!(out.stdout.is_empty(), "{name}: a report was printed");
+    }
+}
+
+#[test]
+fn a_forked_grading_process_dies_with_the_cli_that_started_it() {
+    let root = tempfile::tempdir().unwrap();
+    // A deadline far beyond the wait below: only the parent's death can end the grading in time.
+    let exercise = exercise_with_deadline(root.path(), 60_000);
+    let mut cli = cli_grade(&exercise, &format!("{FAULT_PREFIX}hang"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let child = grading_child_of(&cli);
+    cli.kill().unwrap();
+    cli.wait().unwrap();
+    // The orphan is reaped by whoever adopts it; gone from /proc or a zombie, it no longer runs.
+    poll("the orphaned grading process to die", Duration::from_secs(30), || {
+        let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).unwrap_or_default();
+        let state = stat.rsplit(')').next().unwrap_or("").split_whitespace().next().unwrap_or("");
+        (stat.is_empty() || state == "Z" || state == "X").then_some(())
+    });
+}
+
+#[test]
+fn the_cli_reports_exactly_what_grading_in_process_reports() {
+    let consumer = repo().join("exercises/03-idempotenter-konsument");
+    let loaded = Exercise::load(&consumer).unwrap();
+    for file in ["solutions/reference.wat", "mutants/no-dedup.wat", "mutants/check-then-act.wat"] {
+        let out = Command::new(BIN)
+            .arg("grade")
+            .arg(&consumer)
+            .arg(consumer.join(file))
+            .arg("--json")
+            .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.code().is_some_and(|c| c <= 1),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let module = std::fs::read(consumer.join(file)).unwrap();
+        let in_process = grade(&loaded, &Submission::Module(module), &GradeOptions::default()).unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\n", in_process.to_json()), "{file}");
+    }
+    let prediction = repo().join("exercises").join(PREDICTION);
+    let out = cli_grade(&prediction, "(2, 2, 0)").arg("--json").output().unwrap();
+    let in_process =
+        grade(&Exercise::load(&prediction).unwrap(), &Submission::Answer("(2, 2, 0)".into()), &options())
+            .unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\n", in_process.to_json()));
+}
+
+// ---------------------------------------------------------------------------------------------
 // At the service, over HTTP.
 
 /// A server grading the exercises in `exercises` in worker processes that honour fault injection,
@@ -246,15 +381,11 @@ fn scratch_of(pid: u32) -> PathBuf {
 
 /// Worker processes of the server (children running `grade-worker`).
 fn worker_children(server: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+    children_of(server)
+        .into_iter()
         .filter(|pid| {
-            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-            let after = stat.rsplit(')').next().unwrap_or("");
-            let parent = after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
             let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
-            parent == Some(server) && String::from_utf8_lossy(&cmdline).contains("grade-worker")
+            String::from_utf8_lossy(&cmdline).contains("grade-worker")
         })
         .collect()
 }

@@ -1,0 +1,234 @@
+//! The CLI's grading process, forked instead of started: `pruefstein grade` has loaded the exercise
+//! and read the submission, then forks. The child applies the limits of a worker process
+//! ([`super::worker::limit_grading_process`]), grades what it already holds and writes one
+//! [`Response`] into a pipe; the parent waits no longer than the submission's deadline plus
+//! [`WORKER_KILL_MARGIN_MS`], kills the child when it overruns and reads its death when it dies,
+//! exactly as it would a started worker ([`super::pool::WorkerProcess`]).
+//!
+//! What forking saves is what starting the binary again costs for one submission: loading and
+//! relocating a large program, sending the exercise's files over a pipe, writing them to a scratch
+//! directory and loading them a second time (BENCHMARKS.md, "The CLI forks its grading process").
+//!
+//! Only a process with a single thread may fork and then run arbitrary code in the child: the child
+//! has only the forking thread, and a lock another thread held at the fork would stay locked in it
+//! forever. [`grade_forked`] checks that first and declines in any other process; the CLI then
+//! starts a worker process ([`super::pool::grade_once`]).
+
+use std::io::{Read, Write};
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::time::{Duration, Instant};
+
+use super::pool::{WorkerFailure, describe};
+use super::protocol::{Response, grade_error, read_message, write_message};
+use super::worker::{FAULT_INJECTION_ENV, inject_fault, limit_grading_process};
+use crate::exercise::Exercise;
+use crate::grade::{GradeError, GradeOptions, grade};
+use crate::limits::{WORKER_KILL_MARGIN_MS, WORKER_MESSAGE_BYTES_MAX};
+use crate::report::Report;
+use crate::submission::Submission;
+
+/// Exit codes of a forked grading child that could not answer (sysexits' values, as the worker's).
+const CHILD_EXIT_SOFTWARE: i32 = 70;
+const CHILD_EXIT_IO: i32 = 74;
+
+/// Grades in a child forked from this process, or `None` when this process has more than one
+/// thread and must not fork (see the module's documentation).
+pub fn grade_forked(
+    exercise: &Exercise,
+    submission: &Submission,
+    options: &GradeOptions,
+    module_cache: Option<&std::path::Path>,
+) -> Option<Result<Result<Report, GradeError>, WorkerFailure>> {
+    if !single_threaded() {
+        return None;
+    }
+    let deadline_ms = exercise.limits.wall_ms_per_submission + WORKER_KILL_MARGIN_MS;
+    let deadline = Instant::now() + Duration::from_millis(deadline_ms);
+    let (read_end, write_end) = match pipe() {
+        Ok(ends) => ends,
+        Err(error) => return Some(Err(WorkerFailure::Broken(format!("cannot create a pipe: {error}")))),
+    };
+    // SAFETY: getpid has no preconditions.
+    let parent = unsafe { libc::getpid() };
+    // SAFETY: this process has a single thread (checked above), so the child holds every lock the
+    // parent held and runs nothing another thread left half done; it ends with `_exit` and never
+    // returns into the caller's code.
+    match unsafe { libc::fork() } {
+        -1 => Some(Err(WorkerFailure::Broken(format!(
+            "cannot start a grading process: {}",
+            std::io::Error::last_os_error()
+        )))),
+        0 => {
+            drop(read_end);
+            let code = child(parent, exercise, submission, options, module_cache, write_end);
+            // SAFETY: ends the child at once: no destructor, exit handler or buffer flush of the
+            // parent's state runs twice.
+            unsafe { libc::_exit(code) }
+        }
+        pid => {
+            drop(write_end);
+            Some(wait_for_child(pid, read_end, deadline, exercise.limits.wall_ms_per_submission))
+        }
+    }
+}
+
+/// True if this process runs exactly one thread (`/proc/self/task` has one entry).
+fn single_threaded() -> bool {
+    match std::fs::read_dir("/proc/self/task") {
+        Ok(tasks) => tasks.take(2).count() == 1,
+        Err(_) => false,
+    }
+}
+
+/// A pipe whose ends are closed on exec.
+fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
+    let mut fds = [0 as libc::c_int; 2];
+    // SAFETY: pipe2 writes two file descriptors into the array it is given.
+    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: both descriptors were just created and are owned by nothing else.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+/// The child: limits itself as a worker, grades, writes the response; returns its exit code.
+/// A panic is caught here: unwinding past the fork would run the caller's code in the child.
+fn child(
+    parent: libc::pid_t,
+    exercise: &Exercise,
+    submission: &Submission,
+    options: &GradeOptions,
+    module_cache: Option<&std::path::Path>,
+    output: OwnedFd,
+) -> i32 {
+    let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        if let Err(error) = limit_grading_process(Some(parent)) {
+            eprintln!("pruefstein: cannot apply the grading process limits: {error}");
+            return CHILD_EXIT_SOFTWARE;
+        }
+        if let Some(dir) = module_cache
+            && let Err(error) = crate::sandbox::module_cache::enable(dir)
+        {
+            eprintln!("pruefstein: {error}; compiling without the module cache");
+        }
+        if std::env::var_os(FAULT_INJECTION_ENV).is_some()
+            && let Submission::Answer(answer) = submission
+        {
+            inject_fault(answer);
+        }
+        let response = Response::from_result(grade(exercise, submission, options));
+        let mut output = std::fs::File::from(output);
+        match write_message(&mut output, &response).and_then(|()| output.flush()) {
+            Ok(()) => 0,
+            Err(error) => {
+                eprintln!("pruefstein: cannot hand the report over: {error}");
+                CHILD_EXIT_IO
+            }
+        }
+    }));
+    graded.unwrap_or(CHILD_EXIT_SOFTWARE)
+}
+
+/// The parent: reads the child's one message until `deadline`, kills the child when it is still
+/// running then, and reaps it in every case.
+fn wait_for_child(
+    pid: libc::pid_t,
+    output: OwnedFd,
+    deadline: Instant,
+    limit_ms: u64,
+) -> Result<Result<Report, GradeError>, WorkerFailure> {
+    let read = read_until(output, deadline);
+    if !matches!(read, Ok(ChildOutput::Ended(_))) {
+        // SAFETY: kill(2) of our own child, which is not reaped yet (its pid is still ours).
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+    }
+    let status = reap(pid);
+    let bytes = match read {
+        Ok(ChildOutput::Ended(bytes)) => bytes,
+        Ok(ChildOutput::Overran) => return Err(WorkerFailure::Overran { limit_ms }),
+        Ok(ChildOutput::TooLong) => {
+            return Err(WorkerFailure::Broken(format!(
+                "the grading process wrote more than worker_message_bytes_max ({WORKER_MESSAGE_BYTES_MAX})"
+            )));
+        }
+        Err(error) => return Err(WorkerFailure::Broken(format!("cannot read the grading process: {error}"))),
+    };
+    match read_message::<Response>(&mut bytes.as_slice()) {
+        Ok(Some(Response::Graded(report))) => Ok(Ok(*report)),
+        Ok(Some(Response::Error { kind, slug, message })) => Ok(Err(grade_error(kind, slug, message))),
+        Ok(Some(Response::NeedExercise)) => {
+            Err(WorkerFailure::Broken("the grading process asked for the exercise it holds".into()))
+        }
+        // Nothing, or a message cut short: the child died before it answered.
+        Ok(None) | Err(_) => Err(WorkerFailure::Died {
+            status: status.map(describe).unwrap_or_else(|error| error.to_string()),
+        }),
+    }
+}
+
+/// What reading the child's output gave.
+enum ChildOutput {
+    /// The child closed its end (it ended): everything it wrote.
+    Ended(Vec<u8>),
+    /// The deadline passed first.
+    Overran,
+    /// It wrote more than one message may be long.
+    TooLong,
+}
+
+/// Reads `output` to its end, waiting no longer than `deadline`.
+fn read_until(output: OwnedFd, deadline: Instant) -> std::io::Result<ChildOutput> {
+    use std::os::fd::AsRawFd;
+    let mut file = std::fs::File::from(output);
+    let mut bytes = Vec::new();
+    let mut chunk = vec![0u8; 64 * 1024];
+    loop {
+        let now = Instant::now();
+        if now >= deadline {
+            return Ok(ChildOutput::Overran);
+        }
+        let wait_ms = (deadline - now).as_millis().clamp(1, libc::c_int::MAX as u128) as libc::c_int;
+        let mut poll = libc::pollfd { fd: file.as_raw_fd(), events: libc::POLLIN, revents: 0 };
+        // SAFETY: poll reads and writes the one pollfd it is given.
+        let ready = unsafe { libc::poll(&mut poll, 1, wait_ms) };
+        if ready < 0 {
+            let error = std::io::Error::last_os_error();
+            if error.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(error);
+        }
+        if ready == 0 {
+            continue;
+        }
+        let n = match file.read(&mut chunk) {
+            Ok(n) => n,
+            Err(error) if error.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(error) => return Err(error),
+        };
+        if n == 0 {
+            return Ok(ChildOutput::Ended(bytes));
+        }
+        if bytes.len() + n > WORKER_MESSAGE_BYTES_MAX + 4 {
+            return Ok(ChildOutput::TooLong);
+        }
+        bytes.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// Waits for the child to end and returns its status.
+fn reap(pid: libc::pid_t) -> std::io::Result<std::process::ExitStatus> {
+    use std::os::unix::process::ExitStatusExt;
+    let mut status: libc::c_int = 0;
+    loop {
+        // SAFETY: waitpid writes the status of our own child into the int it is given.
+        let done = unsafe { libc::waitpid(pid, &mut status, 0) };
+        if done == pid {
+            return Ok(std::process::ExitStatus::from_raw(status));
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
