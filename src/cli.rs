@@ -234,12 +234,21 @@ pub fn run(cli: Cli) -> Result<i32> {
             // The same isolation as the service: one worker process grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
             let module_cache = crate::isolation::pool::grade_module_cache();
-            let report = match crate::isolation::pool::grade_once(
+            let print = |report: &crate::report::Report| crate::isolation::pool::Printed {
+                output: if json {
+                    format!("{}\n", report.to_json())
+                } else {
+                    crate::report::render_text(report, lang)
+                },
+                exit_code: report.verdict.exit_code(),
+            };
+            let printed = match crate::isolation::pool::grade_once(
                 &program,
                 &exercise,
                 &submission,
                 &options,
                 module_cache,
+                &print,
             ) {
                 Ok(graded) => graded?,
                 Err(failure) => {
@@ -248,12 +257,8 @@ pub fn run(cli: Cli) -> Result<i32> {
                     return Ok(crate::report::Verdict::Rejected.exit_code());
                 }
             };
-            if json {
-                println!("{}", report.to_json());
-            } else {
-                print!("{}", crate::report::render_text(&report, lang));
-            }
-            Ok(report.verdict.exit_code())
+            print!("{}", printed.output);
+            Ok(printed.exit_code)
         }
         Command::Check { exercises } => {
             let mut all_sound = true;

@@ -1,13 +1,15 @@
 //! The CLI's grading process, forked instead of started: `pruefstein grade` has loaded the exercise
 //! and read the submission, then forks. The child applies the limits of a worker process
-//! ([`super::worker::limit_grading_process`]), grades what it already holds and writes one
-//! [`Response`] into a pipe; the parent waits no longer than the submission's deadline plus
+//! ([`super::worker::limit_grading_process`]), grades what it already holds and writes into a pipe
+//! what the CLI prints (or the [`Response`] of a grading that failed); the parent waits no longer than the submission's deadline plus
 //! [`WORKER_KILL_MARGIN_MS`], kills the child when it overruns and reads its death when it dies,
 //! exactly as it would a started worker ([`super::pool::WorkerProcess`]).
 //!
 //! What forking saves is what starting the binary again costs for one submission: loading and
 //! relocating a large program, sending the exercise's files over a pipe, writing them to a scratch
 //! directory and loading them a second time (BENCHMARKS.md, "The CLI forks its grading process").
+//! The child also renders the report itself, so it is serialized once, not once for the pipe and
+//! again for the terminal.
 //!
 //! Only a process with a single thread may fork and then run arbitrary code in the child: the child
 //! has only the forking thread, and a lock another thread held at the fork would stay locked in it
@@ -18,7 +20,7 @@ use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use super::pool::{WorkerFailure, describe};
+use super::pool::{Printed, WorkerFailure, describe};
 use super::protocol::{Response, grade_error, read_message, write_message};
 use super::worker::{FAULT_INJECTION_ENV, inject_fault, limit_grading_process};
 use crate::exercise::Exercise;
@@ -26,6 +28,14 @@ use crate::grade::{GradeError, GradeOptions, grade};
 use crate::limits::{WORKER_KILL_MARGIN_MS, WORKER_MESSAGE_BYTES_MAX};
 use crate::report::Report;
 use crate::submission::Submission;
+
+/// The first byte of a child's message: what the CLI prints follows (exit code and length as
+/// 4-byte little-endian integers, then the output), or a failed grading's [`Response`] (framed as
+/// the worker's messages).
+const PRINTED: u8 = b'P';
+const FAILED: u8 = b'E';
+/// The bytes before a printed output: tag, exit code, length.
+const PRINTED_HEADER_BYTES: usize = 9;
 
 /// Exit codes of a forked grading child that could not answer (sysexits' values, as the worker's).
 const CHILD_EXIT_SOFTWARE: i32 = 70;
@@ -38,7 +48,8 @@ pub fn grade_forked(
     submission: &Submission,
     options: &GradeOptions,
     module_cache: Option<&std::path::Path>,
-) -> Option<Result<Result<Report, GradeError>, WorkerFailure>> {
+    print: &dyn Fn(&Report) -> Printed,
+) -> Option<Result<Result<Printed, GradeError>, WorkerFailure>> {
     if !single_threaded() {
         return None;
     }
@@ -60,7 +71,7 @@ pub fn grade_forked(
         )))),
         0 => {
             drop(read_end);
-            let code = child(parent, exercise, submission, options, module_cache, write_end);
+            let code = child(parent, exercise, submission, options, module_cache, print, write_end);
             // SAFETY: ends the child at once: no destructor, exit handler or buffer flush of the
             // parent's state runs twice.
             unsafe { libc::_exit(code) }
@@ -91,7 +102,7 @@ fn pipe() -> std::io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
-/// The child: limits itself as a worker, grades, writes the response; returns its exit code.
+/// The child: limits itself as a worker, grades, writes what is printed; returns its exit code.
 /// A panic is caught here: unwinding past the fork would run the caller's code in the child.
 fn child(
     parent: libc::pid_t,
@@ -99,6 +110,7 @@ fn child(
     submission: &Submission,
     options: &GradeOptions,
     module_cache: Option<&std::path::Path>,
+    print: &dyn Fn(&Report) -> Printed,
     output: OwnedFd,
 ) -> i32 {
     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -116,9 +128,12 @@ fn child(
         {
             inject_fault(answer);
         }
-        let response = Response::from_result(grade(exercise, submission, options));
+        let message = match grade(exercise, submission, options) {
+            Ok(report) => printed_message(&print(&report)),
+            Err(error) => failed_message(Response::from_result(Err(error))),
+        };
         let mut output = std::fs::File::from(output);
-        match write_message(&mut output, &response).and_then(|()| output.flush()) {
+        match message.and_then(|bytes| output.write_all(&bytes)).and_then(|()| output.flush()) {
             Ok(()) => 0,
             Err(error) => {
                 eprintln!("pruefstein: cannot hand the report over: {error}");
@@ -129,6 +144,43 @@ fn child(
     graded.unwrap_or(CHILD_EXIT_SOFTWARE)
 }
 
+/// The message of a graded submission: [`PRINTED`], exit code, length, output.
+fn printed_message(printed: &Printed) -> std::io::Result<Vec<u8>> {
+    let length = u32::try_from(printed.output.len())
+        .ok()
+        .filter(|&length| length as usize <= WORKER_MESSAGE_BYTES_MAX)
+        .ok_or_else(|| {
+            std::io::Error::other(format!(
+                "the output is longer than worker_message_bytes_max ({WORKER_MESSAGE_BYTES_MAX})"
+            ))
+        })?;
+    let mut bytes = Vec::with_capacity(PRINTED_HEADER_BYTES + printed.output.len());
+    bytes.push(PRINTED);
+    bytes.extend_from_slice(&printed.exit_code.to_le_bytes());
+    bytes.extend_from_slice(&length.to_le_bytes());
+    bytes.extend_from_slice(printed.output.as_bytes());
+    Ok(bytes)
+}
+
+/// The message of a grading that failed: [`FAILED`], then the framed [`Response`].
+fn failed_message(response: Response) -> std::io::Result<Vec<u8>> {
+    let mut bytes = vec![FAILED];
+    write_message(&mut bytes, &response)?;
+    Ok(bytes)
+}
+
+/// The printed output in a child's message, when the message is whole.
+fn parse_printed(bytes: &[u8]) -> Option<Printed> {
+    let header = bytes.get(..PRINTED_HEADER_BYTES)?;
+    let exit_code = i32::from_le_bytes(header[1..5].try_into().ok()?);
+    let length = u32::from_le_bytes(header[5..9].try_into().ok()?) as usize;
+    let output = bytes.get(PRINTED_HEADER_BYTES..)?;
+    if output.len() != length {
+        return None;
+    }
+    Some(Printed { output: String::from_utf8(output.to_vec()).ok()?, exit_code })
+}
+
 /// The parent: reads the child's one message until `deadline`, kills the child when it is still
 /// running then, and reaps it in every case.
 fn wait_for_child(
@@ -136,7 +188,7 @@ fn wait_for_child(
     output: OwnedFd,
     deadline: Instant,
     limit_ms: u64,
-) -> Result<Result<Report, GradeError>, WorkerFailure> {
+) -> Result<Result<Printed, GradeError>, WorkerFailure> {
     let read = read_until(output, deadline);
     if !matches!(read, Ok(ChildOutput::Ended(_))) {
         // SAFETY: kill(2) of our own child, which is not reaped yet (its pid is still ours).
@@ -153,16 +205,20 @@ fn wait_for_child(
         }
         Err(error) => return Err(WorkerFailure::Broken(format!("cannot read the grading process: {error}"))),
     };
-    match read_message::<Response>(&mut bytes.as_slice()) {
-        Ok(Some(Response::Graded(report))) => Ok(Ok(*report)),
-        Ok(Some(Response::Error { kind, slug, message })) => Ok(Err(grade_error(kind, slug, message))),
-        Ok(Some(Response::NeedExercise)) => {
-            Err(WorkerFailure::Broken("the grading process asked for the exercise it holds".into()))
-        }
-        // Nothing, or a message cut short: the child died before it answered.
-        Ok(None) | Err(_) => Err(WorkerFailure::Died {
-            status: status.map(describe).unwrap_or_else(|error| error.to_string()),
-        }),
+    let died =
+        || WorkerFailure::Died { status: status.map(describe).unwrap_or_else(|error| error.to_string()) };
+    match bytes.split_first() {
+        // A message cut short is no message: the child died before it answered.
+        Some((&PRINTED, _)) => parse_printed(&bytes).map(Ok).ok_or_else(died),
+        Some((&FAILED, mut framed)) => match read_message::<Response>(&mut framed) {
+            Ok(Some(Response::Error { kind, slug, message })) => Ok(Err(grade_error(kind, slug, message))),
+            Ok(Some(Response::Graded(_) | Response::NeedExercise)) => {
+                Err(WorkerFailure::Broken("the grading process answered out of turn".into()))
+            }
+            Ok(None) | Err(_) => Err(died()),
+        },
+        // Nothing: the child died before it answered.
+        _ => Err(died()),
     }
 }
 
@@ -209,7 +265,7 @@ fn read_until(output: OwnedFd, deadline: Instant) -> std::io::Result<ChildOutput
         if n == 0 {
             return Ok(ChildOutput::Ended(bytes));
         }
-        if bytes.len() + n > WORKER_MESSAGE_BYTES_MAX + 4 {
+        if bytes.len() + n > WORKER_MESSAGE_BYTES_MAX + PRINTED_HEADER_BYTES {
             return Ok(ChildOutput::TooLong);
         }
         bytes.extend_from_slice(&chunk[..n]);
@@ -229,6 +285,21 @@ fn reap(pid: libc::pid_t) -> std::io::Result<std::process::ExitStatus> {
         let error = std::io::Error::last_os_error();
         if error.kind() != std::io::ErrorKind::Interrupted {
             return Err(error);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_printed_message_reads_back_whole_and_not_when_cut_short() {
+        let printed = Printed { output: "Bestanden ✓\n".into(), exit_code: 1 };
+        let bytes = printed_message(&printed).expect("a message");
+        assert_eq!(parse_printed(&bytes), Some(printed));
+        for cut in 0..bytes.len() {
+            assert_eq!(parse_printed(&bytes[..cut]), None, "cut after {cut} bytes");
         }
     }
 }

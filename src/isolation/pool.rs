@@ -318,17 +318,29 @@ pub fn scratch_path(name: &str) -> PathBuf {
     base.join(name)
 }
 
+/// What the CLI prints for a graded submission, and the exit code it ends with.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Printed {
+    pub output: String,
+    pub exit_code: i32,
+}
+
 /// One submission graded in a process of its own, which then ends: the CLI's `grade`. The same
 /// isolation as the service's, for one run: a child forked from this process when it may fork
-/// ([`super::fork`]), else a worker process started from `program`.
+/// ([`super::fork`]), else a worker process started from `program`. `print` turns the report into
+/// what the caller prints: a forked child does that itself and hands over only its output, so the
+/// report is serialized once.
 pub fn grade_once(
     program: &Path,
     exercise: &Exercise,
     submission: &Submission,
     options: &GradeOptions,
     module_cache: Option<PathBuf>,
-) -> Result<Result<Report, GradeError>, WorkerFailure> {
-    if let Some(graded) = super::fork::grade_forked(exercise, submission, options, module_cache.as_deref()) {
+    print: &dyn Fn(&Report) -> Printed,
+) -> Result<Result<Printed, GradeError>, WorkerFailure> {
+    if let Some(graded) =
+        super::fork::grade_forked(exercise, submission, options, module_cache.as_deref(), print)
+    {
         return graded;
     }
     let spec = WorkerSpec {
@@ -339,7 +351,8 @@ pub fn grade_once(
     };
     let mut worker = WorkerProcess::spawn(&spec)
         .map_err(|e| WorkerFailure::Broken(format!("cannot start a grading process: {e}")))?;
-    worker.grade(exercise, submission, options, Duration::from_secs(3600), &mut || {})
+    let graded = worker.grade(exercise, submission, options, Duration::from_secs(3600), &mut || {})?;
+    Ok(graded.map(|report| print(&report)))
 }
 
 /// The environment variable that places `pruefstein grade`'s module cache: a directory, or `off`
