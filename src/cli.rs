@@ -231,7 +231,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 _ => anyhow::bail!("give the submission: a module file, or --answer \"...\""),
             };
             let options = GradeOptions { learner, course_secret, compiler, replay };
-            // The same isolation as the service: one worker process grades this submission.
+            // The same isolation as the service: a grading process of its own grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
             let module_cache = crate::isolation::pool::grade_module_cache();
             let print = |report: &crate::report::Report| crate::isolation::pool::Printed {

@@ -1,9 +1,10 @@
 //! The CLI's grading process, forked instead of started: `pruefstein grade` has loaded the exercise
-//! and read the submission, then forks. The child applies the limits of a worker process
-//! ([`super::worker::limit_grading_process`]), grades what it already holds and writes into a pipe
-//! what the CLI prints (or the [`Response`] of a grading that failed); the parent waits no longer than the submission's deadline plus
-//! [`WORKER_KILL_MARGIN_MS`], kills the child when it overruns and reads its death when it dies,
-//! exactly as it would a started worker ([`super::pool::WorkerProcess`]).
+//! and read the submission, then forks. The child becomes a grading process as a started worker does
+//! ([`super::worker::become_grading_process`]: the same limits), grades what it already holds and
+//! writes into a pipe what the CLI prints (or the [`Response`] of a grading that failed). The parent
+//! waits no longer than the submission's deadline plus [`WORKER_KILL_MARGIN_MS`], kills the child
+//! when it overruns and reads its death when it dies, exactly as it would a started worker
+//! ([`super::pool::WorkerProcess`]).
 //!
 //! What forking saves is what starting the binary again costs for one submission: loading and
 //! relocating a large program, sending the exercise's files over a pipe, writing them to a scratch
@@ -22,7 +23,7 @@ use std::time::{Duration, Instant};
 
 use super::pool::{Printed, WorkerFailure, describe};
 use super::protocol::{Response, grade_error, read_message, write_message};
-use super::worker::{FAULT_INJECTION_ENV, inject_fault, limit_grading_process};
+use super::worker::{FAULT_INJECTION_ENV, become_grading_process, inject_fault};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
 use crate::limits::{WORKER_KILL_MARGIN_MS, WORKER_MESSAGE_BYTES_MAX};
@@ -114,19 +115,12 @@ fn child(
     output: OwnedFd,
 ) -> i32 {
     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        if let Err(error) = limit_grading_process(Some(parent)) {
+        if let Err(error) = become_grading_process(Some(parent), module_cache, "pruefstein") {
             eprintln!("pruefstein: cannot apply the grading process limits: {error}");
             return CHILD_EXIT_SOFTWARE;
         }
-        if let Some(dir) = module_cache
-            && let Err(error) = crate::sandbox::module_cache::enable(dir)
-        {
-            eprintln!("pruefstein: {error}; compiling without the module cache");
-        }
-        if std::env::var_os(FAULT_INJECTION_ENV).is_some()
-            && let Submission::Answer(answer) = submission
-        {
-            inject_fault(answer);
+        if std::env::var_os(FAULT_INJECTION_ENV).is_some() {
+            inject_fault(submission);
         }
         let message = match grade(exercise, submission, options) {
             Ok(report) => printed_message(&print(&report)),

@@ -30,14 +30,9 @@ pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 pub fn run(scratch: &Path, module_cache: Option<&Path>) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
-    if let Err(error) = limit_grading_process(parent) {
+    if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
         eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
         return 70;
-    }
-    if let Some(dir) = module_cache
-        && let Err(error) = crate::sandbox::module_cache::enable(dir)
-    {
-        eprintln!("pruefstein grade-worker: {error}; compiling without the module cache");
     }
     if let Err(error) = reset_dir(scratch) {
         eprintln!("pruefstein grade-worker: cannot prepare {}: {error}", scratch.display());
@@ -114,8 +109,8 @@ fn answer(
         Ok(submission) => submission,
         Err(error) => return Response::from_result(Err(GradeError::Internal(error))),
     };
-    if faults && let crate::submission::Submission::Answer(answer) = &submission {
-        inject_fault(answer);
+    if faults {
+        inject_fault(&submission);
     }
     if let Err(error) = allow_cpu_for_one_submission() {
         return Response::from_result(Err(GradeError::Internal(format!(
@@ -145,8 +140,9 @@ fn load_version(
         .map_err(|e| GradeError::Exercise { slug: folder, message: e.to_string() })
 }
 
-/// The faults a test may ask a worker for: never returns when one is asked.
-pub(super) fn inject_fault(answer: &str) {
+/// The faults a test may ask a worker for, as an answer: never returns when one is asked.
+pub(super) fn inject_fault(submission: &crate::submission::Submission) {
+    let crate::submission::Submission::Answer(answer) = submission else { return };
     let Some(fault) = answer.strip_prefix(FAULT_PREFIX) else { return };
     match fault.trim() {
         // A grading that never ends and never uses the CPU (a deadlock): only the kill ends it.
@@ -167,6 +163,23 @@ pub(super) fn inject_fault(answer: &str) {
         "crash" => std::process::abort(),
         _ => {}
     }
+}
+
+/// Makes this process one that grades untrusted submissions, as a started worker or a forked child
+/// of the CLI alike: its limits ([`limit_grading_process`]), then the module cache in `module_cache`
+/// (one that cannot be opened is said, prefixed with `who`, and done without).
+pub(super) fn become_grading_process(
+    parent: Option<libc::pid_t>,
+    module_cache: Option<&Path>,
+    who: &str,
+) -> std::io::Result<()> {
+    limit_grading_process(parent)?;
+    if let Some(dir) = module_cache
+        && let Err(error) = crate::sandbox::module_cache::enable(dir)
+    {
+        eprintln!("{who}: {error}; compiling without the module cache");
+    }
+    Ok(())
 }
 
 /// Applies the operating-system limits of a process that grades untrusted submissions: address
