@@ -39,10 +39,7 @@ fn main() {
         ("prediction (01 answer)", &prediction, Submission::Answer("(2, 2, 0)".into())),
     ];
     let options = GradeOptions { learner: Some("anna".into()), ..GradeOptions::default() };
-    // Where the service puts a worker's scratch directory: /dev/shm where it exists, as in-process.
-    let scratch =
-        pruefstein::isolation::pool::scratch_path(&format!("pruefstein-bench-{}", std::process::id()));
-    let spec = WorkerSpec { program: BIN.into(), scratch, env: Vec::new(), module_cache: None };
+    let spec = WorkerSpec { program: BIN.into(), env: Vec::new(), module_cache: None };
     let beat = Duration::from_secs(3600);
 
     // One-off: a fresh worker's first grade (start, exercise files sent and loaded, grade).

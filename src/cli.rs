@@ -89,9 +89,6 @@ pub enum Command {
     /// answers on stdout (see src/isolation). Not for direct use.
     #[command(hide = true)]
     GradeWorker {
-        /// The worker's scratch directory: emptied at start, removed at exit.
-        #[arg(long)]
-        scratch: PathBuf,
         /// Keep compiled reference solutions and interpreters in this directory between processes.
         #[arg(long)]
         module_cache: Option<PathBuf>,
@@ -288,9 +285,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
             Ok(0)
         }
-        Command::GradeWorker { scratch, module_cache } => {
-            Ok(crate::isolation::worker::run(&scratch, module_cache.as_deref()))
-        }
+        Command::GradeWorker { module_cache } => Ok(crate::isolation::worker::run(module_cache.as_deref())),
         Command::Serve(args) => {
             crate::service::log::init();
             let config = crate::service::config::Config::resolve(&args)?;

@@ -9,20 +9,15 @@ use crate::exercise::{Exercise, ExerciseError, FolderSnapshot, GraderEntry, Load
 pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::GRADER];
 
 impl Exercise {
-    /// Loads and validates the exercise in `dir`. The folder is read whole before and after (see
-    /// [`Exercise::source`]); a folder that changed in between is an error (it is being written:
-    /// loading it again after the change is over gives a consistent version).
+    /// Loads and validates the exercise in `dir` (see [`Exercise::load_with`]).
     pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
         Exercise::load_with(dir, KINDS)
     }
 
-    /// Loads the exercise that `snapshot` was written to in `dir` by this process
-    /// ([`FolderSnapshot::write_below`]): a private copy nobody else writes, so the folder is not
-    /// read back to take its identity again; the snapshot is the version.
-    pub fn load_private_copy(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
-        let mut exercise = Exercise::load_files(dir, KINDS)?;
-        exercise.source = std::sync::Arc::new(snapshot);
-        Ok(exercise)
+    /// Builds the exercise from `snapshot` alone, a version another process has loaded and sent:
+    /// nothing is read from the disk, and `dir` only names the folder in messages and reports.
+    pub fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
+        Exercise::load_snapshot_with(dir, snapshot, KINDS)
     }
 
     /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are

@@ -10,7 +10,7 @@ use std::sync::{Arc, OnceLock};
 use serde::Deserialize;
 
 use super::state::{State, StateQuery, read_state_from};
-use crate::exercise::{ExerciseError, error_at_key, parse_section};
+use crate::exercise::{ExerciseError, FolderFiles, parse_section};
 use crate::limits::{Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX};
 
 /// `[consumer]` in `exercise.toml`.
@@ -102,13 +102,18 @@ pub struct ConsumerExercise {
 }
 
 impl ConsumerExercise {
-    pub fn load(dir: &Path, section: toml::Table, _limits: &Limits) -> Result<Self, ExerciseError> {
-        let section: ConsumerSection = parse_section(dir, section, "consumer")?;
+    pub fn load(
+        dir: &Path,
+        files: FolderFiles<'_>,
+        section: toml::Table,
+        _limits: &Limits,
+    ) -> Result<Self, ExerciseError> {
+        let section: ConsumerSection = parse_section(&files, section, "consumer")?;
         // Each problem points at the key it is about (or the nearest enclosing one that is written).
         let at = |keys: &[&str], message: String| {
             let mut candidates: Vec<&[&str]> = (1..=keys.len()).rev().map(|n| &keys[..n]).collect();
             candidates.push(&["consumer"]);
-            error_at_key(dir, &candidates, message)
+            files.error_at_key(&candidates, message)
         };
         if section.state.is_empty() {
             return Err(at(
@@ -160,12 +165,12 @@ impl ConsumerExercise {
                 "[consumer.messages] same_body must have the same body as fresh".into(),
             ));
         }
-        let schema_path = dir.join(&section.schema);
-        let schema = std::fs::read_to_string(&schema_path).map_err(|e| {
+        let schema_path = files.path(&section.schema);
+        let schema = files.text(&section.schema).map_err(|e| {
             at(&["consumer", "schema"], format!("the schema {:?} cannot be read: {e}", section.schema))
         })?;
         let (template, tables, initial_state) =
-            build_template(&schema, &section.state).map_err(|problem| match problem {
+            build_template(schema, &section.state).map_err(|problem| match problem {
                 TemplateProblem::Schema { line, column, message } => {
                     ExerciseError::At { path: schema_path.clone(), line, column, message }
                 }
@@ -182,8 +187,8 @@ impl ConsumerExercise {
                 .collect::<Result<Vec<_>, String>>()
                 .map_err(|e| at(&["consumer", "languages"], format!("[consumer] languages: {e}")))?,
         };
-        let reference_path = dir.join(&section.reference);
-        let reference = std::fs::read(&reference_path).map_err(|e| {
+        let reference_path = files.path(&section.reference);
+        let reference = files.bytes(&section.reference).map(<[u8]>::to_vec).map_err(|e| {
             at(
                 &["consumer", "reference"],
                 format!("the reference solution {:?} cannot be read: {e}", section.reference),

@@ -128,7 +128,10 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
 /// What a grader kind's loader is given: the folder, its own section of `exercise.toml`, and the
 /// common keys it may need.
 pub struct GraderSection<'a> {
+    /// The folder, for messages and the paths a check reads later (`pruefstein check`).
     pub dir: &'a Path,
+    /// The folder's files as they are loaded: read these, never the disk.
+    pub files: super::FolderFiles<'a>,
     pub table: toml::Table,
     pub limits: &'a Limits,
     pub points: u32,

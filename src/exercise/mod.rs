@@ -14,7 +14,7 @@ mod snapshot;
 mod soundness;
 
 pub use grader::{Compiler, GradeError, GradeOptions, Grader, GraderEntry, GraderSection, StatementError};
-pub use snapshot::{FolderSnapshot, SnapshotError};
+pub use snapshot::{FolderSnapshot, RACY_STAMP_MARGIN, SnapshotError, Stamps};
 pub use soundness::{Soundness, SoundnessRow};
 
 use crate::limits::Limits;
@@ -75,36 +75,44 @@ impl Exercise {
     }
 
     /// Loads and validates the exercise in `dir`, whose grader kind must be one of `kinds`
-    /// (`Exercise::load` passes every kind the program has, from `crate::graders`). The folder is read whole before and after (see
-    /// [`Exercise::source`]); a folder that changed in between is an error (it is being written:
-    /// loading it again after the change is over gives a consistent version).
+    /// (`Exercise::load` passes every kind the program has, from `crate::graders`). The folder is
+    /// read whole once and the exercise built from those bytes (see [`Exercise::source`]); a folder
+    /// that changed while it was read is an error (it is being written: loading it again after the
+    /// change is over gives a consistent version).
     pub fn load_with(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
-        let snapshot = |dir: &Path| {
-            FolderSnapshot::read(dir).map_err(|e| match e {
-                SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
-                SnapshotError::TooLarge { path, message } => ExerciseError::Invalid { path, message },
-            })
+        let snapshot_error = |e| match e {
+            SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
+            SnapshotError::TooLarge { path, message } => ExerciseError::Invalid { path, message },
         };
-        let before = snapshot(dir)?;
-        let mut exercise = Exercise::load_files(dir, kinds)?;
-        let after = snapshot(dir)?;
-        if after.id != before.id {
+        let (snapshot, stamps) = FolderSnapshot::read_stamped(dir).map_err(snapshot_error)?;
+        let loaded = Exercise::load_snapshot_with(dir, snapshot, kinds);
+        let unchanged = match &loaded {
+            Ok(exercise) => stamps.unchanged(dir, &exercise.source).map_err(snapshot_error)?,
+            // A broken folder is reported as it is; if it was being written, the next load sees it.
+            Err(_) => true,
+        };
+        if !unchanged {
             return Err(ExerciseError::Invalid {
                 path: dir.to_path_buf(),
                 message: "the folder changed while it was read; it is read again once it is quiet".into(),
             });
         }
-        exercise.source = std::sync::Arc::new(after);
-        Ok(exercise)
+        loaded
     }
 
-    pub(crate) fn load_files(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
-        let toml_path = dir.join(EXERCISE_FILE);
-        let source = read_file(&toml_path)?;
-        let file: ExerciseFile = toml::from_str(&source).map_err(|e| toml_error(&toml_path, &source, &e))?;
+    /// Builds the exercise from `snapshot` alone, read from the folder `dir` names (which messages
+    /// and reports name; nothing is read from it).
+    pub(crate) fn load_snapshot_with(
+        dir: &Path,
+        snapshot: FolderSnapshot,
+        kinds: &[GraderEntry],
+    ) -> Result<Exercise, ExerciseError> {
+        let files = FolderFiles { dir, snapshot: &snapshot };
+        let toml_path = files.path(EXERCISE_FILE);
+        let source = files.read_text(EXERCISE_FILE)?;
+        let file: ExerciseFile = toml::from_str(source).map_err(|e| toml_error(&toml_path, source, &e))?;
         if !is_slug(&file.slug) {
-            return Err(error_at_key(
-                dir,
+            return Err(files.error_at_key(
                 &[&["slug"]],
                 format!(
                     "slug {:?} must be lowercase letters, digits and '-' (1 to 64 characters)",
@@ -112,10 +120,10 @@ impl Exercise {
                 ),
             ));
         }
-        file.limits.validate().map_err(|m| error_at_key(dir, &[&["limits"]], m))?;
+        file.limits.validate().map_err(|m| files.error_at_key(&[&["limits"]], m))?;
         let statement = Text {
-            de: read_file(&dir.join("statement.de.md"))?,
-            en: read_file(&dir.join("statement.en.md"))?,
+            de: files.read_text("statement.de.md")?.to_string(),
+            en: files.read_text("statement.en.md")?.to_string(),
         };
         let kind = file.grader;
         let section = match kind {
@@ -123,13 +131,18 @@ impl Exercise {
             GraderKind::Prediction => file.prediction,
         };
         let section = section.ok_or_else(|| {
-            error_at_key(dir, &[&["grader"]], format!("grader = \"{0}\" needs a [{0}] section", kind.name()))
+            files.error_at_key(&[&["grader"]], format!("grader = \"{0}\" needs a [{0}] section", kind.name()))
         })?;
         let entry = kinds.iter().find(|entry| entry.kind == kind).ok_or_else(|| {
-            error_at_key(dir, &[&["grader"]], format!("this program has no grader {:?}", kind.name()))
+            files.error_at_key(&[&["grader"]], format!("this program has no grader {:?}", kind.name()))
         })?;
-        let grader =
-            (entry.load)(GraderSection { dir, table: section, limits: &file.limits, points: file.points })?;
+        let grader = (entry.load)(GraderSection {
+            dir,
+            files,
+            table: section,
+            limits: &file.limits,
+            points: file.points,
+        })?;
         // The list of kinds and each kind's own `kind()` name the same thing twice; they must agree.
         assert_eq!(grader.kind(), kind, "the loader of {:?} made a grader of another kind", kind.name());
         Ok(Exercise {
@@ -140,7 +153,7 @@ impl Exercise {
             limits: file.limits,
             statement,
             grader,
-            source: Default::default(),
+            source: std::sync::Arc::new(snapshot),
         })
     }
 
@@ -195,27 +208,77 @@ pub fn is_slug(s: &str) -> bool {
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
-/// Reads a UTF-8 file of an exercise folder.
-pub fn read_file(path: &Path) -> Result<String, ExerciseError> {
-    std::fs::read_to_string(path).map_err(|source| ExerciseError::Io { path: path.to_path_buf(), source })
+/// The files of an exercise folder as its loaders read them: from the snapshot being loaded, so
+/// that what is loaded is what the snapshot's identity names. Paths are relative to the folder, with
+/// `/`; `dir` names the folder in messages.
+#[derive(Debug, Clone, Copy)]
+pub struct FolderFiles<'a> {
+    pub dir: &'a Path,
+    pub snapshot: &'a FolderSnapshot,
+}
+
+impl<'a> FolderFiles<'a> {
+    /// Where `relative` is in the folder, for messages.
+    pub fn path(&self, relative: &str) -> PathBuf {
+        self.dir.join(relative)
+    }
+
+    /// The bytes of the file at `relative` (`./` and empty components allowed, `..` not).
+    pub fn bytes(&self, relative: &str) -> std::io::Result<&'a [u8]> {
+        let mut parts = Vec::new();
+        for part in relative.split('/') {
+            match part {
+                "" | "." => {}
+                ".." => {
+                    return Err(std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        "the path leaves the exercise folder",
+                    ));
+                }
+                part => parts.push(part),
+            }
+        }
+        self.snapshot.file(&parts.join("/")).ok_or_else(|| {
+            std::io::Error::new(
+                std::io::ErrorKind::NotFound,
+                "no such file in the exercise folder (hidden files and symbolic links are not part of it)",
+            )
+        })
+    }
+
+    /// The file at `relative` as UTF-8 text.
+    pub fn text(&self, relative: &str) -> std::io::Result<&'a str> {
+        std::str::from_utf8(self.bytes(relative)?)
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {e}")))
+    }
+
+    /// [`FolderFiles::text`], with the file's path in the error.
+    pub fn read_text(&self, relative: &str) -> Result<&'a str, ExerciseError> {
+        self.text(relative).map_err(|source| ExerciseError::Io { path: self.path(relative), source })
+    }
+
+    /// An error at a key of `exercise.toml` (see [`error_at_key`]), located in the snapshot's copy.
+    pub fn error_at_key(&self, candidates: &[&[&str]], message: String) -> ExerciseError {
+        error_at_key_in(self.path(EXERCISE_FILE), self.text(EXERCISE_FILE).ok(), candidates, message)
+    }
 }
 
 /// Parses a grader's section of `exercise.toml` into its own type. A problem is reported with the line
 /// and column in `exercise.toml` where it is.
 pub fn parse_section<T: serde::de::DeserializeOwned>(
-    dir: &Path,
+    files: &FolderFiles<'_>,
     section: toml::Table,
     name: &str,
 ) -> Result<T, ExerciseError> {
     section.try_into().map_err(|e: toml::de::Error| {
-        let path = dir.join(EXERCISE_FILE);
+        let path = files.path(EXERCISE_FILE);
         // The table has lost its positions: parse the file again with them to say where the problem is.
-        let located = std::fs::read_to_string(&path).ok().and_then(|source| {
-            let root = toml::de::DeTable::parse(&source).ok()?;
+        let located = files.text(EXERCISE_FILE).ok().and_then(|source| {
+            let root = toml::de::DeTable::parse(source).ok()?;
             let (_, value) = root.get_ref().iter().find(|(key, _)| key.get_ref().as_ref() == name)?;
             let error = T::deserialize(toml::de::ValueDeserializer::from(value.clone())).err()?;
             let span = error.span()?;
-            let (line, column) = line_column(&source, span.start);
+            let (line, column) = line_column(source, span.start);
             Some(ExerciseError::At {
                 path: path.clone(),
                 line,
@@ -273,13 +336,21 @@ pub fn key_location(source: &str, keys: &[&str]) -> Option<(usize, usize)> {
     found.map(|offset| line_column(source, offset))
 }
 
-/// An error at a key of `exercise.toml`: at the first of `candidates` (key paths) that is written there,
-/// with its line; without a line if none is.
+/// An error at a key of `exercise.toml` in `dir` on disk: at the first of `candidates` (key paths)
+/// that is written there, with its line; without a line if none is.
 pub fn error_at_key(dir: &Path, candidates: &[&[&str]], message: String) -> ExerciseError {
     let path = dir.join(EXERCISE_FILE);
-    let location = std::fs::read_to_string(&path)
-        .ok()
-        .and_then(|source| candidates.iter().find_map(|keys| key_location(&source, keys)));
+    let source = std::fs::read_to_string(&path).ok();
+    error_at_key_in(path, source.as_deref(), candidates, message)
+}
+
+fn error_at_key_in(
+    path: PathBuf,
+    source: Option<&str>,
+    candidates: &[&[&str]],
+    message: String,
+) -> ExerciseError {
+    let location = source.and_then(|source| candidates.iter().find_map(|keys| key_location(source, keys)));
     match location {
         Some((line, column)) => ExerciseError::At { path, line, column, message },
         None => ExerciseError::Invalid { path, message },
@@ -302,4 +373,30 @@ pub enum ExerciseError {
     /// variant; `location` is `:line:column` where known, so editors can jump to it.
     #[error("{path}{location}: {message}")]
     Script { path: PathBuf, location: String, message: String },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loader_reads_the_snapshot_inside_the_folder_only() {
+        let snapshot = FolderSnapshot {
+            id: String::new(),
+            folder: "07-x".into(),
+            files: vec![("bin".into(), vec![0xff]), ("schema.sql".into(), b"CREATE TABLE t (x);".to_vec())],
+        };
+        let files = FolderFiles { dir: Path::new("exercises/07-x"), snapshot: &snapshot };
+        assert_eq!(files.text("schema.sql").unwrap(), "CREATE TABLE t (x);");
+        assert_eq!(files.text("./schema.sql").unwrap(), "CREATE TABLE t (x);");
+        let outside = files.bytes("../07-x/schema.sql").unwrap_err();
+        assert!(outside.to_string().contains("leaves the exercise folder"), "{outside}");
+        let missing = files.read_text("nope.sql").unwrap_err().to_string();
+        assert!(
+            missing.starts_with("exercises/07-x/nope.sql: no such file in the exercise folder"),
+            "{missing}"
+        );
+        let binary = files.read_text("bin").unwrap_err().to_string();
+        assert!(binary.contains("not UTF-8 text"), "{binary}");
+    }
 }

@@ -2,8 +2,16 @@
 //! paths and bytes of its files). The service hands a worker process the snapshot of the version it
 //! loaded, so that the worker grades that very version even after a teacher has changed (or broken)
 //! the folder on disk; the identity names the version in every request.
+//!
+//! An exercise is loaded from its snapshot, never from the disk files one by one, so what was loaded
+//! is exactly what the identity names. Whether the folder held still while it was read is checked
+//! afterwards by [`Stamps::unchanged`]: a second walk that compares each file's inode, size and
+//! change times with those taken while reading, and the bytes of the files changed too recently for
+//! their times to tell (the "racy" files).
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use sha2::{Digest, Sha256};
 
@@ -29,34 +37,123 @@ pub enum SnapshotError {
     TooLarge { path: PathBuf, message: String },
 }
 
+/// What a file's metadata said while it was read: if a later look finds the same, and the file's
+/// times are older than the read by more than [`RACY_STAMP_MARGIN`], the file did not change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Stamp {
+    device: u64,
+    inode: u64,
+    len: u64,
+    modified_ns: i128,
+    changed_ns: i128,
+}
+
+impl Stamp {
+    fn of(metadata: &std::fs::Metadata) -> Stamp {
+        let ns = |seconds: i64, nanos: i64| i128::from(seconds) * 1_000_000_000 + i128::from(nanos);
+        Stamp {
+            device: metadata.dev(),
+            inode: metadata.ino(),
+            len: metadata.len(),
+            modified_ns: ns(metadata.mtime(), metadata.mtime_nsec()),
+            changed_ns: ns(metadata.ctime(), metadata.ctime_nsec()),
+        }
+    }
+
+    /// True if a change made while the folder was read could leave the file's times as they are:
+    /// a file system stamps times from a clock that lags the precise one by a tick, and some (FAT,
+    /// network file systems) keep whole seconds or two.
+    fn is_racy(&self, read_started_ns: i128) -> bool {
+        let newest = self.modified_ns.max(self.changed_ns);
+        newest >= read_started_ns - RACY_STAMP_MARGIN.as_nanos() as i128
+    }
+}
+
+/// How recent a file's times may be before they no longer prove it unchanged (see [`Stamp::is_racy`]).
+pub const RACY_STAMP_MARGIN: Duration = Duration::from_secs(3);
+
+/// The metadata of every file of a snapshot as it was read, to check afterwards that the folder held
+/// still (see the module's documentation).
+#[derive(Debug)]
+pub struct Stamps {
+    read_started_ns: i128,
+    /// One per file of the snapshot, in its order.
+    files: Vec<Stamp>,
+}
+
 impl FolderSnapshot {
     /// Reads every regular file below `dir` (symbolic links and hidden files are skipped).
     pub fn read(dir: &Path) -> Result<FolderSnapshot, SnapshotError> {
+        FolderSnapshot::read_stamped(dir).map(|(snapshot, _)| snapshot)
+    }
+
+    /// Reads the folder like [`FolderSnapshot::read`], with what [`Stamps::unchanged`] needs.
+    pub fn read_stamped(dir: &Path) -> Result<(FolderSnapshot, Stamps), SnapshotError> {
+        let read_started_ns = now_ns();
         let mut files = Vec::new();
         let mut bytes = 0u64;
-        walk(dir, dir, "", &mut files, &mut bytes)?;
+        walk(dir, dir, "", &mut Reading { files: &mut files, bytes: &mut bytes })?;
         files.sort_by(|a, b| a.0.cmp(&b.0));
+        let (files, stamps): (Vec<_>, Vec<_>) =
+            files.into_iter().map(|(path, contents, stamp)| ((path, contents), stamp)).unzip();
         let folder = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok(FolderSnapshot { id: identity(&folder, &files), folder, files })
+        let snapshot = FolderSnapshot { id: identity(&folder, &files), folder, files };
+        Ok((snapshot, Stamps { read_started_ns, files: stamps }))
     }
 
-    /// Writes the files below `parent/<folder>` (created) and returns that folder.
-    pub fn write_below(&self, parent: &Path) -> std::io::Result<PathBuf> {
-        let root = parent.join(safe_relative(&self.folder)?);
-        for (relative, contents) in &self.files {
-            let path = root.join(safe_relative(relative)?);
-            if let Some(dir) = path.parent() {
-                std::fs::create_dir_all(dir)?;
-            }
-            std::fs::write(path, contents)?;
-        }
-        std::fs::create_dir_all(&root)?;
-        Ok(root)
+    /// The contents of the file at `relative` (with `/`), if the snapshot holds it.
+    pub fn file(&self, relative: &str) -> Option<&[u8]> {
+        let index = self.files.binary_search_by(|(path, _)| path.as_str().cmp(relative)).ok()?;
+        Some(&self.files[index].1)
     }
 
-    /// True if the files still have the identity they were sent with.
+    /// True if the files are kept as a snapshot keeps them (sorted by path, each path once, which
+    /// [`FolderSnapshot::file`] relies on) and still have the identity they were sent with.
     pub fn is_intact(&self) -> bool {
-        identity(&self.folder, &self.files) == self.id
+        self.files.windows(2).all(|pair| pair[0].0 < pair[1].0)
+            && identity(&self.folder, &self.files) == self.id
+    }
+}
+
+impl Stamps {
+    /// True if `dir` still holds exactly the files of `snapshot` (which these stamps were taken
+    /// with): the same relative paths, each with the same stamp, and a file whose stamp is racy
+    /// with the same bytes. Reads no file whose stamp proves it unchanged.
+    pub fn unchanged(&self, dir: &Path, snapshot: &FolderSnapshot) -> Result<bool, SnapshotError> {
+        assert_eq!(self.files.len(), snapshot.files.len(), "stamps of another snapshot");
+        let mut now = Vec::with_capacity(snapshot.files.len());
+        if !list(dir, "", &mut now, snapshot.files.len())? {
+            return Ok(false);
+        }
+        now.sort_by(|a, b| a.0.cmp(&b.0));
+        if now.len() != snapshot.files.len() {
+            return Ok(false);
+        }
+        for (((path, stamp), (read_path, contents)), read_stamp) in
+            now.iter().zip(&snapshot.files).zip(&self.files)
+        {
+            if path != read_path || stamp != read_stamp {
+                return Ok(false);
+            }
+            if stamp.is_racy(self.read_started_ns) {
+                let current = match std::fs::read(dir.join(path)) {
+                    Ok(current) => current,
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+                    Err(source) => return Err(SnapshotError::Io { path: dir.join(path), source }),
+                };
+                if &current != contents {
+                    return Ok(false);
+                }
+            }
+        }
+        Ok(true)
+    }
+}
+
+fn now_ns() -> i128 {
+    match SystemTime::now().duration_since(SystemTime::UNIX_EPOCH) {
+        Ok(since) => since.as_nanos() as i128,
+        Err(before) => -(before.duration().as_nanos() as i128),
     }
 }
 
@@ -73,27 +170,19 @@ fn identity(folder: &str, files: &[(String, Vec<u8>)]) -> String {
     hex::encode(hash.finalize())
 }
 
-/// A relative path from a snapshot, refused if it could leave the folder.
-fn safe_relative(relative: &str) -> std::io::Result<PathBuf> {
-    let path = PathBuf::from(relative);
-    let ok = !relative.is_empty() && path.components().all(|c| matches!(c, std::path::Component::Normal(_)));
-    if ok {
-        Ok(path)
-    } else {
-        Err(std::io::Error::new(std::io::ErrorKind::InvalidInput, format!("unsafe path {relative:?}")))
-    }
+/// Where [`walk`] puts what it reads.
+struct Reading<'a> {
+    files: &'a mut Vec<(String, Vec<u8>, Stamp)>,
+    bytes: &'a mut u64,
 }
 
-fn walk(
-    root: &Path,
-    dir: &Path,
-    prefix: &str,
-    files: &mut Vec<(String, Vec<u8>)>,
-    bytes: &mut u64,
-) -> Result<(), SnapshotError> {
+/// The regular files below `dir` that a snapshot holds, in directory order: `(relative path, kind)`
+/// of every entry that is not hidden.
+fn entries(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf, std::fs::FileType)>, SnapshotError> {
     let io = |source| SnapshotError::Io { path: dir.to_path_buf(), source };
     let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(io)?.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
+    let mut kept = Vec::with_capacity(entries.len());
     for entry in entries {
         let Some(name) = entry.file_name().to_str().map(str::to_string) else { continue };
         if name.starts_with('.') {
@@ -101,10 +190,17 @@ fn walk(
         }
         let kind = entry.file_type().map_err(|source| SnapshotError::Io { path: entry.path(), source })?;
         let relative = if prefix.is_empty() { name } else { format!("{prefix}/{name}") };
+        kept.push((relative, entry.path(), kind));
+    }
+    Ok(kept)
+}
+
+fn walk(root: &Path, dir: &Path, prefix: &str, reading: &mut Reading<'_>) -> Result<(), SnapshotError> {
+    for (relative, path, kind) in entries(dir, prefix)? {
         if kind.is_dir() {
-            walk(root, &entry.path(), &relative, files, bytes)?;
+            walk(root, &path, &relative, reading)?;
         } else if kind.is_file() {
-            if files.len() >= EXERCISE_FOLDER_FILES_MAX {
+            if reading.files.len() >= EXERCISE_FOLDER_FILES_MAX {
                 return Err(SnapshotError::TooLarge {
                     path: root.to_path_buf(),
                     message: format!(
@@ -113,10 +209,9 @@ fn walk(
                     ),
                 });
             }
-            let path = entry.path();
-            let contents = std::fs::read(&path).map_err(|source| SnapshotError::Io { path, source })?;
-            *bytes += contents.len() as u64;
-            if *bytes > EXERCISE_FOLDER_BYTES_MAX {
+            let (contents, stamp) = read_stamped(&path)?;
+            *reading.bytes += contents.len() as u64;
+            if *reading.bytes > EXERCISE_FOLDER_BYTES_MAX {
                 return Err(SnapshotError::TooLarge {
                     path: root.to_path_buf(),
                     message: format!(
@@ -125,42 +220,144 @@ fn walk(
                     ),
                 });
             }
-            files.push((relative, contents));
+            reading.files.push((relative, contents, stamp));
         }
     }
     Ok(())
+}
+
+/// A file's bytes and its stamp, taken from the open file before reading: a change while it is
+/// read then leaves a stamp that is racy or differs from the one a second look finds.
+fn read_stamped(path: &Path) -> Result<(Vec<u8>, Stamp), SnapshotError> {
+    use std::io::Read;
+    let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
+    let mut file = std::fs::File::open(path).map_err(io)?;
+    let metadata = file.metadata().map_err(io)?;
+    let expected = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
+    // Read at most one byte more than the folder may hold: a file that grows without end (a pipe
+    // behind a regular name cannot, but a file being appended to can) stops here.
+    let mut contents = Vec::with_capacity(expected.min(EXERCISE_FOLDER_BYTES_MAX as usize) + 1);
+    (&mut file).take(EXERCISE_FOLDER_BYTES_MAX + 1).read_to_end(&mut contents).map_err(io)?;
+    Ok((contents, Stamp::of(&metadata)))
+}
+
+/// Adds `(relative path, stamp)` of every file a snapshot of `dir` would hold to `out`; false as
+/// soon as there are more than `files_max` (the folder has changed).
+fn list(
+    dir: &Path,
+    prefix: &str,
+    out: &mut Vec<(String, Stamp)>,
+    files_max: usize,
+) -> Result<bool, SnapshotError> {
+    for (relative, path, kind) in entries(dir, prefix)? {
+        if kind.is_dir() {
+            if !list(&path, &relative, out, files_max)? {
+                return Ok(false);
+            }
+        } else if kind.is_file() {
+            if out.len() == files_max {
+                return Ok(false);
+            }
+            let metadata = match std::fs::symlink_metadata(&path) {
+                Ok(metadata) => metadata,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+                Err(source) => return Err(SnapshotError::Io { path, source }),
+            };
+            out.push((relative, Stamp::of(&metadata)));
+        }
+    }
+    Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_snapshot_written_elsewhere_reads_back_with_the_same_identity() {
+    fn folder() -> (tempfile::TempDir, PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let folder = dir.path().join("07-x");
         std::fs::create_dir_all(folder.join("sub")).unwrap();
         std::fs::write(folder.join("a.txt"), "a").unwrap();
         std::fs::write(folder.join("sub/b.txt"), "b").unwrap();
+        (dir, folder)
+    }
+
+    #[test]
+    fn a_snapshot_holds_the_files_by_relative_path_and_its_identity_follows_their_bytes() {
+        let (_dir, folder) = folder();
+        std::fs::write(folder.join(".hidden"), "h").unwrap();
+        std::os::unix::fs::symlink(folder.join("a.txt"), folder.join("link.txt")).unwrap();
         let snapshot = FolderSnapshot::read(&folder).unwrap();
         assert_eq!(snapshot.folder, "07-x");
-        let copy = tempfile::tempdir().unwrap();
-        let written = snapshot.write_below(copy.path()).unwrap();
-        assert_eq!(written.file_name().unwrap(), "07-x");
-        assert_eq!(FolderSnapshot::read(&written).unwrap(), snapshot);
+        let paths: Vec<&str> = snapshot.files.iter().map(|(p, _)| p.as_str()).collect();
+        assert_eq!(paths, ["a.txt", "sub/b.txt"], "hidden files and symbolic links are not part of it");
+        assert_eq!(snapshot.file("sub/b.txt"), Some(&b"b"[..]));
+        assert_eq!(snapshot.file("link.txt"), None);
+        assert!(snapshot.is_intact());
+        let mut unsorted = snapshot.clone();
+        unsorted.files.swap(0, 1);
+        unsorted.id = identity(&unsorted.folder, &unsorted.files);
+        assert!(!unsorted.is_intact(), "a snapshot out of order is not one");
+        assert_eq!(FolderSnapshot::read(&folder).unwrap(), snapshot);
         std::fs::write(folder.join("sub/b.txt"), "c").unwrap();
         assert_ne!(FolderSnapshot::read(&folder).unwrap().id, snapshot.id);
     }
 
     #[test]
-    fn a_path_that_leaves_the_folder_is_refused() {
-        let snapshot = FolderSnapshot {
-            id: String::new(),
-            folder: "x".into(),
-            files: vec![("../evil".into(), b"x".to_vec())],
-        };
-        let dir = tempfile::tempdir().unwrap();
-        assert!(snapshot.write_below(dir.path()).is_err());
-        assert!(!dir.path().join("evil").exists());
+    fn a_folder_that_holds_still_is_unchanged() {
+        let (_dir, folder) = folder();
+        let (snapshot, stamps) = FolderSnapshot::read_stamped(&folder).unwrap();
+        assert!(stamps.unchanged(&folder, &snapshot).unwrap());
+        // Hidden files are not part of an exercise: an editor's swap file changes nothing.
+        std::fs::write(folder.join("sub/.b.txt.swp"), "swap").unwrap();
+        assert!(stamps.unchanged(&folder, &snapshot).unwrap());
+    }
+
+    #[test]
+    fn every_kind_of_change_after_the_read_is_seen() {
+        type Change = fn(&Path);
+        let changes: [(&str, Change); 5] = [
+            ("same size, new bytes", |f| std::fs::write(f.join("a.txt"), "z").unwrap()),
+            ("a file added", |f| std::fs::write(f.join("sub/c.txt"), "c").unwrap()),
+            ("a file removed", |f| std::fs::remove_file(f.join("sub/b.txt")).unwrap()),
+            ("a file renamed", |f| std::fs::rename(f.join("sub/b.txt"), f.join("sub/c.txt")).unwrap()),
+            ("a file replaced by another with the same bytes", |f| {
+                std::fs::write(f.join("new.txt"), "a").unwrap();
+                std::fs::rename(f.join("new.txt"), f.join("a.txt")).unwrap();
+            }),
+        ];
+        for (name, change) in changes {
+            let (_dir, folder) = folder();
+            let (snapshot, stamps) = FolderSnapshot::read_stamped(&folder).unwrap();
+            change(&folder);
+            assert!(!stamps.unchanged(&folder, &snapshot).unwrap(), "{name}: not seen");
+        }
+    }
+
+    #[test]
+    fn recent_files_are_compared_by_their_bytes_older_ones_by_their_stamps() {
+        let (_dir, folder) = folder();
+        let (mut snapshot, mut stamps) = FolderSnapshot::read_stamped(&folder).unwrap();
+        // A change within one tick of the file system's clock can leave every stamp as it was: here,
+        // the bytes read differ from the disk's while the stamps agree.
+        snapshot.files[0].1 = b"y".to_vec();
+        assert!(!stamps.unchanged(&folder, &snapshot).unwrap(), "a racy file's bytes were not compared");
+        // Stamps older than the read by more than the margin are trusted without reading the file.
+        let margin = RACY_STAMP_MARGIN.as_nanos() as i128;
+        stamps.read_started_ns =
+            stamps.files.iter().map(|s| s.changed_ns.max(s.modified_ns)).max().unwrap() + margin + 1;
+        assert!(stamps.unchanged(&folder, &snapshot).unwrap());
+        stamps.read_started_ns -= 2;
+        assert!(!stamps.unchanged(&folder, &snapshot).unwrap(), "a stamp within the margin was trusted");
+    }
+
+    #[test]
+    fn a_folder_with_more_files_than_the_limit_is_refused_by_name() {
+        let (_dir, folder) = folder();
+        for n in 0..EXERCISE_FOLDER_FILES_MAX {
+            std::fs::write(folder.join(format!("f{n}")), "").unwrap();
+        }
+        let error = FolderSnapshot::read(&folder).unwrap_err().to_string();
+        assert!(error.contains("exercise_folder_files_max"), "{error}");
     }
 }

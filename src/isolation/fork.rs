@@ -7,8 +7,8 @@
 //! ([`super::pool::WorkerProcess`]).
 //!
 //! What forking saves is what starting the binary again costs for one submission: loading and
-//! relocating a large program, sending the exercise's files over a pipe, writing them to a scratch
-//! directory and loading them a second time (BENCHMARKS.md, "The CLI forks its grading process").
+//! relocating a large program, sending the exercise's files over a pipe and building the exercise a
+//! second time (BENCHMARKS.md, "The CLI forks its grading process").
 //! The child also renders the report itself, so it is serialized once, not once for the pipe and
 //! again for the terminal.
 //!

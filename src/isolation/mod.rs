@@ -1,7 +1,7 @@
 //! Grading in worker processes: the last line of isolation from the operating system. A worker is
 //! the same binary (`pruefstein grade-worker`, hidden from `--help`) with operating-system limits of
 //! its own (address space, CPU time per submission, open files, no core dumps, no new privileges,
-//! death with its parent) and a scratch directory removed at its start and exit. The parent sends
+//! death with its parent); it writes no file. The parent sends
 //! length-prefixed JSON requests on its stdin (the exercise version by content identity, with its
 //! files the first time; the submission; the grade options) and reads the report on its stdout. A
 //! worker keeps loaded exercise versions and compiled engines across submissions.

@@ -26,8 +26,6 @@ use crate::text::Text;
 pub struct WorkerSpec {
     /// The `pruefstein` binary (the running one, or `CARGO_BIN_EXE_pruefstein` in tests).
     pub program: PathBuf,
-    /// The worker's own scratch directory: emptied at start, removed at exit.
-    pub scratch: PathBuf,
     /// Extra environment (the tests' fault-injection switch).
     pub env: Vec<(String, String)>,
     /// Where the worker keeps compiled reference solutions and interpreters between processes
@@ -92,20 +90,16 @@ pub struct WorkerProcess {
     stdin: Option<BufWriter<ChildStdin>>,
     responses: Receiver<std::io::Result<Response>>,
     reader: Option<std::thread::JoinHandle<()>>,
-    scratch: PathBuf,
     /// Gradings answered so far.
     graded: u64,
 }
 
 impl WorkerProcess {
-    /// Empties the scratch directory and starts the worker.
+    /// Starts the worker.
     pub fn spawn(spec: &WorkerSpec) -> std::io::Result<WorkerProcess> {
-        super::worker::reset_dir(&spec.scratch)?;
         let mut command = Command::new(&spec.program);
         command
             .arg("grade-worker")
-            .arg("--scratch")
-            .arg(&spec.scratch)
             .args(
                 spec.module_cache
                     .iter()
@@ -168,7 +162,6 @@ impl WorkerProcess {
             stdin: Some(BufWriter::new(stdin)),
             responses,
             reader: Some(reader),
-            scratch: spec.scratch.clone(),
             graded: 0,
         })
     }
@@ -278,14 +271,13 @@ impl WorkerProcess {
 
 impl Drop for WorkerProcess {
     /// Closes the worker's input (it ends by itself when idle), kills it in case it does not, reaps
-    /// it and removes its scratch directory.
+    /// it.
     fn drop(&mut self) {
         drop(self.stdin.take());
         self.kill();
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
-        let _ = std::fs::remove_dir_all(&self.scratch);
     }
 }
 
@@ -307,15 +299,6 @@ pub(super) fn describe(status: ExitStatus) -> String {
         }
         _ => "ended".into(),
     }
-}
-
-/// A scratch directory for a worker: in memory-backed `/dev/shm` where it exists, else the system's
-/// temp directory; `name` makes it the caller's own (the service derives it from its data
-/// directory, which only it uses).
-pub fn scratch_path(name: &str) -> PathBuf {
-    let shm = Path::new("/dev/shm");
-    let base = if shm.is_dir() { shm.to_path_buf() } else { std::env::temp_dir() };
-    base.join(name)
 }
 
 /// What the CLI prints for a graded submission, and the exit code it ends with.
@@ -343,12 +326,7 @@ pub fn grade_once(
     {
         return graded;
     }
-    let spec = WorkerSpec {
-        program: program.to_path_buf(),
-        scratch: scratch_path(&format!("pruefstein-grade-{}", std::process::id())),
-        env: Vec::new(),
-        module_cache,
-    };
+    let spec = WorkerSpec { program: program.to_path_buf(), env: Vec::new(), module_cache };
     let mut worker = WorkerProcess::spawn(&spec)
         .map_err(|e| WorkerFailure::Broken(format!("cannot start a grading process: {e}")))?;
     let graded = worker.grade(exercise, submission, options, Duration::from_secs(3600), &mut || {})?;

@@ -1,6 +1,7 @@
 //! The worker process (`pruefstein grade-worker`, hidden): applies its operating-system limits,
-//! empties its scratch directory, then answers grade requests from stdin on stdout until stdin
-//! closes, keeping loaded exercise versions and compiled engines between submissions. It knows
+//! then answers grade requests from stdin on stdout until stdin closes, keeping loaded exercise
+//! versions and compiled engines between submissions. It writes no file: an exercise version is
+//! built from the files sent, in memory, and run databases live in memory too. It knows
 //! nothing of HTTP, actix or tokio: the service (or the CLI) drives it through [`super::pool`].
 
 use std::collections::HashMap;
@@ -27,38 +28,21 @@ pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 
 /// Runs the worker until stdin closes; returns the exit code. With `module_cache`, trusted modules
 /// are compiled through the cache there (a cache that cannot be opened is said, and done without).
-pub fn run(scratch: &Path, module_cache: Option<&Path>) -> i32 {
+pub fn run(module_cache: Option<&Path>) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
     if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
         eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
         return 70;
     }
-    if let Err(error) = reset_dir(scratch) {
-        eprintln!("pruefstein grade-worker: cannot prepare {}: {error}", scratch.display());
-        return 70;
-    }
-    let code = serve(scratch);
-    let _ = std::fs::remove_dir_all(scratch);
-    code
+    serve()
 }
 
-/// Removes `dir` with everything in it and creates it empty.
-pub fn reset_dir(dir: &Path) -> std::io::Result<()> {
-    match std::fs::remove_dir_all(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e),
-    }
-    std::fs::create_dir_all(dir)
-}
-
-fn serve(scratch: &Path) -> i32 {
+fn serve() -> i32 {
     let mut input = BufReader::new(std::io::stdin().lock());
     let mut output = BufWriter::new(std::io::stdout().lock());
     let faults = std::env::var_os(FAULT_INJECTION_ENV).is_some();
     let mut exercises: HashMap<String, Arc<Exercise>> = HashMap::new();
-    let mut loaded = 0u64;
     loop {
         let request: GradeRequest = match read_message(&mut input) {
             Ok(Some(request)) => request,
@@ -68,7 +52,7 @@ fn serve(scratch: &Path) -> i32 {
                 return 65;
             }
         };
-        let response = answer(request, scratch, &mut exercises, &mut loaded, faults);
+        let response = answer(request, &mut exercises, faults);
         if let Err(error) = write_message(&mut output, &response) {
             eprintln!("pruefstein grade-worker: {error}");
             return 74;
@@ -76,18 +60,12 @@ fn serve(scratch: &Path) -> i32 {
     }
 }
 
-fn answer(
-    request: GradeRequest,
-    scratch: &Path,
-    exercises: &mut HashMap<String, Arc<Exercise>>,
-    loaded: &mut u64,
-    faults: bool,
-) -> Response {
+fn answer(request: GradeRequest, exercises: &mut HashMap<String, Arc<Exercise>>, faults: bool) -> Response {
     let exercise = match exercises.get(&request.exercise_id) {
         Some(exercise) => exercise.clone(),
         None => {
             let Some(wire) = request.exercise else { return Response::NeedExercise };
-            match load_version(wire, scratch, loaded) {
+            match load_version(wire) {
                 Ok(exercise) if exercise.source.id == request.exercise_id => {
                     if exercises.len() >= WORKER_EXERCISES_KEPT {
                         exercises.clear();
@@ -121,22 +99,13 @@ fn answer(
     Response::from_result(grade(&exercise, &submission, &options))
 }
 
-/// Writes an exercise version's files into the scratch directory and loads them.
-fn load_version(
-    wire: super::protocol::WireSnapshot,
-    scratch: &Path,
-    loaded: &mut u64,
-) -> Result<Exercise, GradeError> {
-    let internal = |message: String| GradeError::Internal(message);
-    let snapshot = wire.into_snapshot().map_err(internal)?;
-    *loaded += 1;
-    let parent: PathBuf = scratch.join("exercises").join(loaded.to_string());
-    let _ = std::fs::remove_dir_all(&parent);
-    let dir = snapshot
-        .write_below(&parent)
-        .map_err(|e| internal(format!("cannot write the exercise files: {e}")))?;
+/// Builds an exercise version from the files sent, in memory: nothing is written or read back.
+fn load_version(wire: super::protocol::WireSnapshot) -> Result<Exercise, GradeError> {
+    let snapshot = wire.into_snapshot().map_err(GradeError::Internal)?;
+    // Messages and reports name the folder as the service does; the worker has no copy of it.
+    let dir = PathBuf::from(&snapshot.folder);
     let folder = snapshot.folder.clone();
-    Exercise::load_private_copy(&dir, snapshot)
+    Exercise::load_snapshot(&dir, snapshot)
         .map_err(|e| GradeError::Exercise { slug: folder, message: e.to_string() })
 }
 

@@ -28,7 +28,7 @@ use self::script::{Outcome, Params, Scenario};
 use self::statement::Template;
 use self::variant::{ParameterSpec, VariantError};
 use crate::exercise::GradeOptions;
-use crate::exercise::{Exercise, ExerciseError, parse_section, read_file};
+use crate::exercise::{Exercise, ExerciseError, FolderFiles, parse_section};
 use crate::exercise::{Soundness, SoundnessRow};
 use crate::limits::{Limits, VARIANT_CACHE_MAX};
 use crate::submission::Submission;
@@ -122,11 +122,12 @@ impl PredictionExercise {
     /// lesson's variant once, so a broken script or template fails here and not while grading.
     pub fn load(
         dir: &Path,
+        files: FolderFiles<'_>,
         section: toml::Table,
         _limits: &Limits,
         points: u32,
     ) -> Result<Self, ExerciseError> {
-        let section: Section = parse_section(dir, section, "prediction")?;
+        let section: Section = parse_section(&files, section, "prediction")?;
         let toml_path = dir.join(crate::exercise::EXERCISE_FILE);
         let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
 
@@ -180,7 +181,7 @@ impl PredictionExercise {
                 "script {script_name:?} must be a file name in the exercise folder"
             )));
         }
-        let source = read_file(&dir.join(script_name))?;
+        let source = files.read_text(script_name)?;
         let script_error = |e: script::ScriptError| ExerciseError::Script {
             path: dir.join(&e.file),
             location: e.location,
@@ -188,7 +189,7 @@ impl PredictionExercise {
         };
         let parameter_names: Vec<&str> = section.parameters.iter().map(|p| p.name.as_str()).collect();
         let scenario =
-            Scenario::compile(script_name, &source, &parameter_names, section.constraint.as_deref())
+            Scenario::compile(script_name, source, &parameter_names, section.constraint.as_deref())
                 .map_err(script_error)?;
 
         let example = answer::parse(&section.example).map_err(|e| {
@@ -196,9 +197,10 @@ impl PredictionExercise {
         })?;
 
         let template = |lang: &str| -> Result<Template, ExerciseError> {
-            let path = dir.join(format!("statement.{lang}.md"));
-            let source = read_file(&path)?;
-            Template::parse(&source).map_err(|message| ExerciseError::Invalid { path, message })
+            let name = format!("statement.{lang}.md");
+            let path = files.path(&name);
+            let source = files.read_text(&name)?;
+            Template::parse(source).map_err(|message| ExerciseError::Invalid { path, message })
         };
         let statement = [template("de")?, template("en")?];
 

@@ -14,7 +14,7 @@
 
 use crate::exercise::Exercise;
 use crate::grade::{GradeOptions, grade};
-use crate::isolation::pool::{WorkerProcess, WorkerSpec, scratch_path};
+use crate::isolation::pool::{WorkerProcess, WorkerSpec};
 use crate::limits::{LEARNER_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX};
 use crate::report::Report;
 use crate::service::Shared;
@@ -97,15 +97,7 @@ impl DryRunGrader {
             return grade(exercise, submission, options).map_err(|e| e.to_string());
         }
         if self.worker.is_none() {
-            use std::sync::atomic::{AtomicU64, Ordering};
-            static RUNS: AtomicU64 = AtomicU64::new(0);
-            let n = RUNS.fetch_add(1, Ordering::Relaxed);
-            let spec = WorkerSpec {
-                program: self.program.clone(),
-                scratch: scratch_path(&format!("pruefstein-dry-run-{}-{n}", std::process::id())),
-                env: Vec::new(),
-                module_cache: None,
-            };
+            let spec = WorkerSpec { program: self.program.clone(), env: Vec::new(), module_cache: None };
             self.worker = Some(
                 WorkerProcess::spawn(&spec).map_err(|e| format!("cannot start a grading process: {e}"))?,
             );

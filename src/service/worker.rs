@@ -47,7 +47,7 @@ pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandl
         .map(|n| {
             let shared = shared.clone();
             let kills = kills.clone();
-            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(shared, n, &kills))
+            std::thread::Builder::new().name(format!("grader-{n}")).spawn(move || run(shared, &kills))
         })
         .collect()
 }
@@ -69,8 +69,8 @@ impl Kills {
     }
 }
 
-fn run(shared: Arc<Shared>, n: usize, kills: &Kills) {
-    let mut slot = Slot::new(&shared, n);
+fn run(shared: Arc<Shared>, kills: &Kills) {
+    let mut slot = Slot::new(&shared);
     let mut held = Held::default();
     let beat = lease_beat(&shared);
     loop {
@@ -210,14 +210,13 @@ enum Graded {
 }
 
 impl Slot {
-    fn new(shared: &Shared, n: usize) -> Slot {
+    fn new(shared: &Shared) -> Slot {
         match shared.config.isolation {
             Isolation::Thread => Slot::Thread,
             Isolation::Process => {
                 let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
                 let spec = WorkerSpec {
                     program,
-                    scratch: worker_scratch(&shared.config.data_dir, n),
                     env: Vec::new(),
                     module_cache: Some(shared.config.data_dir.join(MODULE_CACHE_DIR)),
                 };
@@ -267,7 +266,7 @@ impl Slot {
                 match process.grade(exercise, submission, options, beat, heartbeat) {
                     Ok(result) => Graded::Done(result.map(Box::new)),
                     Err(failure) => {
-                        // Dropping the worker kills and reaps it and removes its scratch directory.
+                        // Dropping the worker kills and reaps it.
                         *worker = None;
                         let _ = self.ensure_worker();
                         Graded::WorkerLost(failure)
@@ -276,15 +275,6 @@ impl Slot {
             }
         }
     }
-}
-
-/// The scratch directory of grading slot `n` of the service that owns `data_dir` (one server per
-/// data directory, so a directory left by a killed server is its own, and is emptied at start).
-fn worker_scratch(data_dir: &std::path::Path, n: usize) -> std::path::PathBuf {
-    use sha2::Digest;
-    let dir = data_dir.canonicalize().unwrap_or_else(|_| data_dir.to_path_buf());
-    let digest = hex::encode(sha2::Sha256::digest(dir.to_string_lossy().as_bytes()));
-    crate::isolation::pool::scratch_path(&format!("pruefstein-{}-worker-{n}", &digest[..12]))
 }
 
 /// Grades on a helper thread of this process while this thread keeps the lease alive.

@@ -132,6 +132,25 @@ fn missing_files_are_named() {
         &[&format!("exercise.toml:{line}:"), "schema \"schema.sql\" cannot be read"],
     );
 
+    // A file the exercise names must be a regular file inside the folder: a symbolic link (here to a
+    // schema outside it) and a path that leaves the folder are not part of the exercise's version.
+    let (temp, dir) = consumer_scaffold("13-schema-link");
+    let outside = temp.path().join("outside.sql");
+    std::fs::rename(dir.join("schema.sql"), &outside).expect("move");
+    std::os::unix::fs::symlink(&outside, dir.join("schema.sql")).expect("link");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "schema \"schema.sql\" cannot be read", "symbolic links"],
+    );
+    let (temp, dir) = consumer_scaffold("13-schema-outside");
+    std::fs::copy(dir.join("schema.sql"), temp.path().join("outside.sql")).expect("copy");
+    edit(&dir, "exercise.toml", "schema = \"schema.sql\"", "schema = \"../outside.sql\"");
+    let line = line_of(&dir, "exercise.toml", "schema = \"../outside.sql\"");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "cannot be read", "leaves the exercise folder"],
+    );
+
     let (_temp, dir) = consumer_scaffold("14-no-statements");
     std::fs::remove_file(dir.join("statement.de.md")).expect("remove");
     std::fs::remove_file(dir.join("statement.en.md")).expect("remove");

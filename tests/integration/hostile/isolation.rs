@@ -37,10 +37,9 @@ fn short_deadline_exercise(root: &Path) -> PathBuf {
     target
 }
 
-fn spec(scratch: &Path, faults: bool) -> WorkerSpec {
+fn spec(faults: bool) -> WorkerSpec {
     WorkerSpec {
         program: PathBuf::from(BIN),
-        scratch: scratch.to_path_buf(),
         env: if faults { vec![(FAULT_INJECTION_ENV.into(), "1".into())] } else { Vec::new() },
         module_cache: None,
     }
@@ -63,8 +62,7 @@ fn alive(pid: u32) -> bool {
 fn a_worker_grades_exactly_as_in_process_and_keeps_the_exercise_loaded() {
     let root = tempfile::tempdir().unwrap();
     let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
-    let scratch = root.path().join("scratch");
-    let mut worker = WorkerProcess::spawn(&spec(&scratch, false)).unwrap();
+    let mut worker = WorkerProcess::spawn(&spec(false)).unwrap();
     for answer in ["(2, 2, 0)", "(1, 1, 1)", "[[[[", "(9, 9, 9)"] {
         let submission = Submission::Answer(answer.into());
         let in_process = grade(&exercise, &submission, &options()).unwrap();
@@ -77,15 +75,13 @@ fn a_worker_grades_exactly_as_in_process_and_keeps_the_exercise_loaded() {
     let report = worker.grade(&exercise, &fault("hang"), &options(), Duration::from_secs(60), &mut || {});
     assert!(report.unwrap().is_ok());
     drop(worker);
-    assert!(!scratch.exists(), "the scratch directory outlived its worker");
 }
 
 #[test]
 fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_graded() {
     let root = tempfile::tempdir().unwrap();
     let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
-    let scratch = root.path().join("scratch");
-    let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
     let pid = worker.id();
     let started = Instant::now();
     let mut beats = 0;
@@ -102,9 +98,8 @@ fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_grad
         "{reason:?}"
     );
     drop(worker);
-    assert!(!scratch.exists());
-    // A new worker (same scratch directory) grades the next submission.
-    let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    // A new worker grades the next submission.
+    let mut next = WorkerProcess::spawn(&spec(true)).unwrap();
     let report = next.grade(
         &exercise,
         &Submission::Answer("(1, 1, 1)".into()),
@@ -119,8 +114,7 @@ fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_grad
 fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
     let root = tempfile::tempdir().unwrap();
     let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
-    let scratch = root.path().join("scratch");
-    let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
     let pid = worker.id() as i32;
     // The first heartbeat comes while the worker is grading: kill it then, from outside.
     let mut kill = || {
@@ -133,8 +127,7 @@ fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
         other => panic!("expected a death, got {other:?}"),
     }
     drop(worker);
-    assert!(!scratch.exists());
-    let mut next = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+    let mut next = WorkerProcess::spawn(&spec(true)).unwrap();
     let report = next.grade(
         &exercise,
         &Submission::Answer("(1, 1, 1)".into()),
@@ -147,12 +140,10 @@ fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
 
 #[test]
 fn a_worker_that_exhausts_its_address_space_or_crashes_dies_with_a_reason() {
-    let root = tempfile::tempdir().unwrap();
     // The exercise's own deadline: filling the address space takes a loaded machine seconds.
     let exercise = Exercise::load(&repo().join("exercises").join(PREDICTION)).unwrap();
     for name in ["memory", "crash"] {
-        let scratch = root.path().join(format!("scratch-{name}"));
-        let mut worker = WorkerProcess::spawn(&spec(&scratch, true)).unwrap();
+        let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
         let failure = worker.grade(&exercise, &fault(name), &options(), Duration::from_secs(60), &mut || {});
         let failure = failure.unwrap_err();
         assert!(matches!(failure, WorkerFailure::Died { .. }), "{name}: {failure:?}");
@@ -162,28 +153,27 @@ fn a_worker_that_exhausts_its_address_space_or_crashes_dies_with_a_reason() {
             "{reason:?}"
         );
         drop(worker);
-        assert!(!scratch.exists(), "{name}: scratch left behind");
     }
 }
 
 #[test]
-fn a_scratch_directory_left_by_a_killed_worker_is_emptied_at_the_next_start() {
+fn a_worker_grades_the_version_it_was_sent_even_when_the_folder_is_gone() {
     let root = tempfile::tempdir().unwrap();
-    let scratch = root.path().join("scratch");
-    std::fs::create_dir_all(scratch.join("runs/pruefstein-old")).unwrap();
-    std::fs::write(scratch.join("runs/pruefstein-old/run-1.db"), b"left behind").unwrap();
-    let exercise = Exercise::load(&repo().join("exercises/03-idempotenter-konsument")).unwrap();
-    let mut worker = WorkerProcess::spawn(&spec(&scratch, false)).unwrap();
-    assert!(!scratch.join("runs/pruefstein-old").exists(), "the old scratch files are still there");
-    // A consumer grading writes its databases below the worker's scratch directory, nowhere else.
-    let module =
-        std::fs::read(repo().join("exercises/03-idempotenter-konsument/solutions/reference.wat")).unwrap();
-    let report =
-        worker.grade(&exercise, &Submission::Module(module), &options(), Duration::from_secs(60), &mut || {});
-    assert_eq!(report.unwrap().unwrap().verdict, pruefstein::report::Verdict::Passed);
-    assert!(scratch.join("exercises").is_dir(), "the exercise version was not loaded from the snapshot");
-    drop(worker);
-    assert!(!scratch.exists());
+    let folder = root.path().join("03-idempotenter-konsument");
+    crate::support::copy_tree(&repo().join("exercises/03-idempotenter-konsument"), &folder);
+    let exercise = Exercise::load(&folder).unwrap();
+    // The worker has no copy of the folder to fall back on: it builds the version from the files
+    // sent, in memory, and names the folder as the service does.
+    std::fs::remove_dir_all(&folder).unwrap();
+    let mut worker = WorkerProcess::spawn(&spec(false)).unwrap();
+    for file in ["solutions/reference.wat", "mutants/commits-id-first.wat"] {
+        let module = std::fs::read(repo().join("exercises/03-idempotenter-konsument").join(file)).unwrap();
+        let submission = Submission::Module(module);
+        let isolated = worker.grade(&exercise, &submission, &options(), Duration::from_secs(60), &mut || {});
+        let in_process = grade(&exercise, &submission, &options()).unwrap();
+        assert_eq!(isolated.unwrap().unwrap().to_json(), in_process.to_json(), "{file}");
+    }
+    assert_eq!(worker.graded(), 2);
 }
 
 #[test]
@@ -371,14 +361,6 @@ impl Service {
     }
 }
 
-/// The scratch directory a worker process was started with (its `--scratch` argument).
-fn scratch_of(pid: u32) -> PathBuf {
-    let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap();
-    let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-    let at = args.iter().position(|a| *a == b"--scratch").unwrap();
-    PathBuf::from(String::from_utf8_lossy(args[at + 1]).into_owned())
-}
-
 /// Worker processes of the server (children running `grade-worker`).
 fn worker_children(server: u32) -> Vec<u32> {
     children_of(server)
@@ -444,14 +426,11 @@ fn twenty_hostile_submissions_delay_an_ordinary_one_by_at_most_one_deadline() {
     assert_eq!(workers.len(), 2);
     let again = server.submit("(2, 2, 0)");
     assert_eq!(server.finished(&again, Duration::from_secs(30))["status"], "graded");
-    // At shutdown the workers end and their scratch directories are removed.
-    let scratches: Vec<PathBuf> = workers.iter().map(|pid| scratch_of(*pid)).collect();
-    assert!(scratches.iter().all(|s| s.is_dir()), "{scratches:?}");
+    // At shutdown the workers end with the server.
     let mut server = server;
     server.server.stop();
-    for (pid, scratch) in workers.iter().zip(&scratches) {
+    for pid in &workers {
         assert!(!alive(*pid), "worker {pid} outlived the server");
-        assert!(!scratch.exists(), "{} outlived the server", scratch.display());
     }
 }
 
