@@ -3,7 +3,7 @@
 //! template built from the schema once, and the oracle (the reference solution's states without
 //! faults), computed once.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
@@ -103,7 +103,6 @@ pub struct ConsumerExercise {
 
 impl ConsumerExercise {
     pub fn load(
-        dir: &Path,
         files: FolderFiles<'_>,
         section: toml::Table,
         _limits: &Limits,
@@ -198,8 +197,8 @@ impl ConsumerExercise {
             entry: section.entry,
             reference_path,
             reference,
-            solutions_dir: dir.join(section.solutions),
-            mutants_dir: dir.join(section.mutants),
+            solutions_dir: files.path(&section.solutions),
+            mutants_dir: files.path(&section.mutants),
             state_queries: section.state,
             messages,
             languages,

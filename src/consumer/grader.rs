@@ -9,9 +9,7 @@ use crate::submission::{Submission, SubmissionKind};
 /// The consumer kind, for the list in `crate::graders`.
 pub const GRADER: GraderEntry = GraderEntry {
     kind: GraderKind::Consumer,
-    load: |section| {
-        Ok(Box::new(ConsumerExercise::load(section.dir, section.files, section.table, section.limits)?))
-    },
+    load: |section| Ok(Box::new(ConsumerExercise::load(section.files, section.table, section.limits)?)),
 };
 
 impl Grader for ConsumerExercise {

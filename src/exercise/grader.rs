@@ -7,7 +7,6 @@
 //! grader; the list of kinds is in `crate::graders`.
 
 use std::any::Any;
-use std::path::Path;
 
 use super::{Exercise, ExerciseError, Soundness};
 use crate::limits::Limits;
@@ -128,9 +127,8 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
 /// What a grader kind's loader is given: the folder, its own section of `exercise.toml`, and the
 /// common keys it may need.
 pub struct GraderSection<'a> {
-    /// The folder, for messages and the paths a check reads later (`pruefstein check`).
-    pub dir: &'a Path,
-    /// The folder's files as they are loaded: read these, never the disk.
+    /// The folder's files as they are loaded: read these, never the disk (`files.dir` names the
+    /// folder in messages and in the paths `pruefstein check` reads later).
     pub files: super::FolderFiles<'a>,
     pub table: toml::Table,
     pub limits: &'a Limits,

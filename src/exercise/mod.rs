@@ -136,13 +136,8 @@ impl Exercise {
         let entry = kinds.iter().find(|entry| entry.kind == kind).ok_or_else(|| {
             files.error_at_key(&[&["grader"]], format!("this program has no grader {:?}", kind.name()))
         })?;
-        let grader = (entry.load)(GraderSection {
-            dir,
-            files,
-            table: section,
-            limits: &file.limits,
-            points: file.points,
-        })?;
+        let grader =
+            (entry.load)(GraderSection { files, table: section, limits: &file.limits, points: file.points })?;
         // The list of kinds and each kind's own `kind()` name the same thing twice; they must agree.
         assert_eq!(grader.kind(), kind, "the loader of {:?} made a grader of another kind", kind.name());
         Ok(Exercise {

@@ -176,8 +176,8 @@ struct Reading<'a> {
     bytes: &'a mut u64,
 }
 
-/// The regular files below `dir` that a snapshot holds, in directory order: `(relative path, kind)`
-/// of every entry that is not hidden.
+/// The entries of the one directory `dir` that a snapshot may hold, sorted by name: `(relative
+/// path, path, kind)` of every entry that is not hidden (a walk decides what each kind is worth).
 fn entries(dir: &Path, prefix: &str) -> Result<Vec<(String, PathBuf, std::fs::FileType)>, SnapshotError> {
     let io = |source| SnapshotError::Io { path: dir.to_path_buf(), source };
     let mut entries: Vec<_> = std::fs::read_dir(dir).map_err(io)?.filter_map(|e| e.ok()).collect();
@@ -228,11 +228,26 @@ fn walk(root: &Path, dir: &Path, prefix: &str, reading: &mut Reading<'_>) -> Res
 
 /// A file's bytes and its stamp, taken from the open file before reading: a change while it is
 /// read then leaves a stamp that is racy or differs from the one a second look finds.
+///
+/// The listing said the entry was a regular file, but it may have been replaced since: it is opened
+/// without following a symbolic link and without waiting (a named pipe would block the open until
+/// a writer came), and anything but a regular file is refused as a folder that changed.
 fn read_stamped(path: &Path) -> Result<(Vec<u8>, Stamp), SnapshotError> {
     use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
     let io = |source| SnapshotError::Io { path: path.to_path_buf(), source };
-    let mut file = std::fs::File::open(path).map_err(io)?;
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(path)
+        .map_err(io)?;
     let metadata = file.metadata().map_err(io)?;
+    if !metadata.is_file() {
+        return Err(io(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "is no longer a regular file: the folder changed while it was read",
+        )));
+    }
     let expected = usize::try_from(metadata.len()).unwrap_or(usize::MAX);
     // Read at most one byte more than the folder may hold: a file that grows without end (a pipe
     // behind a regular name cannot, but a file being appended to can) stops here.
@@ -349,6 +364,22 @@ mod tests {
         assert!(stamps.unchanged(&folder, &snapshot).unwrap());
         stamps.read_started_ns -= 2;
         assert!(!stamps.unchanged(&folder, &snapshot).unwrap(), "a stamp within the margin was trusted");
+    }
+
+    #[test]
+    fn an_entry_swapped_for_a_named_pipe_or_a_link_is_refused_without_waiting() {
+        let (_dir, folder) = folder();
+        let pipe = folder.join("pipe");
+        assert!(std::process::Command::new("mkfifo").arg(&pipe).status().unwrap().success());
+        // No writer ever opens the pipe: an open that waited for one would never return.
+        let error = read_stamped(&pipe).unwrap_err().to_string();
+        assert!(error.contains("no longer a regular file"), "{error}");
+        let link = folder.join("link");
+        std::os::unix::fs::symlink(std::env::current_exe().unwrap(), &link).unwrap();
+        assert!(read_stamped(&link).is_err(), "a link was followed out of the folder");
+        // A listing skips both: they are not part of an exercise.
+        let snapshot = FolderSnapshot::read(&folder).unwrap();
+        assert!(snapshot.file("pipe").is_none() && snapshot.file("link").is_none());
     }
 
     #[test]

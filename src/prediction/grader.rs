@@ -11,13 +11,7 @@ use crate::text::Lang;
 pub const GRADER: GraderEntry = GraderEntry {
     kind: GraderKind::Prediction,
     load: |section| {
-        Ok(Box::new(PredictionExercise::load(
-            section.dir,
-            section.files,
-            section.table,
-            section.limits,
-            section.points,
-        )?))
+        Ok(Box::new(PredictionExercise::load(section.files, section.table, section.limits, section.points)?))
     },
 };
 

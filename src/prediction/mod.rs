@@ -14,7 +14,6 @@ pub mod statement;
 pub mod variant;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
@@ -121,14 +120,14 @@ impl PredictionExercise {
     /// Loads the `[prediction]` section: compiles the script, parses the templates, and runs the
     /// lesson's variant once, so a broken script or template fails here and not while grading.
     pub fn load(
-        dir: &Path,
         files: FolderFiles<'_>,
         section: toml::Table,
         _limits: &Limits,
         points: u32,
     ) -> Result<Self, ExerciseError> {
         let section: Section = parse_section(&files, section, "prediction")?;
-        let toml_path = dir.join(crate::exercise::EXERCISE_FILE);
+        let dir = files.dir;
+        let toml_path = files.path(crate::exercise::EXERCISE_FILE);
         let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
 
         if section.parts.is_empty() {
