@@ -87,13 +87,17 @@ const CRATES: &[(&str, &[&str])] = &[
     ("tracing_subscriber", &["service"]),
     ("maud", &["report", "service"]),
     ("jsonwebtoken", &["service"]),
-    ("rsa", &["service"]),
 ];
 
 /// External crates that only one module below the top level may use (its path from `src/`): the
-/// PostgreSQL client and its pool are the store's, behind the backend-neutral `Store` trait.
-const CRATES_BELOW: &[(&str, &[&str])] =
-    &[("tokio_postgres", &["service", "store"]), ("deadpool_postgres", &["service", "store"])];
+/// PostgreSQL client and its pool are the store's, behind the backend-neutral `Store` trait; the
+/// RSA implementation and PEM are the LTI tool key's.
+const CRATES_BELOW: &[(&str, &[&str])] = &[
+    ("tokio_postgres", &["service", "store"]),
+    ("deadpool_postgres", &["service", "store"]),
+    ("aws_lc_rs", &["service", "lti"]),
+    ("pem", &["service", "lti"]),
+];
 
 /// Whether `code` names the crate `name` (`name::…`, not as a segment of another path).
 fn uses_crate(code: &str, name: &str) -> bool {
