@@ -1,0 +1,1 @@
+// Empty: only the lock file matters (see Cargo.toml).
