@@ -39,6 +39,14 @@ pub enum StoreError {
     Commit(String),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The database was written by a newer version of Prüfstein: its schema has migrations this
+    /// program does not know, so it must not read or write it.
+    #[error(
+        "the database was written by a newer version of Prüfstein (schema version {found}; this \
+         version knows versions up to {known}). Run the newer version again, or restore the backup \
+         taken before upgrading (CHANGELOG.md, \"Upgrading\")"
+    )]
+    NewerSchema { found: usize, known: usize },
 }
 
 /// An LMS (or any other caller) that may use `/api/v1`.

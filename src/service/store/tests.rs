@@ -657,6 +657,26 @@ fn nodes_starting_together_migrate_once() {
     assert_eq!(applied, expected);
 }
 
+/// A database a newer version migrated further is refused at start, saying so and what to do, on
+/// PostgreSQL as on SQLite (whose case `sqlite::migrate` tests).
+#[test]
+fn a_database_written_by_a_newer_version_is_refused_with_what_to_do() {
+    let database = Postgres::new();
+    let future = database
+        .open("node-a", LeaseClock::Database)
+        .query_texts("INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future') RETURNING name")
+        .unwrap();
+    assert_eq!(future, ["9999_future"]);
+    let known = super::postgres::migrate::MIGRATIONS.len();
+    match PgStore::open(&database.url, "node-b", LeaseClock::Database) {
+        Err(error @ StoreError::NewerSchema { found, known: k }) => {
+            assert_eq!((found, k), (known + 1, known));
+            assert!(error.to_string().contains("written by a newer version of Prüfstein"), "{error}");
+        }
+        other => panic!("{:?}", other.map(|_| ())),
+    }
+}
+
 /// A server that cannot be reached is `Unavailable`, naming the operation, in the trait's words.
 #[test]
 fn an_unreachable_database_is_unavailable_and_says_why() {

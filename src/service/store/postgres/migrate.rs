@@ -35,11 +35,7 @@ pub async fn apply(client: &mut Client, migrations: &[(&str, &str)]) -> Sql<()> 
         let version: i64 = tx.query_one("SELECT count(*) FROM schema_migrations", &[]).await?.get(0);
         let version = version as usize;
         if version > migrations.len() {
-            return Err(StoreError::Corrupt(format!(
-                "the database has schema version {version}, newer than this program's {}",
-                migrations.len()
-            ))
-            .into());
+            return Err(StoreError::NewerSchema { found: version, known: migrations.len() }.into());
         }
         let Some((name, sql)) = migrations.get(version) else {
             tx.commit().await?;

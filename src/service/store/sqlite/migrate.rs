@@ -42,11 +42,7 @@ fn apply(conn: &mut Connection, migrations: &[(&str, &str)], target: usize) -> S
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let version: usize = tx.query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))? as usize;
         if version > migrations.len() {
-            return Err(StoreError::Corrupt(format!(
-                "the database has schema version {version}, newer than this program's {}",
-                migrations.len()
-            ))
-            .into());
+            return Err(StoreError::NewerSchema { found: version, known: migrations.len() }.into());
         }
         if version >= target {
             return Ok(());
@@ -132,10 +128,14 @@ mod tests {
         let mut conn = Connection::open_in_memory().unwrap();
         migrate(&mut conn).unwrap();
         conn.pragma_update(None, "user_version", (SCHEMA_VERSION + 1) as i64).unwrap();
-        assert!(matches!(
-            migrate(&mut conn),
-            Err(super::super::error::Failure::Store(StoreError::Corrupt(_)))
-        ));
+        let refused = migrate(&mut conn);
+        let Err(super::super::error::Failure::Store(error @ StoreError::NewerSchema { .. })) = refused else {
+            panic!("{refused:?}");
+        };
+        let message = error.to_string();
+        assert!(message.contains("written by a newer version of Prüfstein"), "{message}");
+        assert!(message.contains(&format!("schema version {}", SCHEMA_VERSION + 1)), "{message}");
+        assert!(message.contains("restore the backup"), "{message}");
     }
 
     #[test]
