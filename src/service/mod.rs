@@ -15,6 +15,7 @@ pub mod auth;
 pub mod catalogue;
 pub mod clock;
 pub mod config;
+pub mod data_dir;
 pub mod html;
 pub mod http;
 pub mod log;
@@ -221,15 +222,12 @@ impl Waiters {
 
 /// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
 /// held as long as the returned file is open, and the operating system drops it with the process.
+/// The directory and the lock file are created private ([`data_dir`]).
 fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
-    std::fs::create_dir_all(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
+    data_dir::create_dir(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
-    let file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .with_context(|| format!("cannot open {}", path.display()))?;
+    let file =
+        data_dir::open_private_file(&path).with_context(|| format!("cannot open {}", path.display()))?;
     match file.try_lock() {
         Ok(()) => Ok(file),
         Err(std::fs::TryLockError::WouldBlock) => {
@@ -238,6 +236,31 @@ fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
         Err(std::fs::TryLockError::Error(e)) => {
             Err(e).with_context(|| format!("cannot lock the data directory {}", data_dir.display()))
         }
+    }
+}
+
+/// Warns about what an operator should change: a data directory or file that group or others may
+/// read, and a service running as root.
+fn warn_about_the_data_dir(config: &Config, lock: &std::fs::File) {
+    let files = [LOCK_FILE, store::sqlite::DATABASE_FILE, store::sqlite::WAL_FILE, store::sqlite::SHM_FILE];
+    for loose in data_dir::loose_modes(&config.data_dir, &files) {
+        tracing::warn!(
+            event = "data_dir_mode_loose",
+            path = %loose.path.display(),
+            mode = format!("{:o}", loose.mode),
+            "{} has mode {:o}: group or others may read the LTI key, secrets and learners' code; \
+             set it to {:o} (chmod go-rwx)",
+            loose.path.display(),
+            loose.mode,
+            if loose.path == config.data_dir { data_dir::DIR_MODE } else { data_dir::FILE_MODE },
+        );
+    }
+    if data_dir::created_by_root(lock) {
+        tracing::warn!(
+            event = "running_as_root",
+            "the service runs as root: run it as a user of its own (the systemd unit in \
+             deploy/ does), so that a fault in it cannot reach the rest of the machine"
+        );
     }
 }
 
@@ -263,8 +286,9 @@ fn hear(shared: &std::sync::Weak<Shared>, notice: Notice) {
 
 /// Runs the service until SIGTERM or SIGINT.
 pub fn serve(config: Config) -> Result<()> {
-    let _lock = lock_data_dir(&config.data_dir)?;
+    let lock = lock_data_dir(&config.data_dir)?;
     let store = open_store(&config)?;
+    warn_about_the_data_dir(&config, &lock);
     // This node's leases left are those of its earlier run, which is dead (one process per node
     // id); other nodes' leases run out by themselves.
     let released = store.release_own_leases()?;

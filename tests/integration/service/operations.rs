@@ -1,5 +1,5 @@
 //! Operating the service: exercise folders reloaded while it runs, an authored exercise graded over
-//! HTTP, the configuration file.
+//! HTTP, the configuration file, the data directory's modes.
 
 use super::*;
 
@@ -190,4 +190,99 @@ fn configuration_file_is_read_and_checked() {
     assert_eq!(out.status.code(), Some(3));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("bnid"), "{stderr}");
+}
+
+/// The mode bits of `path`.
+fn mode(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())).mode() & 0o7777
+}
+
+/// The data directory holds the LTI key, the secrets and learners' code: a new one is created 0700
+/// with every file 0600 whatever the umask (`pruefstein client add` creating it under umask 000); a
+/// running server's database, log and index, and its lock, are 0600 under umask 022; a directory
+/// others may read is warned about at start, and so is a service running as root.
+#[test]
+fn the_data_directory_is_private_whatever_the_umask() {
+    use crate::support::server::Launch;
+    use std::os::unix::process::CommandExt;
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("new").join("data");
+    let mut add = Command::new(BIN);
+    add.args(["client", "add", "lms", "--token-only", "--data-dir"]).arg(&fresh);
+    // SAFETY: umask(2) only changes the child's own mask.
+    unsafe {
+        add.pre_exec(|| {
+            libc::umask(0);
+            Ok(())
+        });
+    }
+    let out = add.output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(mode(&fresh), 0o700);
+    assert_eq!(mode(&fresh.join("pruefstein.db")), 0o600);
+
+    // An installation from before: the directory is 0755 (the test's own, under umask 022).
+    let data = dir.path().join("data");
+    std::fs::create_dir(&data).unwrap();
+    std::fs::set_permissions(&data, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let server = Server::launch(&data, &[], Launch { umask: Some(0o022), ..Launch::default() });
+    let (token, _) = server.client("lms");
+    let r = server.post_json(
+        "/api/v1/submissions?wait=30s",
+        &token,
+        &json!({"exercise": PREDICTION, "learner": "anna", "answer": "(2, 2, 0)"}),
+        None,
+    );
+    assert_eq!(r.status, 200, "{}", r.text());
+    for file in ["pruefstein.db", "pruefstein.db-wal", "pruefstein.db-shm", "pruefstein.lock"] {
+        assert_eq!(mode(&data.join(file)), 0o600, "{file}");
+    }
+    let log = server.log_text();
+    let warned: Vec<&str> = log.lines().filter(|l| l.contains("data_dir_mode_loose")).collect();
+    assert_eq!(warned.len(), 1, "the directory only: {log}");
+    assert!(warned[0].contains("\"mode\":\"755\"") && warned[0].contains("chmod go-rwx"), "{}", warned[0]);
+    let as_root = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(data.join("pruefstein.lock")).unwrap().uid() == 0
+    };
+    assert_eq!(log.contains("running_as_root"), as_root, "{log}");
+}
+
+/// The systemd unit in `deploy/` is valid (`systemd-analyze verify`, with its `ExecStart` pointing
+/// at this build) and its hardening is rated OK with an exposure of at most 4.0
+/// (`systemd-analyze security --offline=yes --threshold=40`); a unit without the hardening is not,
+/// so the rating can fail.
+#[test]
+fn the_systemd_unit_verifies_and_its_hardening_is_rated_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let unit = std::fs::read_to_string(repo().join("deploy/pruefstein.service")).unwrap();
+    assert!(unit.contains("ExecStart=/usr/local/bin/pruefstein serve"), "{unit}");
+    let here = unit.replace("/usr/local/bin/pruefstein", BIN);
+    let path = dir.path().join("pruefstein.service");
+    std::fs::write(&path, &here).unwrap();
+    let verify = Command::new("systemd-analyze").arg("verify").arg(&path).output().unwrap();
+    assert!(
+        verify.status.success() && verify.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&verify.stderr)
+    );
+    let rate = |path: &std::path::Path| {
+        Command::new("systemd-analyze")
+            .args(["security", "--offline=yes", "--threshold=40", "--no-pager"])
+            .arg(path)
+            .output()
+            .unwrap()
+    };
+    let rated = rate(&path);
+    let text = String::from_utf8_lossy(&rated.stdout);
+    assert!(rated.status.success(), "{text}");
+    assert!(text.contains("Overall exposure level for pruefstein.service") && text.contains(" OK"), "{text}");
+
+    let bare: String =
+        here.lines().take_while(|l| !l.starts_with("# Hardening")).map(|l| format!("{l}\n")).collect();
+    let bare_path = dir.path().join("bare").join("pruefstein.service");
+    std::fs::create_dir(bare_path.parent().unwrap()).unwrap();
+    std::fs::write(&bare_path, format!("{bare}[Install]\nWantedBy=multi-user.target\n")).unwrap();
+    assert!(!rate(&bare_path).status.success(), "a unit without hardening must fail the rating");
 }

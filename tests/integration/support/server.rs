@@ -25,11 +25,13 @@ pub struct Launch {
     /// On drop: SIGTERM first (as an operator stops it), `kill -9` only if it does not stop in time;
     /// otherwise `kill -9` at once.
     pub graceful_drop: bool,
+    /// The umask the server process starts with (the test process's own when None).
+    pub umask: Option<u32>,
 }
 
 impl Default for Launch {
     fn default() -> Launch {
-        Launch { course_secret: true, fault_injection: false, graceful_drop: false }
+        Launch { course_secret: true, fault_injection: false, graceful_drop: false, umask: None }
     }
 }
 
@@ -80,6 +82,16 @@ impl Server {
         }
         if self.launch.fault_injection {
             command.env(pruefstein::isolation::worker::FAULT_INJECTION_ENV, "1");
+        }
+        if let Some(mask) = self.launch.umask {
+            use std::os::unix::process::CommandExt;
+            // SAFETY: umask(2) is async-signal-safe and only changes the child's own mask.
+            unsafe {
+                command.pre_exec(move || {
+                    libc::umask(mask as libc::mode_t);
+                    Ok(())
+                });
+            }
         }
         let child = command
             .args(&self.args)

@@ -29,6 +29,10 @@ use super::*;
 
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "pruefstein.db";
+/// SQLite's write-ahead log beside the database (it takes the database file's mode).
+pub const WAL_FILE: &str = "pruefstein.db-wal";
+/// SQLite's shared-memory index of the log (it takes the database file's mode too).
+pub const SHM_FILE: &str = "pruefstein.db-shm";
 
 /// How hard SQLite works to keep a commit through a power cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -75,11 +79,14 @@ const READERS_KEPT: usize = 16;
 impl SqliteStore {
     /// Opens (creating and migrating if needed) the database in `data_dir`.
     pub fn open(data_dir: &Path, durability: Durability) -> Result<SqliteStore, StoreError> {
-        std::fs::create_dir_all(data_dir).map_err(|e| StoreError::DataDir {
-            path: data_dir.display().to_string(),
+        let data_dir_error = |path: &Path, e: std::io::Error| StoreError::DataDir {
+            path: path.display().to_string(),
             message: e.to_string(),
-        })?;
+        };
+        crate::service::data_dir::create_dir(data_dir).map_err(|e| data_dir_error(data_dir, e))?;
         let path = data_dir.join(DATABASE_FILE);
+        // Created private before SQLite opens it: SQLite gives the log and its index the same mode.
+        crate::service::data_dir::open_private_file(&path).map_err(|e| data_dir_error(&path, e))?;
         let mut conn = Connection::open(&path).during("open the database")?;
         configure(&conn, durability).during("configure the database")?;
         migrate::migrate(&mut conn).during("migrate the database")?;
