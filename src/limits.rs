@@ -401,6 +401,15 @@ pub const GROUP_COMMIT_MAX: usize = 512;
 pub const KIT_FILES_MAX: usize = 200;
 pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
+/// Log lines waiting for the writer thread (`src/service/log.rs`); a line that finds the queue full
+/// is dropped and counted rather than wait: logging never holds up grading.
+pub const LOG_LINES_QUEUED_MAX: usize = 8_192;
+/// Longest log line, in bytes; the rest is cut (a line is one event, its fields bounded elsewhere).
+pub const LOG_LINE_BYTES_MAX: usize = 64 * 1024;
+/// `/readyz` answers 503 when jobs are waiting and no grading thread has finished a job or found
+/// the queue empty for this long: the node is stalled, and a balancer should send work elsewhere.
+pub const GRADING_STALL_MS: u64 = 60_000;
+
 // ---- The student's page (`src/service/http/learn.rs`) ----
 
 /// A learner's earlier submissions for one exercise that the student's page lists, newest first.

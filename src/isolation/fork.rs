@@ -116,7 +116,7 @@ fn child(
 ) -> i32 {
     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if let Err(error) = become_grading_process(Some(parent), module_cache, "pruefstein") {
-            eprintln!("pruefstein: cannot apply the grading process limits: {error}");
+            super::to_stderr(format_args!("pruefstein: cannot apply the grading process limits: {error}"));
             return CHILD_EXIT_SOFTWARE;
         }
         if std::env::var_os(FAULT_INJECTION_ENV).is_some() {
@@ -130,7 +130,7 @@ fn child(
         match message.and_then(|bytes| output.write_all(&bytes)).and_then(|()| output.flush()) {
             Ok(()) => 0,
             Err(error) => {
-                eprintln!("pruefstein: cannot hand the report over: {error}");
+                super::to_stderr(format_args!("pruefstein: cannot hand the report over: {error}"));
                 CHILD_EXIT_IO
             }
         }

@@ -23,3 +23,10 @@ pub mod protocol;
 pub mod worker;
 
 pub use pool::{WorkerFailure, WorkerProcess, WorkerSpec};
+
+/// Writes a line to standard error and ignores a failure: a grading process's standard error is the
+/// service's, which may be a closed pipe, where `eprintln!` would panic and take the process down.
+pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}

@@ -32,7 +32,7 @@ pub fn run(module_cache: Option<&Path>) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
     if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
-        eprintln!("pruefstein grade-worker: cannot apply the process limits: {error}");
+        super::to_stderr(format_args!("pruefstein grade-worker: cannot apply the process limits: {error}"));
         return 70;
     }
     serve()
@@ -48,13 +48,13 @@ fn serve() -> i32 {
             Ok(Some(request)) => request,
             Ok(None) => return 0,
             Err(error) => {
-                eprintln!("pruefstein grade-worker: {error}");
+                super::to_stderr(format_args!("pruefstein grade-worker: {error}"));
                 return 65;
             }
         };
         let response = answer(request, &mut exercises, faults);
         if let Err(error) = write_message(&mut output, &response) {
-            eprintln!("pruefstein grade-worker: {error}");
+            super::to_stderr(format_args!("pruefstein grade-worker: {error}"));
             return 74;
         }
     }
@@ -146,7 +146,7 @@ pub(super) fn become_grading_process(
     if let Some(dir) = module_cache
         && let Err(error) = crate::sandbox::module_cache::enable(dir)
     {
-        eprintln!("{who}: {error}; compiling without the module cache");
+        super::to_stderr(format_args!("{who}: {error}; compiling without the module cache"));
     }
     Ok(())
 }

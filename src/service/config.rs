@@ -112,6 +112,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_lease_ms: Option<u64>,
+    /// `/readyz` answers 503 when jobs wait and no grading thread has finished a job or found the
+    /// queue empty for this many milliseconds [default: 60000].
+    #[arg(long, env = "PRUEFSTEIN_GRADING_STALL_MS", hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grading_stall_ms: Option<u64>,
 }
 
 /// Where the service grades.
@@ -157,6 +162,7 @@ pub struct Config {
     pub request_body_timeout_ms: u64,
     pub isolation: Isolation,
     pub job_lease_ms: u64,
+    pub grading_stall_ms: u64,
 }
 
 impl Default for Config {
@@ -184,6 +190,7 @@ impl Default for Config {
             request_body_timeout_ms: limits::REQUEST_BODY_MS_MAX,
             isolation: Isolation::default(),
             job_lease_ms: limits::JOB_LEASE_MS,
+            grading_stall_ms: limits::GRADING_STALL_MS,
         }
     }
 }

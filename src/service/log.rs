@@ -3,9 +3,109 @@
 //! happened in (`span`: the submission being graded, its exercise and attempt), so that a log
 //! collector can filter by any of them. `RUST_LOG` filters (e.g. `RUST_LOG=warn` or
 //! `RUST_LOG=pruefstein=debug`); without it, [`DEFAULT_FILTER`] applies.
+//!
+//! Logging never stops or slows the service: a line is handed to one writer thread through a queue of
+//! at most [`LOG_LINES_QUEUED_MAX`] lines, and a line that finds the queue full, or that standard
+//! error refuses (a closed pipe: a log shipper restarting, `| head`), is dropped and counted
+//! ([`lines_dropped`], `pruefstein_log_lines_dropped_total`). Before, a failed write made the
+//! formatter print its own complaint with `eprintln!`, which panics on a closed pipe, in whichever
+//! thread was logging: the main thread (the process exited) or a grading thread (its jobs stayed
+//! `running`), and a reader that stopped reading blocked every logging thread.
+
+use std::io::Write;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError};
+use std::sync::{Mutex, OnceLock};
 
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
+
+use crate::limits::{LOG_LINE_BYTES_MAX, LOG_LINES_QUEUED_MAX};
+
+/// Lines dropped since the process started: the queue was full or standard error refused them.
+static DROPPED: AtomicU64 = AtomicU64::new(0);
+
+/// Log lines dropped so far (a full queue, or a write to standard error that failed).
+pub fn lines_dropped() -> u64 {
+    DROPPED.load(Ordering::Relaxed)
+}
+
+/// The queue in front of the writer thread: its sending end, shared by every logging thread.
+struct Queue {
+    sender: Mutex<SyncSender<Vec<u8>>>,
+}
+
+/// Hands each finished line to the writer thread without waiting.
+#[derive(Clone, Copy)]
+struct QueuedStderr(&'static Queue);
+
+/// One line being formatted; sent when the formatter drops it.
+struct Line {
+    queue: &'static Queue,
+    bytes: Vec<u8>,
+}
+
+impl Write for Line {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        let room = LOG_LINE_BYTES_MAX.saturating_sub(self.bytes.len());
+        self.bytes.extend_from_slice(&bytes[..bytes.len().min(room)]);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Drop for Line {
+    fn drop(&mut self) {
+        if self.bytes.is_empty() {
+            return;
+        }
+        if self.bytes.last() != Some(&b'\n') {
+            self.bytes.push(b'\n');
+        }
+        let sender = self.queue.sender.lock().unwrap_or_else(|p| p.into_inner());
+        match sender.try_send(std::mem::take(&mut self.bytes)) {
+            Ok(()) => {}
+            Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
+                DROPPED.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+impl<'w> MakeWriter<'w> for QueuedStderr {
+    type Writer = Line;
+
+    fn make_writer(&'w self) -> Line {
+        Line { queue: self.0, bytes: Vec::new() }
+    }
+}
+
+/// Writes the queued lines to `out` until every sender is gone; a line `out` refuses is dropped and
+/// counted, and writing goes on (a pipe may be replaced, a full disk may drain).
+fn write_lines(lines: Receiver<Vec<u8>>, mut out: impl Write) {
+    for line in lines {
+        if out.write_all(&line).and_then(|()| out.flush()).is_err() {
+            DROPPED.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
+
+/// The process's queue to standard error and its writer thread, started on first use.
+fn queued_stderr() -> Option<QueuedStderr> {
+    static QUEUE: OnceLock<Option<Queue>> = OnceLock::new();
+    let queue = QUEUE.get_or_init(|| {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(LOG_LINES_QUEUED_MAX);
+        std::thread::Builder::new()
+            .name("log-writer".into())
+            .spawn(move || write_lines(receiver, std::io::stderr()))
+            .ok()?;
+        Some(Queue { sender: Mutex::new(sender) })
+    });
+    queue.as_ref().map(QueuedStderr)
+}
 
 /// The filter without `RUST_LOG`: the service's own events from `info` up, others' warnings.
 pub const DEFAULT_FILTER: &str = "warn,pruefstein=info";
@@ -22,6 +122,9 @@ where
         .with_span_list(false)
         .with_env_filter(filter)
         .with_writer(writer)
+        // A failed write is counted by the writer; the formatter's own complaint would go to
+        // standard error with `eprintln!`, which panics when that is a closed pipe.
+        .log_internal_errors(false)
         .finish()
 }
 
@@ -36,10 +139,43 @@ pub fn init() {
         },
         _ => (EnvFilter::new(DEFAULT_FILTER), None),
     };
-    if tracing::subscriber::set_global_default(subscriber(filter, std::io::stderr)).is_ok()
+    let installed = match queued_stderr() {
+        Some(queued) => tracing::subscriber::set_global_default(subscriber(filter, queued)),
+        // No thread could be started: write in the logging thread, never panicking.
+        None => tracing::subscriber::set_global_default(subscriber(filter, UnqueuedStderr)),
+    };
+    if installed.is_ok()
         && let Some(error) = bad
     {
         tracing::warn!(event = "bad_log_filter", error = %error, default = DEFAULT_FILTER);
+    }
+}
+
+/// Standard error written in the logging thread, a failed write counted and otherwise ignored.
+#[derive(Clone, Copy)]
+struct UnqueuedStderr;
+
+/// A line for [`UnqueuedStderr`].
+struct UnqueuedLine;
+
+impl Write for UnqueuedLine {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if std::io::stderr().write_all(bytes).is_err() {
+            DROPPED.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl<'w> MakeWriter<'w> for UnqueuedStderr {
+    type Writer = UnqueuedLine;
+
+    fn make_writer(&'w self) -> UnqueuedLine {
+        UnqueuedLine
     }
 }
 
@@ -98,6 +234,63 @@ mod tests {
         assert_eq!(line["span"]["submission"], "sub_7");
         assert_eq!(line["span"]["exercise"], "03-x");
         assert_eq!(line["span"]["attempt"], 2);
+    }
+
+    /// A writer that refuses everything, as a pipe whose reader has gone.
+    struct ClosedPipe;
+
+    impl Write for ClosedPipe {
+        fn write(&mut self, _: &[u8]) -> std::io::Result<usize> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Err(std::io::ErrorKind::BrokenPipe.into())
+        }
+    }
+
+    /// A full queue drops the newest lines at once, counted, and keeps the ones it holds whole.
+    #[test]
+    fn a_full_queue_drops_and_counts_lines_without_waiting() {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(2);
+        let queue: &'static Queue = Box::leak(Box::new(Queue { sender: Mutex::new(sender) }));
+        let before = lines_dropped();
+        tracing::subscriber::with_default(subscriber(EnvFilter::new("info"), QueuedStderr(queue)), || {
+            for n in 0..5 {
+                tracing::info!(event = "line", n);
+            }
+        });
+        assert!(lines_dropped() >= before + 3, "two queued, three dropped");
+        let queued: Vec<Vec<u8>> = receiver.try_iter().collect();
+        assert_eq!(queued.len(), 2);
+        for (n, line) in queued.iter().enumerate() {
+            let value: serde_json::Value = serde_json::from_slice(line).unwrap();
+            assert_eq!(value["n"], n);
+            assert!(line.ends_with(b"\n"));
+        }
+    }
+
+    /// Lines that standard error refuses (a pipe whose reader has gone) are dropped and counted, and
+    /// the writer goes on with the next ones instead of failing.
+    #[test]
+    fn a_closed_pipe_drops_and_counts_lines_and_the_writer_goes_on() {
+        let (sender, receiver) = std::sync::mpsc::sync_channel(8);
+        for _ in 0..3 {
+            sender.send(b"{}\n".to_vec()).unwrap();
+        }
+        drop(sender);
+        let before = lines_dropped();
+        write_lines(receiver, ClosedPipe);
+        assert!(lines_dropped() >= before + 3);
+    }
+
+    /// A line longer than the limit is cut, not grown without end.
+    #[test]
+    fn a_line_is_cut_at_its_limit() {
+        let (sender, _receiver) = std::sync::mpsc::sync_channel(1);
+        let queue: &'static Queue = Box::leak(Box::new(Queue { sender: Mutex::new(sender) }));
+        let mut long = Line { queue, bytes: Vec::new() };
+        long.write_all(&vec![b'x'; LOG_LINE_BYTES_MAX + 10]).unwrap();
+        assert_eq!(long.bytes.len(), LOG_LINE_BYTES_MAX);
     }
 
     #[test]

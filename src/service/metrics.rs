@@ -137,6 +137,8 @@ pub struct Metrics {
     version_mismatches: Series<VersionMismatch, Counter>,
     /// Leases that gave a grading thread jobs (one store round trip each, however many jobs).
     pub job_leases: Counter,
+    /// Log lines dropped so far, copied from [`super::log::lines_dropped`] at scrape time.
+    log_lines_dropped: Counter,
     registry: Registry,
 }
 
@@ -159,6 +161,7 @@ impl Default for Metrics {
             exercise_reloads: Series::default(),
             version_mismatches: Series::default(),
             job_leases: Counter::default(),
+            log_lines_dropped: Counter::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -214,6 +217,11 @@ impl Default for Metrics {
              job_lease_batch_max jobs (pruefstein_submissions_total over this: jobs per lease)",
             metrics.job_leases.clone(),
         );
+        registry.register(
+            "pruefstein_log_lines_dropped",
+            "Log lines dropped because the log queue was full or standard error refused them (a closed pipe)",
+            metrics.log_lines_dropped.clone(),
+        );
         Metrics { registry, ..metrics }
     }
 }
@@ -255,6 +263,11 @@ impl Metrics {
         self.queue_depth.get(JobState::Running).set(gauge(stats.jobs_running));
         self.webhook_events.get(EventState::Pending).set(gauge(stats.events_pending));
         self.webhook_events.get(EventState::Dead).set(gauge(stats.events_dead));
+        let dropped = super::log::lines_dropped();
+        let counted = self.log_lines_dropped.get();
+        if dropped > counted {
+            self.log_lines_dropped.inc_by(dropped - counted);
+        }
         let mut out = String::new();
         // Writing to a String cannot fail, and no metric here reports an error.
         let _ = prometheus_text::encode(&mut out, &self.registry);

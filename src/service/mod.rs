@@ -33,7 +33,7 @@ pub mod worker;
 /// The SQLite backend, where callers have always found it.
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -65,9 +65,39 @@ pub struct Shared {
     pub accepting: AtomicBool,
     /// LTI's caches: the tool's key, the platforms' keys, access tokens.
     pub lti: lti::Lti,
+    /// When a grading thread last finished a job or found nothing to lease (ms since the epoch):
+    /// `/readyz` says the node is stalled when jobs wait and this is too long ago.
+    pub grading_progress: AtomicU64,
 }
 
 impl Shared {
+    /// The service's state at start: nothing waiting, accepting, grading counted as progressing.
+    pub fn new(config: Config, store: Arc<dyn Store>, catalogue: Catalogue, report_key: Vec<u8>) -> Shared {
+        Shared {
+            store,
+            catalogue,
+            metrics: Metrics::default(),
+            report_key,
+            work: Wakeup::default(),
+            outbox: Wakeup::default(),
+            waiters: Waiters::default(),
+            accepting: AtomicBool::new(true),
+            lti: lti::Lti::default(),
+            grading_progress: AtomicU64::new(clock::now_ms().max(0) as u64),
+            config,
+        }
+    }
+
+    /// A grading thread finished a job or found nothing to lease.
+    pub fn grading_progressed(&self) {
+        self.grading_progress.store(clock::now_ms().max(0) as u64, Ordering::Relaxed);
+    }
+
+    /// Milliseconds since a grading thread last finished a job or found nothing to lease.
+    pub fn since_grading_progress_ms(&self) -> u64 {
+        (clock::now_ms().max(0) as u64).saturating_sub(self.grading_progress.load(Ordering::Relaxed))
+    }
+
     /// The public id of a submission.
     pub fn public_id(id: i64) -> String {
         format!("sub_{id}")
@@ -310,18 +340,7 @@ pub fn serve(config: Config) -> Result<()> {
         workers = config.workers,
         released_leases = released,
     );
-    let shared = Arc::new(Shared {
-        store,
-        catalogue,
-        metrics: Metrics::default(),
-        report_key,
-        work: Wakeup::default(),
-        outbox: Wakeup::default(),
-        waiters: Waiters::default(),
-        accepting: AtomicBool::new(true),
-        lti: lti::Lti::default(),
-        config,
-    });
+    let shared = Arc::new(Shared::new(config, store, catalogue, report_key));
 
     // The versions this node serves, before it leases a job (see `versions`).
     versions::announce(&shared)?;

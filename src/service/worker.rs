@@ -82,6 +82,7 @@ fn run(shared: Arc<Shared>, kills: &Kills) {
         held.renew_due(&shared, beat);
         if let Some(job) = held.next() {
             process(&shared, &mut slot, kills, job, &mut held);
+            shared.grading_progressed();
             continue;
         }
         // This thread's share of the due jobs, in one round trip; it grades them in order.
@@ -96,7 +97,10 @@ fn run(shared: Arc<Shared>, kills: &Kills) {
                 shared.metrics.job_leases.inc();
                 held.take(jobs);
             }
-            Ok(_) => shared.work.wait(seen, IDLE_POLL),
+            Ok(_) => {
+                shared.grading_progressed();
+                shared.work.wait(seen, IDLE_POLL);
+            }
             Err(e) => {
                 tracing::error!(event = "lease_failed", error = %e);
                 shared.work.wait(seen, Duration::from_secs(1));

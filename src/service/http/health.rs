@@ -14,7 +14,9 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok\n")
 }
 
-/// Readiness: exercises loaded, the store answers, not shutting down. Below `ready`, the body
+/// Readiness: exercises loaded, the store answers, not shutting down, and grading not stalled (jobs
+/// waiting while no grading thread finished a job or found nothing to lease for
+/// `grading_stall_ms`, [`crate::limits::GRADING_STALL_MS`] by default). Below `ready`, the body
 /// names every exercise whose version here differs from another living node's, and the open jobs
 /// this node leaves to the node that serves their version (see [`crate::service::versions`]):
 /// such a node is still ready (it grades what was accepted under its own versions), and during a
@@ -25,7 +27,7 @@ pub async fn healthz() -> HttpResponse {
     tag = "operations",
     responses(
         (status = 200, description = "ready; further lines name exercise versions that differ between nodes", body = String, content_type = "text/plain"),
-        (status = 503, description = "not ready: shutting down, no exercises, or the store unavailable", body = String, content_type = "text/plain"),
+        (status = 503, description = "not ready: shutting down, no exercises, the store unavailable, or grading stalled", body = String, content_type = "text/plain"),
     )
 )]
 pub async fn readyz(shared: Data) -> HttpResponse {
@@ -39,12 +41,22 @@ pub async fn readyz(shared: Data) -> HttpResponse {
     // the operator sees it in the load balancer's health check.
     let store = shared.store.clone();
     let census = actix_web::web::block(move || {
-        store.stats()?;
-        store.version_census(clock::now_ms())
+        let stats = store.stats()?;
+        Ok::<_, crate::service::store::StoreError>((stats, store.version_census(clock::now_ms())?))
     })
     .await;
     match census {
-        Ok(Ok(census)) => {
+        Ok(Ok((stats, _)))
+            if stats.jobs_queued > 0
+                && shared.since_grading_progress_ms() > shared.config.grading_stall_ms =>
+        {
+            HttpResponse::ServiceUnavailable().content_type("text/plain").body(format!(
+                "grading stalled: no grading thread has finished a job for {} s while {} jobs wait\n",
+                shared.since_grading_progress_ms() / 1000,
+                stats.jobs_queued
+            ))
+        }
+        Ok(Ok((_, census))) => {
             let ours: BTreeMap<String, String> = versions::served(&shared.catalogue).into_iter().collect();
             let mut body = String::from("ready\n");
             let differences = versions::differences(&shared.config.node_id, &ours, &census);

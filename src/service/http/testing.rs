@@ -2,14 +2,12 @@
 //! the real routes.
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
 
 use actix_web::http::header;
 use actix_web::{App, test, web};
 
 use crate::service::catalogue::Catalogue;
 use crate::service::config::{Config, ServeArgs};
-use crate::service::metrics::Metrics;
 use crate::service::store::Store;
 use crate::service::store::sqlite::{Durability, SqliteStore};
 use crate::service::{Shared, auth};
@@ -27,18 +25,8 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     store.revoke_client("revoked", 1).unwrap();
     store.add_client("teacher", &auth::token_hash("pst_teacher"), "whsec_t", 0).unwrap();
     store.set_teacher("teacher", true).unwrap();
-    web::Data::new(Shared {
-        catalogue: Catalogue::load(&config.exercises, &config.graders).unwrap(),
-        store: Arc::new(store),
-        metrics: Metrics::default(),
-        report_key: b"report key".to_vec(),
-        work: Default::default(),
-        outbox: Default::default(),
-        waiters: Default::default(),
-        accepting: AtomicBool::new(true),
-        lti: Default::default(),
-        config,
-    })
+    let catalogue = Catalogue::load(&config.exercises, &config.graders).unwrap();
+    web::Data::new(Shared::new(config, Arc::new(store), catalogue, b"report key".to_vec()))
 }
 
 pub async fn call(

@@ -157,7 +157,8 @@ mod tests {
         assert!(pem.starts_with("-----BEGIN PRIVATE KEY-----\n"), "{pem}");
         assert!(pem.lines().all(|line| line.len() <= 64));
         let key = ToolKey::from_pem(&pem).unwrap();
-        let n = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(key.jwk["n"].as_str().unwrap()).unwrap();
+        let n =
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(key.jwk["n"].as_str().unwrap()).unwrap();
         assert_eq!(n.len() * 8, LTI_KEY_BITS);
         assert_eq!(key.jwk["e"], "AQAB");
     }

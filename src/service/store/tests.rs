@@ -664,7 +664,9 @@ fn a_database_written_by_a_newer_version_is_refused_with_what_to_do() {
     let database = Postgres::new();
     let future = database
         .open("node-a", LeaseClock::Database)
-        .query_texts("INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future') RETURNING name")
+        .query_texts(
+            "INSERT INTO schema_migrations (version, name) VALUES (9999, '9999_future') RETURNING name",
+        )
         .unwrap();
     assert_eq!(future, ["9999_future"]);
     let known = super::postgres::migrate::MIGRATIONS.len();

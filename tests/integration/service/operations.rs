@@ -286,3 +286,103 @@ fn the_systemd_unit_verifies_and_its_hardening_is_rated_ok() {
     std::fs::write(&bare_path, format!("{bare}[Install]\nWantedBy=multi-user.target\n")).unwrap();
     assert!(!rate(&bare_path).status.success(), "a unit without hardening must fail the rating");
 }
+
+/// A log shipper restarts, or the operator pipes the log into `head`: the server's standard error
+/// becomes a pipe without a reader. The server keeps grading (every line it cannot write is dropped
+/// and counted in `pruefstein_log_lines_dropped_total`), stays ready, and stops on SIGTERM.
+#[test]
+fn a_closed_log_pipe_never_stops_grading_or_shutdown() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    let port = crate::support::http::free_port();
+    let mut child = Command::new(BIN)
+        .current_dir(repo())
+        .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--workers", "1", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .env_remove("PRUEFSTEIN_CONFIG")
+        .env("RUST_LOG", "pruefstein=debug")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The reader takes the first line (the server has started logging), then goes away.
+    let mut reader = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    reader.read_line(&mut first).unwrap();
+    assert!(first.contains("\"level\""), "{first}");
+    drop(reader);
+    poll("the server to be ready", Duration::from_secs(60), || {
+        request(port, "GET", "/readyz", &[], b"").ok().filter(|r| r.status == 200)
+    });
+    let add = Command::new(BIN)
+        .args(["client", "add", "lms", "--token-only", "--data-dir"])
+        .arg(dir.path().join("data"))
+        .output()
+        .unwrap();
+    let token = String::from_utf8(add.stdout).unwrap().trim().to_string();
+    let auth = format!("Bearer {token}");
+    for n in 0..20 {
+        let body = json!({"exercise": PREDICTION, "learner": format!("l{n}"), "answer": "(2, 2, 0)"});
+        let r = request(
+            port,
+            "POST",
+            "/api/v1/submissions?wait=30s",
+            &[("Authorization", &auth), ("Content-Type", "application/json")],
+            body.to_string().as_bytes(),
+        )
+        .unwrap();
+        assert_eq!(r.status, 200, "submission {n}: {}", r.text());
+        // Graded (the learner's variant decides which).
+        assert!(["passed", "failed"].contains(&r.json()["verdict"].as_str().unwrap_or("")), "{}", r.text());
+    }
+    assert_eq!(request(port, "GET", "/readyz", &[], b"").unwrap().status, 200);
+    let metrics = request(port, "GET", "/metrics", &[], b"").unwrap().text();
+    let dropped: u64 = metrics
+        .lines()
+        .find_map(|l| l.strip_prefix("pruefstein_log_lines_dropped_total "))
+        .unwrap_or_else(|| panic!("{metrics}"))
+        .parse()
+        .unwrap();
+    assert!(dropped > 0, "{metrics}");
+    // SAFETY: kill(2) on a child process of this test.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let stopped =
+        poll("the server to stop on SIGTERM", Duration::from_secs(30), || child.try_wait().unwrap());
+    assert!(stopped.success(), "{stopped}");
+}
+
+/// A node whose grading threads make no progress while jobs wait says so on `/readyz` (503, with
+/// the reason), so that a balancer sends work elsewhere, and is ready again once grading goes on.
+/// The one grading thread hangs in a submission (a worker fault only tests can ask for) while a
+/// second job waits; the stall limit is lowered for the test.
+#[test]
+fn readyz_says_not_ready_while_grading_stalls() {
+    use crate::support::server::Launch;
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::launch(
+        &dir.path().join("data"),
+        &["--workers", "1", "--grading-stall-ms", "300"],
+        Launch { fault_injection: true, ..Launch::default() },
+    );
+    let (token, _) = server.client("lms");
+    let hang = format!("{}hang", pruefstein::isolation::worker::FAULT_PREFIX);
+    for (learner, answer) in [("hangs", hang.as_str()), ("waits", "(2, 2, 0)")] {
+        let r = server.post_json(
+            "/api/v1/submissions",
+            &token,
+            &json!({"exercise": PREDICTION, "learner": learner, "answer": answer}),
+            None,
+        );
+        assert_eq!(r.status, 202, "{}", r.text());
+    }
+    let stalled = poll("/readyz to say the node stalls", Duration::from_secs(30), || {
+        let r = request(server.port, "GET", "/readyz", &[], b"").unwrap();
+        (r.status == 503).then(|| r.text())
+    });
+    assert!(stalled.starts_with("grading stalled: no grading thread has finished a job for"), "{stalled}");
+    assert!(stalled.contains("1 jobs wait"), "{stalled}");
+    // The hanging worker is killed at its deadline; the waiting job is graded; the node is ready.
+    poll("/readyz to be ready again", Duration::from_secs(60), || {
+        request(server.port, "GET", "/readyz", &[], b"").ok().filter(|r| r.status == 200)
+    });
+}
