@@ -289,7 +289,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Serve(args) => {
             crate::service::log::init();
             let config = crate::service::config::Config::resolve(&args)?;
-            crate::service::serve(config)?;
+            crate::service::serve(config, &args.rotation())?;
             Ok(0)
         }
         Command::Client { command, data_dir, database, config } => {

@@ -401,6 +401,10 @@ pub const GROUP_COMMIT_MAX: usize = 512;
 pub const KIT_FILES_MAX: usize = 200;
 pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 
+/// After a rotation of the report secret (`--rotate-report-secret`), links signed with the one
+/// before stay valid this long: long enough for a course's students to open the reports they were
+/// sent, short enough that a leaked old secret stops working.
+pub const REPORT_SECRET_GRACE_MS: u64 = 30 * 24 * 3600 * 1000;
 /// Log lines waiting for the writer thread (`src/service/log.rs`); a line that finds the queue full
 /// is dropped and counted rather than wait: logging never holds up grading.
 pub const LOG_LINES_QUEUED_MAX: usize = 8_192;

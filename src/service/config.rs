@@ -58,7 +58,8 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_PUBLIC_URL")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_url: Option<String>,
-    /// The course secret that derives learner variants (as for `pruefstein grade`).
+    /// The course secret that derives learner variants (as for `pruefstein grade`) [default:
+    /// generated once and kept in the database].
     #[arg(long, env = "PRUEFSTEIN_COURSE_SECRET", hide_env_values = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub course_secret: Option<String>,
@@ -66,6 +67,20 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_REPORT_SECRET", hide_env_values = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_secret: Option<String>,
+    /// Start with a report secret other than the one in use: links signed with the one before stay
+    /// valid for 30 days (a start-up action, not a setting of the file).
+    #[arg(long, env = "PRUEFSTEIN_ROTATE_REPORT_SECRET", num_args = 0..=1, default_missing_value = "true")]
+    #[serde(skip)]
+    pub rotate_report_secret: Option<bool>,
+    /// The report secret in use before a rotation, when it was configured rather than generated.
+    #[arg(long, env = "PRUEFSTEIN_PREVIOUS_REPORT_SECRET", hide_env_values = true)]
+    #[serde(skip)]
+    pub previous_report_secret: Option<String>,
+    /// Start with a course secret other than the one in use: every learner's variant changes (a
+    /// start-up action, not a setting of the file).
+    #[arg(long, env = "PRUEFSTEIN_ROTATE_COURSE_SECRET", num_args = 0..=1, default_missing_value = "true")]
+    #[serde(skip)]
+    pub rotate_course_secret: Option<bool>,
     /// Allow callback URLs on loopback and private networks (for tests and closed networks).
     #[arg(long, env = "PRUEFSTEIN_ALLOW_PRIVATE_CALLBACKS", num_args = 0..=1, default_missing_value = "true")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -146,7 +161,9 @@ pub struct Config {
     pub workers: usize,
     /// Without a trailing slash.
     pub public_url: String,
-    pub course_secret: String,
+    /// The configured course secret; None: the one generated and kept in the store
+    /// ([`super::secrets`]).
+    pub course_secret: Option<String>,
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
     pub jobe: bool,
@@ -177,7 +194,7 @@ impl Default for Config {
             workers: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             // Empty: `http://` and the address bound to.
             public_url: String::new(),
-            course_secret: String::new(),
+            course_secret: None,
             report_secret: None,
             allow_private_callbacks: false,
             jobe: false,
@@ -191,6 +208,17 @@ impl Default for Config {
             isolation: Isolation::default(),
             job_lease_ms: limits::JOB_LEASE_MS,
             grading_stall_ms: limits::GRADING_STALL_MS,
+        }
+    }
+}
+
+impl ServeArgs {
+    /// The secrets the operator asked to rotate at this start.
+    pub fn rotation(&self) -> super::secrets::Rotation {
+        super::secrets::Rotation {
+            report: self.rotate_report_secret.unwrap_or(false),
+            previous_report_secret: self.previous_report_secret.clone(),
+            course: self.rotate_course_secret.unwrap_or(false),
         }
     }
 }

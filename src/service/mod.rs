@@ -24,6 +24,7 @@ pub mod metrics;
 pub mod problem;
 pub mod regrade;
 pub mod reload;
+pub mod secrets;
 pub mod similarity;
 pub mod store;
 pub mod versions;
@@ -55,7 +56,11 @@ pub struct Shared {
     pub store: Arc<dyn Store>,
     pub catalogue: Catalogue,
     pub metrics: Metrics,
-    pub report_key: Vec<u8>,
+    /// Signs and checks report, page and deep-linking links (the previous key too, for a while
+    /// after a rotation).
+    pub report_key: secrets::ReportKeys,
+    /// The course secret in force: it derives each learner's variant.
+    pub course_secret: String,
     /// Workers sleep here when the queue is empty; intake wakes them.
     pub work: Wakeup,
     /// The webhook senders sleep here; a completed job wakes them.
@@ -72,12 +77,18 @@ pub struct Shared {
 
 impl Shared {
     /// The service's state at start: nothing waiting, accepting, grading counted as progressing.
-    pub fn new(config: Config, store: Arc<dyn Store>, catalogue: Catalogue, report_key: Vec<u8>) -> Shared {
+    pub fn new(
+        config: Config,
+        store: Arc<dyn Store>,
+        catalogue: Catalogue,
+        secrets: secrets::Secrets,
+    ) -> Shared {
         Shared {
             store,
             catalogue,
             metrics: Metrics::default(),
-            report_key,
+            report_key: secrets.report,
+            course_secret: secrets.course,
             work: Wakeup::default(),
             outbox: Wakeup::default(),
             waiters: Waiters::default(),
@@ -119,7 +130,7 @@ impl Shared {
         format!(
             "{}/reports/{public}?t={}",
             self.config.public_url,
-            auth::report_token(&self.report_key, &public)
+            auth::report_token(self.report_key.current(), &public)
         )
     }
 }
@@ -314,21 +325,15 @@ fn hear(shared: &std::sync::Weak<Shared>, notice: Notice) {
     }
 }
 
-/// Runs the service until SIGTERM or SIGINT.
-pub fn serve(config: Config) -> Result<()> {
+/// Runs the service until SIGTERM or SIGINT, with the secrets rotated that `rotation` names.
+pub fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
     let lock = lock_data_dir(&config.data_dir)?;
     let store = open_store(&config)?;
     warn_about_the_data_dir(&config, &lock);
     // This node's leases left are those of its earlier run, which is dead (one process per node
     // id); other nodes' leases run out by themselves.
     let released = store.release_own_leases()?;
-    let report_key = match &config.report_secret {
-        Some(secret) => secret.as_bytes().to_vec(),
-        None => {
-            let generated = hex::encode(auth::random_bytes(32).map_err(anyhow::Error::msg)?);
-            store.setting_or_insert("report_secret", &generated)?.into_bytes()
-        }
-    };
+    let secrets = secrets::resolve(store.as_ref(), &config, rotation, clock::now_ms())?;
     let catalogue = Catalogue::load(&config.exercises, &config.graders)?;
     tracing::info!(
         event = "starting",
@@ -340,7 +345,7 @@ pub fn serve(config: Config) -> Result<()> {
         workers = config.workers,
         released_leases = released,
     );
-    let shared = Arc::new(Shared::new(config, store, catalogue, report_key));
+    let shared = Arc::new(Shared::new(config, store, catalogue, secrets));
 
     // The versions this node serves, before it leases a job (see `versions`).
     versions::announce(&shared)?;

@@ -204,13 +204,9 @@ pub fn run_offline(
         )
     })?;
     let store = crate::service::open_store(config)?;
+    let course_secret = crate::service::secrets::resolve_course(store.as_ref(), config, false)?;
     let filter = filter(request).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let options = GradeOptions {
-        learner: None,
-        course_secret: config.course_secret.clone(),
-        compiler: config.compiler,
-        replay: None,
-    };
+    let options = GradeOptions { learner: None, course_secret, compiler: config.compiler, replay: None };
     let mut grader = DryRunGrader::new(config.isolation);
     let summary = regrade(store.as_ref(), &exercise, &filter, request.dry_run, &options, &mut grader)
         .map_err(|e| anyhow::anyhow!("{e}"))?;

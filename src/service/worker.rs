@@ -345,7 +345,7 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
                 }
                 let options = GradeOptions {
                     learner: Some(job.learner.clone()),
-                    course_secret: shared.config.course_secret.clone(),
+                    course_secret: shared.course_secret.clone(),
                     compiler: shared.config.compiler,
                     replay: None,
                 };

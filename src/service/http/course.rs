@@ -128,7 +128,7 @@ pub async fn regrade_exercise(
     let dry_run = request.dry_run;
     let options = GradeOptions {
         learner: None,
-        course_secret: shared.config.course_secret.clone(),
+        course_secret: shared.course_secret.clone(),
         compiler: shared.config.compiler,
         replay: None,
     };
@@ -231,7 +231,7 @@ pub async fn exercise_analytics(
     let format = analytics_format(&query, &req)?;
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
     let exercise = served_exercise(&shared, &slug)?;
-    let secret = shared.config.course_secret.clone();
+    let secret = shared.course_secret.clone();
     let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret)).await?;
     Ok(match format {
         Format::Json => HttpResponse::Ok().json(analytics),

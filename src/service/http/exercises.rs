@@ -85,7 +85,7 @@ pub async fn get_exercise(
     let statement = {
         let exercise = exercise.clone();
         let learner = learner.clone();
-        let secret = shared.config.course_secret.clone();
+        let secret = shared.course_secret.clone();
         web::block(move || exercise.grader.statement(&exercise, learner.as_deref(), &secret, lang))
             .await?
             .map_err(Problem::internal)?

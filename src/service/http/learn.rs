@@ -103,7 +103,7 @@ pub fn page_url(
         client_id,
         learner: learner.to_string(),
         context,
-        token: auth::page_token(&shared.report_key, client_id, slug, learner, context),
+        token: auth::page_token(shared.report_key.current(), client_id, slug, learner, context),
         lang,
     };
     format!("{}{}", shared.config.public_url, link.href(lang, None))
@@ -126,8 +126,10 @@ pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<Page
         Some(x) => Some(x.parse::<i64>().ok().filter(|x| *x > 0)?),
     };
     let token = query.t.as_deref()?;
-    let expected = auth::page_token(&shared.report_key, client_id, slug, learner, context);
-    auth::tokens_equal(&expected, token).then(|| PageLink {
+    let valid = shared.report_key.any_valid(clock::now_ms(), |key| {
+        auth::tokens_equal(&auth::page_token(key, client_id, slug, learner, context), token)
+    });
+    valid.then(|| PageLink {
         slug: slug.to_string(),
         client_id,
         learner: learner.to_string(),
@@ -224,7 +226,7 @@ async fn render(
     let statement = {
         let exercise = exercise.clone();
         let learner = link.learner.clone();
-        let secret = shared.config.course_secret.clone();
+        let secret = shared.course_secret.clone();
         match web::block(move || exercise.grader.statement(&exercise, Some(&learner), &secret, lang)).await {
             Ok(Ok(statement)) => statement,
             Ok(Err(e)) => return failure(shared, lang, &Problem::internal(e)),

@@ -10,7 +10,7 @@ use futures_util::future::LocalBoxFuture;
 use super::views::ReportQuery;
 use super::{Data, db};
 use crate::service::problem::Problem;
-use crate::service::{Shared, auth, html};
+use crate::service::{Shared, auth, clock, html};
 use crate::text::Lang;
 
 /// A report link as requested: `/reports/{id}?t=TOKEN[&lang=en]`.
@@ -40,8 +40,9 @@ impl FromRequest for ReportLink {
             let shared = shared
                 .ok_or_else(|| Problem::internal("the service state is missing from the application"))?;
             let lang = query.lang.as_deref().and_then(|l| l.parse::<Lang>().ok()).unwrap_or(Lang::De);
-            let token_ok =
-                query.t.as_deref().is_some_and(|t| auth::report_token_valid(&shared.report_key, &public, t));
+            let token_ok = query.t.as_deref().is_some_and(|t| {
+                shared.report_key.any_valid(clock::now_ms(), |key| auth::report_token_valid(key, &public, t))
+            });
             let id = Shared::parse_id(&public).filter(|_| token_ok);
             Ok(ReportLink { public, lang, token: query.t.unwrap_or_default(), id })
         })
@@ -114,10 +115,10 @@ mod tests {
         };
         let Intake::Created(record) = data.store.submit(&new, 10, 0).unwrap() else { panic!("not stored") };
         let public = format!("sub_{}", record.id);
-        let token = auth::report_token(&data.report_key, &public);
+        let token = auth::report_token(data.report_key.current(), &public);
         let (status, _) = call(&data, "GET", &format!("/reports/{public}?t={token}&lang=en"), None).await;
         assert_eq!(status, 200, "the right token opens the page");
-        let other = auth::report_token(&data.report_key, "sub_999");
+        let other = auth::report_token(data.report_key.current(), "sub_999");
         for uri in [
             format!("/reports/{public}?t={other}"),
             format!("/reports/{public}?t="),

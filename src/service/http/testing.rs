@@ -26,7 +26,11 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     store.add_client("teacher", &auth::token_hash("pst_teacher"), "whsec_t", 0).unwrap();
     store.set_teacher("teacher", true).unwrap();
     let catalogue = Catalogue::load(&config.exercises, &config.graders).unwrap();
-    web::Data::new(Shared::new(config, Arc::new(store), catalogue, b"report key".to_vec()))
+    let secrets = crate::service::secrets::Secrets {
+        report: crate::service::secrets::ReportKeys::only(b"report key".to_vec()),
+        course: "course secret".into(),
+    };
+    web::Data::new(Shared::new(config, Arc::new(store), catalogue, secrets))
 }
 
 pub async fn call(

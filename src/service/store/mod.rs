@@ -475,6 +475,8 @@ pub trait Store: Send + Sync + 'static {
 
     /// The value of a setting, storing `default` first if there is none (a secret generated once).
     fn setting_or_insert(&self, key: &str, default: &str) -> Result<String, StoreError>;
+    /// Stores a setting's value, replacing the one before; `None` removes the setting.
+    fn put_setting(&self, key: &str, value: Option<&str>) -> Result<(), StoreError>;
 
     /// Accepts a submission and queues its job, or finds the earlier one with the same key.
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError>;

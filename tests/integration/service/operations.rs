@@ -386,3 +386,53 @@ fn readyz_says_not_ready_while_grading_stalls() {
         request(server.port, "GET", "/readyz", &[], b"").ok().filter(|r| r.status == 200)
     });
 }
+
+/// The report secret does not change silently: a server started with another one refuses to start
+/// and says why; started with `--rotate-report-secret` and the one before, it signs new links with
+/// the new secret and still opens the links handed out before.
+#[test]
+fn a_changed_report_secret_is_refused_and_a_rotation_keeps_old_links_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let report_link = |server: &Server, token: &str, learner: &str| {
+        let body = json!({"exercise": PREDICTION, "learner": learner, "answer": "(2, 2, 0)"});
+        let r = server.post_json("/api/v1/submissions?wait=30s", token, &body, None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        let url = r.json()["links"]["report"].as_str().unwrap().to_string();
+        url[url.find("/reports/").unwrap()..].to_string()
+    };
+    let opens = |server: &Server, path: &str| request(server.port, "GET", path, &[], b"").unwrap().status;
+
+    let mut server = Server::start(&data, &["--report-secret", "first-secret-aaaaaaaa"]);
+    let (token, _) = server.client("lms");
+    let old = report_link(&server, &token, "anna");
+    assert_eq!(opens(&server, &old), 200);
+    server.stop();
+
+    let refused = Command::new(BIN)
+        .args(["serve", "--bind", "127.0.0.1:0", "--course-secret", COURSE_SECRET, "--data-dir"])
+        .arg(&data)
+        .args(["--report-secret", "second-secret-bbbbbbbb"])
+        .env_remove("PRUEFSTEIN_CONFIG")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{said}");
+    assert!(said.contains("the report secret differs") && said.contains("--rotate-report-secret"), "{said}");
+
+    let rotated = Server::start(
+        &data,
+        &[
+            "--report-secret",
+            "second-secret-bbbbbbbb",
+            "--rotate-report-secret",
+            "--previous-report-secret",
+            "first-secret-aaaaaaaa",
+        ],
+    );
+    assert_eq!(opens(&rotated, &old), 200, "a link handed out before the rotation");
+    let new = report_link(&rotated, &token, "ben");
+    assert_eq!(opens(&rotated, &new), 200);
+    let forged = new.replace(&new[new.find("t=").unwrap() + 2..][..8], "00000000");
+    assert_eq!(opens(&rotated, &forged), 404);
+}

@@ -251,6 +251,11 @@ impl Store for PgStore {
         in_transaction!(self, "read a setting", |tx| records::setting_or_insert(&tx, &key, &default).await)
     }
 
+    fn put_setting(&self, key: &str, value: Option<&str>) -> Result<(), StoreError> {
+        let (key, value) = (key.to_string(), value.map(str::to_string));
+        read!(self, "store a setting", |c| records::put_setting(c, &key, value.as_deref()).await)
+    }
+
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError> {
         let (node, new) = (self.node.clone(), new.clone());
         autocommit!(self, "store a submission", |c| queue::submit(&c, &node, &new, queue_max, now).await)

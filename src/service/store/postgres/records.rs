@@ -90,6 +90,18 @@ pub(super) async fn setting_or_insert<C: GenericClient>(tx: &C, key: &str, defau
     Ok(tx.query_one("SELECT value FROM settings WHERE key = $1", &[&key]).await?.try_get(0)?)
 }
 
+pub(super) async fn put_setting<C: GenericClient>(c: &C, key: &str, value: Option<&str>) -> Sql<()> {
+    match value {
+        Some(value) => c.execute(
+            "INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+            &[&key, &value],
+        )
+        .await?,
+        None => c.execute("DELETE FROM settings WHERE key = $1", &[&key]).await?,
+    };
+    Ok(())
+}
+
 pub(super) async fn setting<C: GenericClient>(c: &C, key: &str) -> Sql<Option<String>> {
     Ok(c.query_opt("SELECT value FROM settings WHERE key = $1", &[&key])
         .await?

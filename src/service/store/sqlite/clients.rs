@@ -82,6 +82,17 @@ pub(super) fn setting_or_insert(tx: &Transaction<'_>, key: &str, default: &str) 
     Ok(tx.query_row("SELECT value FROM settings WHERE key = ?1", [key], |r| r.get(0))?)
 }
 
+pub(super) fn put_setting(tx: &Transaction<'_>, key: &str, value: Option<&str>) -> Sql<()> {
+    match value {
+        Some(value) => tx.execute(
+            "INSERT INTO settings (key, value) VALUES (?1, ?2) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            params![key, value],
+        )?,
+        None => tx.execute("DELETE FROM settings WHERE key = ?1", [key])?,
+    };
+    Ok(())
+}
+
 /// Makes a client a teacher or not; false if there is no such client.
 pub(super) fn set_teacher(tx: &Transaction<'_>, name: &str, teacher: bool) -> Sql<bool> {
     Ok(tx.execute("UPDATE clients SET teacher = ?2 WHERE name = ?1", params![name, i64::from(teacher)])? == 1)

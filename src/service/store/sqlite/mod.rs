@@ -197,6 +197,11 @@ impl Store for SqliteStore {
         self.writer.write("read a setting", move |tx| clients::setting_or_insert(tx, &key, &default))
     }
 
+    fn put_setting(&self, key: &str, value: Option<&str>) -> Result<(), StoreError> {
+        let (key, value) = (key.to_string(), value.map(str::to_string));
+        self.writer.write("store a setting", move |tx| clients::put_setting(tx, &key, value.as_deref()))
+    }
+
     fn submit(&self, new: &NewSubmission, queue_max: u64, now: Millis) -> Result<Intake, StoreError> {
         let new = new.clone();
         self.writer.write("store a submission", move |tx| intake::submit(tx, &new, queue_max, now))
