@@ -197,6 +197,24 @@ pub enum ClientCommand {
     List,
     /// Revoke a client's token: its calls get 403 from now on.
     Revoke { name: String },
+    /// Give a client a new token (shown once); the one before keeps working for a grace period,
+    /// long enough to change it in the LMS.
+    Rotate {
+        name: String,
+        /// How long the token before stays valid: a whole number and s, m, h or d [default: 24h; at
+        /// most 30d].
+        #[arg(long, value_parser = crate::service::clock::parse_duration)]
+        grace: Option<u64>,
+        /// Print only the new token.
+        #[arg(long)]
+        token_only: bool,
+    },
+    /// Make a key for Moodle CodeRunner's Jobe key field (at most 40 characters, which the client
+    /// token is not): valid on the Jobe-compatible endpoint only, shown once.
+    JobeKey { name: String },
+    /// Remove a client: it is revoked, its tokens and keys are deleted and its name may be used
+    /// again; its submissions stay.
+    Remove { name: String },
 }
 
 /// The kinds of exercise `pruefstein new` writes.
@@ -364,6 +382,38 @@ fn run_client(command: ClientCommand, config: &crate::service::config::Config) -
         ClientCommand::Revoke { name } => {
             if clients::revoke(config, &name)? {
                 println!("revoked {name}");
+                Ok(0)
+            } else {
+                anyhow::bail!("there is no client named {name:?}")
+            }
+        }
+        ClientCommand::Rotate { name, grace, token_only } => {
+            let grace = grace.unwrap_or(crate::limits::CLIENT_TOKEN_GRACE_MS);
+            let Some(token) = clients::rotate(config, &name, grace)? else {
+                anyhow::bail!("there is no active client named {name:?}")
+            };
+            if token_only {
+                println!("{token}");
+            } else {
+                println!("client:    {name}");
+                println!("new token: {token}");
+                println!(
+                    "The token before stays valid until {}; put the new one into the LMS before then.",
+                    clock::rfc3339(clock::now_ms() + grace as i64)
+                );
+            }
+            Ok(0)
+        }
+        ClientCommand::JobeKey { name } => {
+            let Some(key) = clients::jobe_key(config, &name)? else {
+                anyhow::bail!("there is no active client named {name:?}")
+            };
+            println!("{key}");
+            Ok(0)
+        }
+        ClientCommand::Remove { name } => {
+            if clients::remove(config, &name)? {
+                println!("removed {name}; the name may be used for a new client");
                 Ok(0)
             } else {
                 anyhow::bail!("there is no client named {name:?}")

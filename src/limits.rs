@@ -405,6 +405,13 @@ pub const KIT_FILE_BYTES_MAX: u64 = 1024 * 1024;
 /// before stay valid this long: long enough for a course's students to open the reports they were
 /// sent, short enough that a leaked old secret stops working.
 pub const REPORT_SECRET_GRACE_MS: u64 = 30 * 24 * 3600 * 1000;
+/// After `pruefstein client rotate`, the token before stays valid this long unless `--grace` says
+/// otherwise; `--grace` may be at most [`CLIENT_TOKEN_GRACE_MS_MAX`].
+pub const CLIENT_TOKEN_GRACE_MS: u64 = 24 * 3600 * 1000;
+pub const CLIENT_TOKEN_GRACE_MS_MAX: u64 = 30 * 24 * 3600 * 1000;
+/// Longest key the Jobe-compatible endpoint can be given by CodeRunner (its settings field says
+/// "Max 40 chars"): `client jobe-key` makes keys this long at most.
+pub const JOBE_KEY_CHARS_MAX: usize = 40;
 /// Log lines waiting for the writer thread (`src/service/log.rs`); a line that finds the queue full
 /// is dropped and counted rather than wait: logging never holds up grading.
 pub const LOG_LINES_QUEUED_MAX: usize = 8_192;

@@ -28,6 +28,20 @@ pub fn new_token() -> Result<String, String> {
     ))
 }
 
+/// The prefix of a key for the Jobe-compatible endpoint only.
+pub const JOBE_KEY_PREFIX: &str = "pjk_";
+
+/// A new key for the Jobe-compatible endpoint: `pjk_` and 24 random bytes in base64 (36
+/// characters, within CodeRunner's 40).
+pub fn new_jobe_key() -> Result<String, String> {
+    let key = format!(
+        "{JOBE_KEY_PREFIX}{}",
+        base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes(24)?)
+    );
+    debug_assert!(key.len() <= crate::limits::JOBE_KEY_CHARS_MAX);
+    Ok(key)
+}
+
 /// A new webhook secret: `whsec_` and 32 random bytes in base64.
 pub fn new_webhook_secret() -> Result<String, String> {
     Ok(format!(

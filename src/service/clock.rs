@@ -9,6 +9,23 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
+/// A duration an operator writes on the command line, in milliseconds: a whole number and its unit,
+/// `s`, `m`, `h` or `d` (`90s`, `30m`, `24h`, `7d`); an error says what is accepted.
+pub fn parse_duration(text: &str) -> Result<u64, String> {
+    let unit_ms = |unit: &str| match unit {
+        "s" => Some(1_000u64),
+        "m" => Some(60_000),
+        "h" => Some(3_600_000),
+        "d" => Some(86_400_000),
+        _ => None,
+    };
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    number.parse::<u64>().ok().zip(unit_ms(unit)).and_then(|(n, ms)| n.checked_mul(ms)).ok_or_else(|| {
+        format!("{text:?} is not a duration: write a whole number and s, m, h or d (e.g. 24h, 7d)")
+    })
+}
+
 /// `2026-12-03T06:02:56.123Z` for milliseconds since the epoch.
 pub fn rfc3339(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
@@ -147,6 +164,23 @@ mod tests {
             "-5",
         ] {
             assert_eq!(super::parse_rfc3339(bad), None, "{bad:?}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod duration_tests {
+    use super::parse_duration;
+
+    #[test]
+    fn durations_are_a_whole_number_and_a_unit() {
+        assert_eq!(parse_duration("90s"), Ok(90_000));
+        assert_eq!(parse_duration("30m"), Ok(1_800_000));
+        assert_eq!(parse_duration("24h"), Ok(86_400_000));
+        assert_eq!(parse_duration("7d"), Ok(604_800_000));
+        for bad in ["", "24", "h", "1.5h", "-1h", "24 h", "1w", "99999999999999999999d"] {
+            let error = parse_duration(bad).unwrap_err();
+            assert!(error.contains("whole number and s, m, h or d"), "{bad}: {error}");
         }
     }
 }

@@ -11,9 +11,9 @@ use futures_util::future::LocalBoxFuture;
 
 use super::{Data, db};
 use crate::service::Shared;
-use crate::service::auth;
 use crate::service::problem::Problem;
-use crate::service::store::ClientRecord;
+use crate::service::store::{ClientRecord, TokenScope};
+use crate::service::{auth, clock};
 
 /// The client whose bearer token authenticated the request.
 #[derive(Debug, Clone)]
@@ -95,7 +95,8 @@ async fn authenticate(shared: &Shared, req: &HttpRequest) -> Result<ClientRecord
         ));
     };
     let hash = auth::token_hash(token);
-    let client = db(shared, move |store| store.client_by_token_hash(&hash)).await?;
+    let now = clock::now_ms();
+    let client = db(shared, move |store| store.client_by_token_hash(&hash, TokenScope::Api, now)).await?;
     match client {
         None => Err(Problem::unauthorized("This token is not known.", "Dieses Token ist unbekannt.")),
         Some(client) if client.revoked_at.is_some() => Err(Problem::new(

@@ -24,7 +24,7 @@ use crate::limits::{
     REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
 use crate::report::Report;
-use crate::service::store::{ClientRecord, Intake, Status};
+use crate::service::store::{ClientRecord, Intake, Status, TokenScope};
 use crate::service::{Shared, auth, clock};
 use crate::submission::SubmissionKind;
 use crate::text::Lang;
@@ -57,7 +57,8 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
         ));
     }
     let hash = auth::token_hash(&key);
-    match db(shared, move |store| store.client_by_token_hash(&hash)).await {
+    let now = clock::now_ms();
+    match db(shared, move |store| store.client_by_token_hash(&hash, TokenScope::Jobe, now)).await {
         Ok(Some(client)) if client.revoked_at.is_none() => Ok(client),
         Ok(Some(_)) => Err(jobe_error(StatusCode::FORBIDDEN, "this API key has been revoked")),
         Ok(None) => Err(jobe_error(StatusCode::UNAUTHORIZED, "unknown API key")),

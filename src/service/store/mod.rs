@@ -62,6 +62,26 @@ pub struct ClientRecord {
     pub teacher: bool,
 }
 
+/// What a client's token may be used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TokenScope {
+    /// `/api/v1` and the Jobe-compatible endpoint: a client's API token (the current one, or one a
+    /// rotation replaced, within its grace period).
+    Api,
+    /// The Jobe-compatible endpoint only: an API token, or a Jobe key (`client jobe-key`).
+    Jobe,
+}
+
+impl TokenScope {
+    /// The scope's name in the store.
+    pub fn name(self) -> &'static str {
+        match self {
+            TokenScope::Api => "api",
+            TokenScope::Jobe => "jobe",
+        }
+    }
+}
+
 /// A submission as accepted by intake.
 #[derive(Debug, Clone)]
 pub struct NewSubmission {
@@ -470,7 +490,35 @@ pub trait Store: Send + Sync + 'static {
     fn list_clients(&self) -> Result<Vec<ClientRecord>, StoreError>;
     /// Revokes the client's token; false if there is no such client.
     fn revoke_client(&self, name: &str, now: Millis) -> Result<bool, StoreError>;
-    fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<ClientRecord>, StoreError>;
+    /// The client a token belongs to, if the token may be used for `scope` at `now`: the client's
+    /// current API token, an API token a rotation replaced until it expires, or (for the Jobe scope)
+    /// a Jobe key. Revoked clients are returned too (the caller says why they are refused).
+    fn client_by_token_hash(
+        &self,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<Option<ClientRecord>, StoreError>;
+    /// Gives an unrevoked client a new API token; the one before stays valid until `old_valid_until`.
+    /// False if there is no such client (or it is revoked).
+    fn rotate_client_token(
+        &self,
+        name: &str,
+        new_hash: &str,
+        old_valid_until: Millis,
+        now: Millis,
+    ) -> Result<bool, StoreError>;
+    /// Adds a further token of `scope` to an unrevoked client (no expiry); false if there is none.
+    fn add_client_token(
+        &self,
+        name: &str,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<bool, StoreError>;
+    /// Removes a client: revoked, its tokens deleted, its name free for a new client; its
+    /// submissions stay (they keep its id). False if there is no such client.
+    fn remove_client(&self, name: &str, now: Millis) -> Result<bool, StoreError>;
     fn client_by_id(&self, id: i64) -> Result<Option<ClientRecord>, StoreError>;
 
     /// The value of a setting, storing `default` first if there is none (a secret generated once).

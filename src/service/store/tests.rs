@@ -109,7 +109,65 @@ on_every_backend!(
     a_regrade_is_graded_by_the_version_it_was_asked_under,
     uploaded_files_are_kept_per_client_within_their_limits_on_any_node,
     an_outcome_reads_back_as_the_record_a_waiting_request_is_answered_with,
+    a_rotated_token_works_until_its_grace_ends_and_a_jobe_key_only_on_jobe,
+    a_removed_client_frees_its_name_and_keeps_its_submissions,
 );
+
+/// `client rotate`: the new token works at once, the old one until its grace period ends, and not
+/// after; a Jobe key works for the Jobe scope only; a revoked client's tokens are found (the caller
+/// refuses them with the reason) and it cannot be rotated or given keys.
+fn a_rotated_token_works_until_its_grace_ends_and_a_jobe_key_only_on_jobe(backend: &dyn Backend) {
+    let store = backend.node("a");
+    let client = store.add_client("lms", "old-hash", "whsec_x", 0).unwrap();
+    let find = |hash: &str, scope: TokenScope, now: Millis| {
+        store.client_by_token_hash(hash, scope, now).unwrap().map(|c| c.id)
+    };
+    assert!(store.rotate_client_token("lms", "new-hash", 1_000, 10).unwrap());
+    for scope in [TokenScope::Api, TokenScope::Jobe] {
+        assert_eq!(find("new-hash", scope, 999), Some(client.id));
+        assert_eq!(find("old-hash", scope, 999), Some(client.id), "within the grace period");
+        assert_eq!(find("old-hash", scope, 1_000), None, "the grace period is over");
+    }
+    // A second rotation keeps the first's grace as it was and starts its own.
+    assert!(store.rotate_client_token("lms", "newer-hash", 2_000, 500).unwrap());
+    assert_eq!(find("old-hash", TokenScope::Api, 999), Some(client.id));
+    assert_eq!(find("new-hash", TokenScope::Api, 1_999), Some(client.id));
+    assert_eq!(find("newer-hash", TokenScope::Api, 5_000), Some(client.id));
+
+    assert!(store.add_client_token("lms", "jobe-hash", TokenScope::Jobe, 0).unwrap());
+    assert_eq!(find("jobe-hash", TokenScope::Jobe, 1_000_000), Some(client.id));
+    assert_eq!(find("jobe-hash", TokenScope::Api, 0), None, "a Jobe key is not an API token");
+    assert!(!store.rotate_client_token("nobody", "h", 1, 0).unwrap());
+    assert!(!store.add_client_token("nobody", "h2", TokenScope::Jobe, 0).unwrap());
+
+    store.revoke_client("lms", 3_000).unwrap();
+    let revoked = store.client_by_token_hash("jobe-hash", TokenScope::Jobe, 3_000).unwrap().unwrap();
+    assert_eq!(revoked.revoked_at, Some(3_000));
+    assert!(!store.rotate_client_token("lms", "h3", 9_000, 3_000).unwrap(), "revoked");
+    assert!(!store.add_client_token("lms", "h4", TokenScope::Jobe, 3_000).unwrap(), "revoked");
+}
+
+/// `client remove`: the client is revoked, its tokens are gone, its name is free for a new client
+/// (which gets a new id), and the removed client's submissions stay under its id.
+fn a_removed_client_frees_its_name_and_keeps_its_submissions(backend: &dyn Backend) {
+    let store = backend.node("a");
+    let old = store.add_client("lms", "old-hash", "whsec_x", 0).unwrap();
+    store.add_client_token("lms", "jobe-hash", TokenScope::Jobe, 0).unwrap();
+    let Intake::Created(submission) = store.submit(&new_submission(old.id, None, "(1)"), 10, 0).unwrap()
+    else {
+        panic!("not created")
+    };
+    assert!(store.add_client("lms", "other-hash", "whsec_y", 0).is_err(), "the name is taken");
+    assert!(store.remove_client("lms", 5).unwrap());
+    assert!(!store.remove_client("lms", 6).unwrap(), "no client of that name any more");
+    assert_eq!(store.client_by_token_hash("jobe-hash", TokenScope::Jobe, 5).unwrap(), None);
+    let gone = store.client_by_token_hash("old-hash", TokenScope::Api, 5).unwrap().unwrap();
+    assert_eq!(gone.revoked_at, Some(5));
+    assert!(store.list_clients().unwrap().iter().all(|c| c.id != old.id), "removed clients are not listed");
+    let new = store.add_client("lms", "new-hash", "whsec_z", 6).unwrap();
+    assert_ne!(new.id, old.id);
+    assert_eq!(store.submission(submission.id).unwrap().unwrap().client_id, old.id);
+}
 
 /// Every job `store` may lease at `now` (for `lease_ms`), by id, with its recorded version and
 /// whether a living node serves that version.
@@ -482,9 +540,9 @@ fn a_client_becomes_a_teacher(backend: &dyn Backend) {
     let store = backend.node("a");
     let store = store.as_ref();
     store.add_client("lms", "h1", "whsec_x", 0).unwrap();
-    assert!(!store.client_by_token_hash("h1").unwrap().unwrap().teacher);
+    assert!(!store.client_by_token_hash("h1", TokenScope::Api, 0).unwrap().unwrap().teacher);
     assert!(store.set_teacher("lms", true).unwrap());
-    assert!(store.client_by_token_hash("h1").unwrap().unwrap().teacher);
+    assert!(store.client_by_token_hash("h1", TokenScope::Api, 0).unwrap().unwrap().teacher);
     assert!(!store.set_teacher("nobody", true).unwrap());
 }
 

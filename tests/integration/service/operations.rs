@@ -436,3 +436,47 @@ fn a_changed_report_secret_is_refused_and_a_rotation_keeps_old_links_open() {
     let forged = new.replace(&new[new.find("t=").unwrap() + 2..][..8], "00000000");
     assert_eq!(opens(&rotated, &forged), 404);
 }
+
+/// Runs `pruefstein client …` on the server's data directory: its standard output.
+fn client_command(server: &Server, args: &[&str]) -> String {
+    let out =
+        Command::new(BIN).arg("client").args(args).arg("--data-dir").arg(&server.data).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// A client's lifecycle from the command line: `rotate` gives a new token while the old one keeps
+/// working for its grace period; `jobe-key` gives a key of at most 40 characters (CodeRunner's key
+/// field) that the Jobe endpoint takes and the API refuses; `remove` frees the name for a new client.
+#[test]
+fn clients_rotate_get_jobe_keys_and_are_removed() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--jobe"]);
+    let (old, _) = server.client("moodle");
+    let status = |token: &str| server.get("/api/v1/submissions", token).status;
+    let jobe = |key: &str| {
+        request(server.port, "GET", "/jobe/index.php/restapi/languages", &[("X-API-KEY", key)], b"")
+            .unwrap()
+            .status
+    };
+    let new =
+        client_command(&server, &["rotate", "moodle", "--grace", "1h", "--token-only"]).trim().to_string();
+    assert_ne!(new, old);
+    assert_eq!((status(&old), status(&new)), (200, 200), "both work during the grace period");
+    let expired = client_command(&server, &["rotate", "moodle", "--grace", "0s", "--token-only"]);
+    assert_eq!(status(expired.trim()), 200);
+    assert_eq!(status(&new), 401, "a grace of nothing ends at once");
+    assert_eq!(status(&old), 200, "the first rotation's grace period goes on");
+
+    let key = client_command(&server, &["jobe-key", "moodle"]).trim().to_string();
+    assert!(key.len() <= 40 && key.starts_with("pjk_"), "{key}");
+    assert_eq!(jobe(&key), 200);
+    assert_eq!(status(&key), 401, "a Jobe key is not an API token");
+
+    client_command(&server, &["remove", "moodle"]);
+    assert_eq!(jobe(&key), 401);
+    assert_eq!(status(expired.trim()), 403, "removed clients are revoked");
+    assert!(!client_command(&server, &["list"]).contains("moodle"));
+    let (again, _) = server.client("moodle");
+    assert_eq!(status(&again), 200, "the name is free again");
+}

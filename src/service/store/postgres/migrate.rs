@@ -12,6 +12,7 @@ use crate::service::store::StoreError;
 pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_schema", include_str!("migrations/0001_schema.sql")),
     ("0002_exercise_versions", include_str!("migrations/0002_exercise_versions.sql")),
+    ("0003_client_tokens", include_str!("migrations/0003_client_tokens.sql")),
 ];
 
 /// The advisory lock's key: any number the nodes agree on ("prüf" in ASCII).

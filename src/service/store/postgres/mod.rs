@@ -237,9 +237,46 @@ impl Store for PgStore {
         in_transaction!(self, "revoke a client", |tx| records::revoke_client(&tx, &name, now).await)
     }
 
-    fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<ClientRecord>, StoreError> {
+    fn client_by_token_hash(
+        &self,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<Option<ClientRecord>, StoreError> {
         let token_hash = token_hash.to_string();
-        read!(self, "find a client by its token", |c| records::client_by(c, "token_hash", &token_hash).await)
+        read!(self, "find a client by its token", |c| records::client_by_token(c, &token_hash, scope, now)
+            .await)
+    }
+
+    fn rotate_client_token(
+        &self,
+        name: &str,
+        new_hash: &str,
+        old_valid_until: Millis,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        let (name, new_hash) = (name.to_string(), new_hash.to_string());
+        in_transaction!(self, "rotate a client's token", |tx| {
+            records::rotate_client_token(&tx, &name, &new_hash, old_valid_until, now).await
+        })
+    }
+
+    fn add_client_token(
+        &self,
+        name: &str,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        let (name, token_hash) = (name.to_string(), token_hash.to_string());
+        in_transaction!(self, "add a client's token", |tx| {
+            records::add_client_token(&tx, &name, &token_hash, scope, now).await
+        })
+    }
+
+    fn remove_client(&self, name: &str, now: Millis) -> Result<bool, StoreError> {
+        let name = name.to_string();
+        in_transaction!(self, "remove a client", |tx| records::remove_client(&tx, &name, now).await)
     }
 
     fn client_by_id(&self, id: i64) -> Result<Option<ClientRecord>, StoreError> {

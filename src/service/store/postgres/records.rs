@@ -10,7 +10,7 @@ use super::error::Sql;
 use super::queue::{JOBS_CHANNEL, SUBMISSION_QUERY, submission_from_row};
 use crate::service::store::{
     ClientRecord, LtiContext, LtiState, Millis, NewPlatform, PlatformRecord, RegradeFilter, RegradesQueued,
-    ResultRecord, StoreError, SubmissionFilter, SubmissionRecord,
+    ResultRecord, StoreError, SubmissionFilter, SubmissionRecord, TokenScope,
 };
 use crate::submission::Submission;
 
@@ -55,7 +55,9 @@ pub(super) async fn add_client<C: GenericClient>(
 }
 
 pub(super) async fn list_clients<C: GenericClient>(c: &C) -> Sql<Vec<ClientRecord>> {
-    let rows = c.query(&*format!("SELECT {CLIENT_COLUMNS} FROM clients ORDER BY name"), &[]).await?;
+    let rows = c
+        .query(&*format!("SELECT {CLIENT_COLUMNS} FROM clients WHERE name NOT LIKE '~%' ORDER BY name"), &[])
+        .await?;
     Ok(rows.iter().map(client_from_row).collect::<Result<_, _>>()?)
 }
 
@@ -75,6 +77,95 @@ pub(super) async fn client_by<C: GenericClient>(
 ) -> Sql<Option<ClientRecord>> {
     let stmt = c.prepare_cached(&format!("SELECT {CLIENT_COLUMNS} FROM clients WHERE {column} = $1")).await?;
     Ok(c.query_opt(&stmt, &[value]).await?.map(|row| client_from_row(&row)).transpose()?)
+}
+
+/// The client whose current API token, or further token of `scope` valid at `now`, has this hash.
+pub(super) async fn client_by_token<C: GenericClient>(
+    c: &C,
+    token_hash: &str,
+    scope: TokenScope,
+    now: Millis,
+) -> Sql<Option<ClientRecord>> {
+    if let Some(client) = client_by(c, "token_hash", &token_hash).await? {
+        return Ok(Some(client));
+    }
+    let scopes: Vec<&str> = match scope {
+        TokenScope::Api => vec!["api"],
+        TokenScope::Jobe => vec!["api", "jobe"],
+    };
+    let columns = CLIENT_COLUMNS.split(", ").map(|c| format!("c.{c}")).collect::<Vec<_>>().join(", ");
+    let stmt = c
+        .prepare_cached(&format!(
+            "SELECT {columns} FROM client_tokens t JOIN clients c ON c.id = t.client_id \
+             WHERE t.token_hash = $1 AND t.scope = ANY($2) AND (t.expires_at IS NULL OR t.expires_at > $3)"
+        ))
+        .await?;
+    Ok(c.query_opt(&stmt, &[&token_hash, &scopes, &now])
+        .await?
+        .map(|row| client_from_row(&row))
+        .transpose()?)
+}
+
+/// The id of the unrevoked client `name`.
+async fn active_client_id<C: GenericClient>(tx: &C, name: &str) -> Sql<Option<i64>> {
+    Ok(tx
+        .query_opt("SELECT id FROM clients WHERE name = $1 AND revoked_at IS NULL", &[&name])
+        .await?
+        .map(|r| r.try_get(0))
+        .transpose()?)
+}
+
+pub(super) async fn rotate_client_token<C: GenericClient>(
+    tx: &C,
+    name: &str,
+    new_hash: &str,
+    old_valid_until: Millis,
+    now: Millis,
+) -> Sql<bool> {
+    let Some(id) = active_client_id(tx, name).await? else { return Ok(false) };
+    tx.execute(
+        "DELETE FROM client_tokens WHERE client_id = $1 AND expires_at IS NOT NULL AND expires_at <= $2",
+        &[&id, &now],
+    )
+    .await?;
+    tx.execute(
+        "INSERT INTO client_tokens (token_hash, client_id, scope, created_at, expires_at) \
+         SELECT token_hash, id, 'api', $2, $3 FROM clients WHERE id = $1",
+        &[&id, &now, &old_valid_until],
+    )
+    .await?;
+    tx.execute("UPDATE clients SET token_hash = $2 WHERE id = $1", &[&id, &new_hash]).await?;
+    Ok(true)
+}
+
+pub(super) async fn add_client_token<C: GenericClient>(
+    tx: &C,
+    name: &str,
+    token_hash: &str,
+    scope: TokenScope,
+    now: Millis,
+) -> Sql<bool> {
+    let Some(id) = active_client_id(tx, name).await? else { return Ok(false) };
+    tx.execute(
+        "INSERT INTO client_tokens (token_hash, client_id, scope, created_at) VALUES ($1, $2, $3, $4)",
+        &[&token_hash, &id, &scope.name(), &now],
+    )
+    .await?;
+    Ok(true)
+}
+
+pub(super) async fn remove_client<C: GenericClient>(tx: &C, name: &str, now: Millis) -> Sql<bool> {
+    let Some(row) = tx.query_opt("SELECT id FROM clients WHERE name = $1", &[&name]).await? else {
+        return Ok(false);
+    };
+    let id: i64 = row.try_get(0)?;
+    tx.execute("DELETE FROM client_tokens WHERE client_id = $1", &[&id]).await?;
+    tx.execute(
+        "UPDATE clients SET name = $2, revoked_at = coalesce(revoked_at, $3) WHERE id = $1",
+        &[&id, &format!("~{id}"), &now],
+    )
+    .await?;
+    Ok(true)
 }
 
 pub(super) async fn set_teacher<C: GenericClient>(tx: &C, name: &str, teacher: bool) -> Sql<bool> {

@@ -184,8 +184,43 @@ impl Store for SqliteStore {
         self.writer.write("revoke a client", move |tx| clients::revoke(tx, &name, now))
     }
 
-    fn client_by_token_hash(&self, token_hash: &str) -> Result<Option<ClientRecord>, StoreError> {
-        self.read("find a client by its token", |conn| clients::by_token_hash(conn, token_hash))
+    fn client_by_token_hash(
+        &self,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<Option<ClientRecord>, StoreError> {
+        self.read("find a client by its token", |conn| clients::by_token_hash(conn, token_hash, scope, now))
+    }
+
+    fn rotate_client_token(
+        &self,
+        name: &str,
+        new_hash: &str,
+        old_valid_until: Millis,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        let (name, new_hash) = (name.to_string(), new_hash.to_string());
+        self.writer.write("rotate a client's token", move |tx| {
+            clients::rotate_token(tx, &name, &new_hash, old_valid_until, now)
+        })
+    }
+
+    fn add_client_token(
+        &self,
+        name: &str,
+        token_hash: &str,
+        scope: TokenScope,
+        now: Millis,
+    ) -> Result<bool, StoreError> {
+        let (name, token_hash) = (name.to_string(), token_hash.to_string());
+        self.writer
+            .write("add a client's token", move |tx| clients::add_token(tx, &name, &token_hash, scope, now))
+    }
+
+    fn remove_client(&self, name: &str, now: Millis) -> Result<bool, StoreError> {
+        let name = name.to_string();
+        self.writer.write("remove a client", move |tx| clients::remove(tx, &name, now))
     }
 
     fn client_by_id(&self, id: i64) -> Result<Option<ClientRecord>, StoreError> {
