@@ -28,6 +28,12 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_BIND")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bind: Option<String>,
+    /// A second address for the operator's routes (/metrics, /readyz with the node's details,
+    /// /healthz); the public address then serves /readyz as "ready" or "not ready" alone and no
+    /// /metrics [default: none, everything on the public address].
+    #[arg(long, env = "PRUEFSTEIN_ADMIN_BIND")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub admin_bind: Option<String>,
     /// Where the database lives; created and migrated on first start [default: ./data].
     #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -151,6 +157,8 @@ pub enum Isolation {
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub bind: String,
+    /// Where the operator's routes are served apart from the public ones (None: with them).
+    pub admin_bind: Option<String>,
     pub data_dir: PathBuf,
     /// A PostgreSQL URL: several nodes share this database. None: SQLite in `data_dir`.
     pub database: Option<String>,
@@ -186,6 +194,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             bind: "127.0.0.1:8080".into(),
+            admin_bind: None,
             data_dir: "data".into(),
             database: None,
             node_id: String::new(),
@@ -248,6 +257,11 @@ impl Config {
             limits::REQUEST_BODY_MS_MAX,
             "request_body_ms_max",
         )?;
+        if config.admin_bind.as_deref() == Some(config.bind.as_str()) {
+            anyhow::bail!(
+                "admin-bind must differ from bind: it keeps the operator's routes off the public address"
+            );
+        }
         if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }

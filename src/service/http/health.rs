@@ -14,6 +14,16 @@ pub async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok\n")
 }
 
+/// Readiness for a load balancer on the public listener when the operator's routes have their own
+/// (`--admin-bind`): the same decision as [`readyz`], told as `ready` or `not ready` alone, without
+/// the node's versions or errors.
+pub async fn readyz_brief(shared: Data) -> HttpResponse {
+    let full = readyz(shared).await;
+    let status = full.status();
+    let line = if status.is_success() { "ready\n" } else { "not ready\n" };
+    HttpResponse::build(status).content_type("text/plain").body(line)
+}
+
 /// Readiness: exercises loaded, the store answers, not shutting down, and grading not stalled (jobs
 /// waiting while no grading thread finished a job or found nothing to lease for
 /// `grading_stall_ms`, [`crate::limits::GRADING_STALL_MS`] by default). Below `ready`, the body

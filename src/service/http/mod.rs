@@ -37,11 +37,64 @@ use super::store::Store;
 type Data = web::Data<Shared>;
 
 /// Runs the HTTP server until SIGTERM or SIGINT, then stops taking requests and lets running ones
-/// finish.
+/// finish. With `admin_bind`, the operator's routes (`/metrics`, `/readyz` with the node's details,
+/// `/healthz`) are served there, and the public listener answers `/readyz` with its status line
+/// alone and `/metrics` not at all.
 pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     let data = web::Data::from(shared.clone());
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
-    let server = HttpServer::new(move || {
+    let separate = shared.config.admin_bind.is_some();
+    let public =
+        listen(
+            &data,
+            &shared.config.bind,
+            threads,
+            move |cfg| {
+                if separate { public_routes(cfg) } else { routes(cfg) }
+            },
+        )?;
+    let admin = match &shared.config.admin_bind {
+        Some(bind) => Some(listen(&data, bind, 1, admin_routes)?),
+        None => None,
+    };
+    let handles: Vec<_> =
+        std::iter::once(public.handle()).chain(admin.as_ref().map(|a| a.handle())).collect();
+    let stopping = shared.clone();
+    actix_web::rt::spawn(async move {
+        let signal = wait_for_signal().await;
+        tracing::info!(event = "shutting_down", signal);
+        stopping.accepting.store(false, Ordering::SeqCst);
+        stopping.work.notify();
+        for handle in handles {
+            handle.stop(true).await;
+        }
+    });
+    tracing::info!(
+        event = "listening",
+        bind = %shared.config.bind,
+        admin_bind = shared.config.admin_bind.as_deref().unwrap_or(""),
+        public_url = %shared.config.public_url,
+    );
+    match admin {
+        Some(admin) => {
+            let (public, admin) = futures_util::future::join(public, admin).await;
+            public?;
+            admin?;
+        }
+        None => public.await?,
+    }
+    Ok(())
+}
+
+/// An HTTP server on `bind` with the request log and the routes `configure` adds.
+fn listen(
+    data: &Data,
+    bind: &str,
+    threads: usize,
+    configure: impl Fn(&mut web::ServiceConfig) + Clone + Send + 'static,
+) -> anyhow::Result<actix_web::dev::Server> {
+    let data = data.clone();
+    Ok(HttpServer::new(move || {
         App::new()
             .app_data(data.clone())
             .wrap_fn(|req, srv| {
@@ -65,41 +118,49 @@ pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
                     Ok(response)
                 }
             })
-            .configure(routes)
+            .configure(configure.clone())
     })
     .workers(threads)
     .disable_signals()
     .shutdown_timeout(crate::limits::SHUTDOWN_GRACE_MS / 1000)
-    .bind(&shared.config.bind)
-    .map_err(|e| anyhow::anyhow!("cannot listen on {}: {e}", shared.config.bind))?
-    .run();
-    let handle = server.handle();
-    let stopping = shared.clone();
-    actix_web::rt::spawn(async move {
-        let signal = wait_for_signal().await;
-        tracing::info!(event = "shutting_down", signal);
-        stopping.accepting.store(false, Ordering::SeqCst);
-        stopping.work.notify();
-        handle.stop(true).await;
-    });
-    tracing::info!(event = "listening", bind = %shared.config.bind, public_url = %shared.config.public_url);
-    server.await?;
-    Ok(())
+    .bind(bind)
+    .map_err(|e| anyhow::anyhow!("cannot listen on {bind}: {e}"))?
+    .run())
+}
+
+/// The operator's routes on the admin listener (`--admin-bind`).
+pub fn admin_routes(cfg: &mut web::ServiceConfig) {
+    cfg.service(get("/healthz", health::healthz))
+        .service(get("/readyz", health::readyz))
+        .service(get("/metrics", metrics::metrics))
+        .default_service(web::to(not_found));
+}
+
+/// The routes of the public listener when the operator's have a listener of their own: `/readyz`
+/// tells a load balancer ready or not, nothing about the node; `/metrics` is not here.
+pub fn public_routes(cfg: &mut web::ServiceConfig) {
+    api_routes(cfg.service(get("/healthz", health::healthz)).service(get("/readyz", health::readyz_brief)));
 }
 
 /// The routes, with the error answers for malformed paths and queries (as problem details). Each
 /// path is one resource: a method it does not serve is answered 405 with `Allow` (RFC 9110); a path
 /// that is not here is answered 404.
 pub fn routes(cfg: &mut web::ServiceConfig) {
+    api_routes(
+        cfg.service(get("/healthz", health::healthz))
+            .service(get("/readyz", health::readyz))
+            .service(get("/metrics", metrics::metrics)),
+    );
+}
+
+/// Every route but the operator's.
+fn api_routes(cfg: &mut web::ServiceConfig) {
     cfg.app_data(web::PathConfig::default().error_handler(|e, _| {
         Problem::bad_request("bad-path", e.to_string(), format!("Ungültiger Pfad: {e}")).into()
     }))
     .app_data(web::QueryConfig::default().error_handler(|e, _| {
         Problem::bad_request("bad-query", e.to_string(), format!("Ungültige Query-Parameter: {e}")).into()
     }))
-    .service(get("/healthz", health::healthz))
-    .service(get("/readyz", health::readyz))
-    .service(get("/metrics", metrics::metrics))
     .service(get("/api/v1/openapi.json", openapi::openapi))
     .service(get_and_post(
         "/api/v1/submissions",

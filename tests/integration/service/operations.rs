@@ -480,3 +480,26 @@ fn clients_rotate_get_jobe_keys_and_are_removed() {
     let (again, _) = server.client("moodle");
     assert_eq!(status(&again), 200, "the name is free again");
 }
+
+/// With `--admin-bind`, the operator's routes leave the public address: `/metrics` is not found
+/// there and `/readyz` says "ready" and nothing about the node; the admin address has both in full.
+#[test]
+fn metrics_and_detailed_health_move_to_the_admin_listener() {
+    let dir = tempfile::tempdir().unwrap();
+    let admin = crate::support::http::free_port();
+    let server = Server::start(dir.path(), &["--admin-bind", &format!("127.0.0.1:{admin}")]);
+    let public = |path: &str| request(server.port, "GET", path, &[], b"").unwrap();
+    let private = |path: &str| request(admin, "GET", path, &[], b"").unwrap();
+    assert_eq!(public("/metrics").status, 404);
+    let brief = public("/readyz");
+    assert_eq!((brief.status, brief.text().as_str()), (200, "ready\n"));
+    assert_eq!(public("/healthz").status, 200);
+    let metrics = private("/metrics");
+    assert_eq!(metrics.status, 200);
+    assert!(metrics.text().contains("pruefstein_submissions_total"), "{}", metrics.text());
+    assert_eq!(private("/readyz").status, 200);
+    assert!(private("/readyz").text().starts_with("ready\n"));
+    assert_eq!(private("/api/v1/exercises").status, 404, "the API is not on the admin address");
+    let (token, _) = server.client("lms");
+    assert_eq!(server.get("/api/v1/exercises", &token).status, 200);
+}
