@@ -232,6 +232,16 @@ pub enum NewLanguage {
     Typescript,
 }
 
+/// Parses the command line; the help of `serve` and `regrade` shows each setting's default, as the
+/// configuration reference states it.
+pub fn parse() -> Cli {
+    use clap::{CommandFactory, FromArgMatches};
+    let command = Cli::command()
+        .mut_subcommand("serve", crate::service::config_reference::with_defaults)
+        .mut_subcommand("regrade", crate::service::config_reference::with_defaults);
+    Cli::from_arg_matches(&command.get_matches()).unwrap_or_else(|e| e.exit())
+}
+
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {

@@ -1,9 +1,7 @@
 //! The `pruefstein` binary: see `pruefstein --help`.
 
-use clap::Parser;
-
 fn main() {
-    let cli = pruefstein::cli::Cli::parse();
+    let cli = pruefstein::cli::parse();
     match pruefstein::cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(error) => {

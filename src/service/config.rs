@@ -24,17 +24,17 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_CONFIG")]
     #[serde(skip)]
     pub config: Option<PathBuf>,
-    /// Address to listen on [default: 127.0.0.1:8080].
+    /// Address to listen on.
     #[arg(long, env = "PRUEFSTEIN_BIND")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub bind: Option<String>,
     /// A second address for the operator's routes (/metrics, /readyz with the node's details,
     /// /healthz); the public address then serves /readyz as "ready" or "not ready" alone and no
-    /// /metrics [default: none, everything on the public address].
+    /// /metrics.
     #[arg(long, env = "PRUEFSTEIN_ADMIN_BIND")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub admin_bind: Option<String>,
-    /// Where the database lives; created and migrated on first start [default: ./data].
+    /// Where the database lives; created and migrated on first start.
     #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<PathBuf>,
@@ -44,32 +44,31 @@ pub struct ServeArgs {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub database: Option<String>,
     /// This node's name on a shared database, unique among the nodes: its leases carry it, and at
-    /// start it gives back only the leases under its name [default: host name and bind address].
+    /// start it gives back only the leases under its name.
     #[arg(long, env = "PRUEFSTEIN_NODE_ID")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub node_id: Option<String>,
-    /// The exercise folders to serve [default: ./exercises].
+    /// The exercise folders to serve.
     #[arg(long, env = "PRUEFSTEIN_EXERCISES")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exercises: Option<PathBuf>,
-    /// The graders' student-facing files (ABI guide, starter kits) [default: ./graders].
+    /// The graders' student-facing files (ABI guide, starter kits).
     #[arg(long, env = "PRUEFSTEIN_GRADERS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub graders: Option<PathBuf>,
-    /// Grading threads [default: the number of cores].
+    /// Grading threads.
     #[arg(long, env = "PRUEFSTEIN_WORKERS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub workers: Option<usize>,
-    /// The address clients and students reach this service at, for links [default: http://BIND].
+    /// The address clients and students reach this service at, for links.
     #[arg(long, env = "PRUEFSTEIN_PUBLIC_URL")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub public_url: Option<String>,
-    /// The course secret that derives learner variants (as for `pruefstein grade`) [default:
-    /// generated once and kept in the database].
+    /// The course secret that derives learner variants (as for `pruefstein grade`).
     #[arg(long, env = "PRUEFSTEIN_COURSE_SECRET", hide_env_values = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub course_secret: Option<String>,
-    /// The key of report links [default: generated once and kept in the database].
+    /// The key of report links.
     #[arg(long, env = "PRUEFSTEIN_REPORT_SECRET", hide_env_values = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub report_secret: Option<String>,
@@ -92,49 +91,49 @@ pub struct ServeArgs {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub allow_private_callbacks: Option<bool>,
     /// Serve the Jobe-compatible endpoint for Moodle CodeRunner under /jobe/index.php/restapi/
-    /// (API key: a client's token in X-API-KEY) [default: off].
+    /// (API key: a client's token in X-API-KEY).
     #[arg(long, env = "PRUEFSTEIN_JOBE", num_args = 0..=1, default_missing_value = "true")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobe: Option<bool>,
-    /// The wasm compiler: winch or cranelift [default: winch].
+    /// The wasm compiler: winch or cranelift.
     #[arg(long, env = "PRUEFSTEIN_COMPILER")]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
     pub compiler: Option<Compiler>,
-    /// full (a commit survives a power cut) or normal (survives a crash of the process) [default: full].
+    /// full (a commit survives a power cut) or normal (survives a crash of the process).
     #[arg(long, env = "PRUEFSTEIN_DURABILITY")]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
     pub durability: Option<Durability>,
-    /// Attempts per webhook event before it is dead [default: see limits].
+    /// Attempts per webhook event before it is dead.
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_ATTEMPTS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_attempts: Option<u32>,
-    /// First webhook retry delay in milliseconds; doubles per retry [default: see limits].
+    /// First webhook retry delay in milliseconds; doubles per retry.
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_BACKOFF_MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_backoff_ms: Option<u64>,
-    /// Seed of the webhook retry jitter [default: 0].
+    /// Seed of the webhook retry jitter.
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_SEED")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_seed: Option<u64>,
-    /// Deadline of one webhook attempt in milliseconds, lookup to answer [default and most: see limits].
+    /// Deadline of one webhook attempt in milliseconds, lookup to answer; the default is also the most.
     #[arg(long, env = "PRUEFSTEIN_WEBHOOK_TIMEOUT_MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub webhook_timeout_ms: Option<u64>,
-    /// Deadline for receiving a request body in milliseconds [default and most: see limits].
+    /// Deadline for receiving a request body in milliseconds; the default is also the most.
     #[arg(long, env = "PRUEFSTEIN_REQUEST_BODY_TIMEOUT_MS")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub request_body_timeout_ms: Option<u64>,
     /// Where submissions are graded: process (a pool of worker processes with operating-system
-    /// limits, one per grading slot) or thread (in the server's own process) [default: process].
+    /// limits, one per grading slot) or thread (in the server's own process).
     #[arg(long, env = "PRUEFSTEIN_ISOLATION")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<Isolation>,
-    /// A grading job's lease in milliseconds, renewed while it is graded [default: see limits].
+    /// A grading job's lease in milliseconds, renewed while it is graded.
     #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_lease_ms: Option<u64>,
     /// `/readyz` answers 503 when jobs wait and no grading thread has finished a job or found the
-    /// queue empty for this many milliseconds [default: 60000].
+    /// queue empty for this many milliseconds.
     #[arg(long, env = "PRUEFSTEIN_GRADING_STALL_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grading_stall_ms: Option<u64>,
@@ -153,7 +152,7 @@ pub enum Isolation {
 
 /// The settings in force. Deserialized from the merged layers: a key missing everywhere takes its
 /// default (see the `Default` impl), a key nobody knows stops the start.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     pub bind: String,
@@ -175,8 +174,9 @@ pub struct Config {
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
     pub jobe: bool,
-    #[serde(deserialize_with = "from_name")]
+    #[serde(deserialize_with = "from_name", serialize_with = "name_of")]
     pub compiler: Compiler,
+    #[serde(serialize_with = "name_of")]
     pub durability: Durability,
     pub webhook_attempts: u32,
     pub webhook_backoff_ms: u64,
@@ -328,6 +328,11 @@ fn merge(file: Option<&Path>, args: &ServeArgs) -> Result<Config> {
 /// A flag's value as the name the file would give it (`Winch` → `winch`).
 fn by_name<T: Debug, S: Serializer>(value: &Option<T>, serializer: S) -> Result<S::Ok, S::Error> {
     value.as_ref().map(|v| format!("{v:?}").to_ascii_lowercase()).serialize(serializer)
+}
+
+/// A value as the name the file gives it (`Winch` → `winch`).
+fn name_of<T: Debug, S: Serializer>(value: &T, serializer: S) -> Result<S::Ok, S::Error> {
+    format!("{value:?}").to_ascii_lowercase().serialize(serializer)
 }
 
 /// A value by its name, as the flag parses it.

@@ -15,6 +15,7 @@ pub mod auth;
 pub mod catalogue;
 pub mod clock;
 pub mod config;
+pub mod config_reference;
 pub mod data_dir;
 pub mod html;
 pub mod http;
