@@ -75,6 +75,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_JOBE", num_args = 0..=1, default_missing_value = "true")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobe: Option<bool>,
+    /// How long a Jobe run waits for its grade in milliseconds before it answers Jobe's time-limit
+    /// outcome (13) with its report link [default and most: see limits (wait_ms_max)].
+    #[arg(long, env = "PRUEFSTEIN_JOBE_WAIT_MS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobe_wait_ms: Option<u64>,
     /// The wasm compiler: winch or cranelift [default: winch].
     #[arg(long, env = "PRUEFSTEIN_COMPILER")]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
@@ -145,6 +150,7 @@ pub struct Config {
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
     pub jobe: bool,
+    pub jobe_wait_ms: u64,
     #[serde(deserialize_with = "from_name")]
     pub compiler: Compiler,
     pub durability: Durability,
@@ -175,6 +181,7 @@ impl Default for Config {
             report_secret: None,
             allow_private_callbacks: false,
             jobe: false,
+            jobe_wait_ms: limits::WAIT_MS_MAX,
             compiler: Compiler::default(),
             durability: Durability::default(),
             webhook_attempts: limits::WEBHOOK_ATTEMPTS_MAX,
@@ -213,6 +220,7 @@ impl Config {
             limits::REQUEST_BODY_MS_MAX,
             "request_body_ms_max",
         )?;
+        within("jobe-wait-ms", config.jobe_wait_ms, limits::WAIT_MS_MAX, "wait_ms_max")?;
         if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }

@@ -491,7 +491,12 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(at(doc, &property("RunResult", "run_id"))?, json!({"pattern": SUBMISSION_ID_PATTERN}))?;
     merge(
         at(doc, &property("RunResult", "outcome"))?,
-        json!({"enum": [super::jobe::OUTCOME_TIME_LIMIT, super::jobe::OUTCOME_OK, super::jobe::OUTCOME_INTERNAL]}),
+        json!({"enum": [
+            super::jobe::OUTCOME_TIME_LIMIT,
+            super::jobe::OUTCOME_OK,
+            super::jobe::OUTCOME_INTERNAL,
+            super::jobe::OUTCOME_SERVER_OVERLOAD,
+        ]}),
     )?;
     link_field_names(doc);
     Ok(())
