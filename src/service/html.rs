@@ -14,6 +14,11 @@ use crate::report::{Report, Verdict};
 use crate::submission::SubmissionKind;
 use crate::text::{Lang, Text};
 
+/// The content security policy of a page that only shows (a report, the course analytics): its
+/// own inline styles and `data:` images, no script, no form, no base URL.
+pub const PAGE_CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
 /// Seconds between reloads of a page whose submission is still being graded.
 const PENDING_REFRESH_SECONDS: u32 = 3;
 

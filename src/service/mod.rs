@@ -15,6 +15,7 @@ pub mod auth;
 pub mod catalogue;
 pub mod clock;
 pub mod config;
+pub mod dryruns;
 pub mod html;
 pub mod http;
 pub mod log;
@@ -64,6 +65,8 @@ pub struct Shared {
     pub accepting: AtomicBool,
     /// LTI's caches: the tool's key, the platforms' keys, access tokens.
     pub lti: lti::Lti,
+    /// Dry-run gradings waiting for a grading thread (they grade in the same pool).
+    pub dry_runs: dryruns::DryRuns,
 }
 
 impl Shared {
@@ -296,6 +299,7 @@ pub fn serve(config: Config) -> Result<()> {
         waiters: Waiters::default(),
         accepting: AtomicBool::new(true),
         lti: lti::Lti::default(),
+        dry_runs: dryruns::DryRuns::default(),
         config,
     });
 

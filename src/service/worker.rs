@@ -84,6 +84,16 @@ fn run(shared: Arc<Shared>, kills: &Kills) {
             process(&shared, &mut slot, kills, job, &mut held);
             continue;
         }
+        // A dry run grades in this pool too, between this thread's jobs.
+        if let Some(task) = shared.dry_runs.take() {
+            let graded = slot.grade(&task.exercise, &task.submission, &task.options, beat, &mut || {});
+            task.answer(match graded {
+                Graded::Done(result) => result.map(|report| *report).map_err(|e| e.to_string()),
+                Graded::WorkerLost(failure) => Err(failure.reason_line()),
+                Graded::Panicked => Err("the grading panicked (a bug in Prüfstein)".into()),
+            });
+            continue;
+        }
         // This thread's share of the due jobs, in one round trip; it grades them in order.
         let leased = shared.store.lease_jobs(
             JOB_LEASE_BATCH_MAX,

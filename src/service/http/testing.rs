@@ -37,6 +37,7 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
         waiters: Default::default(),
         accepting: AtomicBool::new(true),
         lti: Default::default(),
+        dry_runs: Default::default(),
         config,
     })
 }
