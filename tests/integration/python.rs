@@ -320,3 +320,30 @@ fn a_call_over_several_lines_is_told_with_the_line_it_starts_on_as_cpython_tells
         "{traceback:?}"
     );
 }
+
+/// A file saved with a UTF-8 byte-order mark (as some Windows editors save) runs as CPython runs
+/// it: the mark is the encoding's signature, not code. The same file is checked under the
+/// machine's python3, and the report's source view shows the file without the mark.
+#[test]
+fn a_file_with_a_byte_order_mark_runs_as_cpython_runs_it() {
+    let text =
+        format!("\u{feff}{}", std::fs::read_to_string(consumer_dir().join("solutions/lesson.py")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("consumer.py");
+    std::fs::write(&file, &text).unwrap();
+    let cpython = Command::new("python3")
+        .args(["-c", "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')"])
+        .arg(&file)
+        .output()
+        .expect("python3 runs");
+    assert!(cpython.status.success(), "CPython refuses it: {}", String::from_utf8_lossy(&cpython.stderr));
+    let report = grade_python(&text);
+    assert_eq!(
+        report.verdict,
+        Verdict::Passed,
+        "{}",
+        pruefstein::report::render_text(&report, pruefstein::text::Lang::En)
+    );
+    let source = report.source.expect("the source view");
+    assert!(!source.text.starts_with('\u{feff}'), "{:?}", &source.text[..10]);
+}
