@@ -162,6 +162,8 @@ impl CompiledConsumer {
         limits: &Limits,
         entry: &str,
     ) -> Result<Self, Rejection> {
+        // A leading byte-order mark is the encoding's signature, not code: CPython and Node drop it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let submitted = language;
         let stripped;
         let (language, text) = match language {
