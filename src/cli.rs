@@ -231,11 +231,13 @@ pub fn run(cli: Cli) -> Result<i32> {
             // The same isolation as the service: a grading process of its own grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
             let module_cache = crate::isolation::pool::grade_module_cache();
+            // A student's text may hold what a terminal acts on (escape sequences, bidi controls):
+            // both forms show it escaped.
             let print = |report: &crate::report::Report| crate::isolation::pool::Printed {
                 output: if json {
-                    format!("{}\n", report.to_json())
+                    format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
                 } else {
-                    crate::report::render_text(report, lang)
+                    crate::text::for_terminal(&crate::report::render_text(report, lang)).into_owned()
                 },
                 exit_code: report.verdict.exit_code(),
             };
@@ -305,9 +307,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             };
             let summary = crate::service::regrade::run_offline(&config, &slug, &request)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                println!("{}", crate::text::json_for_terminal(&serde_json::to_string_pretty(&summary)?));
             } else {
-                print!("{}", crate::service::regrade::render_summary(&summary));
+                print!("{}", crate::text::for_terminal(&crate::service::regrade::render_summary(&summary)));
             }
             Ok(0)
         }

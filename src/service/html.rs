@@ -111,7 +111,7 @@ fn page_refreshing(
     extra_style: &str,
     body: Markup,
 ) -> String {
-    html! {
+    let page = html! {
         (DOCTYPE)
         html lang=(lang.code()) {
             head {
@@ -130,7 +130,9 @@ fn page_refreshing(
             body { main { (body) } }
         }
     }
-    .into_string()
+    .into_string();
+    // A student's text may hold bidirectional controls ("Trojan Source"): every page names them.
+    crate::text::reveal_bidi(&page).into_owned()
 }
 
 pub fn not_found_page(lang: Lang) -> String {

@@ -69,10 +69,17 @@ pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
         ));
     }
     for learner in &learners {
-        if learner.trim().is_empty() || learner.len() > LEARNER_BYTES_MAX {
+        if learner.trim().is_empty()
+            || learner.len() > LEARNER_BYTES_MAX
+            || learner.chars().any(crate::text::is_hidden_control)
+        {
             return Err(bad(
-                format!("A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank."),
-                format!("Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang und nicht leer."),
+                format!(
+                    "A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control or bidirectional characters."
+                ),
+                format!(
+                    "Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuer- oder Richtungszeichen."
+                ),
             ));
         }
     }
