@@ -25,6 +25,7 @@ pub mod problem;
 pub mod regrade;
 pub mod reload;
 pub mod similarity;
+pub mod slot;
 pub mod store;
 pub mod versions;
 pub mod webhook;
