@@ -397,3 +397,21 @@ fn a_file_with_a_byte_order_mark_runs_as_node_runs_it() {
         assert!(!source.text.starts_with('\u{feff}'), "{file}: the view shows the mark");
     }
 }
+
+/// A thrown value that is not an Error is described as Node describes it (`String(value)`,
+/// `util.inspect`): a Symbol as `Symbol(boom)`, not as an exception without text; the machine's
+/// node agrees.
+#[test]
+fn a_thrown_symbol_is_described_as_node_describes_it() {
+    let node = std::process::Command::new("node")
+        .args(["-e", "process.on('uncaughtException', e => console.log(String(e))); throw Symbol('boom')"])
+        .output()
+        .expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&node.stdout).trim(), "Symbol(boom)");
+    let report = grade_javascript("export function verarbeite(db, msg) {\n    throw Symbol(\"boom\");\n}\n");
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    assert!(failure.en.contains("Symbol(boom)"), "{}", failure.en);
+    let json = serde_json::to_string(&report).expect("serialises");
+    assert!(!json.contains("has no text"), "{json}");
+}
