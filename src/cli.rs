@@ -259,11 +259,13 @@ pub fn run(cli: Cli) -> Result<i32> {
             // The same isolation as the service: a grading process of its own grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
             let module_cache = crate::isolation::pool::grade_module_cache();
+            // A student's text may hold what a terminal acts on (escape sequences, bidi controls):
+            // both forms show it escaped.
             let print = |report: &crate::report::Report| crate::isolation::pool::Printed {
                 output: if json {
-                    format!("{}\n", report.to_json())
+                    format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
                 } else {
-                    crate::report::render_text(report, lang)
+                    crate::text::for_terminal(&crate::report::render_text(report, lang)).into_owned()
                 },
                 exit_code: report.verdict.exit_code(),
             };
@@ -316,9 +318,10 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::GradeWorker { module_cache } => Ok(crate::isolation::worker::run(module_cache.as_deref())),
         Command::Serve(args) => {
             crate::service::log::init();
-            let config = crate::service::config::Config::resolve(&args)?;
-            crate::service::serve(config, &args.rotation())?;
-            Ok(0)
+            let served = crate::service::config::Config::resolve(&args)
+                .and_then(|config| crate::service::serve(config, &args.rotation()));
+            crate::service::log::flush();
+            served.map(|()| 0)
         }
         Command::Client { command, data_dir, database, config } => {
             let config = crate::service::config::Config::store_only(config.as_deref(), data_dir, database)?;
@@ -333,9 +336,9 @@ pub fn run(cli: Cli) -> Result<i32> {
             };
             let summary = crate::service::regrade::run_offline(&config, &slug, &request)?;
             if json {
-                println!("{}", serde_json::to_string_pretty(&summary)?);
+                println!("{}", crate::text::json_for_terminal(&serde_json::to_string_pretty(&summary)?));
             } else {
-                print!("{}", crate::service::regrade::render_summary(&summary));
+                print!("{}", crate::text::for_terminal(&crate::service::regrade::render_summary(&summary)));
             }
             Ok(0)
         }

@@ -415,6 +415,8 @@ pub const JOBE_KEY_CHARS_MAX: usize = 40;
 /// Log lines waiting for the writer thread (`src/service/log.rs`); a line that finds the queue full
 /// is dropped and counted rather than wait: logging never holds up grading.
 pub const LOG_LINES_QUEUED_MAX: usize = 8_192;
+/// At exit the service waits this long at most for its queued log lines to be written.
+pub const LOG_FLUSH_MS_MAX: u64 = 2_000;
 /// Longest log line, in bytes; the rest is cut (a line is one event, its fields bounded elsewhere).
 pub const LOG_LINE_BYTES_MAX: usize = 64 * 1024;
 /// `/readyz` answers 503 when jobs are waiting and no grading thread has finished a job or found
@@ -507,9 +509,14 @@ const _: () = assert!(
 pub const WORKER_CPU_SECONDS_PER_SUBMISSION: u64 = 60;
 /// Open files of one worker process (`RLIMIT_NOFILE`).
 pub const WORKER_OPEN_FILES_MAX: u64 = 256;
-/// Times a submission may take its worker process down (overrun or crash) before it fails for
-/// good with the reason, instead of being graded again.
+/// Times a submission may take its worker process down (overrun or crash), or meet a fault of the
+/// grader's own, before it fails for good with the reason, instead of being graded again.
 pub const WORKER_KILLS_PER_SUBMISSION_MAX: u32 = 2;
+/// Attempts at a module's copy-on-write memory image (a sealed memfd on Linux) before the refusal
+/// counts as a fault of the grading process (`sandbox::image`), and the pause before the next
+/// attempt, times the attempt's number.
+pub const MEMORY_IMAGE_ATTEMPTS_MAX: u32 = 4;
+pub const MEMORY_IMAGE_RETRY_MS: u64 = 50;
 /// Largest message between the service and a worker process, in bytes (a submission or an
 /// exercise folder, base64-encoded, or a report).
 pub const WORKER_MESSAGE_BYTES_MAX: usize = 64 * 1024 * 1024;

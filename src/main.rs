@@ -5,7 +5,7 @@ fn main() {
     match pruefstein::cli::run(cli) {
         Ok(code) => std::process::exit(code),
         Err(error) => {
-            eprintln!("pruefstein: {error:#}");
+            eprintln!("pruefstein: {}", pruefstein::text::for_terminal(&format!("{error:#}")));
             std::process::exit(pruefstein::cli::EXIT_USAGE);
         }
     }

@@ -57,12 +57,18 @@ pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
     let language = interpreter.language;
     let snapshot = snapshot(language)?;
     let mut modules = MODULES.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((_, _, module)) = modules.iter().find(|(l, e, _)| *l == language && Engine::same(e, engine)) {
-        return Ok(module.clone());
-    }
-    let module = crate::sandbox::module_cache::compile_trusted(engine, snapshot)
-        .map_err(|e| format!("the {} interpreter guest does not compile: {e:#}", interpreter.name))?;
-    modules.push((language, engine.clone(), module.clone()));
+    let module = match modules.iter().find(|(l, e, _)| *l == language && Engine::same(e, engine)) {
+        Some((_, _, module)) => module.clone(),
+        None => {
+            let module = crate::sandbox::module_cache::compile_trusted(engine, snapshot)
+                .map_err(|e| format!("the {} interpreter guest does not compile: {e:#}", interpreter.name))?;
+            modules.push((language, engine.clone(), module.clone()));
+            module
+        }
+    };
+    drop(modules);
+    // Its memory image, made here where a refusal is the grader's fault (free once made).
+    crate::sandbox::image::prepare(&module)?;
     Ok(module)
 }
 
@@ -70,19 +76,19 @@ pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
 /// data segments are that memory: an instance starts where `pf_init` ended, with nothing to run.
 /// Made once per process and language on a Winch engine.
 pub fn snapshot(language: Language) -> Result<&'static [u8], String> {
-    static SNAPSHOTS: [OnceLock<Result<Vec<u8>, String>>; Language::ALL.len()] =
+    static SNAPSHOTS: [OnceLock<Vec<u8>>; Language::ALL.len()] =
         [const { OnceLock::new() }; Language::ALL.len()];
     // One snapshot per guest: a language that runs on another's guest shares its snapshot.
     let language = of(language).language;
     let index = Language::ALL.iter().position(|l| *l == language).unwrap_or(0);
-    SNAPSHOTS[index]
-        .get_or_init(|| {
-            crate::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || make_snapshot(of(language)))
-                .and_then(|result| result)
-        })
-        .as_ref()
-        .map(Vec::as_slice)
-        .map_err(Clone::clone)
+    if let Some(made) = SNAPSHOTS[index].get() {
+        return Ok(made);
+    }
+    // Only a snapshot that was made is kept: a failure (the grading process's, such as a refused
+    // memory image) is tried again by the next grading instead of failing every later one.
+    let made = crate::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || make_snapshot(of(language)))
+        .and_then(|result| result)?;
+    Ok(SNAPSHOTS[index].get_or_init(|| made))
 }
 
 fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
@@ -90,6 +96,7 @@ fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
         crate::sandbox::engine_with_stack(crate::exercise::Compiler::Winch, INTERPRETER_WASM_STACK_BYTES)?;
     let module = crate::sandbox::module_cache::compile_trusted(engine, interpreter.wasm)
         .map_err(|e| format!("{e:#}"))?;
+    crate::sandbox::image::prepare(&module)?;
     let limits = crate::limits::Limits::default();
     let db = super::guestdb::GuestDb::open(
         std::path::Path::new(":memory:"),

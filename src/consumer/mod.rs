@@ -372,6 +372,8 @@ fn grade_here(
     };
     let compiled = match compiled {
         Ok(compiled) => compiled,
+        // The grading process failed, not the submission: never the student's verdict.
+        Err(fault) if process::is_grader_fault(&fault) => return Err(GradeError::Internal(fault.message.en)),
         Err(rejection) => return Ok(rejected(exercise, submission, rejection)),
     };
     let oracle = oracle(exercise, consumer)?;

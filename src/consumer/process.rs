@@ -141,6 +141,7 @@ impl CompiledConsumer {
         let pre = abi::linker(engine).instantiate_pre(&module).map_err(link_error)?;
         let pre_interleaved =
             abi::interleaving_linker(engine).instantiate_pre(&module).map_err(link_error)?;
+        sandbox::image::prepare(&module).map_err(grader_fault)?;
         Ok(CompiledConsumer {
             engine: engine.clone(),
             module,
@@ -162,6 +163,8 @@ impl CompiledConsumer {
         limits: &Limits,
         entry: &str,
     ) -> Result<Self, Rejection> {
+        // A leading byte-order mark is the encoding's signature, not code: CPython and Node drop it.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let submitted = language;
         let stripped;
         let (language, text) = match language {
@@ -259,8 +262,28 @@ impl CompiledConsumer {
     }
 }
 
+/// The codes of what [`CompiledConsumer`]'s constructors give as a [`Rejection`] but is the
+/// grader's fault, never the student's verdict: the grader reports it as a grading error
+/// ([`is_grader_fault`]).
+const GRADER_FAULTS: [&str; 2] = ["interpreter-unavailable", "grader-fault"];
+
+/// Whether `rejection` is the grader's fault (see [`GRADER_FAULTS`]).
+pub fn is_grader_fault(rejection: &Rejection) -> bool {
+    GRADER_FAULTS.contains(&rejection.code.as_str())
+}
+
+fn grader_fault(e: String) -> Rejection {
+    Rejection {
+        code: "grader-fault".into(),
+        message: text!(
+            "Der Prüfstand konnte das Modul nicht vorbereiten: {e}",
+            "The grader could not prepare the module: {e}"
+        ),
+    }
+}
+
 /// The rejection when an interpreter guest itself does not start (the grader's fault, not the
-/// student's).
+/// student's: [`is_grader_fault`]).
 fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> impl Fn(String) -> Rejection {
     let name = interpreter.name;
     move |e: String| Rejection {

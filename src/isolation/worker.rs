@@ -109,8 +109,17 @@ fn load_version(wire: super::protocol::WireSnapshot) -> Result<Exercise, GradeEr
         .map_err(|e| GradeError::Exercise { slug: folder, message: e.to_string() })
 }
 
-/// The faults a test may ask a worker for, as an answer: never returns when one is asked.
+/// The faults a test may ask a worker for, as an answer: never returns when one is asked. A
+/// source file may also ask, in a line `pruefstein-test-fault:memory-image:N` (or `:all`), that
+/// this process's kernel refuse a module's memory image N times (`sandbox::image`).
 pub(super) fn inject_fault(submission: &crate::submission::Submission) {
+    if let crate::submission::Submission::Source { text, .. } = submission {
+        let asked = text.lines().find_map(|l| l.split_once(&format!("{FAULT_PREFIX}memory-image:")));
+        if let Some((_, times)) = asked {
+            crate::sandbox::image::inject_refusals(times.trim().parse().unwrap_or(u32::MAX));
+        }
+        return;
+    }
     let crate::submission::Submission::Answer(answer) = submission else { return };
     let Some(fault) = answer.strip_prefix(FAULT_PREFIX) else { return };
     match fault.trim() {

@@ -8,6 +8,7 @@
 
 pub mod budget;
 pub mod fingerprint;
+pub mod image;
 pub mod limiter;
 pub mod module_cache;
 

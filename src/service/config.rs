@@ -95,6 +95,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_JOBE", num_args = 0..=1, default_missing_value = "true")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub jobe: Option<bool>,
+    /// How long a Jobe run waits for its grade in milliseconds before it answers Jobe's time-limit
+    /// outcome (13) with its report link; the default is also the most.
+    #[arg(long, env = "PRUEFSTEIN_JOBE_WAIT_MS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub jobe_wait_ms: Option<u64>,
     /// The wasm compiler: winch or cranelift.
     #[arg(long, env = "PRUEFSTEIN_COMPILER")]
     #[serde(skip_serializing_if = "Option::is_none", serialize_with = "by_name")]
@@ -174,6 +179,7 @@ pub struct Config {
     pub report_secret: Option<String>,
     pub allow_private_callbacks: bool,
     pub jobe: bool,
+    pub jobe_wait_ms: u64,
     #[serde(deserialize_with = "from_name", serialize_with = "name_of")]
     pub compiler: Compiler,
     #[serde(serialize_with = "name_of")]
@@ -207,6 +213,7 @@ impl Default for Config {
             report_secret: None,
             allow_private_callbacks: false,
             jobe: false,
+            jobe_wait_ms: limits::WAIT_MS_MAX,
             compiler: Compiler::default(),
             durability: Durability::default(),
             webhook_attempts: limits::WEBHOOK_ATTEMPTS_MAX,
@@ -262,6 +269,7 @@ impl Config {
                 "admin-bind must differ from bind: it keeps the operator's routes off the public address"
             );
         }
+        within("jobe-wait-ms", config.jobe_wait_ms, limits::WAIT_MS_MAX, "wait_ms_max")?;
         if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }

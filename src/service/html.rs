@@ -14,6 +14,11 @@ use crate::report::{Report, Verdict};
 use crate::submission::SubmissionKind;
 use crate::text::{Lang, Text};
 
+/// The content security policy of a page that only shows (a report, the course analytics): its
+/// own inline styles and `data:` images, no script, no form, no base URL.
+pub const PAGE_CSP: &str =
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
+
 /// Seconds between reloads of a page whose submission is still being graded.
 const PENDING_REFRESH_SECONDS: u32 = 3;
 
@@ -106,7 +111,7 @@ fn page_refreshing(
     extra_style: &str,
     body: Markup,
 ) -> String {
-    html! {
+    let page = html! {
         (DOCTYPE)
         html lang=(lang.code()) {
             head {
@@ -125,7 +130,9 @@ fn page_refreshing(
             body { main { (body) } }
         }
     }
-    .into_string()
+    .into_string();
+    // A student's text may hold bidirectional controls ("Trojan Source"): every page names them.
+    crate::text::reveal_bidi(&page).into_owned()
 }
 
 pub fn not_found_page(lang: Lang) -> String {

@@ -20,10 +20,14 @@ use std::sync::{Mutex, OnceLock};
 use tracing_subscriber::EnvFilter;
 use tracing_subscriber::fmt::MakeWriter;
 
-use crate::limits::{LOG_LINE_BYTES_MAX, LOG_LINES_QUEUED_MAX};
+use crate::limits::{LOG_FLUSH_MS_MAX, LOG_LINE_BYTES_MAX, LOG_LINES_QUEUED_MAX};
 
 /// Lines dropped since the process started: the queue was full or standard error refused them.
 static DROPPED: AtomicU64 = AtomicU64::new(0);
+/// Lines handed to the queue, and lines the writer thread has finished with (written or dropped):
+/// [`flush`] waits until the second catches up with the first.
+static QUEUED: AtomicU64 = AtomicU64::new(0);
+static DONE: AtomicU64 = AtomicU64::new(0);
 
 /// Log lines dropped so far (a full queue, or a write to standard error that failed).
 pub fn lines_dropped() -> u64 {
@@ -67,7 +71,9 @@ impl Drop for Line {
         }
         let sender = self.queue.sender.lock().unwrap_or_else(|p| p.into_inner());
         match sender.try_send(std::mem::take(&mut self.bytes)) {
-            Ok(()) => {}
+            Ok(()) => {
+                QUEUED.fetch_add(1, Ordering::Release);
+            }
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
                 DROPPED.fetch_add(1, Ordering::Relaxed);
             }
@@ -90,6 +96,19 @@ fn write_lines(lines: Receiver<Vec<u8>>, mut out: impl Write) {
         if out.write_all(&line).and_then(|()| out.flush()).is_err() {
             DROPPED.fetch_add(1, Ordering::Relaxed);
         }
+        DONE.fetch_add(1, Ordering::Release);
+    }
+}
+
+/// Waits until the writer thread has finished with every line queued so far, for at most
+/// [`LOG_FLUSH_MS_MAX`]: the last lines before the process exits (`stopped`) reach the log, and an
+/// output that does not drain cannot hold the exit.
+pub fn flush() {
+    let target = QUEUED.load(Ordering::Acquire);
+    let deadline = std::time::Instant::now() + std::time::Duration::from_millis(LOG_FLUSH_MS_MAX);
+    while DONE.load(Ordering::Acquire) < target && std::time::Instant::now() < deadline {
+        // Polled: the writer thread has no one to tell; the deadline bounds the wait.
+        std::thread::sleep(std::time::Duration::from_millis(1));
     }
 }
 

@@ -17,6 +17,7 @@ pub mod clock;
 pub mod config;
 pub mod config_reference;
 pub mod data_dir;
+pub mod dryruns;
 pub mod html;
 pub mod http;
 pub mod log;
@@ -27,6 +28,7 @@ pub mod regrade;
 pub mod reload;
 pub mod secrets;
 pub mod similarity;
+pub mod slot;
 pub mod store;
 pub mod versions;
 pub mod webhook;
@@ -74,6 +76,8 @@ pub struct Shared {
     /// When a grading thread last finished a job or found nothing to lease (ms since the epoch):
     /// `/readyz` says the node is stalled when jobs wait and this is too long ago.
     pub grading_progress: AtomicU64,
+    /// Dry-run gradings waiting for a grading thread (they grade in the same pool).
+    pub dry_runs: dryruns::DryRuns,
 }
 
 impl Shared {
@@ -96,6 +100,7 @@ impl Shared {
             accepting: AtomicBool::new(true),
             lti: lti::Lti::default(),
             grading_progress: AtomicU64::new(clock::now_ms().max(0) as u64),
+            dry_runs: dryruns::DryRuns::default(),
             config,
         }
     }

@@ -9,8 +9,14 @@
 //! outcome as the next result version, never over an earlier one, and the store adds a webhook
 //! event in the same transaction only when the verdict or the points changed.
 //!
-//! A dry run grades the same submissions at once (in a worker process, or in this thread with
-//! `--isolation thread`) and reports which verdicts or points would change; it writes nothing.
+//! A dry run grades the same submissions at once and reports which verdicts or points would change;
+//! it writes nothing. In the service it grades in the worker pool (the grading threads and their
+//! worker processes, [`DryRuns`]), so that dry runs never grade more at once than `--workers`;
+//! `pruefstein regrade` grades in a worker process of its own, or in this thread with `--isolation
+//! thread`.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, mpsc};
 
 use crate::exercise::Exercise;
 use crate::grade::{GradeOptions, grade};
@@ -19,6 +25,7 @@ use crate::limits::{LEARNER_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX
 use crate::report::Report;
 use crate::service::Shared;
 use crate::service::config::Isolation;
+use crate::service::dryruns::DryRunTask;
 use crate::service::http::views::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
 use crate::service::store::{RegradeFilter, Store, StoreError};
 use crate::submission::Submission;
@@ -62,28 +69,39 @@ pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
         ));
     }
     for learner in &learners {
-        if learner.trim().is_empty() || learner.len() > LEARNER_BYTES_MAX {
+        if learner.trim().is_empty()
+            || learner.len() > LEARNER_BYTES_MAX
+            || learner.chars().any(crate::text::is_hidden_control)
+        {
             return Err(bad(
-                format!("A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank."),
-                format!("Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang und nicht leer."),
+                format!(
+                    "A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control or bidirectional characters."
+                ),
+                format!(
+                    "Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuer- oder Richtungszeichen."
+                ),
             ));
         }
     }
     Ok(RegradeFilter { learners, verdict: request.verdict.clone() })
 }
 
-/// Grades submissions for a dry run: in one worker process started on first use (kept for the
-/// whole run), or in this thread.
-pub struct DryRunGrader {
-    isolation: Isolation,
-    program: std::path::PathBuf,
-    worker: Option<WorkerProcess>,
+/// Grades submissions for a dry run: in the service's worker pool, or (`pruefstein regrade`) in one
+/// worker process started on first use and kept for the whole run, or in this thread.
+pub enum DryRunGrader {
+    Pool { shared: Arc<Shared>, exercise: Arc<Exercise> },
+    Own { isolation: Isolation, program: std::path::PathBuf, worker: Option<WorkerProcess> },
 }
 
 impl DryRunGrader {
     pub fn new(isolation: Isolation) -> DryRunGrader {
         let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
-        DryRunGrader { isolation, program, worker: None }
+        DryRunGrader::Own { isolation, program, worker: None }
+    }
+
+    /// Grades `exercise` in the worker pool of the service `shared`.
+    pub fn in_pool(shared: Arc<Shared>, exercise: Arc<Exercise>) -> DryRunGrader {
+        DryRunGrader::Pool { shared, exercise }
     }
 
     /// The report, or why the submission could not be graded.
@@ -93,22 +111,49 @@ impl DryRunGrader {
         submission: &Submission,
         options: &GradeOptions,
     ) -> Result<Report, String> {
-        if self.isolation == Isolation::Thread {
+        let (isolation, program, worker) = match self {
+            DryRunGrader::Pool { shared, exercise } => {
+                return in_pool(shared, exercise.clone(), submission, options);
+            }
+            DryRunGrader::Own { isolation, program, worker } => (*isolation, program, worker),
+        };
+        if isolation == Isolation::Thread {
             return grade(exercise, submission, options).map_err(|e| e.to_string());
         }
-        if self.worker.is_none() {
-            let spec = WorkerSpec { program: self.program.clone(), env: Vec::new(), module_cache: None };
-            self.worker = Some(
+        if worker.is_none() {
+            let spec = WorkerSpec { program: program.clone(), env: Vec::new(), module_cache: None };
+            *worker = Some(
                 WorkerProcess::spawn(&spec).map_err(|e| format!("cannot start a grading process: {e}"))?,
             );
         }
-        let Some(worker) = self.worker.as_mut() else { return Err("no grading process".into()) };
-        match worker.grade(exercise, submission, options, std::time::Duration::from_secs(3600), &mut || {}) {
+        let Some(process) = worker.as_mut() else { return Err("no grading process".into()) };
+        match process.grade(exercise, submission, options, std::time::Duration::from_secs(3600), &mut || {}) {
             Ok(graded) => graded.map_err(|e| e.to_string()),
             Err(failure) => {
-                self.worker = None;
+                *worker = None;
                 Err(failure.reason_line())
             }
+        }
+    }
+}
+
+/// Queues one grading for the pool and waits for a grading thread to do it; gives up when the
+/// service shuts down (its grading threads stop taking work).
+fn in_pool(
+    shared: &Shared,
+    exercise: Arc<Exercise>,
+    submission: &Submission,
+    options: &GradeOptions,
+) -> Result<Report, String> {
+    let (answer, outcome) = mpsc::channel();
+    let task = DryRunTask::new(exercise, submission.clone(), options.clone(), answer);
+    shared.dry_runs.push(task);
+    shared.work.notify();
+    loop {
+        match outcome.recv_timeout(std::time::Duration::from_secs(1)) {
+            Ok(outcome) => return outcome,
+            Err(mpsc::RecvTimeoutError::Timeout) if shared.accepting.load(Ordering::SeqCst) => {}
+            Err(_) => return Err("the service is shutting down; the dry run stopped".into()),
         }
     }
 }

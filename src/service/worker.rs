@@ -20,20 +20,17 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use super::config::Isolation;
 use super::metrics::VersionMismatch;
+use super::slot::{Graded, Slot};
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
 use super::{Finished, Shared, clock};
 use crate::exercise::Exercise;
-use crate::grade::{GradeError, GradeOptions, grade};
-use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
+use crate::grade::{GradeError, GradeOptions};
 use crate::limits::{
     EXERCISE_UNAVAILABLE_GRACE_MS, EXERCISE_UNAVAILABLE_RETRY_MAX_MS, EXERCISE_UNAVAILABLE_RETRY_MS,
     JOB_ATTEMPTS_MAX, JOB_HELD_WAIT_MS_MAX, JOB_LEASE_BATCH_MAX, JOB_LEASE_RENEWALS_PER_LEASE,
     VERSION_MISMATCH_DEFER_MS, WORKER_KILLS_PER_SUBMISSION_MAX,
 };
-use crate::report::Report;
-use crate::submission::Submission;
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
@@ -52,7 +49,8 @@ pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandl
         .collect()
 }
 
-/// How often each submission has taken its worker process down (overrun, crash), across threads.
+/// How often each submission has taken its worker process down (overrun, crash) or met a fault of
+/// the grader's own, across threads.
 #[derive(Default)]
 struct Kills(Mutex<HashMap<i64, u32>>);
 
@@ -70,7 +68,7 @@ impl Kills {
 }
 
 fn run(shared: Arc<Shared>, kills: &Kills) {
-    let mut slot = Slot::new(&shared);
+    let mut slot = Slot::new(shared.config.isolation, shared.config.data_dir.join(MODULE_CACHE_DIR));
     let mut held = Held::default();
     let beat = lease_beat(&shared);
     loop {
@@ -83,6 +81,12 @@ fn run(shared: Arc<Shared>, kills: &Kills) {
         if let Some(job) = held.next() {
             process(&shared, &mut slot, kills, job, &mut held);
             shared.grading_progressed();
+            continue;
+        }
+        // A dry run grades in this pool too, between this thread's jobs.
+        if let Some(task) = shared.dry_runs.take() {
+            let graded = slot.grade(&task.exercise, &task.submission, &task.options, beat, &mut || {});
+            task.answer(graded.into_outcome());
             continue;
         }
         // This thread's share of the due jobs, in one round trip; it grades them in order.
@@ -193,123 +197,6 @@ fn renew_lease(shared: &Shared, id: i64, attempt: u32) -> Renewal {
     }
 }
 
-/// Where one grading thread grades: its worker process, or its own thread.
-enum Slot {
-    Thread,
-    Process(Box<ProcessSlot>),
-}
-
-struct ProcessSlot {
-    spec: WorkerSpec,
-    worker: Option<WorkerProcess>,
-}
-
-/// How a grading in a slot ended.
-enum Graded {
-    Done(Result<Box<Report>, GradeError>),
-    /// The worker process was killed or died; a new one is started.
-    WorkerLost(WorkerFailure),
-    /// The in-process grading panicked (a bug in Prüfstein).
-    Panicked,
-}
-
-impl Slot {
-    fn new(shared: &Shared) -> Slot {
-        match shared.config.isolation {
-            Isolation::Thread => Slot::Thread,
-            Isolation::Process => {
-                let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
-                let spec = WorkerSpec {
-                    program,
-                    env: Vec::new(),
-                    module_cache: Some(shared.config.data_dir.join(MODULE_CACHE_DIR)),
-                };
-                let mut slot = Slot::Process(Box::new(ProcessSlot { spec, worker: None }));
-                // Started now, so that the first submission does not wait for it; a failure is
-                // logged and tried again at the first submission.
-                let _ = slot.ensure_worker();
-                slot
-            }
-        }
-    }
-
-    /// Starts the slot's worker process if it has none.
-    fn ensure_worker(&mut self) -> Result<(), WorkerFailure> {
-        let Slot::Process(process) = self else { return Ok(()) };
-        let ProcessSlot { spec, worker } = &mut **process;
-        if worker.is_none() {
-            match WorkerProcess::spawn(spec) {
-                Ok(started) => *worker = Some(started),
-                Err(e) => {
-                    tracing::error!(event = "worker_start_failed", error = %e);
-                    return Err(WorkerFailure::Broken(format!("cannot start a grading process: {e}")));
-                }
-            }
-        }
-        Ok(())
-    }
-
-    fn grade(
-        &mut self,
-        exercise: &Exercise,
-        submission: &Submission,
-        options: &GradeOptions,
-        beat: Duration,
-        heartbeat: &mut dyn FnMut(),
-    ) -> Graded {
-        if let Err(failure) = self.ensure_worker() {
-            return Graded::WorkerLost(failure);
-        }
-        match self {
-            Slot::Thread => grade_in_thread(exercise, submission, options, beat, heartbeat),
-            Slot::Process(slot) => {
-                let worker = &mut slot.worker;
-                let Some(process) = worker.as_mut() else {
-                    return Graded::WorkerLost(WorkerFailure::Broken("no grading process".into()));
-                };
-                match process.grade(exercise, submission, options, beat, heartbeat) {
-                    Ok(result) => Graded::Done(result.map(Box::new)),
-                    Err(failure) => {
-                        // Dropping the worker kills and reaps it.
-                        *worker = None;
-                        let _ = self.ensure_worker();
-                        Graded::WorkerLost(failure)
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// Grades on a helper thread of this process while this thread keeps the lease alive.
-fn grade_in_thread(
-    exercise: &Exercise,
-    submission: &Submission,
-    options: &GradeOptions,
-    beat: Duration,
-    heartbeat: &mut dyn FnMut(),
-) -> Graded {
-    std::thread::scope(|scope| {
-        let (sender, receiver) = std::sync::mpsc::channel();
-        let spawned = std::thread::Builder::new().name("grading".into()).spawn_scoped(scope, move || {
-            let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                grade(exercise, submission, options)
-            }));
-            let _ = sender.send(graded);
-        });
-        if let Err(e) = spawned {
-            return Graded::Done(Err(GradeError::Internal(format!("cannot start a grading thread: {e}"))));
-        }
-        loop {
-            match receiver.recv_timeout(beat) {
-                Ok(Ok(result)) => return Graded::Done(result.map(Box::new)),
-                Ok(Err(_)) | Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => return Graded::Panicked,
-                Err(std::sync::mpsc::RecvTimeoutError::Timeout) => heartbeat(),
-            }
-        }
-    })
-}
-
 fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob, held: &mut Held) {
     // Every event while this submission is graded carries it, its exercise and its attempt.
     let span = tracing::info_span!(
@@ -385,26 +272,28 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
                             None => return,
                         }
                     }
-                    Graded::Done(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
-                    Graded::WorkerLost(failure) => {
-                        let count = kills.count(id);
-                        let reason = failure.reason_line();
-                        tracing::warn!(
-                            event = "worker_lost",
-                            submission = %Shared::public_id(id),
-                            exercise = %job.exercise,
-                            reason = %failure.reason().en,
-                            count,
-                        );
-                        if count < WORKER_KILLS_PER_SUBMISSION_MAX {
-                            // Perhaps the machine, not the submission: grade it once more (counted).
-                            if let Err(e) = shared.store.release_job(&job, true) {
-                                tracing::error!(event = "release_failed", error = %e);
-                            }
-                            shared.work.notify();
-                            return;
+                    Graded::Done(Err(GradeError::Internal(message))) => {
+                        // The grading process's own fault, never the student's verdict: a new worker
+                        // process (dropping this one kills it) tries again; if it persists, the job fails.
+                        if let Slot::Process(process) = slot {
+                            process.worker = None;
                         }
-                        JobOutcome::Failed { reason }
+                        let reason =
+                            format!("the grader failed on its side, not the submission's: {message}");
+                        let Some(failed) = retry_elsewhere(shared, kills, &job, "grader_fault", reason)
+                        else {
+                            return;
+                        };
+                        failed
+                    }
+                    Graded::Done(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
+                    // Perhaps the machine, not the submission: grade it once more (counted).
+                    Graded::WorkerLost(failure) => {
+                        let reason = failure.reason_line();
+                        let Some(failed) = retry_elsewhere(shared, kills, &job, "worker_lost", reason) else {
+                            return;
+                        };
+                        failed
                     }
                     Graded::Panicked => {
                         // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
@@ -496,6 +385,29 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
             }
         }),
     );
+}
+
+/// Gives `job` back (its attempt counted) for a new worker process, unless it has met `event` (a
+/// lost worker or a fault of the grader's own) [`WORKER_KILLS_PER_SUBMISSION_MAX`] times: then it
+/// fails with `reason`.
+fn retry_elsewhere(
+    shared: &Shared,
+    kills: &Kills,
+    job: &LeasedJob,
+    event: &str,
+    reason: String,
+) -> Option<JobOutcome> {
+    let count = kills.count(job.submission_id);
+    let submission = Shared::public_id(job.submission_id);
+    tracing::warn!(event, submission = %submission, exercise = %job.exercise, reason = %reason, count);
+    if count >= WORKER_KILLS_PER_SUBMISSION_MAX {
+        return Some(JobOutcome::Failed { reason });
+    }
+    if let Err(e) = shared.store.release_job(job, true) {
+        tracing::error!(event = "release_failed", error = %e);
+    }
+    shared.work.notify();
+    None
 }
 
 /// Per waiting submission: when its exercise was first found unloadable, and how often it has

@@ -82,7 +82,14 @@ def child(db_path, consumer_path, entry):
             outcome = "processed" if result is True else "duplicate" if result is False else "error"
         except Exception:
             outcome = "error"
-        if con.in_transaction:
+        try:
+            left_open = con.in_transaction
+        except sqlite3.ProgrammingError:
+            # The consumer closed the connection (which rolled back what was open). Prüfstein hands
+            # each delivery its connection anew; so does this process.
+            con = sqlite3.connect(db_path, factory=CrashingConnection)
+            left_open = False
+        if left_open:
             con.rollback()
             outcome = "left-open"
         print(json.dumps([outcome, CrashingConnection.points]), flush=True)

@@ -368,3 +368,50 @@ fn each_statement_names_its_line_a_crash_point_the_line_it_followed_and_the_repo
     let wat = std::fs::read(dir.join("solutions/reference.wat")).expect("wat");
     assert!(crate::support::grade_module(consumer_exercise(), wat).source.is_none());
 }
+
+/// A file saved with a UTF-8 byte-order mark runs as Node runs it (the mark is dropped before the
+/// code is read), in JavaScript and in TypeScript; the machine's node agrees that the file parses.
+#[test]
+fn a_file_with_a_byte_order_mark_runs_as_node_runs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    for (file, language) in [("reference.js", Language::JavaScript), ("typed.ts", Language::TypeScript)] {
+        let text = format!(
+            "\u{feff}{}",
+            std::fs::read_to_string(consumer_dir().join("solutions").join(file)).unwrap()
+        );
+        if language == Language::JavaScript {
+            let path = dir.path().join("consumer.mjs");
+            std::fs::write(&path, &text).unwrap();
+            let node =
+                std::process::Command::new("node").arg("--check").arg(&path).output().expect("node runs");
+            assert!(node.status.success(), "node refuses it: {}", String::from_utf8_lossy(&node.stderr));
+        }
+        let report = grade_source_in(consumer_exercise(), language, &text);
+        assert_eq!(
+            report.verdict,
+            Verdict::Passed,
+            "{file}: {}",
+            pruefstein::report::render_text(&report, pruefstein::text::Lang::En)
+        );
+        let source = report.source.expect("the source view");
+        assert!(!source.text.starts_with('\u{feff}'), "{file}: the view shows the mark");
+    }
+}
+
+/// A thrown value that is not an Error is described as Node describes it (`String(value)`,
+/// `util.inspect`): a Symbol as `Symbol(boom)`, not as an exception without text; the machine's
+/// node agrees.
+#[test]
+fn a_thrown_symbol_is_described_as_node_describes_it() {
+    let node = std::process::Command::new("node")
+        .args(["-e", "process.on('uncaughtException', e => console.log(String(e))); throw Symbol('boom')"])
+        .output()
+        .expect("node runs");
+    assert_eq!(String::from_utf8_lossy(&node.stdout).trim(), "Symbol(boom)");
+    let report = grade_javascript("export function verarbeite(db, msg) {\n    throw Symbol(\"boom\");\n}\n");
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    assert!(failure.en.contains("Symbol(boom)"), "{}", failure.en);
+    let json = serde_json::to_string(&report).expect("serialises");
+    assert!(!json.contains("has no text"), "{json}");
+}

@@ -320,3 +320,57 @@ fn a_call_over_several_lines_is_told_with_the_line_it_starts_on_as_cpython_tells
         "{traceback:?}"
     );
 }
+
+/// A file saved with a UTF-8 byte-order mark (as some Windows editors save) runs as CPython runs
+/// it: the mark is the encoding's signature, not code. The same file is checked under the
+/// machine's python3, and the report's source view shows the file without the mark.
+#[test]
+fn a_file_with_a_byte_order_mark_runs_as_cpython_runs_it() {
+    let text =
+        format!("\u{feff}{}", std::fs::read_to_string(consumer_dir().join("solutions/lesson.py")).unwrap());
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("consumer.py");
+    std::fs::write(&file, &text).unwrap();
+    let cpython = Command::new("python3")
+        .args(["-c", "import sys; compile(open(sys.argv[1], 'rb').read(), sys.argv[1], 'exec')"])
+        .arg(&file)
+        .output()
+        .expect("python3 runs");
+    assert!(cpython.status.success(), "CPython refuses it: {}", String::from_utf8_lossy(&cpython.stderr));
+    let report = grade_python(&text);
+    assert_eq!(
+        report.verdict,
+        Verdict::Passed,
+        "{}",
+        pruefstein::report::render_text(&report, pruefstein::text::Lang::En)
+    );
+    let source = report.source.expect("the source view");
+    assert!(!source.text.starts_with('\u{feff}'), "{:?}", &source.text[..10]);
+}
+
+/// `con.close()` ends the connection as CPython's does: the next `execute` (and `commit`, a
+/// cursor) raises `ProgrammingError: Cannot operate on a closed database.`; closing again is
+/// allowed; an open transaction is rolled back. Each check's verdict is CPython's (the
+/// differential harness), and the exception is told as CPython tells it.
+#[test]
+fn differential_a_closed_connection_raises_programming_error_as_in_cpython() {
+    let consumer = "import sqlite3\n\n\ndef verarbeite(con, msg):\n    with con:\n        try:\n            \
+con.execute(\"INSERT INTO gesehen (msg_id) VALUES (?)\", (msg[\"id\"],))\n        except sqlite3.IntegrityError:\n            \
+return False\n        con.execute(\"UPDATE punkte SET stand = stand + ? WHERE kunde = ?\",\n                    \
+(msg[\"body\"][\"punkte\"], msg[\"body\"][\"kunde\"]))\n    con.close()\n    con.close()\n    \
+con.execute(\"SELECT 1\")\n    return True\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("closes.py");
+    std::fs::write(&file, consumer).unwrap();
+    let exercise_dir = consumer_dir();
+    let verdicts = cpython_verdicts(&exercise_dir, &file, &exercise_dir.join("solutions/lesson.py"));
+    let report = grade_python(consumer);
+    for (check, verdict) in &verdicts {
+        let ours = report.checks.iter().find(|c| &c.name == check).expect("the check exists");
+        assert_eq!(if ours.passed { "passed" } else { "failed" }, verdict, "{check}: CPython says {verdict}");
+    }
+    assert!(verdicts.values().any(|v| v == "failed"), "{verdicts:?}");
+    let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message");
+    let failure = fresh.failure.as_ref().expect("explained");
+    assert!(failure.en.contains("ProgrammingError: Cannot operate on a closed database."), "{}", failure.en);
+}

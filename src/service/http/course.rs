@@ -2,6 +2,7 @@
 //! after fixing it (`POST /api/v1/exercises/{slug}/regrade`) and read its analytics
 //! (`GET /api/v1/exercises/{slug}/analytics`, as JSON, CSV or an HTML page).
 
+use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::auth::Teacher;
@@ -132,9 +133,9 @@ pub async fn regrade_exercise(
         compiler: shared.config.compiler,
         replay: None,
     };
-    let isolation = shared.config.isolation;
+    // A dry run grades in the service's worker pool, never beside it.
+    let mut grader = DryRunGrader::in_pool(shared.clone().into_inner(), exercise.clone());
     let summary = db(&shared, move |store| {
-        let mut grader = DryRunGrader::new(isolation);
         Ok(regrade::regrade(store, &exercise, &filter, dry_run, &options, &mut grader))
     })
     .await??;
@@ -233,17 +234,24 @@ pub async fn exercise_analytics(
     let exercise = served_exercise(&shared, &slug)?;
     let secret = shared.course_secret.clone();
     let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret)).await?;
+    // The course's data in every form: not kept by caches, not sniffed; the page as a report page.
+    let mut answer = HttpResponse::Ok();
+    answer
+        .insert_header((header::CACHE_CONTROL, "private, no-store"))
+        .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"));
     Ok(match format {
-        Format::Json => HttpResponse::Ok().json(analytics),
-        Format::Csv => HttpResponse::Ok()
+        Format::Json => answer.json(analytics),
+        Format::Csv => answer
             .content_type("text/csv; charset=utf-8")
             .insert_header((
-                actix_web::http::header::CONTENT_DISPOSITION,
+                header::CONTENT_DISPOSITION,
                 format!("attachment; filename=\"{}-analytics.csv\"", analytics.exercise),
             ))
             .body(analytics::to_csv(&analytics)),
-        Format::Html => HttpResponse::Ok()
+        Format::Html => answer
             .content_type("text/html; charset=utf-8")
+            .insert_header((header::REFERRER_POLICY, "no-referrer"))
+            .insert_header((header::CONTENT_SECURITY_POLICY, crate::service::html::PAGE_CSP))
             .body(crate::service::html::analytics_page(&analytics, lang)),
     })
 }

@@ -12,7 +12,7 @@ use super::views::{
 use crate::limits::LEARNER_BYTES_MAX;
 use crate::service::problem::Problem;
 use crate::submission::SubmissionKind;
-use crate::text::Lang;
+use crate::text::{Lang, is_hidden_control};
 
 #[utoipa::path(
     get,
@@ -75,11 +75,15 @@ pub async fn get_exercise(
     })?;
     let lang = parse_lang(query.lang.as_deref())?;
     let learner = query.learner.clone().map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
-    if learner.as_ref().is_some_and(|l| l.len() > LEARNER_BYTES_MAX) {
+    if learner.as_ref().is_some_and(|l| l.len() > LEARNER_BYTES_MAX || l.chars().any(is_hidden_control)) {
         return Err(Problem::bad_request(
             "bad-learner",
-            format!("learner is longer than {LEARNER_BYTES_MAX} bytes."),
-            format!("learner ist länger als {LEARNER_BYTES_MAX} Bytes."),
+            format!(
+                "learner is at most {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
+            ),
+            format!(
+                "learner ist höchstens {LEARNER_BYTES_MAX} Bytes lang, ohne Steuer- oder Richtungszeichen."
+            ),
         ));
     }
     let statement = {

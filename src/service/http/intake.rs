@@ -24,6 +24,7 @@ use crate::service::Shared;
 use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, NewSubmission};
 use crate::submission::{Language, Submission, SubmissionKind};
+use crate::text::is_hidden_control;
 
 /// The syntax of `?wait=` (ECMA-262, as the OpenAPI document declares it): seconds, optionally with a
 /// fraction and `s`, or milliseconds with `ms`; empty means no waiting. [`parse_wait`] accepts
@@ -424,11 +425,15 @@ pub(super) fn validate(
     key: Option<String>,
 ) -> Result<NewSubmission, Problem> {
     let learner = parsed.learner.trim().to_string();
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(char::is_control) {
+    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
         return Err(Problem::bad_request(
             "bad-learner",
-            format!("learner must be 1 to {LEARNER_BYTES_MAX} bytes without control characters."),
-            format!("learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuerzeichen."),
+            format!(
+                "learner must be 1 to {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
+            ),
+            format!(
+                "learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuer- oder Richtungszeichen."
+            ),
         ));
     }
     let slug = parsed.exercise.trim();

@@ -21,10 +21,10 @@ use super::submissions::wait_for;
 use super::{Data, db};
 use crate::limits::{
     JOBE_FILE_BYTES_PER_CLIENT_MAX, JOBE_FILE_ID_BYTES_MAX, JOBE_FILES_MAX, QUEUE_DEPTH_MAX,
-    REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+    REQUEST_BODY_BYTES_MAX,
 };
-use crate::report::Report;
-use crate::service::store::{ClientRecord, Intake, Status, TokenScope};
+use crate::report::{Report, Verdict};
+use crate::service::store::{ClientRecord, Intake, Status, SubmissionRecord, TokenScope};
 use crate::service::{Shared, auth, clock};
 use crate::submission::SubmissionKind;
 use crate::text::Lang;
@@ -35,6 +35,7 @@ pub const LANGUAGE: &str = "pruefstein";
 pub const OUTCOME_OK: u32 = 15;
 pub const OUTCOME_TIME_LIMIT: u32 = 13;
 pub const OUTCOME_INTERNAL: u32 = 20;
+pub const OUTCOME_SERVER_OVERLOAD: u32 = 21;
 
 /// An error as Jobe answers one: the status and a JSON string.
 fn jobe_error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
@@ -49,19 +50,18 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
             "the Jobe endpoint is not enabled on this server (serve --jobe)",
         ));
     }
+    // Jobe refuses a missing or unknown key with 403, which CodeRunner shows as "Unauthorised to use
+    // sandbox"; a 401 would read as "Sandbox submission limit reached".
     let key = req.headers().get("x-api-key").and_then(|v| v.to_str().ok()).unwrap_or("").trim().to_string();
     if key.is_empty() {
-        return Err(jobe_error(
-            StatusCode::UNAUTHORIZED,
-            "an API key is required (X-API-KEY: a client token)",
-        ));
+        return Err(jobe_error(StatusCode::FORBIDDEN, "an API key is required (X-API-KEY: a client token)"));
     }
     let hash = auth::token_hash(&key);
     let now = clock::now_ms();
     match db(shared, move |store| store.client_by_token_hash(&hash, TokenScope::Jobe, now)).await {
         Ok(Some(client)) if client.revoked_at.is_none() => Ok(client),
         Ok(Some(_)) => Err(jobe_error(StatusCode::FORBIDDEN, "this API key has been revoked")),
-        Ok(None) => Err(jobe_error(StatusCode::UNAUTHORIZED, "unknown API key")),
+        Ok(None) => Err(jobe_error(StatusCode::FORBIDDEN, "unknown API key")),
         Err(problem) => Err(jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail)),
     }
 }
@@ -75,8 +75,7 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
                    404 without it.",
     responses(
         (status = 200, description = "`[[\"pruefstein\", version]]`", body = Vec<Vec<String>>),
-        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
-        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
+        (status = 403, description = "No, an unknown or a revoked API key (as Jobe answers)", body = String, content_type = "application/json"),
         (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String, content_type = "application/json"),
         (status = 503, description = "The store is not available", body = String, content_type = "application/json"),
     ),
@@ -105,8 +104,7 @@ fn valid_file_id(id: &str) -> bool {
     responses(
         (status = 204, description = "The file is held"),
         (status = 404, description = "The file is not held (or the endpoint is not enabled)"),
-        (status = 401, description = "No or an unknown API key"),
-        (status = 403, description = "A revoked API key"),
+        (status = 403, description = "No, an unknown or a revoked API key (as Jobe answers)"),
     ),
     security(("jobe_api_key" = []))
 )]
@@ -165,8 +163,7 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
     responses(
         (status = 204, description = "The file is kept"),
         (status = 400, description = "A malformed id, body or base64", body = String, content_type = "application/json"),
-        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
-        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
+        (status = 403, description = "No, an unknown or a revoked API key (as Jobe answers)", body = String, content_type = "application/json"),
         (status = 404, description = "The Jobe endpoint is not enabled on this server", body = String, content_type = "application/json"),
         (status = 413, description = "The body is larger than request_body_bytes_max", body = String, content_type = "application/json"),
         (status = 503, description = "The store is not available", body = String, content_type = "application/json"),
@@ -226,24 +223,41 @@ pub struct RunSpec {
     #[serde(default)]
     #[schema(value_type = Vec<Vec<String>>)]
     pub file_list: Vec<(String, String)>,
-    /// The question's sandbox parameters: `exercise` (required), `learner`, `lang` (`de`, `en`).
-    #[serde(default)]
+    /// The question's sandbox parameters: `exercise` (required), `learner`, `lang` (`de`, `en`). A
+    /// question without parameters sends an empty list (`[]`, PHP's empty array), which Jobe takes.
+    #[serde(default, deserialize_with = "parameters")]
     #[schema(value_type = Object)]
     pub parameters: serde_json::Map<String, Value>,
+}
+
+/// A run's `parameters` as Jobe reads them (`(array) $run->parameters`): an object, or a list (PHP's
+/// empty array, as CodeRunner sends it for a question without parameters) that names none.
+fn parameters<'de, D: serde::Deserializer<'de>>(
+    deserializer: D,
+) -> Result<serde_json::Map<String, Value>, D::Error> {
+    match Value::deserialize(deserializer)? {
+        Value::Object(map) => Ok(map),
+        Value::Array(_) | Value::Null => Ok(serde_json::Map::new()),
+        _ => {
+            Err(serde::de::Error::custom("parameters must be an object of the question's sandbox parameters"))
+        }
+    }
 }
 
 /// The answer to a run, as Jobe gives it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct RunResult {
-    /// The submission the run became (`sub_<n>`).
-    pub run_id: String,
-    /// Jobe's outcome: 15 graded, 13 still being graded after the wait, 20 not gradable.
+    /// The submission the run became (`sub_<n>`); null when the run was not taken (outcome 21).
+    pub run_id: Option<String>,
+    /// Jobe's outcome: 15 graded, 13 still being graded after the wait, 20 not gradable, 21 the
+    /// grading queue is full (Jobe's server overload: try again shortly).
     pub outcome: u32,
     /// Always empty: nothing is compiled on the host.
     pub cmpinfo: String,
-    /// CodeRunner's combinator-grader JSON: `fraction`, `prologuehtml`, `testresults`.
+    /// Outcome 15: CodeRunner's combinator-grader JSON (`fraction`, `prologuehtml`, `testresults`).
+    /// Outcomes 13 and 20: why the run has no grade, which CodeRunner shows with the outcome.
     pub stdout: String,
-    /// Why the run could not be graded.
+    /// Always empty: CodeRunner takes any text on stderr for a runtime error of the run.
     pub stderr: String,
 }
 
@@ -252,20 +266,21 @@ pub struct RunResult {
     post,
     path = "/jobe/index.php/restapi/runs",
     tag = "jobe",
-    description = "Grades a run as a submission of this client and waits for it (up to wait_ms_max). Its \
-                   `stdout` is CodeRunner's combinator-grader JSON: the fraction of points, a prologue with the \
-                   verdict, summary and report link, and a row per check.",
+    description = "Grades a run as a submission of this client and waits for it (up to jobe_wait_ms, at most \
+                   wait_ms_max). Its `stdout` is CodeRunner's combinator-grader JSON: the fraction of points, a \
+                   prologue with the verdict, summary (and the reason of a rejection) and report link, and a row \
+                   per check. A full grading queue is Jobe's server overload (outcome 21), a run not graded in \
+                   time its time limit (outcome 13): both 200, as Jobe answers them.",
     request_body(content = RunRequest, content_type = "application/json"),
     responses(
         (status = 200, description = "The run's outcome", body = RunResult),
         (status = 400, description = "A malformed run, an unknown language, no exercise named, or a submission \
                                       the intake refuses", body = String, content_type = "application/json"),
-        (status = 401, description = "No or an unknown API key", body = String, content_type = "application/json"),
-        (status = 403, description = "A revoked API key", body = String, content_type = "application/json"),
+        (status = 403, description = "No, an unknown or a revoked API key (as Jobe answers)", body = String, content_type = "application/json"),
         (status = 404, description = "An unknown exercise, a file the service does not hold (upload it and run \
                                       again), or the endpoint is not enabled", body = String, content_type = "application/json"),
         (status = 413, description = "The body is larger than request_body_bytes_max", body = String, content_type = "application/json"),
-        (status = 503, description = "The grading queue is full or the store is not available", body = String, content_type = "application/json"),
+        (status = 503, description = "The store is not available", body = String, content_type = "application/json"),
     ),
     security(("jobe_api_key" = []))
 )]
@@ -298,26 +313,10 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         return jobe_error(StatusCode::NOT_FOUND, format!("there is no exercise {exercise:?}"));
     };
     // A module may come as a file of the run's file list (binary wasm cannot be source code).
-    let mut module = None;
-    for (id, name) in &spec.file_list {
-        if !(name.ends_with(".wasm") || name.ends_with(".wat")) {
-            continue;
-        }
-        let held = if valid_file_id(id) {
-            let (client_id, id) = (client.id, id.clone());
-            match db(&shared, move |store| store.jobe_file(client_id, &id)).await {
-                Ok(held) => held,
-                Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
-            }
-        } else {
-            None
-        };
-        match held {
-            Some(bytes) => module = Some(bytes),
-            // Jobe's answer for a file it does not hold: CodeRunner uploads it and runs again.
-            None => return jobe_error(StatusCode::NOT_FOUND, format!("file {id} not found")),
-        }
-    }
+    let module = match module_file(&shared, client.id, &spec.file_list).await {
+        Ok(module) => module,
+        Err(answer) => return answer,
+    };
     // Empty source code (and no module file) is nothing to grade.
     let source = Some(spec.sourcecode).filter(|s| !s.trim().is_empty());
     let (answer, module) = match (served.grader.submission_kind(), module) {
@@ -344,42 +343,96 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
             record
         }
         Ok(Intake::QueueFull { .. }) => {
-            return jobe_error(StatusCode::SERVICE_UNAVAILABLE, "the grading queue is full");
+            // Jobe's answer when it is overloaded, which CodeRunner shows as "try again shortly".
+            return run_answer(RunResult {
+                run_id: None,
+                outcome: OUTCOME_SERVER_OVERLOAD,
+                cmpinfo: String::new(),
+                stdout: String::new(),
+                stderr: String::new(),
+            });
         }
         Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     };
-    let record = match wait_for(&shared, record, mark, WAIT_MS_MAX).await {
+    let wait_ms = shared.config.jobe_wait_ms;
+    let record = match wait_for(&shared, record, mark, wait_ms).await {
         Ok(record) => record,
         Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     };
     let public = Shared::public_id(record.id);
+    let (outcome, stdout) = outcome(&shared, record, lang, wait_ms);
+    run_answer(RunResult {
+        run_id: Some(public),
+        outcome,
+        cmpinfo: String::new(),
+        stdout,
+        stderr: String::new(),
+    })
+}
+
+/// The module among the run's files (a `*.wasm` or `*.wat` file), if any; a file the service does
+/// not hold is Jobe's 404, upon which CodeRunner uploads it and runs again.
+async fn module_file(
+    shared: &Data,
+    client_id: i64,
+    file_list: &[(String, String)],
+) -> Result<Option<Vec<u8>>, HttpResponse> {
+    let mut module = None;
+    for (id, name) in file_list {
+        if !(name.ends_with(".wasm") || name.ends_with(".wat")) {
+            continue;
+        }
+        let held = if valid_file_id(id) {
+            let id = id.clone();
+            db(shared, move |store| store.jobe_file(client_id, &id))
+                .await
+                .map_err(|problem| jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail))?
+        } else {
+            None
+        };
+        match held {
+            Some(bytes) => module = Some(bytes),
+            None => return Err(jobe_error(StatusCode::NOT_FOUND, format!("file {id} not found"))),
+        }
+    }
+    Ok(module)
+}
+
+/// Jobe's outcome of a run whose submission is `record` after the wait, and its output. Nothing
+/// ever goes to stderr: CodeRunner would take it for a runtime error of the run and hide the
+/// outcome. What a run without a grade has to say is its output, shown with the outcome.
+fn outcome(shared: &Shared, record: SubmissionRecord, lang: Lang, wait_ms: u64) -> (u32, String) {
     let report: Option<Report> =
         record.result.as_ref().and_then(|r| r.report.as_deref()).and_then(|j| serde_json::from_str(j).ok());
-    let (outcome, stdout, stderr) = match (record.status, report) {
+    match (record.status, report) {
         (Status::Graded, Some(report)) => {
-            (OUTCOME_OK, combinator(&shared, &report, record.id, lang).to_string(), String::new())
+            (OUTCOME_OK, combinator(shared, &report, record.id, lang).to_string())
         }
         (Status::Failed, _) | (Status::Graded, None) => (
             OUTCOME_INTERNAL,
-            String::new(),
             record
                 .result
                 .and_then(|r| r.failure)
                 .unwrap_or_else(|| "the submission could not be graded".into()),
         ),
-        _ => (
-            OUTCOME_TIME_LIMIT,
-            String::new(),
-            format!("{public} is still being graded after {} s (wait_ms_max)", WAIT_MS_MAX / 1000),
-        ),
-    };
-    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(RunResult {
-        run_id: public,
-        outcome,
-        cmpinfo: String::new(),
-        stdout,
-        stderr,
-    })
+        _ => {
+            let (public, url) = (Shared::public_id(record.id), shared.report_url(record.id));
+            let text = if lang == Lang::De {
+                format!(
+                    "{public} wird nach {wait_ms} ms noch bewertet (jobe_wait_ms); der Bericht folgt unter {url}"
+                )
+            } else {
+                format!(
+                    "{public} is still being graded after {wait_ms} ms (jobe_wait_ms); its report will be at {url}"
+                )
+            };
+            (OUTCOME_TIME_LIMIT, text)
+        }
+    }
+}
+
+fn run_answer(result: RunResult) -> HttpResponse {
+    HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "no-store")).json(result)
 }
 
 /// CodeRunner's combinator-grader result: the fraction, a prologue (verdict, summary, report link)
@@ -391,9 +444,21 @@ pub fn combinator(shared: &Shared, report: &Report, id: i64, lang: Lang) -> Valu
     } else {
         f64::from(report.score.points) / f64::from(report.score.max)
     };
-    let verdict = crate::service::worker::verdict_name(report.verdict);
+    let verdict = match (report.verdict, lang) {
+        (Verdict::Passed, Lang::De) => "bestanden",
+        (Verdict::Passed, Lang::En) => "passed",
+        (Verdict::Failed, Lang::De) => "nicht bestanden",
+        (Verdict::Failed, Lang::En) => "failed",
+        (Verdict::Rejected, Lang::De) => "abgewiesen",
+        (Verdict::Rejected, Lang::En) => "rejected",
+    };
+    // A rejected submission has no checks: the reason is what the student needs to read.
+    let reason = match &report.rejection {
+        Some(rejection) => format!("<p>{}</p>", escape(rejection.message.get(lang))),
+        None => String::new(),
+    };
     let prologue = format!(
-        "<p><strong>{}</strong> {}/{}: {}</p><p><a href=\"{}&amp;lang={}\" target=\"_blank\">{}</a></p>",
+        "<p><strong>{}</strong> {}/{}: {}</p>{reason}<p><a href=\"{}&amp;lang={}\" target=\"_blank\">{}</a></p>",
         escape(verdict),
         report.score.points,
         report.score.max,

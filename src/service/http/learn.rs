@@ -29,7 +29,7 @@ use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, Intake, SubmissionRecord};
 use crate::service::{Shared, auth, clock};
 use crate::submission::SubmissionKind;
-use crate::text::{Lang, Text};
+use crate::text::{Lang, Text, is_hidden_control};
 
 /// The query of a page link. Every field is text, so that a malformed one is a 404 page, not a
 /// problem document.
@@ -118,7 +118,7 @@ fn page_lang(raw: Option<&str>) -> Lang {
 pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<PageLink> {
     let client_id = query.c.as_deref()?.parse::<i64>().ok().filter(|c| *c > 0)?;
     let learner = query.l.as_deref()?;
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(char::is_control) {
+    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
         return None;
     }
     let context = match query.x.as_deref() {
@@ -442,11 +442,15 @@ pub async fn page_link(
     }
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
     let learner = query.learner.trim();
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(char::is_control) {
+    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
         return Err(Problem::bad_request(
             "bad-learner",
-            format!("learner must be 1 to {LEARNER_BYTES_MAX} bytes without control characters."),
-            format!("learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuerzeichen."),
+            format!(
+                "learner must be 1 to {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
+            ),
+            format!(
+                "learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuer- oder Richtungszeichen."
+            ),
         ));
     }
     Ok(HttpResponse::Ok()

@@ -142,11 +142,12 @@ pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
 /// are zero).
 pub const BASE64_PATTERN: &str =
     "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
-/// A learner as the intake takes it: no control characters (Unicode Cc) and not blank (at least one
-/// character that `str::trim` does not remove).
-pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f]*\
-     [^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]\
-     [^\\u0000-\\u001f\\u007f-\\u009f]*$";
+/// A learner as the intake takes it: no control characters (Unicode Cc) and no bidirectional
+/// controls (U+202A–U+202E, U+2066–U+2069), and not blank (at least one character that `str::trim`
+/// does not remove).
+pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*\
+     [^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202a-\\u202f\\u205f\\u2066-\\u2069\\u3000]\
+     [^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$";
 
 /// The document as served: the annotations' document with the constraints and examples of
 /// [`constrain`].
@@ -177,7 +178,8 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         "type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX, "pattern": LEARNER_PATTERN,
         "description": format!(
             "The learner's id in the platform (selects the learner's variant): 1 to {LEARNER_BYTES_MAX} \
-             bytes of UTF-8 after surrounding white space is removed, without control characters."
+             bytes of UTF-8 after surrounding white space is removed, without control or bidirectional \
+             characters."
         ),
         "examples": ["anna"],
     });
@@ -491,7 +493,12 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(at(doc, &property("RunResult", "run_id"))?, json!({"pattern": SUBMISSION_ID_PATTERN}))?;
     merge(
         at(doc, &property("RunResult", "outcome"))?,
-        json!({"enum": [super::jobe::OUTCOME_TIME_LIMIT, super::jobe::OUTCOME_OK, super::jobe::OUTCOME_INTERNAL]}),
+        json!({"enum": [
+            super::jobe::OUTCOME_TIME_LIMIT,
+            super::jobe::OUTCOME_OK,
+            super::jobe::OUTCOME_INTERNAL,
+            super::jobe::OUTCOME_SERVER_OVERLOAD,
+        ]}),
     )?;
     link_field_names(doc);
     Ok(())

@@ -83,10 +83,7 @@ pub async fn report_page(link: ReportLink, shared: Data) -> HttpResponse {
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "private, no-store"))
         .insert_header((header::REFERRER_POLICY, "no-referrer"))
-        .insert_header((
-            header::CONTENT_SECURITY_POLICY,
-            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'",
-        ))
+        .insert_header((header::CONTENT_SECURITY_POLICY, html::PAGE_CSP))
         .insert_header((header::X_CONTENT_TYPE_OPTIONS, "nosniff"))
         .body(html::report_page(&record, lang, &public, &token))
 }

@@ -19,6 +19,7 @@ use crate::limits::{LEARNER_BYTES_MAX, QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT
 use crate::service::problem::Problem;
 use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
 use crate::service::{Registration, Shared, clock};
+use crate::text::is_hidden_control;
 
 #[utoipa::path(
     post,
@@ -227,13 +228,17 @@ fn parse_list_query(query: &ListQuery) -> Result<(SubmissionFilter, usize, i64),
     let learner = given(&query.learner).map(|l| l.trim().to_string());
     if learner
         .as_ref()
-        .is_some_and(|l| l.is_empty() || l.len() > LEARNER_BYTES_MAX || l.chars().any(char::is_control))
-        || query.learner.as_ref().is_some_and(|l| l.chars().any(char::is_control))
+        .is_some_and(|l| l.is_empty() || l.len() > LEARNER_BYTES_MAX || l.chars().any(is_hidden_control))
+        || query.learner.as_ref().is_some_and(|l| l.chars().any(is_hidden_control))
     {
         return Err(bad(
             "bad-filter",
-            format!("learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control characters."),
-            format!("learner ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuerzeichen."),
+            format!(
+                "learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control or bidirectional characters."
+            ),
+            format!(
+                "learner ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuer- oder Richtungszeichen."
+            ),
         ));
     }
     let verdict = given(&query.verdict).map(str::to_string);

@@ -75,7 +75,7 @@ pub fn origin(url: &str) -> Option<String> {
 /// replaced by its SHA-256.
 pub fn learner_id(platform: &PlatformRecord, subject: &str) -> String {
     let plain = format!("lti:{}:{subject}", platform.id);
-    if plain.len() <= LEARNER_BYTES_MAX && !plain.chars().any(char::is_control) {
+    if plain.len() <= LEARNER_BYTES_MAX && !plain.chars().any(crate::text::is_hidden_control) {
         plain
     } else {
         format!("lti:{}:sha256:{}", platform.id, sha256_hex(subject.as_bytes()))

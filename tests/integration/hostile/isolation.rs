@@ -20,7 +20,7 @@ use pruefstein::submission::Submission;
 use serde_json::{Value, json};
 
 use crate::support::server::{Launch, Server};
-use crate::support::{BIN, PREDICTION, copy_tree, poll, repo};
+use crate::support::{BIN, CONSUMER, PREDICTION, consumer_dir, copy_tree, poll, repo};
 
 /// The submission deadline of the copied exercise: short, so that overruns are quick to prove.
 const WALL_MS: u64 = 300;
@@ -519,4 +519,60 @@ fn jobs_leased_with_a_hanging_submission_are_graded_by_another_thread_meanwhile(
             "{id} waited behind the hanging answer: graded {graded}, kill {first_kill}"
         );
     }
+}
+
+/// A Python consumer of exercise 03 that passes, with a fault-injection line that makes the
+/// grading process's kernel refuse to seal the interpreter's memory image `times` times (`all`:
+/// every time), as it refused once in about 180 gradings ("cannot add seals to the memfd").
+fn sealing_refused(times: &str) -> String {
+    let lesson = std::fs::read_to_string(consumer_dir().join("solutions/lesson.py")).unwrap();
+    format!("{lesson}\n# {FAULT_PREFIX}memory-image:{times}\n")
+}
+
+/// A fault of the grader's own is never the student's verdict. A refusal that passes is tried
+/// again in the grading process, and the submission is graded; one that persists makes the job
+/// go to another worker process, and then fail for the operator with the reason, never
+/// `rejected`. The CLI says it is the grader's fault and exits with neither verdict's code.
+#[test]
+fn a_grader_fault_is_retried_elsewhere_then_fails_for_the_operator_never_rejected() {
+    let data = tempfile::tempdir().unwrap();
+    let exercises = tempfile::tempdir().unwrap();
+    copy_tree(&consumer_dir(), &exercises.path().join(CONSUMER));
+    let service = Service::start(data.path(), exercises.path(), &["--workers", "2"]);
+    let submit = |text: &str| {
+        let body = json!({"exercise": CONSUMER, "learner": "anna", "language": "python", "source": text});
+        let (status, value) = service.post(&body);
+        assert_eq!(status, 202, "{value}");
+        value["id"].as_str().unwrap().to_string()
+    };
+    let passing = submit(&sealing_refused("2"));
+    let view = service.finished(&passing, Duration::from_secs(120));
+    assert_eq!(
+        (view["status"].as_str(), view["verdict"].as_str()),
+        (Some("graded"), Some("passed")),
+        "{view}"
+    );
+    assert_eq!(view["attempts"], 1, "a refusal that passes is tried again in place: {view}");
+
+    let persisting = submit(&sealing_refused("all"));
+    let view = service.finished(&persisting, Duration::from_secs(120));
+    assert_eq!(view["status"], "failed", "a grader fault became a verdict: {view}");
+    assert!(view["verdict"].is_null(), "{view}");
+    assert_eq!(view["attempts"], pruefstein::limits::WORKER_KILLS_PER_SUBMISSION_MAX, "{view}");
+    let failure = view["failure"].as_str().unwrap();
+    assert!(failure.contains("cannot add seals to the memfd"), "{failure}");
+
+    let file = data.path().join("consumer.py");
+    std::fs::write(&file, sealing_refused("all")).unwrap();
+    let out = Command::new(BIN)
+        .arg("grade")
+        .arg(consumer_dir())
+        .arg(&file)
+        .env(FAULT_INJECTION_ENV, "1")
+        .env(pruefstein::cli::MODULE_CACHE_ENV, "off")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(pruefstein::cli::EXIT_USAGE), "{stderr}");
+    assert!(stderr.contains("cannot add seals to the memfd"), "{stderr}");
 }

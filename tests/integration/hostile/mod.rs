@@ -12,6 +12,7 @@ mod javascript;
 mod python;
 mod report_diagram;
 mod service_limits;
+mod text_output;
 
 use std::sync::mpsc;
 use std::time::Duration;

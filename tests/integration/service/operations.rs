@@ -474,7 +474,7 @@ fn clients_rotate_get_jobe_keys_and_are_removed() {
     assert_eq!(status(&key), 401, "a Jobe key is not an API token");
 
     client_command(&server, &["remove", "moodle"]);
-    assert_eq!(jobe(&key), 401);
+    assert_eq!(jobe(&key), 403, "Jobe refuses an unknown key with 403");
     assert_eq!(status(expired.trim()), 403, "removed clients are revoked");
     assert!(!client_command(&server, &["list"]).contains("moodle"));
     let (again, _) = server.client("moodle");

@@ -553,3 +553,94 @@ fn a_regrade_lost_to_a_crash_is_graded_after_the_restart_once() {
     assert_eq!(versions.len(), ids.len(), "{versions:?}");
     assert!(versions.iter().all(|(_, n)| *n == 1), "exactly one new version each: {versions:?}");
 }
+
+/// The worker processes of the server with process id `server` (its children running
+/// `grade-worker`).
+fn worker_processes(server: u32) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return 0 };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+            let after = stat.rsplit(')').next().unwrap_or("");
+            let parent = after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+            let cmdline = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            parent == Some(server) && String::from_utf8_lossy(&cmdline).contains("grade-worker")
+        })
+        .count()
+}
+
+/// Dry runs grade in the service's worker pool: three at once on a server with one worker never
+/// make it run a second grading process, and each still grades every selected submission.
+#[test]
+fn concurrent_dry_runs_grade_in_the_worker_pool_and_start_no_process_of_their_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let exercises = dir.path().join("exercises");
+    copy_tree(&repo().join("exercises").join(CONSUMER), &exercises.join(CONSUMER));
+    let server = Server::start(
+        &dir.path().join("data"),
+        &["--exercises", exercises.to_str().unwrap(), "--workers", "1"],
+    );
+    let (token, _) = server.client("lms");
+    let teacher = teacher(&server, "lehrer");
+    let wat = std::fs::read_to_string(exercises.join(CONSUMER).join("solutions/reference.wat")).unwrap();
+    for learner in ["anna", "ben", "cem"] {
+        let view = submit(&server, &token, json!({"exercise": CONSUMER, "learner": learner, "wat": wat}));
+        graded(&server, &token, view["id"].as_str().unwrap(), 1);
+    }
+    let pid = server.child.as_ref().unwrap().id();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (most, answers) = std::thread::scope(|scope| {
+        let watcher = scope.spawn(|| {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::SeqCst) {
+                most = most.max(worker_processes(pid));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            most
+        });
+        let runs: Vec<_> = (0..3)
+            .map(|_| {
+                scope.spawn(|| {
+                    server.call_json(
+                        "POST",
+                        &format!("/api/v1/exercises/{CONSUMER}/regrade"),
+                        &teacher,
+                        &json!({"dry_run": true}),
+                    )
+                })
+            })
+            .collect();
+        let answers: Vec<(u16, Value)> = runs.into_iter().map(|r| r.join().unwrap()).collect();
+        done.store(true, std::sync::atomic::Ordering::SeqCst);
+        (watcher.join().unwrap(), answers)
+    });
+    for (status, dry) in &answers {
+        assert_eq!(*status, 200, "{dry}");
+        assert_eq!((dry["selected"].as_u64(), dry["would_change"].as_u64()), (Some(3), Some(0)), "{dry}");
+        assert!(dry["not_graded"].as_array().is_none_or(Vec::is_empty), "{dry}");
+    }
+    assert_eq!(most, 1, "grading processes seen at once on a server with --workers 1");
+}
+
+/// The analytics page carries the headers of every report page: a CSP without scripts, no
+/// sniffing, not cached.
+#[test]
+fn the_analytics_page_has_the_security_headers_of_a_report_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let teacher = teacher(&server, "lehrer");
+    let r = server.get(&format!("/api/v1/exercises/{CONSUMER}/analytics?format=html"), &teacher);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let csp = r.header("Content-Security-Policy").unwrap_or_default();
+    assert!(csp.contains("default-src 'none'") && !csp.contains("script-src"), "{csp:?}");
+    assert_eq!(r.header("X-Content-Type-Options"), Some("nosniff"));
+    assert_eq!(r.header("Cache-Control"), Some("private, no-store"));
+    assert_eq!(r.header("Referrer-Policy"), Some("no-referrer"));
+    for format in ["csv", "json"] {
+        let r = server.get(&format!("/api/v1/exercises/{CONSUMER}/analytics?format={format}"), &teacher);
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.header("Cache-Control"), Some("private, no-store"), "{format}");
+        assert_eq!(r.header("X-Content-Type-Options"), Some("nosniff"), "{format}");
+    }
+}

@@ -86,7 +86,10 @@ impl SqliteStore {
         crate::service::data_dir::create_dir(data_dir).map_err(|e| data_dir_error(data_dir, e))?;
         let path = data_dir.join(DATABASE_FILE);
         // Created private before SQLite opens it: SQLite gives the log and its index the same mode.
-        crate::service::data_dir::open_private_file(&path).map_err(|e| data_dir_error(&path, e))?;
+        crate::service::data_dir::open_private_file(&path).map_err(|e| StoreError::Database {
+            operation: "open the database",
+            message: format!("{}: {e}", path.display()),
+        })?;
         let mut conn = Connection::open(&path).during("open the database")?;
         configure(&conn, durability).during("configure the database")?;
         migrate::migrate(&mut conn).during("migrate the database")?;

@@ -153,9 +153,29 @@ static void error_add(const char *str, size_t len) {
     }
 }
 
+/* A thrown value that ToString refuses (a Symbol), as String(value) tells it, as Node tells it
+   (`Symbol(boom)`); NULL when that fails too. The refusal's own exception is cleared. */
+static const char *told_by_string(JSValueConst value) {
+    JS_FreeValue(ctx, JS_GetException(ctx));
+    JSValue global = JS_GetGlobalObject(ctx);
+    JSValue string = JS_GetPropertyStr(ctx, global, "String");
+    JSValue told = JS_Call(ctx, string, JS_UNDEFINED, 1, &value);
+    const char *text = JS_IsException(told) ? NULL : JS_ToCString(ctx, told);
+    if (!text) {
+        JS_FreeValue(ctx, JS_GetException(ctx));
+    }
+    JS_FreeValue(ctx, told);
+    JS_FreeValue(ctx, string);
+    JS_FreeValue(ctx, global);
+    return text;
+}
+
 /* An exception as "Name: message", its stack below, and the limit it means, to `out`. */
 static void describe_exception(JSValueConst exception, void (*out)(const char *, size_t)) {
     const char *text = JS_ToCString(ctx, exception);
+    if (!text) {
+        text = told_by_string(exception);
+    }
     if (text) {
         out(text, strlen(text));
         out("\n", 1);

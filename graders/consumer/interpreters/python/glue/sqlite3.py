@@ -2,7 +2,8 @@
 # uses, over ABI v1's db.* imports (_exec, _query_int, _bind_int, _bind_text, _changes,
 # _last_error, set by the glue before this runs). Default transaction mode: an implicit BEGIN
 # before INSERT/UPDATE/DELETE/REPLACE; commit, rollback, in_transaction; the connection as a
-# context manager (commit on success, rollback on an exception, the connection stays open).
+# context manager (commit on success, rollback on an exception, the connection stays open); close()
+# (rolls back what is open; afterwards every statement raises ProgrammingError, as CPython's does).
 # Rows: a query's first column of its first row, as an integer (what ABI v1 returns).
 
 import json
@@ -92,6 +93,7 @@ class Cursor:
         self._wrote = False
 
     def _run(self, sql, parameters):
+        self.connection._check()
         if not isinstance(sql, str):
             raise TypeError("execute() argument 1 must be str, not " + type(sql).__name__)
         if isinstance(parameters, dict):
@@ -199,6 +201,11 @@ class Connection:
         self.isolation_level = ""
         self.row_factory = None
         self.total_changes = 0
+        self._closed = False
+
+    def _check(self):
+        if self._closed:
+            raise ProgrammingError("Cannot operate on a closed database.")
 
     def _statement(self, sql):
         status = _exec(sql)
@@ -215,6 +222,7 @@ class Connection:
             self.in_transaction = False
 
     def cursor(self):
+        self._check()
         return Cursor(self)
 
     def execute(self, sql, parameters=()):
@@ -224,19 +232,28 @@ class Connection:
         return Cursor(self).executemany(sql, seq_of_parameters)
 
     def commit(self):
+        self._check()
         if self.in_transaction:
             self._statement("COMMIT")
             self.in_transaction = False
 
     def rollback(self):
+        self._check()
         if self.in_transaction:
             self._statement("ROLLBACK")
             self.in_transaction = False
 
     def close(self):
-        pass
+        # As CPython's: what is not committed is rolled back, and the connection is done; closing
+        # again does nothing.
+        if not self._closed:
+            if self.in_transaction:
+                self._statement("ROLLBACK")
+                self.in_transaction = False
+            self._closed = True
 
     def __enter__(self):
+        self._check()
         return self
 
     def __exit__(self, exc_type, exc_value, traceback):
