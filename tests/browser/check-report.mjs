@@ -93,8 +93,8 @@ async function observe(name, url) {
         return {
           line: Number(number.innerText),
           classes: span.className,
-          signs: rest.slice(0, 3),
-          text: rest.slice(4),
+          signs: rest.slice(0, 4),
+          text: rest.slice(5),
           shown: shown(span),
         };
       }),
