@@ -50,6 +50,9 @@ pub enum Command {
         /// Re-run exactly the run named by a report's replay token and print its full trace.
         #[arg(long)]
         replay: Option<String>,
+        /// Print every check with its full trace (by default one screen: the main problem first).
+        #[arg(long, conflicts_with = "json")]
+        trace: bool,
         /// The wasm compiler: winch (default) or cranelift.
         #[arg(long, env = "PRUEFSTEIN_COMPILER", default_value = "winch")]
         compiler: Compiler,
@@ -245,7 +248,19 @@ pub fn parse() -> Cli {
 /// Runs the command line and returns the process exit code.
 pub fn run(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Grade { exercise, file, answer, learner, course_secret, json, lang, replay, compiler } => {
+        Command::Grade {
+            exercise,
+            file,
+            answer,
+            learner,
+            course_secret,
+            json,
+            lang,
+            replay,
+            trace,
+            compiler,
+        } => {
+            let full = trace || replay.is_some();
             let exercise = Exercise::load(&exercise)?;
             let submission = match (file, answer) {
                 (Some(file), None) => {
@@ -264,6 +279,8 @@ pub fn run(cli: Cli) -> Result<i32> {
             let print = |report: &crate::report::Report| crate::isolation::pool::Printed {
                 output: if json {
                     format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
+                } else if full {
+                    crate::text::for_terminal(&crate::report::render_text_full(report, lang)).into_owned()
                 } else {
                     crate::text::for_terminal(&crate::report::render_text(report, lang)).into_owned()
                 },

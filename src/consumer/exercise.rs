@@ -38,6 +38,9 @@ struct ConsumerSection {
     /// the grader interprets; `[]` accepts modules only).
     #[serde(default)]
     languages: Option<Vec<String>>,
+    /// A file of the exercise's own kinds of mistake, beside the lesson's (`mistakes.toml`).
+    #[serde(default)]
+    mistakes: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -98,6 +101,8 @@ pub struct ConsumerExercise {
     pub template: Vec<u8>,
     /// The observable state of the template.
     pub initial_state: State,
+    /// The kinds of mistake its reports name: the lesson's, with the exercise's own.
+    pub mistakes: super::diagnose::mistakes::Mistakes,
     pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
 }
 
@@ -186,6 +191,21 @@ impl ConsumerExercise {
                 .collect::<Result<Vec<_>, String>>()
                 .map_err(|e| at(&["consumer", "languages"], format!("[consumer] languages: {e}")))?,
         };
+        let mistakes = match &section.mistakes {
+            None => super::diagnose::mistakes::Mistakes::lesson().clone(),
+            Some(file) => {
+                let path = files.path(file);
+                let text = files.text(file).map_err(|e| {
+                    at(
+                        &["consumer", "mistakes"],
+                        format!("the kinds of mistake {file:?} cannot be read: {e}"),
+                    )
+                })?;
+                let own = super::diagnose::mistakes::Mistakes::parse(text)
+                    .map_err(|message| ExerciseError::Invalid { path, message })?;
+                super::diagnose::mistakes::Mistakes::with_exercise(own)
+            }
+        };
         let reference_path = files.path(&section.reference);
         let reference = files.bytes(&section.reference).map(<[u8]>::to_vec).map_err(|e| {
             at(
@@ -205,8 +225,20 @@ impl ConsumerExercise {
             tables: tables.into(),
             template,
             initial_state,
+            mistakes,
             oracle: OnceLock::new(),
         })
+    }
+}
+
+impl ConsumerExercise {
+    /// What each state query shows (declared, or read from the reference's state after the fresh
+    /// message, `after_fresh`).
+    pub fn roles(&self, after_fresh: &State) -> crate::report::roles::Roles {
+        let queries: Vec<(&str, &str, Option<crate::report::roles::Role>)> =
+            self.state_queries.iter().map(|q| (q.name.as_str(), q.sql.as_str(), q.role)).collect();
+        let fresh_id = self.messages.fresh.get("id").cloned().unwrap_or_default();
+        crate::report::roles::Roles::infer(&queries, &self.initial_state, after_fresh, &fresh_id)
     }
 }
 

@@ -442,59 +442,57 @@ fn error_text(store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::R
     Ok(String::from_utf8_lossy(&bytes).trim_end().to_string())
 }
 
-/// The report's view of a source file: `text` with the lines that the checks' traces speak of
-/// marked (statements issued from a line, crash points after them, uncaught errors raised there).
+impl super::process::CompiledConsumer {
+    /// Whose words the report uses: the language of the student's file, ABI v1's for a module.
+    pub fn voice(&self) -> crate::report::voice::Voice {
+        use crate::report::voice::Voice;
+        match self.source().map(|s| s.submitted) {
+            None => Voice::Module,
+            Some(Language::Python) => Voice::Python,
+            Some(Language::JavaScript | Language::TypeScript) => Voice::JavaScript,
+        }
+    }
+}
+
+/// The student's file with the lines its checks speak of: statements and crash points of every
+/// check, the uncaught errors of the checks that failed (in a check that passed, an error that
+/// reached the queue was right), and the decisive line of the main problem.
 pub fn source_view(
     file: &str,
     note: Option<crate::text::Text>,
     text: &str,
     checks: &[crate::report::CheckReport],
+    decisive: Option<u32>,
 ) -> crate::report::SourceView {
     use crate::report::consumer::TraceEvent;
     use crate::report::{CheckDetail, SourceMark};
     let mut marks: std::collections::BTreeMap<u32, SourceMark> = std::collections::BTreeMap::new();
     let mut mark = |line: u32, set: &dyn Fn(&mut SourceMark)| {
-        set(marks.entry(line).or_insert(SourceMark { line, statement: false, crash: false, error: false }))
+        set(marks.entry(line).or_insert(SourceMark {
+            line,
+            statement: false,
+            crash: false,
+            error: false,
+            decisive: false,
+        }))
     };
     for check in checks {
         let CheckDetail::Consumer(detail) = &check.detail else { continue };
-        // An uncaught error's line: JavaScript logs `Uncaught …` and then its stack, innermost
-        // frame first; Python logs a traceback whose last frame of the file raised.
-        let mut in_javascript_stack = false;
-        let mut python_frame: Option<u32> = None;
         for event in &detail.trace {
             match event {
                 TraceEvent::Statement { line: Some(line), .. } => mark(*line, &|m| m.statement = true),
                 TraceEvent::Crash { line: Some(line), .. } => mark(*line, &|m| m.crash = true),
-                TraceEvent::Log { text: logged, .. } => {
-                    if logged.starts_with("Uncaught ") {
-                        in_javascript_stack = true;
-                    } else if in_javascript_stack && logged.starts_with("    at ") {
-                        let place = logged.rsplit_once(" (").map_or(logged.as_str(), |(_, p)| p);
-                        let place = place.trim_start_matches("    at ").trim_end_matches(')');
-                        if let Some(line) = place
-                            .strip_prefix(&format!("{file}:"))
-                            .and_then(|rest| rest.split(':').next())
-                            .and_then(|n| n.parse::<u32>().ok())
-                        {
-                            mark(line, &|m| m.error = true);
-                            in_javascript_stack = false;
-                        }
-                    } else {
-                        in_javascript_stack = false;
-                    }
-                    if let Some(tail) = logged.strip_prefix(&format!("  File \"{file}\", line ")) {
-                        python_frame = tail.split(',').next().and_then(|n| n.parse::<u32>().ok());
-                    } else if !logged.starts_with("  ")
-                        && !logged.starts_with("Traceback")
-                        && let Some(line) = python_frame.take()
-                    {
-                        mark(line, &|m| m.error = true);
-                    }
-                }
                 _ => {}
             }
         }
+        if !check.passed {
+            for line in crate::report::trace_text::uncaught_error_lines(file, &detail.trace) {
+                mark(line, &|m| m.error = true);
+            }
+        }
+    }
+    if let Some(line) = decisive {
+        mark(line, &|m| m.decisive = true);
     }
     let lines = text.lines().count() as u32;
     crate::report::SourceView {

@@ -10,6 +10,7 @@
 //! - `exercise`: the `[consumer]` exercise format.
 
 pub mod abi;
+pub mod diagnose;
 /// The evidence in a consumer report; its types belong to the report model.
 pub use crate::report::consumer as detail;
 pub mod exercise;
@@ -278,6 +279,7 @@ fn report_base(exercise: &Exercise, submission: &Submission) -> Report {
         coverage: Vec::new(),
         replay: None,
         source: None,
+        diagnosis: None,
     }
 }
 
@@ -386,6 +388,7 @@ fn grade_here(
     let mut harness = Harness::new(consumer, &limits, &compiled)?;
     harness.seed = seed_of(submission);
     harness.deadline = deadline;
+    harness.roles = consumer.roles(&oracle.after_fresh);
     if let Some(token) = &options.replay {
         let replay = ReplayToken::parse(token)?;
         let sha = submission.sha256();
@@ -397,8 +400,9 @@ fn grade_here(
         }
         harness.full_trace = true;
         let result = harness.run_check_spec(replay.check, replay.spec.as_deref(), oracle)?;
-        let report = build_report(exercise, submission, vec![result], Vec::new(), &deadline);
-        return Ok(with_source(report, &compiled));
+        let report =
+            build_report(exercise, submission, vec![result], (Vec::new(), compiled.voice()), &deadline);
+        return Ok(with_diagnosis(report, consumer, &compiled, &harness.roles));
     }
     let mut results = Vec::with_capacity(Check::ALL.len());
     let mut out_of_time = false;
@@ -415,8 +419,26 @@ fn grade_here(
     }
     let extra_coverage = std::mem::take(&mut harness.coverage);
     keep_oracle(exercise, oracle, crate::sandbox::module_cache::process_cache());
-    let report = build_report(exercise, submission, results, extra_coverage, &deadline);
-    Ok(with_source(report, &compiled))
+    let report = build_report(exercise, submission, results, (extra_coverage, compiled.voice()), &deadline);
+    Ok(with_diagnosis(report, consumer, &compiled, &harness.roles))
+}
+
+/// `report` diagnosed, with the student's source for a consumer in an interpreted language.
+fn with_diagnosis(
+    report: (Report, Vec<Option<&'static str>>),
+    consumer: &ConsumerExercise,
+    compiled: &CompiledConsumer,
+    roles: &crate::report::roles::Roles,
+) -> Report {
+    let source = compiled.source();
+    let context = diagnose::Context {
+        roles,
+        voice: compiled.voice(),
+        mistakes: &consumer.mistakes,
+        file: source.map(|s| s.interpreter.file),
+        source: source.map(|s| s.text()),
+    };
+    with_source(diagnose::attach(report, &context), compiled)
 }
 
 /// `report` with the student's source and the lines its checks speak of, for a consumer in an
@@ -430,7 +452,8 @@ fn with_source(mut report: Report, compiled: &CompiledConsumer) -> Report {
             "This is the JavaScript that consumer.ts became without its types; the report's lines are its lines."
         )
     });
-    report.source = Some(interpreter::source_view(file, note, source.text(), &report.checks));
+    let decisive = report.diagnosis.as_ref().and_then(|d| d.main.line);
+    report.source = Some(interpreter::source_view(file, note, source.text(), &report.checks, decisive));
     report
 }
 
@@ -444,13 +467,15 @@ pub fn seed_of(submission: &Submission) -> u64 {
     u64::from_le_bytes(first)
 }
 
+/// The report of `results`, and the key of each check's failure (in the order of its checks).
 fn build_report(
     exercise: &Exercise,
     submission: &Submission,
     results: Vec<CheckResult>,
-    extra_coverage: Vec<Coverage>,
+    (extra_coverage, voice): (Vec<Coverage>, crate::report::voice::Voice),
     deadline: &Deadline,
-) -> Report {
+) -> (Report, Vec<Option<&'static str>>) {
+    let problems = results.iter().map(|r| r.failure.as_ref().map(|p| p.key)).collect();
     let mut coverage = Vec::new();
     let out_of_time = results.iter().any(|r| r.end != CheckEnd::Finished);
     if let Some(points) = results.iter().find_map(|r| r.detail.crash_points.as_ref()) {
@@ -473,7 +498,7 @@ fn build_report(
     let checks: Vec<CheckReport> = results
         .into_iter()
         .map(|result| {
-            let info = catalogue::info(result.check);
+            let info = catalogue::info(result.check, voice);
             let not_run = result.end == CheckEnd::NotRun;
             let replay = result.failure.as_ref().filter(|_| !not_run).map(|_| {
                 let token = ReplayToken {
@@ -490,7 +515,7 @@ fn build_report(
                 passed: result.failure.is_none(),
                 not_run,
                 explanation: info.explanation.clone(),
-                failure: result.failure,
+                failure: result.failure.map(|problem| problem.text),
                 hint: None,
                 points: None,
                 detail: CheckDetail::Consumer(result.detail),
@@ -501,17 +526,17 @@ fn build_report(
     let total = checks.len();
     let all = passed == total;
     let not_run = checks.iter().filter(|c| c.not_run).count();
+    // The main problem is added to the summary once the report is diagnosed.
     let summary = if out_of_time {
         let limit = deadline.limit_name();
-        let first = checks.iter().find(|c| !c.passed).map(|c| c.title.clone()).unwrap_or_default();
         Text {
             de: format!(
-                "{} erreicht: {passed} von {total} Prüfungen bestanden, {not_run} nicht ausgeführt; zuerst gescheitert: {}.",
-                limit.de, first.de
+                "{} erreicht: {passed} von {total} Prüfungen bestanden, {not_run} nicht ausgeführt; Punkte gibt es nur, wenn alle bestehen.",
+                limit.de
             ),
             en: format!(
-                "The {} was reached: {passed} of {total} checks passed, {not_run} not run; first failure: {}.",
-                limit.en, first.en
+                "The {} was reached: {passed} of {total} checks passed, {not_run} not run; points are given only when all pass.",
+                limit.en
             ),
         }
     } else if all {
@@ -520,13 +545,12 @@ fn build_report(
             "All {total} checks passed: the consumer is idempotent and survives crashes."
         )
     } else {
-        let first = checks.iter().find(|c| !c.passed).map(|c| c.title.clone()).unwrap_or_default();
-        Text {
-            de: format!("{passed} von {total} Prüfungen bestanden; zuerst gescheitert: {}.", first.de),
-            en: format!("{passed} of {total} checks passed; first failure: {}.", first.en),
-        }
+        text!(
+            "{passed} von {total} Prüfungen bestanden; Punkte gibt es nur, wenn alle bestehen.",
+            "{passed} of {total} checks passed; points are given only when all pass."
+        )
     };
-    Report {
+    let report = Report {
         verdict: if all { Verdict::Passed } else { Verdict::Failed },
         score: Score { points: if all { exercise.points } else { 0 }, max: exercise.points },
         summary,
@@ -534,7 +558,8 @@ fn build_report(
         coverage,
         replay: Some(format!("pruefstein grade {dir} {file}   # sha256 {}", submission.sha256())),
         ..report_base(exercise, submission)
-    }
+    };
+    (report, problems)
 }
 
 /// The line in a mutant that declares the check it must fail: `;; expect-fail: <check>`

@@ -289,7 +289,7 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
     move |e: String| Rejection {
         code: "interpreter-unavailable".into(),
         message: text!(
-            "Der {name}-Interpreter des Prüfstands ließ sich nicht starten: {e}",
+            "Der {name}-Interpreter von Prüfstein ließ sich nicht starten: {e}",
             "The grader's {name} interpreter could not be started: {e}"
         ),
     }
@@ -299,6 +299,7 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
 pub(super) fn guest_state(db: GuestDb, limits: &Limits, instance: u32) -> GuestState {
     GuestState {
         statement_line: None,
+        return_line: None,
         limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
         db,
         instance,
@@ -676,6 +677,7 @@ impl ConsumerProcess {
         state.statements = 0;
         state.crash_after = crash_after;
         state.notes.clear();
+        state.return_line = None;
         // A fresh budget for each delivery; setting fuel cannot fail with fuel enabled.
         let _ = self.store.set_fuel(self.limits.fuel_per_delivery);
         let (ticks, capped) = epoch_ticks(&self.limits, &self.deadline);
@@ -691,14 +693,14 @@ impl ConsumerProcess {
         let end = match result {
             Ok(value) => {
                 let state = self.store.data_mut();
-                state.events.push(TraceEvent::Return { instance, value });
+                state.events.push(TraceEvent::Return { instance, value, line: state.return_line.take() });
                 if state.db.in_transaction() {
                     transaction_left_open = true;
                     state.db.rollback();
                     state.events.push(TraceEvent::RolledBack {
                         instance,
                         reason: text!(
-                            "Die Transaktion war beim Zurückkehren noch offen; der Prüfstand rollt sie zurück.",
+                            "Die Transaktion war beim Zurückkehren noch offen; die Prüfung rollt sie zurück.",
                             "The transaction was still open on return; the harness rolls it back."
                         ),
                     });

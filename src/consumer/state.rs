@@ -47,6 +47,10 @@ pub struct StateQuery {
     /// Name shown in reports, usually the table's name.
     pub name: String,
     pub sql: String,
+    /// What the query shows: the ids remembered (`memory`) or the effect (`effect`); read from the
+    /// reference solution when not given (see `report::roles`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<crate::report::roles::Role>,
 }
 
 fn cmp_rows(a: &Row, b: &Row) -> Ordering {
@@ -231,7 +235,7 @@ mod bounded_tests {
     }
 
     fn queries() -> Vec<StateQuery> {
-        vec![StateQuery { name: "t".into(), sql: "SELECT k FROM t".into() }]
+        vec![StateQuery { name: "t".into(), sql: "SELECT k FROM t".into(), role: None }]
     }
 
     #[test]

@@ -127,7 +127,7 @@ pub fn strip_types(engine: &Engine, text: &str) -> Result<String, Rejection> {
     let internal = |e: String| Rejection {
         code: "interpreter-unavailable".into(),
         message: text!(
-            "Der TypeScript-Übersetzer des Prüfstands ließ sich nicht starten: {e}",
+            "Der TypeScript-Übersetzer von Prüfstein ließ sich nicht starten: {e}",
             "The grader's TypeScript stripper could not be started: {e}"
         ),
     };

@@ -35,6 +35,7 @@ pub fn grade(
         coverage: Vec::new(),
         replay: None,
         source: None,
+        diagnosis: None,
     };
     let text = match submission {
         Submission::Answer(text) => text,

@@ -296,6 +296,10 @@ pub struct StateEvidence {
     /// A second acceptable outcome (after a crash: nothing happened at all).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub also_allowed: Option<State>,
+    /// The state before the message took effect for the first time, where it is not `before`
+    /// (a duplicate: `before` already holds the first delivery's effect).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub baseline: Option<State>,
     /// `after` compared with `expected`.
     pub diff: Vec<TableDiff>,
 }
@@ -358,7 +362,14 @@ pub enum TraceEvent {
         line: Option<u32>,
     },
     /// The entry function returned.
-    Return { instance: u32, value: i32 },
+    Return {
+        instance: u32,
+        value: i32,
+        /// The line of the student's source that returned (interpreted consumers whose guest
+        /// tells it).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+    },
     /// The instance died: a trap, a limit, a bad host call.
     Fault { instance: u32, code: String, message: Text },
     /// The harness rolled back a transaction the consumer left open.
@@ -416,174 +427,6 @@ impl TraceEvent {
             }
         }
     }
-
-    /// One line for the terminal (and the HTML report).
-    pub fn render(&self, lang: Lang) -> String {
-        let de = lang == Lang::De;
-        match self {
-            TraceEvent::Start { instance } => {
-                if de {
-                    format!("#{instance} startet (neuer Prozess, leerer Speicher)")
-                } else {
-                    format!("#{instance} starts (new process, empty memory)")
-                }
-            }
-            TraceEvent::Deliver { instance, message, note } => {
-                let note = note.as_ref().map(|n| format!(" ({})", n.get(lang))).unwrap_or_default();
-                if de {
-                    format!("#{instance} erhält {message}{note}")
-                } else {
-                    format!("#{instance} receives {message}{note}")
-                }
-            }
-            TraceEvent::Statement {
-                instance,
-                line: source_line,
-                call,
-                sql,
-                params,
-                status: code,
-                changes,
-                row,
-                write,
-                error,
-            } => {
-                let at = match source_line {
-                    Some(n) if de => format!("[Zeile {n}] "),
-                    Some(n) => format!("[line {n}] "),
-                    None => String::new(),
-                };
-                let mut line = format!("#{instance} {at}{call} {sql}");
-                if !params.is_empty() {
-                    let p: Vec<String> = params.iter().map(|v| v.to_string()).collect();
-                    let _ = write!(line, "  [{}]", p.join(", "));
-                }
-                let _ = write!(line, " → {code} {}", status::name(*code));
-                if let Some(row) = row {
-                    let _ = write!(line, " = {row}");
-                }
-                if let Some(changes) = changes {
-                    let _ = write!(line, ", {changes} {}", if de { "Zeile(n)" } else { "row(s)" });
-                }
-                if let Some(write) = write {
-                    let _ = write!(line, ", {} {write}", if de { "Schreibzugriff" } else { "write" });
-                }
-                if let Some(error) = error {
-                    let _ = write!(line, ": {error}");
-                }
-                line
-            }
-            TraceEvent::Log { instance, text } => format!("#{instance} log: {text}"),
-            TraceEvent::Wait { instance, sql } => {
-                if de {
-                    format!("#{instance} wartet auf die Sperre der Datenbank: {sql}")
-                } else {
-                    format!("#{instance} waits for the database lock: {sql}")
-                }
-            }
-            TraceEvent::Crash { instance, point, after_write, after_commit, line } => {
-                let after = match (after_commit, after_write) {
-                    (Some(transaction), _) => Some(Boundary::Commit { transaction: *transaction }),
-                    (None, Some(write)) => Some(Boundary::Write { write: *write, autocommit: false }),
-                    (None, None) => None,
-                };
-                let mut after = after.map(|a| format!(" {}", a.describe().get(lang))).unwrap_or_default();
-                if let Some(n) = line {
-                    let _ = write!(after, " {} {n}", if de { "in Zeile" } else { "at line" });
-                }
-                match (de, *point) {
-                    (true, 0) => format!("#{instance} ABSTURZ{after} (Prozess beendet)"),
-                    (true, p) => format!("#{instance} ABSTURZ{after} (Absturzpunkt {p}, Prozess beendet)"),
-                    (false, 0) => format!("#{instance} CRASH{after} (process killed)"),
-                    (false, p) => format!("#{instance} CRASH{after} (crash point {p}, process killed)"),
-                }
-            }
-            TraceEvent::Return { instance, value } => {
-                let meaning = match (*value, de) {
-                    (1, true) => "verarbeitet",
-                    (1, false) => "processed",
-                    (0, true) => "Duplikat",
-                    (0, false) => "duplicate",
-                    (_, true) => "Fehler: nicht bestätigt",
-                    (_, false) => "error: not acked",
-                };
-                if de {
-                    format!("#{instance} gibt {value} zurück ({meaning})")
-                } else {
-                    format!("#{instance} returns {value} ({meaning})")
-                }
-            }
-            TraceEvent::Fault { instance, code, message } => {
-                format!("#{instance} ✗ [{code}] {}", message.get(lang))
-            }
-            TraceEvent::RolledBack { instance, reason } => {
-                format!("#{instance} ROLLBACK: {}", reason.get(lang))
-            }
-            TraceEvent::Queue { text } => format!("queue: {}", text.get(lang)),
-        }
-    }
-}
-
-fn render_state(state: &State, out: &mut String, indent: &str) {
-    for (table, rows) in state {
-        let cells: Vec<String> = rows
-            .iter()
-            .map(|row| format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")))
-            .collect();
-        let _ =
-            writeln!(out, "{indent}{table}: {}", if cells.is_empty() { "-".into() } else { cells.join(" ") });
-    }
-}
-
-/// Appends the evidence of a failed check to `out`.
-pub fn render_detail_text(detail: &ConsumerDetail, lang: Lang, out: &mut String) {
-    let de = lang == Lang::De;
-    let _ = writeln!(out, "  {}:", if de { "Ablauf" } else { "Trace" });
-    for event in &detail.trace {
-        let _ = writeln!(out, "    {}", event.render(lang));
-    }
-    if detail.trace_omitted > 0 {
-        let _ = writeln!(
-            out,
-            "    … {} {}",
-            detail.trace_omitted,
-            if de { "weitere Ereignisse ausgelassen" } else { "more events left out" }
-        );
-    }
-    if let Some(points) = &detail.crash_points {
-        let _ = writeln!(out, "  {}", crash_points_line(points, lang));
-    }
-    if let Some(state) = &detail.state {
-        let _ = writeln!(out, "  {}:", if de { "Zustand vorher" } else { "State before" });
-        render_state(&state.before, out, "    ");
-        let _ = writeln!(out, "  {}:", if de { "Zustand nachher" } else { "State after" });
-        render_state(&state.after, out, "    ");
-        let _ = writeln!(
-            out,
-            "  {}:",
-            if de { "Erwartet (Referenzlösung)" } else { "Expected (reference solution)" }
-        );
-        render_state(&state.expected, out, "    ");
-        if let Some(allowed) = &state.also_allowed {
-            let _ =
-                writeln!(out, "  {}:", if de { "oder (nichts passiert)" } else { "or (nothing happened)" });
-            render_state(allowed, out, "    ");
-        }
-        for table in &state.diff {
-            for row in &table.missing {
-                let _ = writeln!(out, "  - {}: {}", table.table, row_text(row));
-            }
-            for row in &table.unexpected {
-                let _ = writeln!(out, "  + {}: {}", table.table, row_text(row));
-            }
-        }
-    }
-    let _ = writeln!(
-        out,
-        "  {}: {}",
-        if de { "Verbrauchter Treibstoff (fuel)" } else { "Fuel used" },
-        detail.fuel_used
-    );
 }
 
 /// "Absturzpunkte: 4/4 (3 nach Schreibzugriffen, 1 nach COMMIT), falsch an Absturzpunkt 2: …".
@@ -620,7 +463,7 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
     line
 }
 
-pub(crate) fn row_text(row: &[SqlValue]) -> String {
+pub fn row_text(row: &[SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
 }
 

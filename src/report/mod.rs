@@ -3,14 +3,18 @@
 //! by [`render_text`]. The same submission, exercise and seed give the same report byte for byte.
 
 pub mod consumer;
+pub mod diagnosis;
 pub mod diagram;
 pub mod html;
 pub mod prediction;
 mod render_text;
+pub mod roles;
 mod size;
 pub mod state;
+pub mod trace_text;
+pub mod voice;
 
-pub use render_text::render_text;
+pub use render_text::{render_text, render_text_full};
 pub use size::limit_size;
 
 use serde::{Deserialize, Serialize};
@@ -68,6 +72,9 @@ pub struct Report {
     /// language).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceView>,
+    /// What the failed checks show, the main problem first (consumer reports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diagnosis: Option<diagnosis::Diagnosis>,
 }
 
 /// A consumer's source as the report shows it, with its lines marked.
@@ -93,9 +100,12 @@ pub struct SourceMark {
     /// A process was killed right after a statement from it (a crash point).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub crash: bool,
-    /// An exception or error was raised there and not caught.
+    /// An exception or error was raised there and not caught, in a check that failed.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub error: bool,
+    /// The decisive line of the report's main problem.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub decisive: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -171,6 +171,7 @@ mod tests {
             coverage: Vec::new(),
             replay: None,
             source: None,
+            diagnosis: None,
         }
     }
 

@@ -51,6 +51,8 @@ pre.source { font-family: ui-monospace, monospace; font-size: .85rem; overflow-x
 pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #777; margin-right: .6rem; }
 pre.source .marked { background: #fff3c4; }
 pre.source .crash, pre.source .error { background: #ffd9d6; font-weight: 700; }
+pre.source .decisive { outline: 2px solid #a40000; font-weight: 700; }
+section.main-problem { border-left: 4px solid #a40000; padding-left: .8rem; }
 svg.sequence { display: block; width: 100%; max-width: 34rem; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: .3rem 0 .6rem; font-size: .85rem; }

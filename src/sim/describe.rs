@@ -79,8 +79,8 @@ pub fn queue_line<B: Clone>(
                     "ack for {m} has no effect: the message is already deleted"
                 ),
                 AckOutcome::DeadLettered => text!(
-                    "Ack für {m} ist wirkungslos: die Nachricht liegt in der Dead-Letter-Liste",
-                    "ack for {m} has no effect: the message is in the dead-letter list"
+                    "Ack für {m} ist wirkungslos: die Nachricht liegt in der Dead Letter Queue",
+                    "ack for {m} has no effect: the message is in the dead letter queue"
                 ),
                 AckOutcome::Unknown => text!(
                     "Ack für id {id} ist wirkungslos: diese id gibt es nicht",
@@ -101,8 +101,8 @@ pub fn queue_line<B: Clone>(
             ),
         },
         QueueEvent::DeadLettered { id, attempts } => text!(
-            "{m} kommt nach {attempts} Versuchen in die Dead-Letter-Liste",
-            "{m} moves to the dead-letter list after {attempts} attempts",
+            "{m} kommt nach {attempts} Versuchen in die Dead Letter Queue",
+            "{m} moves to the dead letter queue after {attempts} attempts",
             m = name(*id)
         ),
         QueueEvent::OpenCounted { ids } => {
@@ -110,8 +110,8 @@ pub fn queue_line<B: Clone>(
             let n = ids.len();
             if n == 0 {
                 text!(
-                    "offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead-Letter-Liste)",
-                    "open() returns 0: every message is acked (or in the dead-letter list)"
+                    "offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead Letter Queue)",
+                    "open() returns 0: every message is acked (or in the dead letter queue)"
                 )
             } else {
                 text!(
@@ -213,7 +213,7 @@ mod tests {
                 "t=4: C erhält zahlung-1 (Versuch 2), unsichtbar bis t=7",
                 "t=4: Ack für zahlung-1: gelöscht",
                 "t=4: Ack für zahlung-1 ist wirkungslos: die Nachricht ist schon gelöscht",
-                "t=4: offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead-Letter-Liste)",
+                "t=4: offen() liefert 0: jede Nachricht ist bestätigt (oder in der Dead Letter Queue)",
             ]
         );
         let mut one = Queue::new(QueueConfig::new(3)).unwrap();

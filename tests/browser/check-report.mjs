@@ -55,6 +55,10 @@ async function observe(name, url) {
   result.lang = await page.evaluate(() => document.documentElement.lang);
   result.title = await page.title();
   result.text = await page.evaluate(() => document.body.innerText);
+  // The checks and each trace's list are folded under the main problem: open them, as a student
+  // who reads on does, before the page is observed further.
+  result.folded = await page.evaluate(() => document.querySelectorAll("details:not([open])").length);
+  await page.evaluate(() => document.querySelectorAll("details").forEach((d) => (d.open = true)));
   await page.screenshot({ path: join(outDir, `${name}-desktop.png`), fullPage: true });
   result.diagrams = await page.evaluate(() =>
     [...document.querySelectorAll("svg.sequence")].map((svg) => {
@@ -93,8 +97,8 @@ async function observe(name, url) {
         return {
           line: Number(number.innerText),
           classes: span.className,
-          signs: rest.slice(0, 3),
-          text: rest.slice(4),
+          signs: rest.slice(0, 4),
+          text: rest.slice(5),
           shown: shown(span),
         };
       }),

@@ -321,12 +321,20 @@ fn each_statement_names_its_line_a_crash_point_the_line_it_followed_and_the_repo
         _ => None,
     });
     assert_eq!(crash_line, Some(Some(insert)), "the process died after the statement of line {insert}");
-    let rendered = detail.trace.iter().map(|e| e.render(pruefstein::text::Lang::En)).collect::<Vec<_>>();
+    let rendered = pruefstein::report::trace_text::render_trace(
+        &detail.trace,
+        pruefstein::text::Lang::En,
+        pruefstein::report::voice::Voice::JavaScript,
+        Some(&text),
+    );
     assert!(
         rendered.iter().any(|l| l.contains(&format!("CRASH after write 1 at line {insert}"))),
         "{rendered:?}"
     );
-    assert!(rendered.iter().any(|l| l.contains(&format!("[line {insert}] db.exec INSERT"))), "{rendered:?}");
+    assert!(
+        rendered.iter().any(|l| l.contains(&format!("line {insert}: db.prepare(\"INSERT INTO gesehen"))),
+        "{rendered:?}"
+    );
 
     // The report carries the file with those lines marked, and the page shows it.
     let source = report.source.as_ref().expect("a source view");
@@ -337,7 +345,12 @@ fn each_statement_names_its_line_a_crash_point_the_line_it_followed_and_the_repo
     let at_update = mark(update).expect("the UPDATE's line is marked");
     assert!(at_update.statement && at_update.error, "the CHECK error was thrown there: {at_update:?}");
     let html = pruefstein::report::html::render_report(&report, pruefstein::text::Lang::En).into_string();
-    assert!(html.contains("Your source") && html.contains("class=\"marked crash\""), "{html}");
+    // The INSERT's line decided the main problem (the id made durable before the credit).
+    assert!(at_insert.decisive, "{at_insert:?}");
+    let decisive = format!("class=\"marked decisive crash\" id=\"line-{insert}\"");
+    assert!(html.contains("Your source") && html.contains(&decisive), "{html}");
+    let main = html.find("id=\"main-problem\"").expect("the main problem");
+    assert!(main < html.find("Your source").expect("source"), "the main problem comes first");
 
     // Python: the line an exception was raised at; TypeScript: the JavaScript that ran, said so.
     let python =

@@ -116,7 +116,7 @@ fn check_reports(case: &KitCase, grade: impl Fn(usize) -> Report) {
     let fresh = report.checks.iter().find(|c| c.name == "fresh-message").expect("fresh-message ran");
     assert!(!fresh.passed);
     let failure = fresh.failure.as_ref().expect("the failure is explained");
-    assert!(failure.en.contains("expected 1"), "{}", failure.en);
+    assert!(failure.en.contains("expected"), "{}", failure.en);
     assert!(failure.de.contains("erwartet"), "{}", failure.de);
     let text = pruefstein::report::render_text(&report, Lang::En);
     assert!(text.contains("verarbeite is not written yet"), "the skeleton's log line is shown:\n{text}");

@@ -11,6 +11,7 @@ mod support;
 
 mod authoring;
 mod consumer;
+mod diagnosis;
 mod golden;
 mod hostile;
 mod javascript;

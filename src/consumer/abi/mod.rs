@@ -88,6 +88,9 @@ pub struct GuestState {
     /// The line of the student's source that issues the next statement, as an interpreter guest
     /// announces it (`env.pf_statement_line`); taken by that statement's trace event.
     pub statement_line: Option<u32>,
+    /// The line of the student's source whose `return` ended the entry function, as an
+    /// interpreter guest announces it (`env.pf_return_line`); taken by the delivery's return event.
+    pub return_line: Option<u32>,
 }
 
 /// A fault the host detects in a guest's call; ends the instance like a trap.
@@ -119,7 +122,7 @@ impl HostFault {
                     FaultCode::Crash,
                     Text {
                         de: format!(
-                            "Absturz an Absturzpunkt {point}, {} (vom Prüfstand ausgelöst)",
+                            "Absturz an Absturzpunkt {point}, {} (von der Prüfung ausgelöst)",
                             after.de
                         ),
                         en: format!("crash at crash point {point}, {} (injected by the harness)", after.en),
@@ -230,37 +233,11 @@ fn build_linker(engine: &Engine) -> Linker<GuestState> {
     // Defining functions on a fresh linker only fails on duplicate names, which a test rules out.
     if let Err(error) = define_imports(&mut linker)
         .and_then(|()| sjlj::define(&mut linker))
-        .and_then(|()| define_own_guest_imports(&mut linker))
+        .and_then(|()| own::define_own_guest_imports(&mut linker))
     {
         panic!("the ABI v1 linker could not be built: {error}");
     }
     linker
-}
-
-/// What Prüfstein's own interpreter guests import beyond ABI v1 (a submitted module that imports
-/// them is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
-/// result code of the last failed statement, which the JavaScript guest's `node:sqlite` names in
-/// an error's `code` and `errcode`; `env.pf_statement_line`, the line of the student's source that
-/// issues the next statement, which the trace records with it.
-fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
-    linker.func_wrap(
-        "env",
-        "pf_last_error_code",
-        |mut caller: Caller<'_, GuestState>| -> HostResult<i32> {
-            charge(&mut caller, 0)?;
-            Ok(caller.data().db.last_error_code())
-        },
-    )?;
-    linker.func_wrap(
-        "env",
-        "pf_statement_line",
-        |mut caller: Caller<'_, GuestState>, line: i32| -> HostResult<()> {
-            charge(&mut caller, 0)?;
-            caller.data_mut().statement_line = u32::try_from(line).ok().filter(|l| *l > 0);
-            Ok(())
-        },
-    )?;
-    Ok(())
 }
 
 /// Charges a host call's fuel: a fixed cost plus a cost per byte copied.
@@ -691,6 +668,7 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
     String::from_utf16_lossy(&units)
 }
 
+mod own;
 pub mod sjlj;
 
 #[cfg(test)]

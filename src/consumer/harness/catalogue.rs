@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use super::check::Check;
 use super::texts::{Prose, Template, TemplateError, Templates};
+use crate::report::voice::Voice;
 use crate::text::Text;
 
 const CATALOGUE_TOML: &str = include_str!("../../../graders/consumer/checks.toml");
@@ -21,6 +22,17 @@ pub struct CheckInfo {
     pub title: Text,
     pub explanation: Text,
 }
+
+/// A check's title and its explanation as a template (naming the return values in the words of
+/// the student's language: `{processed}`, `{duplicate}`).
+#[derive(Debug, Clone)]
+struct CheckEntry {
+    title: Text,
+    explanation: Templates,
+}
+
+/// The placeholders a check's explanation may name.
+const EXPLANATION_PLACEHOLDERS: [&str; 2] = ["processed", "duplicate"];
 
 /// Why `checks.toml` cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -68,7 +80,7 @@ struct File {
 /// The loaded catalogue: one entry per check.
 #[derive(Debug)]
 pub struct Catalogue {
-    checks: BTreeMap<Check, CheckInfo>,
+    checks: BTreeMap<Check, CheckEntry>,
     failures: BTreeMap<Prose, Templates>,
 }
 
@@ -85,7 +97,22 @@ impl Catalogue {
                     return Err(CatalogueError::Empty(check.name(), what));
                 }
             }
-            let info = CheckInfo { title: entry.title, explanation: entry.explanation };
+            let parse = |source: &str, lang: &'static str| {
+                Template::parse(source, &EXPLANATION_PLACEHOLDERS).map_err(|error| match error {
+                    TemplateError::UnknownPlaceholder(placeholder) => CatalogueError::UnknownPlaceholder {
+                        text: check.name(),
+                        lang,
+                        placeholder,
+                        allowed: EXPLANATION_PLACEHOLDERS.join(", "),
+                    },
+                    TemplateError::Unbalanced => CatalogueError::Unbalanced { text: check.name(), lang },
+                })
+            };
+            let explanation = Templates {
+                de: parse(&entry.explanation.de, "de")?,
+                en: parse(&entry.explanation.en, "en")?,
+            };
+            let info = CheckEntry { title: entry.title, explanation };
             if checks.insert(check, info).is_some() {
                 return Err(CatalogueError::Duplicate(check.name()));
             }
@@ -119,9 +146,12 @@ impl Catalogue {
         Ok(Catalogue { checks, failures })
     }
 
-    /// The entry of `check` (every check has one: [`Catalogue::parse`] made sure).
-    pub fn info(&self, check: Check) -> &CheckInfo {
-        &self.checks[&check]
+    /// The title and explanation of `check` (every check has them: [`Catalogue::parse`] made
+    /// sure), in `voice`'s words.
+    pub fn info(&self, check: Check, voice: Voice) -> CheckInfo {
+        let entry = &self.checks[&check];
+        let values = [("processed", voice.processed()), ("duplicate", voice.duplicate())];
+        CheckInfo { title: entry.title.clone(), explanation: super::texts::fill(&entry.explanation, &values) }
     }
 }
 
@@ -140,9 +170,10 @@ pub fn catalogue() -> &'static Catalogue {
     })
 }
 
-/// The catalogue entry of `check`.
-pub fn info(check: Check) -> &'static CheckInfo {
-    catalogue().info(check)
+/// The title and explanation a report gives for `check`, in `voice`'s words: the one place a
+/// report looks them up (the lesson's texts; an exercise's own would take precedence here).
+pub fn info(check: Check, voice: Voice) -> CheckInfo {
+    catalogue().info(check, voice)
 }
 
 /// Former names of checks, with the name they go by now. Mutants and replay tokens written with a
@@ -197,8 +228,9 @@ mod tests {
     fn the_shipped_catalogue_describes_every_check_in_both_languages() {
         let catalogue = Catalogue::parse(CATALOGUE_TOML).expect("checks.toml loads");
         for check in Check::ALL {
-            let info = catalogue.info(check);
+            let info = catalogue.info(check, crate::report::voice::Voice::Python);
             assert!(!info.explanation.de.is_empty() && !info.explanation.en.is_empty(), "{check}");
+            assert!(!info.explanation.de.contains('{') && !info.explanation.en.contains('{'), "{check}");
         }
         assert!(Catalogue::parse(&all_but(None)).is_ok());
     }

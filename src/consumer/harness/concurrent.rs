@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use super::runner::{Expect, delivery_problem, evidence_of};
-use super::texts::{Prose, failure, plain};
+use super::runner::{Expect, delivery_problem, evidence_of, left_open};
+use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{StateEvidence, TraceEvent};
@@ -15,14 +15,13 @@ use crate::consumer::process::{ConsumerProcess, DeliveryEnd};
 use crate::consumer::state::State;
 use crate::exercise::GradeError;
 use crate::text;
-use crate::text::Text;
 
 /// The outcome of one interleaved run of the concurrent-duplicate check.
 struct ConcurrentRun {
     run: Run,
     choices: Vec<usize>,
     order: Vec<usize>,
-    problem: Option<Text>,
+    problem: Option<Problem>,
     evidence: StateEvidence,
 }
 
@@ -73,7 +72,7 @@ impl<'a> Harness<'a> {
         }
         self.coverage.push(crate::report::Coverage {
             name: "interleavings".into(),
-            label: text!("Verschränkungen", "interleavings"),
+            label: text!("Reihenfolgen zweier gleichzeitiger Prozesse", "orders of two processes at once"),
             exercised: exploration.explored as u64,
             total: exploration.exhaustive.then_some(exploration.explored as u64),
         });
@@ -156,11 +155,11 @@ impl<'a> Harness<'a> {
                 _ => redeliver += 1,
             }
             if let (None, DeliveryEnd::Faulted { message, .. }) = (&problem, &outcome.end) {
-                problem = Some(message.clone());
+                problem = Some(Problem::fault(message.clone()));
             }
-            if problem.is_none() && outcome.transaction_left_open {
-                problem = delivery_problem(outcome, Expect::Duplicate)
-                    .or_else(|| delivery_problem(outcome, Expect::Processed));
+            if problem.is_none() {
+                // Its transaction was rolled back: whatever it returned, nothing of it counts.
+                problem = left_open(outcome);
             }
         }
         for _ in 0..redeliver {
@@ -175,8 +174,8 @@ impl<'a> Harness<'a> {
             let middle = self.state(&db)?;
             let mut again = match self.start(&mut run, &db, None) {
                 Ok(process) => process,
-                Err(Failure::Student(text)) => {
-                    problem = Some(text);
+                Err(Failure::Student(found)) => {
+                    problem = Some(found);
                     break;
                 }
                 Err(other) => return Err(other),
@@ -187,15 +186,19 @@ impl<'a> Harness<'a> {
             if outcome.returned() == Some(1) {
                 processed += 1;
             }
-            problem = delivery_problem(&outcome, expect);
+            problem = delivery_problem(&outcome, expect, self.voice);
         }
         let after = self.state(&db)?;
         if problem.is_none() && (after != oracle.after_fresh || processed != 1) {
-            let twice = processed > 1 || after != oracle.after_fresh && after != before;
-            problem = Some(if twice {
-                failure(Prose::ConcurrentTwice, &[("count", plain(processed))])
-            } else {
-                failure(Prose::ConcurrentNotOnce, &[])
+            let count = [("count", plain(processed))];
+            problem = Some(match (processed > 1, after == oracle.after_fresh) {
+                (true, false) => self::problem(Prose::ConcurrentTwice, &count),
+                (true, true) => self::problem(Prose::ConcurrentTwiceOnce, &count),
+                (false, false) => self::problem(Prose::ConcurrentNotOnce, &[]),
+                // The effect is right and no process reported it processed: both said duplicate.
+                (false, true) => {
+                    self::problem(Prose::FreshReturnedDuplicate, &[("ended", self.voice.ended(0))])
+                }
             });
         }
         let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
@@ -208,8 +211,8 @@ fn show_concurrent(run: &mut Run, shown: ConcurrentRun) -> Found {
     let replay_spec = Some(shown.choices.iter().map(|c| if *c == 0 { '0' } else { '1' }).collect());
     let order: Vec<String> = shown.order.iter().map(|w| format!("#{}", w + 1)).collect();
     let note = text!(
-        "Verschränkung (wer die nächste Anweisung ausführt): {order}",
-        "interleaving (who runs the next statement): {order}",
+        "Reihenfolge (wer die nächste Anweisung ausführt): {order}",
+        "order (who runs the next statement): {order}",
         order = order.join(" ")
     );
     run.trace.push(TraceEvent::Queue { text: note });

@@ -10,12 +10,14 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::runner::{Expect, delivery_problem, evidence_of, prefix_first_delivery, with_notes};
-use super::texts::{Prose, failure};
+use super::texts::{Problem, Prose, failure, problem};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{Boundary, CrashPoint, CrashPoints};
 use crate::consumer::process::{DeliveryEnd, DeliveryOutcome};
+use crate::consumer::state::State;
 use crate::limits::{CRASH_POINTS_EDGE, CRASH_POINTS_MAX};
+use crate::report::roles::{Role, Roles};
 use crate::text;
 use crate::text::Text;
 
@@ -116,7 +118,7 @@ impl<'a> Harness<'a> {
         let mut probe = self.start(check.run, &probe_db, None)?;
         let outcome = self.deliver(check.run, &mut probe, &self.exercise.messages.fresh, None, None);
         drop(probe);
-        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+        if let Some(problem) = delivery_problem(&outcome, Expect::Processed, self.voice) {
             return Err(Failure::Student(prefix_first_delivery(problem)));
         }
         let points = outcome.crash_points;
@@ -130,7 +132,7 @@ impl<'a> Harness<'a> {
         });
         check.count(&points);
         if outcome.writes == 0 {
-            return Err(Failure::Student(failure(Prose::NoWrites, &[])));
+            return Err(Failure::Student(problem(Prose::NoWrites, &[])));
         }
         let total = points.len();
         for point in check.points_to_try(&points) {
@@ -151,7 +153,7 @@ impl<'a> Harness<'a> {
             if !crashed {
                 // The same message, the same database: a deterministic consumer passes the same crash
                 // points as in the probe. One that does not is reported as it behaved.
-                if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+                if let Some(problem) = delivery_problem(&outcome, Expect::Processed, self.voice) {
                     check.mark_failed(tested, &place);
                     return Ok(Found::failed(problem));
                 }
@@ -162,11 +164,11 @@ impl<'a> Harness<'a> {
             if !nothing && !everything {
                 check.mark_failed(tested, &place);
                 let evidence = evidence_of(before.clone(), middle, oracle.after_fresh.clone(), Some(before));
-                let advice = match point.after {
-                    Boundary::Commit { .. } => failure(Prose::CrashAdviceCommit, &[]),
-                    Boundary::Write { .. } => failure(Prose::CrashAdviceWrite, &[]),
-                };
-                let problem = failure(Prose::CrashPartial, &[("place", place.clone()), ("advice", advice)]);
+                let advice = failure(
+                    crash_advice(&self.roles, &evidence.before, &evidence.after),
+                    &[("transaction", self.voice.transaction())],
+                );
+                let problem = problem(Prose::CrashPartial, &[("place", place.clone()), ("advice", advice)]);
                 return Ok(Found::compared(evidence, Some(problem)));
             }
             if everything {
@@ -187,12 +189,15 @@ impl<'a> Harness<'a> {
                 self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
             drop(second);
             let after = self.state(&db)?;
-            let problem = delivery_problem(&redelivery, Expect::Processed);
+            let problem = delivery_problem(&redelivery, Expect::Processed, self.voice);
             if problem.is_some() || after != oracle.after_fresh {
                 check.mark_failed(tested, &place);
                 let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
                 let problem = problem.unwrap_or_else(|| {
-                    with_notes(failure(Prose::CrashRedeliveryWrong, &[("place", place.clone())]), &redelivery)
+                    with_notes(
+                        self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
+                        &redelivery,
+                    )
                 });
                 return Ok(Found::compared(evidence, Some(problem)));
             }
@@ -232,7 +237,7 @@ impl<'a> Harness<'a> {
         check.run.queue(probe_note);
         let probe_db = self.fresh_db()?;
         let outcome = self.deliver_quietly(check.run, &probe_db, &message, path, None)?;
-        if delivery_problem(&outcome, expect).is_some() || self.state(&probe_db)? != expected {
+        if delivery_problem(&outcome, expect, self.voice).is_some() || self.state(&probe_db)? != expected {
             // The checks without crashes report how this delivery goes wrong.
             check.run.queue(text!(
                 "diese Zustellung geht schon ohne Absturz schief (siehe die anderen Prüfungen); keine weiteren Absturzpunkte",
@@ -255,7 +260,7 @@ impl<'a> Harness<'a> {
             let db = self.fresh_db()?;
             let outcome = self.deliver_quietly(check.run, &db, &message, path, Some(k))?;
             let crashed = matches!(outcome.end, DeliveryEnd::Crashed { .. });
-            if !crashed && let Some(problem) = delivery_problem(&outcome, expect) {
+            if !crashed && let Some(problem) = delivery_problem(&outcome, expect, self.voice) {
                 check.mark_failed(tested, &place);
                 return Ok(Found::failed(problem));
             }
@@ -266,7 +271,10 @@ impl<'a> Harness<'a> {
                     QuietPath::FailingEffect => self.exercise.initial_state.clone(),
                     QuietPath::Duplicate => oracle.after_fresh.clone(),
                 };
-                let evidence = evidence_of(before, middle, expected, None);
+                let mut evidence = evidence_of(before, middle, expected, None);
+                if path == QuietPath::Duplicate {
+                    evidence.baseline = Some(self.exercise.initial_state.clone());
+                }
                 return Ok(Found::compared(evidence, Some(quiet_path_changed(path, &place))));
             }
             // Nothing changed: a redelivery meets the state a check without a crash already tried.
@@ -310,12 +318,26 @@ impl<'a> Harness<'a> {
 }
 
 /// The problem when a crash on a path that must change nothing left something behind.
-fn quiet_path_changed(path: QuietPath, place: &Text) -> Text {
+fn quiet_path_changed(path: QuietPath, place: &Text) -> Problem {
     let prose = match path {
         QuietPath::FailingEffect => Prose::CrashFailingEffectChanged,
         QuietPath::Duplicate => Prose::CrashDuplicateChanged,
     };
-    failure(prose, &[("place", place.clone())])
+    problem(prose, &[("place", place.clone())])
+}
+
+/// The advice after a crash that left part of the work durable, by which part the state shows:
+/// only the remembered ids changed, only the effect, or both or neither can be told apart.
+fn crash_advice(roles: &Roles, before: &State, middle: &State) -> Prose {
+    let changed = |role: Role| {
+        let names = roles.names(role);
+        !names.is_empty() && names.iter().any(|name| before.get(name) != middle.get(name))
+    };
+    match (changed(Role::Memory), changed(Role::Effect)) {
+        (true, false) => Prose::CrashAdviceMemoryFirst,
+        (false, true) => Prose::CrashAdviceEffectFirst,
+        _ => Prose::CrashAdviceWrite,
+    }
 }
 
 /// The crash points to test for a consumer that makes `writes` writes, ascending, and whether they

@@ -30,7 +30,7 @@ pub mod texts;
 pub use self::check::{Check, UnknownCheck};
 pub use self::crash::crash_points_to_test;
 pub use self::oracle::OracleStates;
-use self::texts::{Prose, failure};
+use self::texts::{Problem, Prose, problem};
 use super::Oracle;
 use super::detail::{ConsumerDetail, StateEvidence, Trace, TraceEvent};
 use super::exercise::ConsumerExercise;
@@ -41,6 +41,8 @@ use super::state::{State, read_state_from};
 use crate::deadline::Deadline;
 use crate::exercise::GradeError;
 use crate::limits::Limits;
+use crate::report::roles::Roles;
+use crate::report::voice::Voice;
 use crate::text::Text;
 
 /// The most trace events one check keeps in the report.
@@ -49,7 +51,7 @@ pub const TRACE_EVENTS_PER_CHECK_MAX: usize = 400;
 /// The outcome of one check before it becomes part of the report.
 pub struct CheckResult {
     pub check: Check,
-    pub failure: Option<Text>,
+    pub failure: Option<Problem>,
     pub detail: ConsumerDetail,
     /// What a replay token must carry besides the check's name to rerun exactly the reported run
     /// (the choices of an interleaving, the seed and shape of a schedule).
@@ -73,7 +75,7 @@ impl CheckResult {
     pub fn not_run(check: Check, deadline: &Deadline) -> CheckResult {
         CheckResult {
             check,
-            failure: Some(failure(Prose::NotRun, &[("limit", deadline.limit_name())])),
+            failure: Some(problem(Prose::NotRun, &[("limit", deadline.limit_name())])),
             detail: ConsumerDetail {
                 trace: Vec::new(),
                 trace_omitted: 0,
@@ -105,6 +107,10 @@ pub struct Harness<'a> {
     pub full_trace: bool,
     /// The submission's deadline: every loop checks it, every instance's clock is capped to it.
     pub deadline: Deadline,
+    /// Whose words the failure texts use (the submission's language, or ABI v1's for a module).
+    pub voice: Voice,
+    /// Which state queries show the remembered ids and which the effect.
+    pub roles: Roles,
     /// The reference's states this grading needed beyond what the exercise keeps
     /// ([`crate::consumer::ReferenceStates`]), computed once per grading.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
@@ -179,7 +185,7 @@ type Step<T> = Result<T, Failure>;
 
 enum Failure {
     /// The submission did something wrong.
-    Student(Text),
+    Student(Problem),
     /// The submission's deadline passed before the check's end.
     OutOfTime,
     /// The harness or the exercise broke.
@@ -195,7 +201,7 @@ impl From<GradeError> for Failure {
 /// What a check that ran to its end found: its problem (none: passed) and its evidence.
 #[derive(Default)]
 struct Found {
-    problem: Option<Text>,
+    problem: Option<Problem>,
     state: Option<StateEvidence>,
     /// The replay spec of the run shown in the report.
     replay_spec: Option<String>,
@@ -208,12 +214,12 @@ impl Found {
         Found::default()
     }
 
-    fn failed(problem: Text) -> Found {
+    fn failed(problem: Problem) -> Found {
         Found { problem: Some(problem), ..Found::default() }
     }
 
     /// The outcome of a comparison: the state evidence, and the problem if there is one.
-    fn compared(state: StateEvidence, problem: Option<Text>) -> Found {
+    fn compared(state: StateEvidence, problem: Option<Problem>) -> Found {
         Found { problem, state: Some(state), ..Found::default() }
     }
 }
@@ -235,6 +241,8 @@ impl<'a> Harness<'a> {
             coverage: Vec::new(),
             full_trace: false,
             deadline: Deadline::for_submission(limits),
+            voice: compiled.voice(),
+            roles: Roles::default(),
             reference_states: Default::default(),
         })
     }
@@ -277,7 +285,8 @@ impl<'a> Harness<'a> {
             Err(Failure::Student(text)) => (Found::failed(text), CheckEnd::Finished),
             Err(Failure::OutOfTime) => {
                 run.queue(self.deadline.limit_name());
-                (Found::failed(self.deadline.limit_text()), CheckEnd::OutOfTime)
+                let text = self.deadline.limit_text();
+                (Found::failed(Problem { key: Problem::OUT_OF_TIME, text }), CheckEnd::OutOfTime)
             }
             Err(Failure::Internal(error)) => return Err(error),
         };

@@ -43,7 +43,7 @@ impl<'a> Harness<'a> {
         let db = self.fresh_db().map_err(|e| e.to_string())?;
         let mut process = self.start(&mut run, &db, None).map_err(does_not_start)?;
         let violation = self.deliver(&mut run, &mut process, &messages.violation, None, None);
-        if delivery_problem(&violation, Expect::Error).is_some() {
+        if delivery_problem(&violation, Expect::Error, self.voice).is_some() {
             return Err(format!(
                 "the reference solution must report an error for the violation message; it ended with {:?}",
                 violation.end
@@ -64,8 +64,8 @@ impl<'a> Harness<'a> {
             let mut process = self.start(&mut run, &db, None).map_err(does_not_start)?;
             let outcome = self.deliver(&mut run, &mut process, message, None, None);
             drop(process);
-            let is_poison = delivery_problem(&outcome, Expect::Error).is_none();
-            if !is_poison && delivery_problem(&outcome, Expect::Processed).is_some() {
+            let is_poison = delivery_problem(&outcome, Expect::Error, self.voice).is_none();
+            if !is_poison && delivery_problem(&outcome, Expect::Processed, self.voice).is_some() {
                 return Err(format!(
                     "the reference solution must process the batch message {message} (return 1) or report an error; it ended with {:?}",
                     outcome.end

@@ -4,7 +4,7 @@
 
 use std::sync::Arc;
 
-use super::texts::{Prose, failure, plain};
+use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::detail::{StateEvidence, TraceEvent};
 use crate::consumer::interleave::GateHandle;
@@ -14,6 +14,7 @@ use crate::consumer::process::{
 use crate::consumer::rundb::RunDb;
 use crate::consumer::state::{State, diff};
 use crate::exercise::GradeError;
+use crate::report::voice::Voice;
 use crate::text::Text;
 
 impl<'a> Harness<'a> {
@@ -45,7 +46,7 @@ impl<'a> Harness<'a> {
                     code: code.to_string(),
                     message: message.clone(),
                 });
-                Err(Failure::Student(failure(Prose::CouldNotStart, &[("message", message)])))
+                Err(Failure::Student(problem(Prose::CouldNotStart, &[("message", message)])))
             }
         }
     }
@@ -80,7 +81,7 @@ impl<'a> Harness<'a> {
         message: &Arc<serde_json::Value>,
     ) -> Step<()> {
         let outcome = self.deliver(run, process, message, None, None);
-        if let Some(problem) = delivery_problem(&outcome, Expect::Processed) {
+        if let Some(problem) = delivery_problem(&outcome, Expect::Processed, self.voice) {
             return Err(Failure::Student(prefix_first_delivery(problem)));
         }
         Ok(())
@@ -95,43 +96,46 @@ pub(super) fn evidence_of(
     also_allowed: Option<State>,
 ) -> StateEvidence {
     let diff = diff(&after, &expected);
-    StateEvidence { before, after, expected, also_allowed, diff }
+    StateEvidence { before, after, expected, also_allowed, baseline: None, diff }
 }
 
 /// Compares a delivery with what it had to do: first how it ended (`expect`), then the state it
 /// left (`after` against `expected`). The evidence shows the state before, after and expected.
 pub(super) fn compare(
     outcome: &DeliveryOutcome,
-    expect: Expect,
+    (expect, voice): (Expect, Voice),
     before: State,
     after: State,
     expected: &State,
 ) -> Found {
-    let problem = delivery_problem(outcome, expect).or_else(|| state_problem(&after, expected, outcome));
+    let problem =
+        delivery_problem(outcome, expect, voice).or_else(|| state_problem(&after, expected, outcome));
     Found::compared(evidence_of(before, after, expected.clone(), None), problem)
 }
 
 /// The problem when the state after a delivery is not the expected one.
-fn state_problem(after: &State, expected: &State, outcome: &DeliveryOutcome) -> Option<Text> {
+fn state_problem(after: &State, expected: &State, outcome: &DeliveryOutcome) -> Option<Problem> {
     if after == expected {
         return None;
     }
-    Some(with_notes(failure(Prose::StateDiffers, &[]), outcome))
+    Some(with_notes(problem(Prose::StateDiffers, &[]), outcome))
 }
 
 /// Appends notes on limits met without a trap (a stopped statement, a cut log).
-pub(super) fn with_notes(mut text: Text, outcome: &DeliveryOutcome) -> Text {
+pub(super) fn with_notes(mut problem: Problem, outcome: &DeliveryOutcome) -> Problem {
     for note in &outcome.notes {
-        text.de.push(' ');
-        text.de.push_str(&note.de);
-        text.en.push(' ');
-        text.en.push_str(&note.en);
+        problem.text.de.push(' ');
+        problem.text.de.push_str(&note.de);
+        problem.text.en.push(' ');
+        problem.text.en.push_str(&note.en);
     }
-    text
+    problem
 }
 
-pub(super) fn prefix_first_delivery(problem: Text) -> Text {
-    failure(Prose::FirstDeliveryWentWrong, &[("problem", problem)])
+/// The problem of a check's first delivery, said as such; it keeps the key of what went wrong.
+pub(super) fn prefix_first_delivery(inner: Problem) -> Problem {
+    let text = problem(Prose::FirstDeliveryWentWrong, &[("problem", inner.text)]).text;
+    Problem { key: inner.key, text }
 }
 
 /// What a delivery should end with.
@@ -146,35 +150,40 @@ pub(super) enum Expect {
     Error,
 }
 
-/// Why `outcome` is not what `expect` requires, in words a student understands.
-pub(super) fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect) -> Option<Text> {
-    let problem = match (&outcome.end, expect) {
+/// Why `outcome` is not what `expect` requires, in words a student understands (in `voice`).
+pub(super) fn delivery_problem(outcome: &DeliveryOutcome, expect: Expect, voice: Voice) -> Option<Problem> {
+    let ended = |v: &i32| ("ended", voice.ended(*v));
+    let found = match (&outcome.end, expect) {
         (DeliveryEnd::Crashed { point, after }, _) => {
-            Some(failure(Prose::KilledAtCrashPoint, &[("point", plain(point)), ("after", after.describe())]))
+            Some(problem(Prose::KilledAtCrashPoint, &[("point", plain(point)), ("after", after.describe())]))
         }
         (DeliveryEnd::Faulted { code, .. }, Expect::Error) if code.is_deliberate() => None,
-        (DeliveryEnd::Faulted { message, .. }, _) => Some(message.clone()),
+        (DeliveryEnd::Faulted { message, .. }, _) => Some(Problem::fault(message.clone())),
         (DeliveryEnd::Returned(1), Expect::Processed) | (DeliveryEnd::Returned(0), Expect::Duplicate) => None,
         (DeliveryEnd::Returned(v), Expect::Error) if *v != 0 && *v != 1 => None,
-        (DeliveryEnd::Returned(0), Expect::Processed) => Some(failure(Prose::FreshReturnedDuplicate, &[])),
-        (DeliveryEnd::Returned(v), Expect::Processed) => {
-            Some(failure(Prose::FreshReturnedError, &[("value", plain(v))]))
+        (DeliveryEnd::Returned(v @ 0), Expect::Processed) => {
+            Some(problem(Prose::FreshReturnedDuplicate, &[ended(v)]))
         }
-        (DeliveryEnd::Returned(1), Expect::Duplicate) => {
-            Some(failure(Prose::DuplicateReturnedProcessed, &[]))
+        (DeliveryEnd::Returned(v), Expect::Processed) => {
+            Some(problem(Prose::FreshReturnedError, &[ended(v), ("processed", voice.processed())]))
+        }
+        (DeliveryEnd::Returned(v @ 1), Expect::Duplicate) => {
+            Some(problem(Prose::DuplicateReturnedProcessed, &[ended(v), ("duplicate", voice.duplicate())]))
         }
         (DeliveryEnd::Returned(v), Expect::Duplicate) => {
-            Some(failure(Prose::DuplicateReturnedError, &[("value", plain(v))]))
+            Some(problem(Prose::DuplicateReturnedError, &[ended(v), ("duplicate", voice.duplicate())]))
         }
         (DeliveryEnd::Returned(v), Expect::Error) => {
-            Some(failure(Prose::ErrorSwallowed, &[("value", plain(v))]))
+            Some(problem(Prose::ErrorSwallowed, &[ended(v), ("raise", voice.raise())]))
         }
     };
-    if problem.is_some() {
-        return problem.map(|p| with_notes(p, outcome));
+    if found.is_some() {
+        return found.map(|p| with_notes(p, outcome));
     }
-    if outcome.transaction_left_open {
-        return Some(failure(Prose::TransactionLeftOpen, &[]));
-    }
-    None
+    left_open(outcome)
+}
+
+/// The problem of a delivery that returned with its transaction still open, if it did.
+pub(super) fn left_open(outcome: &DeliveryOutcome) -> Option<Problem> {
+    outcome.transaction_left_open.then(|| problem(Prose::TransactionLeftOpen, &[]))
 }

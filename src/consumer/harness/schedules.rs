@@ -5,8 +5,9 @@
 
 use std::sync::Arc;
 
-use super::runner::{Expect, delivery_problem, evidence_of};
-use super::texts::{Prose, failure, plain};
+use super::runner::evidence_of;
+use super::runner::left_open;
+use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{StateEvidence, TraceEvent};
@@ -14,6 +15,7 @@ use crate::consumer::process::{ConsumerProcess, DeliveryEnd, DeliveryOutcome};
 use crate::consumer::schedule::{self, Fault, SCHEDULE_DELIVERIES_MAX, Schedule, ScheduleInfo};
 use crate::consumer::state::State;
 use crate::exercise::GradeError;
+use crate::report::voice::Voice;
 use crate::sim::{Delivery, Queue, QueueConfig};
 use crate::text;
 use crate::text::Text;
@@ -21,7 +23,7 @@ use crate::text::Text;
 /// How one schedule ended.
 pub(super) struct ScheduleOutcome {
     pub(super) run: Run,
-    pub(super) problem: Option<Text>,
+    pub(super) problem: Option<Problem>,
     pub(super) evidence: Option<StateEvidence>,
     /// Deliveries made (faults beyond them never struck).
     pub(super) deliveries: usize,
@@ -63,20 +65,21 @@ impl ScheduleRun {
         delivery: &Delivery<usize>,
         outcome: &DeliveryOutcome,
         oracle: &Oracle,
-        lose_ack: bool,
-    ) -> Option<Text> {
+        (lose_ack, voice): (bool, Voice),
+    ) -> Option<Problem> {
         let index = delivery.body;
         match &outcome.end {
             DeliveryEnd::Crashed { .. } => {
                 self.run.queue(text!("kein Ack: der Prozess ist tot", "no ack: the process is dead"));
                 None
             }
-            DeliveryEnd::Faulted { code, message } if !code.is_deliberate() => Some(message.clone()),
+            DeliveryEnd::Faulted { code, message } if !code.is_deliberate() => {
+                Some(Problem::fault(message.clone()))
+            }
             DeliveryEnd::Faulted { .. } => None,
             DeliveryEnd::Returned(value) => {
                 if outcome.transaction_left_open {
-                    return delivery_problem(outcome, Expect::Processed)
-                        .or_else(|| delivery_problem(outcome, Expect::Duplicate));
+                    return left_open(outcome);
                 }
                 if *value == 1 && !self.processed.contains(&index) {
                     self.processed.push(index);
@@ -94,9 +97,9 @@ impl ScheduleRun {
                 }
                 if oracle.poison[index] {
                     let message = plain(schedule::message_label(&self.batch[index]));
-                    return Some(failure(
+                    return Some(problem(
                         Prose::PoisonAcked,
-                        &[("message", message), ("value", plain(value))],
+                        &[("message", message), ("ended", voice.ended(*value))],
                     ));
                 }
                 None
@@ -218,10 +221,10 @@ impl<'a> Harness<'a> {
         &self,
         sr: &mut ScheduleRun,
         db: &crate::consumer::rundb::RunDb,
-    ) -> Step<Result<ConsumerProcess, Text>> {
+    ) -> Step<Result<ConsumerProcess, Problem>> {
         match self.start(&mut sr.run, db, None) {
             Ok(process) => Ok(Ok(process)),
-            Err(Failure::Student(text)) => Ok(Err(text)),
+            Err(Failure::Student(found)) => Ok(Err(found)),
             Err(other) => Err(other),
         }
     }
@@ -248,13 +251,15 @@ impl<'a> Harness<'a> {
         let db = self.fresh_db()?;
         let before = self.exercise.initial_state.clone();
         let mut current: Option<ConsumerProcess> = None;
-        let mut problem: Option<Text> = None;
+        let mut problem: Option<Problem> = None;
         let mut deliveries = 0;
         'queue: while problem.is_none() {
             self.in_time()?;
             if deliveries >= SCHEDULE_DELIVERIES_MAX {
-                problem =
-                    Some(failure(Prose::ScheduleStopped, &[("deliveries", plain(SCHEDULE_DELIVERIES_MAX))]));
+                problem = Some(self::problem(
+                    Prose::ScheduleStopped,
+                    &[("deliveries", plain(SCHEDULE_DELIVERIES_MAX))],
+                ));
                 break;
             }
             let Some(delivery) = sr.queue.receive() else {
@@ -310,7 +315,7 @@ impl<'a> Harness<'a> {
                     };
                     let other = Arc::clone(&sr.batch[second.body]);
                     let outcome = self.deliver(&mut sr.run, &mut helper, &other, None, None);
-                    problem = sr.settle(&second, &outcome, oracle, false);
+                    problem = sr.settle(&second, &outcome, oracle, (false, self.voice));
                     sr.flush();
                     if problem.is_some() {
                         break;
@@ -322,7 +327,7 @@ impl<'a> Harness<'a> {
                 _ => None,
             };
             let outcome = self.deliver(&mut sr.run, &mut process, &message, crash_after, None);
-            problem = sr.settle(&delivery, &outcome, oracle, fault == Fault::LoseAck);
+            problem = sr.settle(&delivery, &outcome, oracle, (fault == Fault::LoseAck, self.voice));
             if process.is_alive() {
                 current = Some(process);
             }
@@ -354,12 +359,12 @@ impl<'a> Harness<'a> {
         oracle: &Oracle,
         after: &State,
         expected: &State,
-    ) -> Option<Text> {
+    ) -> Option<Problem> {
         let batch = &self.exercise.messages.batch;
         for letter in queue.dead_letters() {
             if !oracle.poison[letter.body] {
                 let message = plain(schedule::message_label(&batch[letter.body]));
-                return Some(failure(
+                return Some(problem(
                     Prose::MessageLost,
                     &[("message", message), ("attempts", plain(letter.attempts))],
                 ));
@@ -369,11 +374,11 @@ impl<'a> Harness<'a> {
             let dead = queue.dead_letters().iter().any(|d| d.body == index);
             if oracle.poison[index] && !dead {
                 let message = plain(schedule::message_label(&batch[index]));
-                return Some(failure(Prose::PoisonNotDeadLettered, &[("message", message)]));
+                return Some(problem(Prose::PoisonNotDeadLettered, &[("message", message)]));
             }
         }
         if after != expected {
-            return Some(failure(Prose::ScheduleStateWrong, &[]));
+            return Some(problem(Prose::ScheduleStateWrong, &[]));
         }
         None
     }

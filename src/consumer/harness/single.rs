@@ -3,7 +3,7 @@
 //! effect violates a constraint.
 
 use super::runner::{Expect, compare, delivery_problem, evidence_of, with_notes};
-use super::texts::{Prose, failure};
+use super::texts::{Prose, problem};
 use super::{Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::state::State;
@@ -34,7 +34,7 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
         let after = self.state(&db)?;
-        Ok(compare(&outcome, Expect::Processed, before, after, &oracle.after_fresh))
+        Ok(compare(&outcome, (Expect::Processed, self.voice), before, after, &oracle.after_fresh))
     }
 
     pub(super) fn duplicate_same_instance(&mut self, run: &mut Run, oracle: &Oracle) -> Step<Found> {
@@ -124,7 +124,12 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, message, None, Some(second.note));
         drop(process);
         let after = self.state(&db)?;
-        Ok(compare(&outcome, second.expect, before, after, second.expected))
+        let mut found = compare(&outcome, (second.expect, self.voice), before, after, second.expected);
+        // The first delivery's effect is in `before`: the evidence keeps the state without it.
+        if let Some(state) = found.state.as_mut() {
+            state.baseline = Some(self.exercise.initial_state.clone());
+        }
+        Ok(found)
     }
 
     pub(super) fn constraint_violation(&mut self, run: &mut Run, oracle: &Oracle) -> Step<Found> {
@@ -136,7 +141,7 @@ impl<'a> Harness<'a> {
         drop(process);
         let after = self.state(&db)?;
         let evidence = evidence_of(before, after.clone(), oracle.after_violation.clone(), None);
-        if let Some(problem) = delivery_problem(&outcome, Expect::Error) {
+        if let Some(problem) = delivery_problem(&outcome, Expect::Error, self.voice) {
             return Ok(Found::compared(evidence, Some(problem)));
         }
         run.queue(text!(
@@ -144,7 +149,7 @@ impl<'a> Harness<'a> {
             "not acked: the message will come again"
         ));
         let problem = (after != oracle.after_violation)
-            .then(|| with_notes(failure(Prose::ViolationChangedState, &[]), &outcome));
+            .then(|| with_notes(problem(Prose::ViolationChangedState, &[]), &outcome));
         Ok(Found::compared(evidence, problem))
     }
 }

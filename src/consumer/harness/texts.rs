@@ -25,12 +25,14 @@ pub enum Prose {
     ViolationChangedState,
     NoWrites,
     CrashPartial,
-    CrashAdviceCommit,
+    CrashAdviceMemoryFirst,
+    CrashAdviceEffectFirst,
     CrashAdviceWrite,
     CrashRedeliveryWrong,
     CrashFailingEffectChanged,
     CrashDuplicateChanged,
     ConcurrentTwice,
+    ConcurrentTwiceOnce,
     ConcurrentNotOnce,
     ScheduleStopped,
     PoisonAcked,
@@ -42,7 +44,7 @@ pub enum Prose {
 
 impl Prose {
     /// Every failure text.
-    pub const ALL: [Prose; 26] = [
+    pub const ALL: [Prose; 28] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -56,12 +58,14 @@ impl Prose {
         Prose::ViolationChangedState,
         Prose::NoWrites,
         Prose::CrashPartial,
-        Prose::CrashAdviceCommit,
+        Prose::CrashAdviceMemoryFirst,
+        Prose::CrashAdviceEffectFirst,
         Prose::CrashAdviceWrite,
         Prose::CrashRedeliveryWrong,
         Prose::CrashFailingEffectChanged,
         Prose::CrashDuplicateChanged,
         Prose::ConcurrentTwice,
+        Prose::ConcurrentTwiceOnce,
         Prose::ConcurrentNotOnce,
         Prose::ScheduleStopped,
         Prose::PoisonAcked,
@@ -87,12 +91,14 @@ impl Prose {
             Prose::ViolationChangedState => "violation-changed-state",
             Prose::NoWrites => "no-writes",
             Prose::CrashPartial => "crash-partial",
-            Prose::CrashAdviceCommit => "crash-advice-commit",
+            Prose::CrashAdviceMemoryFirst => "crash-advice-memory-first",
+            Prose::CrashAdviceEffectFirst => "crash-advice-effect-first",
             Prose::CrashAdviceWrite => "crash-advice-write",
             Prose::CrashRedeliveryWrong => "crash-redelivery-wrong",
             Prose::CrashFailingEffectChanged => "crash-failing-effect-changed",
             Prose::CrashDuplicateChanged => "crash-duplicate-changed",
             Prose::ConcurrentTwice => "concurrent-twice",
+            Prose::ConcurrentTwiceOnce => "concurrent-twice-once",
             Prose::ConcurrentNotOnce => "concurrent-not-once",
             Prose::ScheduleStopped => "schedule-stopped",
             Prose::PoisonAcked => "poison-acked",
@@ -109,25 +115,27 @@ impl Prose {
             Prose::CouldNotStart => &["message"],
             Prose::FirstDeliveryWentWrong => &["problem"],
             Prose::KilledAtCrashPoint => &["point", "after"],
-            Prose::FreshReturnedError | Prose::DuplicateReturnedError | Prose::ErrorSwallowed => &["value"],
+            Prose::FreshReturnedDuplicate => &["ended"],
+            Prose::FreshReturnedError => &["ended", "processed"],
+            Prose::DuplicateReturnedProcessed | Prose::DuplicateReturnedError => &["ended", "duplicate"],
+            Prose::ErrorSwallowed => &["ended", "raise"],
             Prose::CrashPartial => &["place", "advice"],
+            Prose::CrashAdviceMemoryFirst | Prose::CrashAdviceEffectFirst | Prose::CrashAdviceWrite => {
+                &["transaction"]
+            }
             Prose::CrashRedeliveryWrong | Prose::CrashFailingEffectChanged | Prose::CrashDuplicateChanged => {
                 &["place"]
             }
-            Prose::ConcurrentTwice => &["count"],
+            Prose::ConcurrentTwice | Prose::ConcurrentTwiceOnce => &["count"],
             Prose::ScheduleStopped => &["deliveries"],
-            Prose::PoisonAcked => &["message", "value"],
+            Prose::PoisonAcked => &["message", "ended"],
             Prose::MessageLost => &["message", "attempts"],
             Prose::PoisonNotDeadLettered => &["message"],
             Prose::NotRun => &["limit"],
-            Prose::FreshReturnedDuplicate
-            | Prose::DuplicateReturnedProcessed
-            | Prose::TransactionLeftOpen
+            Prose::TransactionLeftOpen
             | Prose::StateDiffers
             | Prose::ViolationChangedState
             | Prose::NoWrites
-            | Prose::CrashAdviceCommit
-            | Prose::CrashAdviceWrite
             | Prose::ConcurrentNotOnce
             | Prose::ScheduleStateWrong => &[],
         }
@@ -222,12 +230,37 @@ pub fn plain(value: impl Display) -> Text {
     Text::same(value.to_string())
 }
 
+/// Why a check failed: the failure text a student reads, and the key of the text it was made from
+/// (`[failure.<key>]` in `checks.toml`, or `fault` for a consumer that died), which the report's
+/// diagnosis reads instead of the prose.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    pub key: &'static str,
+    pub text: Text,
+}
+
+impl Problem {
+    /// The key of a problem that is the fault of a dying consumer (a trap, a limit).
+    pub const FAULT: &'static str = "fault";
+    /// The key of a problem that is the submission's time running out.
+    pub const OUT_OF_TIME: &'static str = "out-of-time";
+
+    pub fn fault(text: Text) -> Problem {
+        Problem { key: Problem::FAULT, text }
+    }
+}
+
+/// The failure text `prose` as a [`Problem`], its placeholders filled with `values`.
+pub fn problem(prose: Prose, values: &[(&str, Text)]) -> Problem {
+    Problem { key: prose.key(), text: failure(prose, values) }
+}
+
 /// The failure text `prose`, its placeholders filled with `values` (name, value per language).
 pub fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
     fill(catalogue::failure(prose), values)
 }
 
-fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
+pub fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
     let find = |name: &str| values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
     Text {
         de: templates.de.fill(|name| find(name).map(|v| v.de.as_str())),

@@ -206,9 +206,19 @@ fn instance_x(j: usize, n: usize) -> i32 {
     LEFT_LANE_X + span * (j + 1) / (n + 1)
 }
 
+/// One event's label in `voice`'s words.
+fn voiced_label(event: &TraceEvent, lang: Lang, voice: crate::report::voice::Voice) -> String {
+    crate::report::trace_text::render_trace(std::slice::from_ref(event), lang, voice, None).join(" ")
+}
+
 /// The sequence diagram of a consumer check's trace: lane 0 the queue, then the instance lanes,
 /// last the database. One row per event (the first [`DIAGRAM_ROWS_MAX`]).
 pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
+    consumer_layout_in(detail, lang, crate::report::voice::Voice::Module)
+}
+
+/// [`consumer_layout`] with the labels in `voice`'s words.
+pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::report::voice::Voice) -> Layout {
     let events = &detail.trace[..detail.trace.len().min(DIAGRAM_ROWS_MAX)];
     let omitted = (detail.trace.len() - events.len()).saturating_add(detail.trace_omitted as usize);
 
@@ -275,7 +285,7 @@ pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
                 crashes += 1;
                 ("fault", Mark::Cross { lane })
             }
-            TraceEvent::Return { instance, value } => {
+            TraceEvent::Return { instance, value, .. } => {
                 // The lesson's True and False are acked; anything else comes again.
                 let acked = matches!(value, 0 | 1);
                 end_delivery(*instance, acked);
@@ -288,7 +298,7 @@ pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
             TraceEvent::RolledBack { .. } => ("rolled-back", Mark::Dot { lane: database }),
             TraceEvent::Queue { .. } => ("queue", Mark::Dot { lane: 0 }),
         };
-        rows.push(Row { kind, instance, mark, label: clip_label(&event.render(lang)) });
+        rows.push(Row { kind, instance, mark, label: clip_label(&voiced_label(event, lang, voice)) });
     }
 
     let instances = match (spans.keys().next(), spans.keys().next_back()) {
@@ -509,10 +519,20 @@ pub fn render(layout: &Layout, id: &str) -> Markup {
 
 /// The diagram of a consumer check's trace (nothing when the trace is empty).
 pub fn consumer_diagram(detail: &ConsumerDetail, lang: Lang, id: &str) -> Markup {
+    consumer_diagram_in(detail, lang, crate::report::voice::Voice::Module, id)
+}
+
+/// [`consumer_diagram`] with the labels in `voice`'s words.
+pub fn consumer_diagram_in(
+    detail: &ConsumerDetail,
+    lang: Lang,
+    voice: crate::report::voice::Voice,
+    id: &str,
+) -> Markup {
     if detail.trace.is_empty() {
         return html! {};
     }
-    render(&consumer_layout(detail, lang), id)
+    render(&consumer_layout_in(detail, lang, voice), id)
 }
 
 /// The diagram of a wrong prediction's simulated timeline (nothing when there is no timeline).

@@ -45,7 +45,7 @@ fn crash_and_redelivery() -> Vec<TraceEvent> {
         TraceEvent::Start { instance: 2 },
         deliver(2, 7),
         statement(2, "INSERT INTO gesehen (msg_id) VALUES (?)"),
-        TraceEvent::Return { instance: 2, value: 1 },
+        TraceEvent::Return { instance: 2, value: 1, line: None },
     ]
 }
 
@@ -73,7 +73,7 @@ fn lanes_are_queue_instances_database() {
 fn overlapping_instances_get_lanes_side_by_side_up_to_the_limit() {
     let n = DIAGRAM_INSTANCE_LANES_MAX as u32 + 2;
     let mut trace: Vec<TraceEvent> = (1..=n).map(|i| deliver(i, i)).collect();
-    trace.extend((1..=n).map(|i| TraceEvent::Return { instance: i, value: 1 }));
+    trace.extend((1..=n).map(|i| TraceEvent::Return { instance: i, value: 1, line: None }));
     let layout = consumer_layout(&detail(trace), Lang::En);
     assert_eq!(layout.lanes.len(), DIAGRAM_INSTANCE_LANES_MAX + 2);
     let lanes: Vec<usize> = layout.lifelines.iter().map(|l| l.lane).collect();
@@ -133,8 +133,9 @@ fn a_redelivery_is_an_arrow_from_the_queue_to_the_next_instance() {
     assert_eq!(row.mark, Mark::Arrow { from: 0, to: lane, dashed: false });
 
     // The same message after an ack, and after a return the queue does not ack.
-    let mut trace = vec![deliver(1, 7), TraceEvent::Return { instance: 1, value: 1 }, deliver(2, 7)];
-    trace.extend([TraceEvent::Return { instance: 2, value: 2 }, deliver(3, 7)]);
+    let mut trace =
+        vec![deliver(1, 7), TraceEvent::Return { instance: 1, value: 1, line: None }, deliver(2, 7)];
+    trace.extend([TraceEvent::Return { instance: 2, value: 2, line: None }, deliver(3, 7)]);
     let kinds: Vec<&str> = consumer_layout(&detail(trace), Lang::En).rows.iter().map(|r| r.kind).collect();
     assert_eq!(kinds, ["deliver", "ack", "deliver", "no-ack", "redeliver"]);
 }

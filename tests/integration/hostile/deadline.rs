@@ -132,10 +132,12 @@ fn assert_ran_out_of_time(report: &Report) {
     assert!(report.failed_checks().all(|c| !c.not_run));
     let json = report.to_json();
     assert!(json.contains("\"not_run\": true"), "the JSON shows the status");
-    let text = pruefstein::report::render_text(report, pruefstein::Lang::En);
+    let text = pruefstein::report::render_text_full(report, pruefstein::Lang::En);
     assert!(text.contains("[not run]"), "{text}");
-    let text_de = pruefstein::report::render_text(report, pruefstein::Lang::De);
+    let text_de = pruefstein::report::render_text_full(report, pruefstein::Lang::De);
     assert!(text_de.contains("[nicht ausgeführt]"));
+    let short = pruefstein::report::render_text(report, pruefstein::Lang::En);
+    assert!(short.contains("– Not run:"), "the one-screen report lists them: {short}");
 }
 
 /// Finding 1: BEGIN, an INSERT, then a fault (a missing message field, or a trap) while holding the
@@ -221,7 +223,7 @@ fn a_thousand_harmless_writes_end_within_the_deadline_with_no_check_skipped() {
         // 992 crash points, of which CRASH_POINTS_MAX are tested.
         assert_eq!((points.exercised, points.total), (u64::from(2 * CRASH_POINTS_MAX), Some(2 * 992)));
         assert!(points.label.en.contains("sampled from the seed"), "{:?}", points.label);
-        let text = pruefstein::report::render_text(&report, pruefstein::Lang::En);
+        let text = pruefstein::report::render_text_full(&report, pruefstein::Lang::En);
         assert!(
             text.contains(&format!("crash points (sampled from the seed) {}/1984", 2 * CRASH_POINTS_MAX)),
             "{text}"

@@ -122,6 +122,7 @@ fn report(checks: Vec<CheckReport>) -> Report {
         coverage: Vec::new(),
         replay: None,
         source: None,
+        diagnosis: None,
     }
 }
 

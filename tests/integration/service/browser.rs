@@ -63,26 +63,27 @@ fn report_page_in_a_browser() {
     let artifacts = artifact_dir("report-page");
     let seen = observe_reports(&artifacts, &[("de", url.clone()), ("en", format!("{url}&lang=en"))]);
 
+    // On the first screen: the verdict, the main problem with its evidence and delivery, the other
+    // failed checks by their titles (no slugs); behind the folded section: every trace and state.
     let expectations = [
         (
             "de",
-            [
-                "NICHT BESTANDEN",
-                "Neue Nachricht",
-                "fresh-message",
-                "Ablauf",
-                "Datenbankzustand",
-                "fehlt in gesehen",
-            ],
+            ["NICHT BESTANDEN", "Hauptproblem", "doppelt", "Beleg", "Diese Zustellung", "Neue Nachricht"],
+            ["Ablauf", "Datenbankzustand", "fehlt in gesehen"],
         ),
-        ("en", ["FAILED", "Fresh message", "fresh-message", "Trace", "Database state", "missing in gesehen"]),
+        (
+            "en",
+            ["FAILED", "Main problem", "twice", "Evidence", "This delivery", "Fresh message"],
+            ["Trace", "Database state", "missing in gesehen"],
+        ),
     ];
-    for (lang, texts) in expectations {
+    for (lang, first, folded) in expectations {
         let page = &seen[lang];
         assert_eq!(page["status"], 200, "{lang}");
         assert_eq!(page["lang"], lang);
         assert_eq!(page["errors"], json!([]), "{lang}: the page raised errors");
-        for text in texts {
+        assert!(page["folded"].as_u64().unwrap() > 0, "{lang}: the checks are folded");
+        for text in first {
             for view in ["text", "noScriptText", "printText"] {
                 assert!(
                     page[view].as_str().unwrap().contains(text),
@@ -90,6 +91,14 @@ fn report_page_in_a_browser() {
                     page[view]
                 );
             }
+        }
+        assert!(
+            !page["text"].as_str().unwrap().contains("fresh-message"),
+            "{lang}: no check slugs on the page"
+        );
+        for text in folded {
+            assert!(!page["text"].as_str().unwrap().contains(text), "{lang}: {text:?} is folded away");
+            assert!(page["printText"].as_str().unwrap().contains(text), "{lang} unfolded lacks {text:?}");
         }
         assert!(page["text"].as_str().unwrap().contains("pruefstein grade"), "{lang}: replay command");
         let phone = &page["phone"];

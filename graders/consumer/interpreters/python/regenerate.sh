@@ -39,6 +39,9 @@ patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/frames.patch"
 # A call whose arguments span several lines is told with the line where it starts, as CPython
 # tells it (under PRUEFSTEIN_CALL_LINE, which build.sh sets).
 patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/call-lines.patch"
+# A frame that returns tells the glue first, so that a delivery's return is traced with the line
+# of consumer.py that returned (under PRUEFSTEIN_FRAMES).
+patch -s -d "$HERE/vendor" -p0 < "$HERE/glue/return-line.patch"
 # The embed port's own helpers are replaced by the glue (no stdio, a collector for wasm).
 rm -f "$HERE/vendor/port/embed_util.c" "$HERE/vendor/port/mphalport.c" \
     "$HERE/vendor/shared/runtime/gchelper_generic.c"

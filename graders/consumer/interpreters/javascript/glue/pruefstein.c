@@ -5,8 +5,9 @@
  * sqlite.js, the guest's `node:sqlite`), so crash points, interleavings and schedules work
  * unchanged. Output (`console.log`, uncaught errors) goes line by line to `env.log`. The imports
  * beyond ABI v1, `env.pf_last_error_code` (the extended result code of the last failed statement,
- * for `e.code` and `e.errcode`) and `env.pf_statement_line` (the line of consumer.js that issues
- * the next statement, for the report), are given to Prüfstein's own guests only. No clock
+ * for `e.code` and `e.errcode`), `env.pf_statement_line` (the line of consumer.js that issues
+ * the next statement, for the report) and `env.pf_return_line` (the line whose `return` ended the
+ * entry function), are given to Prüfstein's own guests only. No clock
  * (Date is the epoch), no randomness (Math.random is seeded once and for all), no files. */
 
 #include <stdint.h>
@@ -33,6 +34,7 @@ IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
 IMPORT("env", "log") void host_log(const char *ptr, int len);
 IMPORT("env", "pf_last_error_code") int host_last_error_code(void);
 IMPORT("env", "pf_statement_line") void host_statement_line(int line);
+IMPORT("env", "pf_return_line") void host_return_line(int line);
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (8 * 1024 * 1024)
@@ -292,6 +294,16 @@ static JSValue js_statement_line(JSContext *c, JSValueConst this_val, int argc, 
     (void)argv;
     host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
     return JS_UNDEFINED;
+}
+
+/* Called by the VM when a function returns (in the vendored quickjs.c): the student's entry function
+ * is a function of consumer.js that no function of consumer.js called; its line goes to the host. */
+int pf_wants_return_line(JSAtom filename, JSAtom caller_filename) {
+    return filename == consumer_file && caller_filename != consumer_file;
+}
+
+void pf_returned_at(int line) {
+    host_return_line(line);
 }
 
 static JSValue js_error_code(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {

@@ -18031,6 +18031,28 @@ static bool needs_backtrace(JSValue exc)
 }
 
 /* argv[] is modified if (flags & JS_CALL_FLAG_COPY_ARGV) = 0. */
+#ifdef PRUEFSTEIN_CALLER_LINE
+/* Prüfstein: a bytecode function returns; the glue says whether it wants its line (the student's
+   entry function: a function of its file that no function of the same file called), and is told
+   the line that returned. */
+int pf_wants_return_line(JSAtom filename, JSAtom caller_filename);
+void pf_returned_at(int line);
+static void JS_PruefsteinReturning(JSContext *ctx, JSStackFrame *sf, JSFunctionBytecode *b,
+                                   const uint8_t *pc)
+{
+    JSAtom caller = JS_ATOM_NULL;
+    JSStackFrame *prev = sf->prev_frame;
+    int col;
+    if (prev && JS_VALUE_GET_TAG(prev->cur_func) == JS_TAG_OBJECT) {
+        JSObject *p = JS_VALUE_GET_OBJ(prev->cur_func);
+        if (js_class_has_bytecode(p->class_id))
+            caller = p->u.func.function_bytecode->filename;
+    }
+    if (pf_wants_return_line(b->filename, caller))
+        pf_returned_at(find_line_num(ctx, b, pc - b->byte_code_buf - 1, &col));
+}
+#endif
+
 static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
                                JSValueConst this_obj, JSValueConst new_target,
                                int argc, JSValueConst *argv, int flags)
@@ -18613,9 +18635,15 @@ static JSValue JS_CallInternal(JSContext *caller_ctx, JSValueConst func_obj,
             BREAK;
         CASE(OP_return):
             ret_val = *--sp;
+#ifdef PRUEFSTEIN_CALLER_LINE
+            JS_PruefsteinReturning(ctx, sf, b, pc);
+#endif
             goto done;
         CASE(OP_return_undef):
             ret_val = JS_UNDEFINED;
+#ifdef PRUEFSTEIN_CALLER_LINE
+            JS_PruefsteinReturning(ctx, sf, b, pc);
+#endif
             goto done;
 
         CASE(OP_check_ctor_return):
@@ -29414,6 +29442,12 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
             goto fail;
         break;
     case TOK_RETURN:
+        {
+#ifdef PRUEFSTEIN_CALLER_LINE
+        /* Prüfstein: the return itself gets the line of its keyword, so that the line a function
+           returned from can be told. */
+        int pf_line = s->token.line_num, pf_col = s->token.col_num;
+#endif
         if (s->cur_func->is_eval) {
             js_parse_error(s, "return not in a function");
             goto fail;
@@ -29427,12 +29461,19 @@ static __exception int js_parse_statement_or_decl(JSParseState *s,
         if (s->token.val != ';' && s->token.val != '}' && !s->got_lf) {
             if (js_parse_expr(s))
                 goto fail;
+#ifdef PRUEFSTEIN_CALLER_LINE
+            emit_source_loc_at(s, pf_line, pf_col);
+#endif
             emit_return(s, true);
         } else {
+#ifdef PRUEFSTEIN_CALLER_LINE
+            emit_source_loc_at(s, pf_line, pf_col);
+#endif
             emit_return(s, false);
         }
         if (js_parse_expect_semi(s))
             goto fail;
+        }
         break;
     case TOK_THROW:
         if (next_token(s))

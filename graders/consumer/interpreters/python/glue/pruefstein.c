@@ -35,6 +35,7 @@ IMPORT("db", "changes") long long host_changes(void);
 IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
 IMPORT("env", "log") void host_log(const char *ptr, int len);
 IMPORT("env", "pf_statement_line") void host_statement_line(int line);
+IMPORT("env", "pf_return_line") void host_return_line(int line);
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (2 * 1024 * 1024)
@@ -94,37 +95,57 @@ static const mp_print_t error_print = {NULL, error_strn};
 /* The student's file's name as the compiler interned it (set in pf_init). */
 static qstr consumer_file = MP_QSTRnull;
 
+/* The file a frame's code comes from. */
+static qstr source_of(const mp_code_state_t *state) {
+    #if MICROPY_EMIT_BYTECODE_USES_QSTR_TABLE
+    return state->fun_bc->context->constants.qstr_table[0];
+    #else
+    return state->fun_bc->context->constants.source_file;
+    #endif
+}
+
+/* The line a frame is at, as a traceback would name it. */
+static int line_of(const mp_code_state_t *state) {
+    const byte *ip = state->fun_bc->bytecode;
+    MP_BC_PRELUDE_SIG_DECODE(ip);
+    MP_BC_PRELUDE_SIZE_DECODE(ip);
+    (void)n_state;
+    (void)n_exc_stack;
+    (void)scope_flags;
+    (void)n_def_pos_args;
+    const byte *line_info_top = ip + n_info;
+    const byte *bytecode_start = ip + n_info + n_cell;
+    for (size_t i = 0; i < 1 + n_pos_args + n_kwonly_args; ++i) {
+        ip = mp_decode_uint_skip(ip);
+    }
+    size_t bc = (size_t)(state->ip - bytecode_start);
+    return (int)mp_bytecode_get_source_line(ip, line_info_top, bc);
+}
+
 /* Tells the host the line of consumer.py that makes the statement about to run: the innermost frame
  * of that file on the chain the VM keeps (`pf_current_code_state`, vendor/py/vm.c under
  * PRUEFSTEIN_FRAMES; the frames of sqlite3.py are its callees), as a traceback would name it; 0
  * when none. */
 static void tell_statement_line(void) {
     for (mp_code_state_t *state = pf_current_code_state; state != NULL; state = state->pf_prev) {
-        const byte *ip = state->fun_bc->bytecode;
-        MP_BC_PRELUDE_SIG_DECODE(ip);
-        MP_BC_PRELUDE_SIZE_DECODE(ip);
-        (void)n_state;
-        (void)n_exc_stack;
-        (void)scope_flags;
-        (void)n_def_pos_args;
-        const byte *line_info_top = ip + n_info;
-        const byte *bytecode_start = ip + n_info + n_cell;
-        #if MICROPY_EMIT_BYTECODE_USES_QSTR_TABLE
-        qstr source_file = state->fun_bc->context->constants.qstr_table[0];
-        #else
-        qstr source_file = state->fun_bc->context->constants.source_file;
-        #endif
-        if (source_file != consumer_file) {
-            continue;
+        if (source_of(state) == consumer_file) {
+            host_statement_line(line_of(state));
+            return;
         }
-        for (size_t i = 0; i < 1 + n_pos_args + n_kwonly_args; ++i) {
-            ip = mp_decode_uint_skip(ip);
-        }
-        size_t bc = (size_t)(state->ip - bytecode_start);
-        host_statement_line((int)mp_bytecode_get_source_line(ip, line_info_top, bc));
-        return;
     }
     host_statement_line(0);
+}
+
+/* Called by the VM when a frame executes `return` (glue/return-line.patch): the student's entry
+ * function (a frame of consumer.py that no frame of consumer.py called) tells the host its line. */
+void pf_frame_returning(mp_code_state_t *state) {
+    if (source_of(state) != consumer_file) {
+        return;
+    }
+    if (state->pf_prev != NULL && source_of(state->pf_prev) == consumer_file) {
+        return;
+    }
+    host_return_line(line_of(state));
 }
 
 /* ---- the host's db.* and msg.* as functions of the sqlite3 module ---- */

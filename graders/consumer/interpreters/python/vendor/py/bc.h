@@ -261,6 +261,8 @@ typedef struct _mp_code_state_t {
 #if PRUEFSTEIN_FRAMES
 // The innermost bytecode frame running now (Pruefstein), or NULL.
 extern mp_code_state_t *pf_current_code_state;
+// Called when a bytecode frame executes `return`, before any `finally` runs (Pruefstein's glue).
+void pf_frame_returning(mp_code_state_t *code_state);
 #endif
 
 // State for an executing native function (based on mp_code_state_t).

@@ -1126,6 +1126,10 @@ unwind_jump:;
 
                 ENTRY(MP_BC_RETURN_VALUE):
                     MARK_EXC_IP_SELECTIVE();
+                    #if PRUEFSTEIN_FRAMES
+                    // Pruefstein: the line that returns, told before a `finally` or `with` exit runs.
+                    pf_frame_returning(code_state);
+                    #endif
 unwind_return:
                     // Search for and execute finally handlers that aren't already active
                     while (exc_sp >= exc_stack) {

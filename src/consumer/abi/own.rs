@@ -1,0 +1,41 @@
+//! The host functions only Prüfstein's own interpreter guests import, beside ABI v1.
+
+use wasmtime::{Caller, Linker};
+
+use super::{GuestState, HostResult, charge};
+
+/// What Prüfstein's own interpreter guests import beyond ABI v1 (a submitted module that imports
+/// them is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
+/// result code of the last failed statement, which the JavaScript guest's `node:sqlite` names in
+/// an error's `code` and `errcode`; `env.pf_statement_line`, the line of the student's source that
+/// issues the next statement, which the trace records with it; `env.pf_return_line`, the line whose
+/// `return` ended the student's entry function, which the trace records with the return.
+pub(super) fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
+    linker.func_wrap(
+        "env",
+        "pf_last_error_code",
+        |mut caller: Caller<'_, GuestState>| -> HostResult<i32> {
+            charge(&mut caller, 0)?;
+            Ok(caller.data().db.last_error_code())
+        },
+    )?;
+    linker.func_wrap(
+        "env",
+        "pf_statement_line",
+        |mut caller: Caller<'_, GuestState>, line: i32| -> HostResult<()> {
+            charge(&mut caller, 0)?;
+            caller.data_mut().statement_line = u32::try_from(line).ok().filter(|l| *l > 0);
+            Ok(())
+        },
+    )?;
+    linker.func_wrap(
+        "env",
+        "pf_return_line",
+        |mut caller: Caller<'_, GuestState>, line: i32| -> HostResult<()> {
+            charge(&mut caller, 0)?;
+            caller.data_mut().return_line = u32::try_from(line).ok().filter(|l| *l > 0);
+            Ok(())
+        },
+    )?;
+    Ok(())
+}
