@@ -261,6 +261,22 @@ pub struct RunResult {
     pub stderr: String,
 }
 
+/// The first line a question's template puts before the answer to name the learner:
+/// `pruefstein-learner: {{ STUDENT.id }}` (CodeRunner expands its Twig there; the sandbox parameters
+/// it sends as they are written, the same for every student). Without it every run of a question is
+/// one learner, and every student gets the same variant.
+pub const LEARNER_LINE: &str = "pruefstein-learner:";
+
+/// The learner a template's first line names, and the source after that line; the source whole
+/// when its first line is not one.
+fn split_learner_line(sourcecode: &str) -> (Option<String>, &str) {
+    let (first, rest) = sourcecode.split_once('\n').unwrap_or((sourcecode, ""));
+    match first.trim_end_matches('\r').strip_prefix(LEARNER_LINE) {
+        Some(learner) => (Some(learner.trim().to_string()), rest),
+        None => (None, sourcecode),
+    }
+}
+
 /// `POST …/restapi/runs`: grades the run and answers CodeRunner's combinator-grader JSON.
 #[utoipa::path(
     post,
@@ -307,7 +323,8 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
             "the run names no exercise: set the question's sandbox parameters to {\"exercise\": \"<slug>\"}",
         );
     };
-    let learner = text("learner").unwrap_or_else(|| "coderunner".to_string());
+    let (line_learner, sourcecode) = split_learner_line(&spec.sourcecode);
+    let learner = line_learner.or_else(|| text("learner")).unwrap_or_else(|| "coderunner".to_string());
     let lang = if text("lang").as_deref() == Some("en") { Lang::En } else { Lang::De };
     let Some(served) = shared.catalogue.get(&exercise) else {
         return jobe_error(StatusCode::NOT_FOUND, format!("there is no exercise {exercise:?}"));
@@ -318,7 +335,7 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         Err(answer) => return answer,
     };
     // Empty source code (and no module file) is nothing to grade.
-    let source = Some(spec.sourcecode).filter(|s| !s.trim().is_empty());
+    let source = Some(sourcecode.to_string()).filter(|s| !s.trim().is_empty());
     let (answer, module) = match (served.grader.submission_kind(), module) {
         (_, Some(module)) => (None, Some(module)),
         (SubmissionKind::Answer, None) => (source, None),

@@ -386,3 +386,27 @@ fn coderunner_s_own_jobe_client_shows_what_jobe_would_show() {
     let text = overloaded[0]["shown"]["text"].as_str().unwrap();
     assert!(text.contains("server overload"), "{}", overloaded[0]);
 }
+
+/// CodeRunner sends a question's sandbox parameters as they are written, the same for every student;
+/// its template is where Twig names the student. A first line `pruefstein-learner: {{ STUDENT.id }}`
+/// makes each student's run that learner's (their own variant), and is not part of the answer; a
+/// learner id the service refuses anywhere (control or bidi characters) is refused here too.
+#[test]
+fn the_template_names_the_learner_so_each_student_grades_their_own_variant() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--jobe"]);
+    let (key, _) = server.client("moodle");
+    let module = exercise_file("solutions/reference.wat");
+    for (n, student) in ["4711", "4712"].into_iter().enumerate() {
+        let source = format!("pruefstein-learner: {student}\r\n{module}");
+        let grade =
+            graded(&call(&server, "POST", "/runs", &key, &run_spec(&source, json!([]), json!(CONSUMER))));
+        assert_eq!(grade["fraction"], 1.0, "the line is not part of the module: {grade}");
+        let (status, view) =
+            server.call_json("GET", &format!("/api/v1/submissions/sub_{}", n + 1), &key, &Value::Null);
+        assert_eq!((status, view["learner"].as_str()), (200, Some(student)), "{view}");
+    }
+    let hostile = format!("pruefstein-learner: eve\u{202e}\n{module}");
+    let r = call(&server, "POST", "/runs", &key, &run_spec(&hostile, json!([]), json!(CONSUMER)));
+    assert_eq!(r.status, 400, "{}", r.text());
+}
