@@ -446,6 +446,9 @@ pub const LTI_FETCH_BYTES_MAX: usize = 64 * 1024;
 pub const LTI_FORM_BYTES_MAX: usize = 64 * 1024;
 /// Longest value of one login or launch parameter other than the `id_token`, in bytes.
 pub const LTI_PARAM_BYTES_MAX: usize = 2_048;
+/// Longest `data` of a deep-linking request (its JSON text) that the tool carries through the
+/// picker and returns, in bytes; in base64url it must fit one form parameter.
+pub const LTI_DEEP_LINK_DATA_BYTES_MAX: usize = 1_536;
 /// Lifetime of the tool's own JWTs (client assertions, deep-linking responses), in seconds.
 pub const LTI_JWT_TTL_S: u64 = 300;
 /// An access token for score passback is used until this long before it expires, in seconds.
@@ -687,3 +690,4 @@ impl Limits {
 const _: () = assert!(LTI_FETCH_MS_MAX <= WEBHOOK_ATTEMPT_MS_MAX);
 const _: () = assert!(LTI_TOKEN_MARGIN_S < LTI_JWT_TTL_S);
 const _: () = assert!(LTI_PARAM_BYTES_MAX < LTI_FORM_BYTES_MAX);
+const _: () = assert!(LTI_DEEP_LINK_DATA_BYTES_MAX.div_ceil(3) * 4 <= LTI_PARAM_BYTES_MAX);

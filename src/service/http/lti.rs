@@ -7,14 +7,17 @@
 
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine as _;
 use futures_util::StreamExt;
 use maud::html;
 use serde_json::json;
+use serde_json::value::RawValue;
 
 use super::Data;
 use super::learn::{page_response, page_url};
 use crate::limits::{
-    LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS, LTI_STATES_PENDING_MAX,
+    LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
+    LTI_STATES_PENDING_MAX,
 };
 use crate::service::lti::keys::tool_key;
 use crate::service::lti::verify::{
@@ -425,7 +428,16 @@ fn deep_linking_picker(
         return Err(LaunchError::Claim("a usable deep_link_return_url".into()));
     }
     let deployment = claims.deployment_id.clone().unwrap_or_default();
-    let data = settings.data.clone().unwrap_or_default();
+    // The platform's `data`, any JSON value, travels as the text it was signed as, in base64url
+    // (a browser would turn the line breaks of a form value into CRLF); empty: none.
+    let data = settings.data.as_ref().map(|d| d.get()).unwrap_or_default();
+    if data.len() > LTI_DEEP_LINK_DATA_BYTES_MAX {
+        return Err(LaunchError::Claim(format!(
+            "deep-linking data of at most {LTI_DEEP_LINK_DATA_BYTES_MAX} bytes (it has {})",
+            data.len()
+        )));
+    }
+    let data = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(data);
     let expires = (clock::now_ms() + LTI_STATE_TTL_MS as i64).to_string();
     let platform_id = platform.id.to_string();
     let t = |de, en| if lang == Lang::De { de } else { en };
@@ -456,6 +468,28 @@ fn deep_linking_picker(
     };
     let page = pages::plain_page(lang, t("Aufgabe auswählen", "Choose an exercise"), body);
     Ok(page_response(shared, StatusCode::OK, page))
+}
+
+/// The claims of a deep-linking response, with the platform's `data` as it was signed.
+#[derive(serde::Serialize)]
+struct DeepLinkingResponse {
+    #[serde(flatten)]
+    claims: serde_json::Value,
+    #[serde(
+        rename = "https://purl.imsglobal.org/spec/lti-dl/claim/data",
+        skip_serializing_if = "Option::is_none"
+    )]
+    data: Option<Box<RawValue>>,
+}
+
+/// The platform's `data` from the picker's field (base64url of its JSON text; empty: none).
+fn returned_data(encoded: &str) -> Result<Option<Box<RawValue>>, ()> {
+    if encoded.is_empty() {
+        return Ok(None);
+    }
+    let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(encoded).map_err(|_| ())?;
+    let text = String::from_utf8(text).map_err(|_| ())?;
+    serde_json::from_str::<Box<RawValue>>(&text).map(Some).map_err(|_| ())
 }
 
 /// `POST /lti/deep-link`: the teacher's choice, answered with a page whose form posts the signed
@@ -491,7 +525,9 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
         &[&platform_id, &deployment, &return_url, &data, &slug, &expires],
     );
     let expired = expires.parse::<i64>().map_or(true, |e| e <= clock::now_ms());
-    if !auth::tokens_equal(&expected, &token) || expired {
+    // The platform's `data` goes back as it came, byte for byte (the token binds it).
+    let returned = returned_data(&data);
+    if !auth::tokens_equal(&expected, &token) || expired || returned.is_err() {
         return refuse(&shared, lang, StatusCode::BAD_REQUEST, &LaunchError::State);
     }
     let platform = match platforms(&shared).await {
@@ -514,7 +550,7 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
         Ok(nonce) => nonce,
         Err(e) => return refuse(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
-    let mut claims = json!({
+    let claims = json!({
         "iss": platform.platform.client_id,
         "aud": platform.platform.issuer,
         "iat": now,
@@ -535,12 +571,10 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
             },
         }],
     });
-    if !data.is_empty() {
-        claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] = json!(data);
-    }
+    let response = DeepLinkingResponse { claims, data: returned.unwrap_or_default() };
     let signed = {
         let shared = shared.clone();
-        web::block(move || tool_key(&shared).and_then(|key| key.sign(&claims))).await
+        web::block(move || tool_key(&shared).and_then(|key| key.sign(&response))).await
     };
     let jwt = match signed {
         Ok(Ok(jwt)) => jwt,

@@ -293,13 +293,19 @@ fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
     let points = crate::support::consumer_exercise().points;
 
     // Deep linking: the teacher picks exercise 03; the platform gets a signed resource link.
+    // Its `data` is an object (any JSON value is opaque to the tool), with a number no float
+    // holds, a repeated key and a line break: it comes back exactly as it was signed.
     let (state, nonce) = login(&server, &platform);
     let mut claims = platform.claims(&nonce, "LtiDeepLinkingRequest");
     claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = json!({
         "deep_link_return_url": format!("{}/return", platform.issuer()),
-        "accept_types": ["ltiResourceLink"], "data": "opaque-1",
+        "accept_types": ["ltiResourceLink"], "data": "@DATA@",
     });
-    let r = launch(&server, &keys().0.sign(&claims).unwrap(), &state);
+    const DATA: &str =
+        "{\"z\": 1, \"a\": [2.50, 123456789012345678901234567890],\n \"z\": {\"ctx\": \"c-7\"}}";
+    let signed: Box<serde_json::value::RawValue> =
+        serde_json::from_str(&claims.to_string().replace("\"@DATA@\"", DATA)).unwrap();
+    let r = launch(&server, &keys().0.sign(&signed).unwrap(), &state);
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.text().contains("Aufgabe auswählen"), "{}", r.text());
     let (action, fields) = form_fields(&r.text(), &format!("value=\"{CONSUMER}\""));
@@ -315,7 +321,14 @@ fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
     assert_eq!(response["iss"], CLIENT_ID);
     assert_eq!(response[format!("{CLAIM}message_type")], "LtiDeepLinkingResponse");
     assert_eq!(response[format!("{CLAIM}deployment_id")], DEPLOYMENT);
-    assert_eq!(response["https://purl.imsglobal.org/spec/lti-dl/claim/data"], "opaque-1");
+    let payload = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(fields[0].1.split('.').nth(1).unwrap())
+        .unwrap();
+    let payload = String::from_utf8(payload).unwrap();
+    assert!(
+        payload.contains(&format!("\"https://purl.imsglobal.org/spec/lti-dl/claim/data\":{DATA}")),
+        "the data as it was signed: {payload}"
+    );
     let item = &response["https://purl.imsglobal.org/spec/lti-dl/claim/content_items"][0];
     assert_eq!(item["type"], "ltiResourceLink");
     assert_eq!(item["custom"]["exercise"], CONSUMER);
@@ -488,6 +501,33 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
             }),
         ),
         ("not a JWT", 401, "kein RS256", Box::new(|_, _| "abc.def".to_string())),
+        (
+            "not valid before an hour from now",
+            401,
+            "gilt erst in 3600 s (nbf)",
+            Box::new(move |c, _| {
+                c["nbf"] = json!(now + 3600);
+                sign(c)
+            }),
+        ),
+        (
+            "issued an hour from now",
+            401,
+            "gilt erst in 3600 s (iat)",
+            Box::new(move |c, _| {
+                c["iat"] = json!(now + 3600);
+                sign(c)
+            }),
+        ),
+        (
+            "custom claim of the wrong type",
+            401,
+            "Angabe https://purl.imsglobal.org/spec/lti/claim/custom im Token hat den falschen Typ",
+            Box::new(move |c, _| {
+                c[format!("{CLAIM}custom")] = json!("exercise=03");
+                sign(c)
+            }),
+        ),
     ];
     for (name, status, text, mutate) in &cases {
         let (state, nonce) = login(&server, &platform);
@@ -540,9 +580,18 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
     assert_eq!(r.status, 400, "{}", r.text());
     assert!(r.text().contains("larger than") || r.text().contains("longer than"), "{}", r.text());
     let log = server.log_text();
-    for reason in
-        ["issuer", "audience", "expired", "unknown-kid", "signature", "deployment", "nonce", "state"]
-    {
+    for reason in [
+        "issuer",
+        "audience",
+        "expired",
+        "unknown-kid",
+        "signature",
+        "deployment",
+        "nonce",
+        "state",
+        "not-yet-valid",
+        "claim-type",
+    ] {
         assert!(log.contains(&format!("\"reason\":\"{reason}\"")), "a log line names {reason}: {log}");
     }
     assert!(!log.contains("\"status\":500"), "never a 500: {log}");
