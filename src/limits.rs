@@ -453,7 +453,17 @@ pub const LTI_DEEP_LINK_DATA_BYTES_MAX: usize = 1_536;
 pub const LTI_JWT_TTL_S: u64 = 300;
 /// An access token for score passback is used until this long before it expires, in seconds.
 pub const LTI_TOKEN_MARGIN_S: u64 = 30;
-/// Clock difference allowed between a platform and the tool when checking `exp`, in seconds.
+/// A platform's key set is fetched at most once per this interval, in ms, however many launches
+/// name a key it lacks (a launch within the interval that names one is refused without a fetch),
+/// and is kept at least this long whatever its `Cache-Control` says (`lti_jwks_interval_ms`).
+pub const LTI_JWKS_INTERVAL_MS: u64 = 60_000;
+/// A platform's key set is fetched again after this long at the latest, whatever its
+/// `Cache-Control` says (`max-age` is honoured up to here), in ms.
+pub const LTI_JWKS_MAX_AGE_MS: u64 = 24 * 60 * 60 * 1000;
+/// How long a platform's key set is kept when its answer has no `Cache-Control`, in ms.
+pub const LTI_JWKS_MAX_AGE_DEFAULT_MS: u64 = 60 * 60 * 1000;
+/// Clock difference allowed between a platform and the tool when checking `exp`, `nbf` and `iat`,
+/// in seconds.
 pub const LTI_CLOCK_LEEWAY_S: u64 = 60;
 /// Bits of the tool's RSA key, generated on first use and kept in the store.
 pub const LTI_KEY_BITS: usize = 2048;
@@ -690,4 +700,6 @@ impl Limits {
 const _: () = assert!(LTI_FETCH_MS_MAX <= WEBHOOK_ATTEMPT_MS_MAX);
 const _: () = assert!(LTI_TOKEN_MARGIN_S < LTI_JWT_TTL_S);
 const _: () = assert!(LTI_PARAM_BYTES_MAX < LTI_FORM_BYTES_MAX);
+const _: () = assert!(LTI_JWKS_INTERVAL_MS <= LTI_JWKS_MAX_AGE_DEFAULT_MS);
+const _: () = assert!(LTI_JWKS_MAX_AGE_DEFAULT_MS <= LTI_JWKS_MAX_AGE_MS);
 const _: () = assert!(LTI_DEEP_LINK_DATA_BYTES_MAX.div_ceil(3) * 4 <= LTI_PARAM_BYTES_MAX);

@@ -112,6 +112,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_JOB_LEASE_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub job_lease_ms: Option<u64>,
+    /// A platform's key set (JWKS) is fetched at most once per this many milliseconds
+    /// [default: see limits].
+    #[arg(long, env = "PRUEFSTEIN_LTI_JWKS_INTERVAL_MS", hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lti_jwks_interval_ms: Option<u64>,
 }
 
 /// Where the service grades.
@@ -157,6 +162,8 @@ pub struct Config {
     pub request_body_timeout_ms: u64,
     pub isolation: Isolation,
     pub job_lease_ms: u64,
+    /// A platform's key set is fetched at most once per this interval (and kept at least as long).
+    pub lti_jwks_interval_ms: u64,
 }
 
 impl Default for Config {
@@ -184,6 +191,7 @@ impl Default for Config {
             request_body_timeout_ms: limits::REQUEST_BODY_MS_MAX,
             isolation: Isolation::default(),
             job_lease_ms: limits::JOB_LEASE_MS,
+            lti_jwks_interval_ms: limits::LTI_JWKS_INTERVAL_MS,
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The checks of an LTI 1.3 launch: the `id_token` a platform posts to `/lti/launch` is verified
-//! with `jsonwebtoken` (RS256 only) against the platform's JWKS (fetched once, cached, fetched again
-//! when a token names a `kid` the cache does not hold; each fetch bounded in time and size), then
+//! with `jsonwebtoken` (RS256 only) against the platform's JWKS (cached as [`super::jwks`] says:
+//! fetched again when it is stale or a token names a `kid` it lacks, at most once per interval), then
 //! its claims: issuer, audience (the tool's client id; with several audiences `azp` must name it),
 //! the times (`exp` past, `nbf` or `iat` in the future, each with [`LTI_CLOCK_LEEWAY_S`]), the
 //! nonce of the login, the deployment, the message type and the LTI version. Each claim is read on
@@ -8,20 +8,17 @@
 //! for the page in both languages.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::JwkSet;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
-use crate::limits::{LTI_CLOCK_LEEWAY_S, LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX};
+use crate::limits::LTI_CLOCK_LEEWAY_S;
 use crate::service::Shared;
 use crate::service::store::PlatformRecord;
-use crate::service::webhook::{Exchange, exchange};
 use crate::text::Text;
 
 pub const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
@@ -154,7 +151,8 @@ pub enum LaunchError {
     UnknownPlatform,
     /// The token is not a JWT, or not RS256.
     NotAJwt(String),
-    /// No key of the platform has the token's `kid`, even after fetching the JWKS again.
+    /// No key of the platform has the token's `kid`: not after fetching its JWKS again, nor (within
+    /// the refetch interval) in the set last fetched.
     UnknownKey(String),
     /// The platform's JWKS could not be fetched.
     Jwks(String),
@@ -301,46 +299,6 @@ impl LaunchError {
     }
 }
 
-/// Fetches a platform's JWKS (bounded in time and size). Blocking.
-pub fn fetch_jwks(shared: &Shared, platform: &PlatformRecord) -> Result<JwkSet, LaunchError> {
-    let (status, body) = exchange(
-        Exchange {
-            method: "GET",
-            url: &platform.platform.jwks_url,
-            content_type: None,
-            headers: &[("accept", "application/json".to_string())],
-            body: b"",
-            read_max: LTI_FETCH_BYTES_MAX,
-        },
-        shared.config.allow_private_callbacks,
-        LTI_FETCH_MS_MAX,
-    )
-    .map_err(|e| LaunchError::Jwks(e.message))?;
-    if status != 200 {
-        return Err(LaunchError::Jwks(format!("the JWKS endpoint answered {status}")));
-    }
-    serde_json::from_slice::<JwkSet>(&body).map_err(|e| LaunchError::Jwks(format!("not a JWKS: {e}")))
-}
-
-/// The platform's key with `kid`: from the cache, or from a fresh fetch of its JWKS when the cache
-/// has none with that id (a platform that rotated its keys). Blocking.
-fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, LaunchError> {
-    let find = |set: &JwkSet| set.find(kid).map(DecodingKey::from_jwk);
-    let cached = shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).get(&platform.id).cloned();
-    if let Some(found) = cached.as_deref().and_then(find) {
-        return found
-            .map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")));
-    }
-    let fresh = Arc::new(fetch_jwks(shared, platform)?);
-    shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).insert(platform.id, fresh.clone());
-    match find(&fresh) {
-        Some(found) => {
-            found.map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")))
-        }
-        None => Err(LaunchError::UnknownKey(kid.to_string())),
-    }
-}
-
 /// Verifies a launch's `id_token` for `platform` and the login's `nonce`. Blocking (it may fetch
 /// the platform's JWKS).
 pub fn verify(
@@ -354,7 +312,7 @@ pub fn verify(
         return Err(LaunchError::NotAJwt(format!("its algorithm is {:?}", header.alg)));
     }
     let kid = header.kid.ok_or_else(|| LaunchError::NotAJwt("its header names no kid".into()))?;
-    let key = key_for(shared, platform, &kid)?;
+    let key = super::jwks::key_for(shared, platform, &kid)?;
     let mut validation = Validation::new(Algorithm::RS256);
     validation.leeway = LTI_CLOCK_LEEWAY_S;
     validation.set_issuer(&[platform.platform.issuer.as_str()]);

@@ -52,6 +52,8 @@ struct Platform {
     seen: Arc<Mutex<Vec<Seen>>>,
     /// The JWKS it publishes.
     jwks: Arc<Mutex<Value>>,
+    /// The `Cache-Control` it sends with its JWKS (none: no such header).
+    cache_control: Arc<Mutex<Option<String>>>,
     scores: ScorePolicy,
 }
 
@@ -67,12 +69,19 @@ impl Platform {
         let scores: ScorePolicy =
             Arc::new(Mutex::new(Box::new(move |n| if n < score_failures { 500 } else { 200 })));
         let policy = scores.clone();
+        let cache_control = Arc::new(Mutex::new(None::<String>));
+        let cache = cache_control.clone();
         std::thread::spawn(move || {
             let mut posted = 0usize;
             for stream in listener.incoming() {
                 let Ok(mut stream) = stream else { continue };
                 let Some(request) = read_any(&mut stream) else { continue };
+                let mut extra = String::new();
                 let (status, body) = match (request.method.as_str(), request.path.as_str()) {
+                    ("GET", "/jwks") if cache.lock().unwrap().is_some() => {
+                        extra = format!("Cache-Control: {}\r\n", cache.lock().unwrap().as_deref().unwrap());
+                        (200, published.lock().unwrap().to_string())
+                    }
                     ("GET", "/jwks") => (200, published.lock().unwrap().to_string()),
                     ("POST", "/token") => (
                         200,
@@ -89,14 +98,14 @@ impl Platform {
                 log.lock().unwrap().push(request);
                 let _ = stream.write_all(
                     format!(
-                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                        "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\n{extra}Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
                         body.len()
                     )
                     .as_bytes(),
                 );
             }
         });
-        Platform { port, seen, jwks, scores }
+        Platform { port, seen, jwks, cache_control, scores }
     }
 
     fn issuer(&self) -> String {
@@ -109,8 +118,13 @@ impl Platform {
 
     /// Registers this platform with the server through `pruefstein platform add`.
     fn register(&self, server: &Server) -> Value {
+        self.register_as(server, "fake")
+    }
+
+    /// Registers this platform under `name`.
+    fn register_as(&self, server: &Server, name: &str) -> Value {
         let out = Command::new(BIN)
-            .args(["platform", "add", "fake", "--json", "--issuer"])
+            .args(["platform", "add", name, "--json", "--issuer"])
             .arg(self.issuer())
             .args(["--client-id", CLIENT_ID, "--auth-url"])
             .arg(format!("{}/auth", self.issuer()))
@@ -504,7 +518,7 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
         (
             "not valid before an hour from now",
             401,
-            "gilt erst in 3600 s (nbf)",
+            "s (nbf): ihre Uhr",
             Box::new(move |c, _| {
                 c["nbf"] = json!(now + 3600);
                 sign(c)
@@ -513,7 +527,7 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
         (
             "issued an hour from now",
             401,
-            "gilt erst in 3600 s (iat)",
+            "s (iat): ihre Uhr",
             Box::new(move |c, _| {
                 c["iat"] = json!(now + 3600);
                 sign(c)
@@ -643,15 +657,19 @@ fn platform_registrations_are_checked() {
     }
 }
 
-/// The platform rotates its key: the cached JWKS lacks the new `kid`, so it is fetched again and
-/// the launch succeeds. A score the line item refuses for good is dead, listed for the platform's
-/// API client, and redelivered by hand with the same score and timestamp.
+/// The platform rotates its key: the cached JWKS lacks the new `kid`, so it is fetched again once
+/// the refetch interval is over, and the launch succeeds. A score the line item refuses for good
+/// is dead, listed for the platform's API client, and redelivered by hand with the same score and
+/// timestamp.
 #[test]
 fn a_rotated_platform_key_is_fetched_and_a_dead_score_is_redelivered() {
     let platform = Platform::start(0);
     *platform.scores.lock().unwrap() = Box::new(|_| 400);
     let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &["--allow-private-callbacks", "--webhook-backoff-ms", "100"]);
+    let server = Server::start(
+        dir.path(),
+        &["--allow-private-callbacks", "--webhook-backoff-ms", "100", "--lti-jwks-interval-ms", "300"],
+    );
     let registration = platform.register(&server);
     let token = registration["token"].as_str().unwrap();
     let (old, new) = keys();
@@ -667,12 +685,21 @@ fn a_rotated_platform_key_is_fetched_and_a_dead_score_is_redelivered() {
     let r = launch(&server, &old.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
     assert_eq!(r.status, 303);
     assert_eq!(platform.seen("/jwks").len(), 1, "cached");
-    // Rotated: only the new key is published now.
+    // Rotated: only the new key is published now. Within the interval since the last fetch the
+    // unknown key is refused without a fetch; after it, the set is fetched again, once.
     *platform.jwks.lock().unwrap() = json!({"keys": [new.jwk]});
-    let (state, nonce) = login(&server, &platform);
-    let r = launch(&server, &new.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
-    assert_eq!(r.status, 303, "{}", r.text());
-    assert_eq!(platform.seen("/jwks").len(), 2, "fetched again for the unknown kid");
+    let r = poll("the rotated key to be fetched", Duration::from_secs(60), || {
+        let (state, nonce) = login(&server, &platform);
+        let r = launch(&server, &new.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+        if r.status == 303 {
+            return Some(r);
+        }
+        assert_eq!(r.status, 401, "{}", r.text());
+        assert!(r.text().contains("unbekannten Schlüssel"), "{}", r.text());
+        assert_eq!(platform.seen("/jwks").len(), 1, "refused without a fetch");
+        None
+    });
+    assert_eq!(platform.seen("/jwks").len(), 2, "fetched again for the unknown kid, once");
     let page = path_of(r.header("location").unwrap());
 
     let body = multipart(&[
@@ -708,4 +735,82 @@ fn a_rotated_platform_key_is_fetched_and_a_dead_score_is_redelivered() {
     let (other, _) = server.client("lms");
     let (_, list) = server.call_json("GET", "/api/v1/webhooks/dead", &other, &Value::Null);
     assert_eq!(list["events"], json!([]));
+}
+
+/// A login and a launch signed with `key` under `kid`: the launch's answer.
+fn launch_with(server: &Server, platform: &Platform, key: &ToolKey, kid: &str) -> Response {
+    let (state, nonce) = login(server, platform);
+    launch(server, &key.sign_with_kid(&platform.resource_link_claims(&nonce), kid).unwrap(), &state)
+}
+
+/// Launches naming keys the platform does not have, all at once and one after another, make the
+/// tool fetch the platform's JWKS once in the interval (60 s by default), not once per launch.
+#[test]
+fn unknown_kids_fetch_the_platforms_keys_at_most_once_per_interval() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    platform.register(&server);
+    let (good, _) = keys();
+    let refused = |r: &Response| r.status == 401 && r.text().contains("unbekannten Schlüssel");
+
+    // A burst before anything is cached: one fetch, the others wait for it and use its answer.
+    let burst: Vec<Response> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..12)
+            .map(|i| {
+                let (server, platform) = (&server, &platform);
+                scope.spawn(move || launch_with(server, platform, good, &format!("unknown-{i}")))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &burst {
+        assert!(refused(r), "{}: {}", r.status, r.text());
+    }
+    assert_eq!(platform.seen("/jwks").len(), 1, "one fetch for the whole burst");
+    // The platform's real key is in that set: no fetch.
+    assert_eq!(launch_with(&server, &platform, good, &good.kid).status, 303);
+    // More unknown keys within the interval: refused, no fetch.
+    for i in 0..20 {
+        let r = launch_with(&server, &platform, good, &format!("later-{i}"));
+        assert!(refused(&r), "{}: {}", r.status, r.text());
+    }
+    assert_eq!(platform.seen("/jwks").len(), 1, "still one fetch");
+    assert!(server.log_text().contains("\"reason\":\"unknown-kid\""));
+}
+
+/// How long a set is kept follows the platform's `Cache-Control`, never shorter than the
+/// interval: a platform that says `no-store` is asked again once per interval, one that says
+/// `max-age=3600` not in that time.
+#[test]
+fn a_platforms_cache_control_decides_how_long_its_keys_are_kept() {
+    const INTERVAL_MS: u64 = 300;
+    let (no_store, max_age) = (Platform::start(0), Platform::start(0));
+    *no_store.cache_control.lock().unwrap() = Some("no-store".into());
+    *max_age.cache_control.lock().unwrap() = Some("public, max-age=3600".into());
+    let dir = tempfile::tempdir().unwrap();
+    let interval = INTERVAL_MS.to_string();
+    let server =
+        Server::start(dir.path(), &["--allow-private-callbacks", "--lti-jwks-interval-ms", &interval]);
+    no_store.register_as(&server, "no-store");
+    max_age.register_as(&server, "max-age");
+    let good = &keys().0;
+
+    let started = std::time::Instant::now();
+    let launches = std::cell::Cell::new(0);
+    poll("the no-store platform's keys to be fetched three times", Duration::from_secs(60), || {
+        for platform in [&no_store, &max_age] {
+            assert_eq!(launch_with(&server, platform, good, &good.kid).status, 303);
+        }
+        launches.set(launches.get() + 1);
+        (no_store.seen("/jwks").len() >= 3).then_some(())
+    });
+    let elapsed = started.elapsed().as_millis() as u64;
+    let fetched = no_store.seen("/jwks").len() as u64;
+    assert!(
+        fetched <= 1 + elapsed / INTERVAL_MS,
+        "{fetched} fetches in {elapsed} ms: more than one per {INTERVAL_MS} ms"
+    );
+    assert!(launches.get() > fetched, "launches between the fetches were served from the cache");
+    assert_eq!(max_age.seen("/jwks").len(), 1, "max-age=3600 is kept beyond the interval");
 }
