@@ -14,13 +14,23 @@ use std::time::{Duration, Instant};
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::JwkSet;
 
-use super::verify::LaunchError;
 use crate::limits::{
     LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX, LTI_JWKS_MAX_AGE_DEFAULT_MS, LTI_JWKS_MAX_AGE_MS,
 };
 use crate::service::Shared;
 use crate::service::store::PlatformRecord;
 use crate::service::webhook::{Exchange, exchange_answer};
+
+/// Why no key could be had.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeyError {
+    /// The platform's set does not hold the `kid`.
+    Unknown(String),
+    /// The `kid`'s key cannot be used: the message.
+    Unusable(String),
+    /// The set could not be fetched: the message.
+    Fetch(String),
+}
 
 /// What the tool knows of one platform's keys.
 #[derive(Default)]
@@ -72,7 +82,7 @@ pub fn lifetime(cache_control: Option<&str>, interval: Duration) -> Duration {
 
 /// Fetches a platform's JWKS (bounded in time and size) and the `Cache-Control` it came with.
 /// Blocking.
-fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<String>), LaunchError> {
+fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<String>), KeyError> {
     let answer = exchange_answer(
         Exchange {
             method: "GET",
@@ -85,18 +95,18 @@ fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<S
         shared.config.allow_private_callbacks,
         LTI_FETCH_MS_MAX,
     )
-    .map_err(|e| LaunchError::Jwks(e.message))?;
+    .map_err(|e| KeyError::Fetch(e.message))?;
     if answer.status != 200 {
-        return Err(LaunchError::Jwks(format!("the JWKS endpoint answered {}", answer.status)));
+        return Err(KeyError::Fetch(format!("the JWKS endpoint answered {}", answer.status)));
     }
     let set = serde_json::from_slice::<JwkSet>(&answer.body)
-        .map_err(|e| LaunchError::Jwks(format!("not a JWKS: {e}")))?;
+        .map_err(|e| KeyError::Fetch(format!("not a JWKS: {e}")))?;
     Ok((set, answer.cache_control))
 }
 
 /// The platform's key with `kid`: from its cached set while that is fresh, otherwise from a fetch
 /// (at most one per interval). Blocking: it may wait for a fetch.
-pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, LaunchError> {
+pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, KeyError> {
     let interval = Duration::from_millis(shared.config.lti_jwks_interval_ms);
     let entry = shared.lti.jwks.of(platform.id);
     // Held through a fetch: the platform's other launches wait for it and use its answer.
@@ -109,7 +119,7 @@ pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<
     let may_fetch = keys.fetched_at.is_none_or(|at| now.duration_since(at) >= interval);
     if !may_fetch {
         // Fetched within the interval: what that fetch gave, nothing more.
-        return find(keys.set.as_deref(), kid).unwrap_or_else(|| Err(LaunchError::UnknownKey(kid.into())));
+        return find(keys.set.as_deref(), kid).unwrap_or_else(|| Err(KeyError::Unknown(kid.into())));
     }
     keys.fetched_at = Some(now);
     match fetch(shared, platform) {
@@ -118,12 +128,12 @@ pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<
             keys.set = Some(Arc::new(set));
             tracing::info!(event = "lti_jwks_fetched", platform = %platform.platform.name,
                 cache_control = cache_control.as_deref().unwrap_or(""));
-            find(keys.set.as_deref(), kid).unwrap_or_else(|| Err(LaunchError::UnknownKey(kid.into())))
+            find(keys.set.as_deref(), kid).unwrap_or_else(|| Err(KeyError::Unknown(kid.into())))
         }
         Err(error) => match find(keys.set.as_deref(), kid) {
             Some(found) => {
                 tracing::warn!(event = "lti_jwks_stale", platform = %platform.platform.name,
-                    error = %error.text().en, "the platform's keys could not be fetched again; the last set is used");
+                    error = ?error, "the platform's keys could not be fetched again; the last set is used");
                 found
             }
             None => Err(error),
@@ -132,11 +142,11 @@ pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<
 }
 
 /// The key `kid` of `set`: none if the set does not hold it.
-fn find(set: Option<&JwkSet>, kid: &str) -> Option<Result<DecodingKey, LaunchError>> {
+fn find(set: Option<&JwkSet>, kid: &str) -> Option<Result<DecodingKey, KeyError>> {
     let jwk = set?.find(kid)?;
     Some(
         DecodingKey::from_jwk(jwk)
-            .map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}"))),
+            .map_err(|e| KeyError::Unusable(format!("the platform's key {kid:?} is unusable: {e}"))),
     )
 }
 

@@ -16,6 +16,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::jwks::KeyError;
 use crate::limits::LTI_CLOCK_LEEWAY_S;
 use crate::service::Shared;
 use crate::service::store::PlatformRecord;
@@ -312,7 +313,11 @@ pub fn verify(
         return Err(LaunchError::NotAJwt(format!("its algorithm is {:?}", header.alg)));
     }
     let kid = header.kid.ok_or_else(|| LaunchError::NotAJwt("its header names no kid".into()))?;
-    let key = super::jwks::key_for(shared, platform, &kid)?;
+    let key = super::jwks::key_for(shared, platform, &kid).map_err(|e| match e {
+        KeyError::Unknown(kid) => LaunchError::UnknownKey(kid),
+        KeyError::Unusable(message) => LaunchError::NotAJwt(message),
+        KeyError::Fetch(message) => LaunchError::Jwks(message),
+    })?;
     let mut validation = Validation::new(Algorithm::RS256);
     validation.leeway = LTI_CLOCK_LEEWAY_S;
     validation.set_issuer(&[platform.platform.issuer.as_str()]);
