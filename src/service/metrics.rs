@@ -83,6 +83,19 @@ label!(
     VersionMismatch, "action", { Left => "left", Graded => "graded" }
 );
 
+label!(
+    /// What became of an LTI login initiation (`pruefstein_lti_logins_total{outcome}`): started
+    /// (its state kept), refused at its client address's bound of pending logins, refused at its
+    /// platform's bound (the address holding its share), or a pending one given up for a newer
+    /// one of its platform (evicted).
+    LtiLogin, "outcome", {
+        Started => "started",
+        RefusedAddress => "refused_address",
+        RefusedPlatform => "refused_platform",
+        Evicted => "evicted",
+    }
+);
+
 /// One metric per value of a label, encoded as one family in the label's order.
 #[derive(Debug, Clone)]
 pub struct Series<L: Label, M> {
@@ -137,6 +150,7 @@ pub struct Metrics {
     version_mismatches: Series<VersionMismatch, Counter>,
     /// Leases that gave a grading thread jobs (one store round trip each, however many jobs).
     pub job_leases: Counter,
+    lti_logins: Series<LtiLogin, Counter>,
     registry: Registry,
 }
 
@@ -159,6 +173,7 @@ impl Default for Metrics {
             exercise_reloads: Series::default(),
             version_mismatches: Series::default(),
             job_leases: Counter::default(),
+            lti_logins: Series::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -214,6 +229,12 @@ impl Default for Metrics {
              job_lease_batch_max jobs (pruefstein_submissions_total over this: jobs per lease)",
             metrics.job_leases.clone(),
         );
+        registry.register(
+            "pruefstein_lti_logins",
+            "LTI login initiations, by outcome (refused at the client address's or at the \
+             platform's bound; evicted: a pending login given up for a newer one at the platform's bound)",
+            metrics.lti_logins.clone(),
+        );
         Metrics { registry, ..metrics }
     }
 }
@@ -242,6 +263,11 @@ impl Metrics {
     /// Counts a job of another exercise version than this node serves.
     pub fn version_mismatch(&self, action: VersionMismatch) {
         self.version_mismatches.get(action).inc();
+    }
+
+    /// Counts an LTI login initiation by what became of it.
+    pub fn lti_login(&self, outcome: LtiLogin) {
+        self.lti_logins.get(outcome).inc();
     }
 
     pub fn observe_grade(&self, seconds: f64) {

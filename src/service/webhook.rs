@@ -230,13 +230,15 @@ pub fn parse_target(raw: &str, allow_private: bool) -> Result<Target, String> {
     Ok(Target { https, host, port, path })
 }
 
+/// What a refusal of a non-public target says the operator can do.
+pub const PRIVATE_TARGETS: &str = "the operator has not allowed such targets \
+    (pruefstein serve --allow-private-callbacks allows them, for a closed network)";
+
 fn check_ip(ip: IpAddr, allow_private: bool) -> Result<(), String> {
     if allow_private || is_public(ip) {
         Ok(())
     } else {
-        Err(format!(
-            "{ip} is a loopback, private or otherwise non-public address; the operator has not allowed such targets"
-        ))
+        Err(format!("{ip} is a loopback, private or otherwise non-public address; {PRIVATE_TARGETS}"))
     }
 }
 
@@ -537,7 +539,7 @@ impl Resolver for PolicyResolver {
         if allowed.is_empty() {
             return Err(ureq::Error::Other(Box::new(AttemptError {
                 message: format!(
-                    "{shown} resolves only to non-public addresses ({}); the operator has not allowed such targets",
+                    "{shown} resolves only to non-public addresses ({}); {PRIVATE_TARGETS}",
                     addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")
                 ),
                 retry: false,

@@ -5,6 +5,8 @@
 //! back to the platform). Every failure is a page in the launch's language (German unless it asks
 //! for English) and a log line, never a 500: the learner sees what went wrong and what to do.
 
+use std::time::Instant;
+
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use base64::Engine as _;
@@ -17,13 +19,14 @@ use super::Data;
 use super::learn::{page_response, page_url};
 use crate::limits::{
     LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
-    LTI_STATES_PENDING_MAX,
 };
 use crate::service::lti::keys::tool_key;
+use crate::service::lti::logins::{AddressKey, Bound, REFUSALS_LOG_MS, Refused, client_address};
 use crate::service::lti::verify::{
     DEEP_LINKING, LTI_VERSION, LaunchClaims, LaunchError, RESOURCE_LINK, verify,
 };
 use crate::service::lti::{SCORE_SCOPE, learner_id};
+use crate::service::metrics::LtiLogin;
 use crate::service::store::{LtiState, PlatformRecord};
 use crate::service::{Shared, auth, clock, html as pages};
 use crate::text::{Lang, Text};
@@ -166,8 +169,52 @@ pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> Htt
             .insert_header((header::LOCATION, location))
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .finish(),
+        Err((_, error @ LaunchError::TooManyLogins { .. })) => too_many_logins(&shared, &error),
         Err((status, error)) => refuse(&shared, Lang::De, status, &error),
     }
+}
+
+/// A login refused at its address's bound: 429 with `Retry-After`, counted, and logged at most
+/// once per [`REFUSALS_LOG_MS`] (a flood must not flood the log).
+fn too_many_logins(shared: &Shared, error: &LaunchError) -> HttpResponse {
+    shared.metrics.lti_login(match error {
+        LaunchError::TooManyLogins { per_platform: true, .. } => LtiLogin::RefusedPlatform,
+        _ => LtiLogin::RefusedAddress,
+    });
+    if let Some(refused) = shared.lti.logins.refusals_to_log(clock::now_ms(), REFUSALS_LOG_MS) {
+        tracing::warn!(event = "lti_refused", reason = error.code(), refused_since_last_line = refused,
+            detail = %error.text().en);
+    }
+    let retry_after = match error {
+        LaunchError::TooManyLogins { retry_after_s, .. } => *retry_after_s,
+        _ => 0,
+    };
+    let mut response = page_response(
+        shared,
+        StatusCode::TOO_MANY_REQUESTS,
+        pages::message_page(Lang::De, &Text::new("LTI-Start abgelehnt", "LTI launch refused"), &error.text()),
+    );
+    response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(retry_after.max(1)));
+    response
+}
+
+/// The client's address, as the login bounds count it.
+fn client(req: &HttpRequest, shared: &Shared) -> AddressKey {
+    let forwarded: Vec<&str> =
+        req.headers().get_all("x-forwarded-for").filter_map(|v| v.to_str().ok()).collect();
+    client_address(req.peer_addr().map(|a| a.ip()), &forwarded, &shared.lti.trusted_proxies)
+}
+
+fn too_many(refused: Refused) -> (StatusCode, LaunchError) {
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        LaunchError::TooManyLogins {
+            per_platform: refused.bound == Bound::Platform,
+            address: refused.address.to_string(),
+            pending: refused.pending,
+            retry_after_s: refused.retry_after.as_secs_f64().ceil() as u64,
+        },
+    )
 }
 
 /// `POST /lti/login`: the same as [`login`], with the parameters as a form.
@@ -201,6 +248,9 @@ async fn start_login(
 ) -> Result<String, (StatusCode, LaunchError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
     let params = read_params(req, payload).await.map_err(bad)?;
+    // The cheap refusal first: no store, no random numbers for an address at its bound.
+    let address = client(req, shared);
+    shared.lti.logins.check(None, address, Instant::now()).map_err(too_many)?;
     let issuer = required(&params, "iss").map_err(bad)?;
     let login_hint = required(&params, "login_hint").map_err(bad)?;
     required(&params, "target_link_uri").map_err(bad)?;
@@ -220,22 +270,23 @@ async fn start_login(
             )));
         }
     };
+    shared.lti.logins.check(Some(platform.id), address, Instant::now()).map_err(too_many)?;
     let (state, nonce) = (random_value().map_err(bad)?, random_value().map_err(bad)?);
+    let admitted = shared.lti.logins.admit(platform.id, address, &state, Instant::now()).map_err(too_many)?;
     let entry = LtiState { nonce: nonce.clone(), platform_id: platform.id };
     let now = clock::now_ms();
-    let key = state.clone();
+    let (key, evict) = (state.clone(), admitted.evicted.clone());
     let kept = super::db(shared, move |store| {
-        store.put_lti_state(&key, &entry, now + LTI_STATE_TTL_MS as i64, LTI_STATES_PENDING_MAX, now)
+        store.put_lti_state(&key, &entry, now + LTI_STATE_TTL_MS as i64, evict.as_deref(), now)
     })
-    .await
-    .map_err(|p| (StatusCode::SERVICE_UNAVAILABLE, LaunchError::Malformed(p.detail)))?;
-    if !kept {
-        return Err((
-            StatusCode::SERVICE_UNAVAILABLE,
-            LaunchError::Malformed(format!(
-                "{LTI_STATES_PENDING_MAX} logins are waiting for their launch (lti_states_pending_max); please try again in a few minutes"
-            )),
-        ));
+    .await;
+    if let Err(p) = kept {
+        shared.lti.logins.release(&state);
+        return Err((StatusCode::SERVICE_UNAVAILABLE, LaunchError::Malformed(p.detail)));
+    }
+    shared.metrics.lti_login(LtiLogin::Started);
+    if admitted.evicted.is_some() {
+        shared.metrics.lti_login(LtiLogin::Evicted);
     }
     let mut location = url::Url::parse(&platform.platform.auth_url)
         .map_err(|e| bad(LaunchError::Malformed(format!("the platform's auth URL is not valid: {e}"))))?;
@@ -301,6 +352,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     };
     // The state is taken first: whatever follows, it cannot be used again.
     let now = clock::now_ms();
+    shared.lti.logins.release(&state);
     let taken = match super::db(&shared, move |store| store.take_lti_state(&state, now)).await {
         Ok(taken) => taken,
         Err(p) => {

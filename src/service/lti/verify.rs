@@ -180,6 +180,14 @@ pub enum LaunchError {
         claim: String,
         detail: String,
     },
+    /// The client address holds its bound of logins waiting for their launch, or the platform
+    /// its own and the address its share of them.
+    TooManyLogins {
+        per_platform: bool,
+        address: String,
+        pending: usize,
+        retry_after_s: u64,
+    },
 }
 
 impl LaunchError {
@@ -223,18 +231,7 @@ impl LaunchError {
                 "Das Token der Lernplattform ist abgelaufen. Bitte die Aktivität erneut öffnen.",
                 "The learning platform's token has expired. Please open the activity again.",
             ),
-            LaunchError::NotYetValid { claim, ahead_s } => Text::new(
-                format!(
-                    "Das Token der Lernplattform gilt erst in {ahead_s} s ({claim}): ihre Uhr und die von \
-                     Prüfstein gehen um mehr als {LTI_CLOCK_LEEWAY_S} s auseinander. Bitte die Uhren \
-                     abgleichen lassen (NTP)."
-                ),
-                format!(
-                    "The learning platform's token is valid only in {ahead_s} s ({claim}): its clock and \
-                     Prüfstein's differ by more than {LTI_CLOCK_LEEWAY_S} s. Please have the clocks \
-                     synchronised (NTP)."
-                ),
-            ),
+            LaunchError::NotYetValid { claim, ahead_s } => not_yet_valid_text(claim, *ahead_s),
             LaunchError::Issuer => Text::new(
                 "Das Token stammt nicht von der Lernplattform, bei der die Anmeldung begann (iss).",
                 "The token does not come from the platform the login started at (iss).",
@@ -271,6 +268,9 @@ impl LaunchError {
                 format!("Die Angabe {claim} im Token hat den falschen Typ ({detail})."),
                 format!("The token's claim {claim} has the wrong type ({detail})."),
             ),
+            LaunchError::TooManyLogins { per_platform, address, pending, retry_after_s } => {
+                too_many_logins_text(*per_platform, address, *pending, *retry_after_s)
+            }
         }
     }
 
@@ -296,7 +296,53 @@ impl LaunchError {
             LaunchError::Version(_) => "version",
             LaunchError::Claim(_) => "claim",
             LaunchError::ClaimType { .. } => "claim-type",
+            LaunchError::TooManyLogins { .. } => "too-many-logins",
         }
+    }
+}
+
+/// The text of [`LaunchError::NotYetValid`].
+fn not_yet_valid_text(claim: &str, ahead_s: u64) -> Text {
+    Text::new(
+        format!(
+            "Das Token der Lernplattform gilt erst in {ahead_s} s ({claim}): ihre Uhr und die von \
+                     Prüfstein gehen um mehr als {LTI_CLOCK_LEEWAY_S} s auseinander. Bitte die Uhren \
+                     abgleichen lassen (NTP)."
+        ),
+        format!(
+            "The learning platform's token is valid only in {ahead_s} s ({claim}): its clock and \
+                     Prüfstein's differ by more than {LTI_CLOCK_LEEWAY_S} s. Please have the clocks \
+                     synchronised (NTP)."
+        ),
+    )
+}
+
+/// The text of [`LaunchError::TooManyLogins`].
+fn too_many_logins_text(per_platform: bool, address: &str, pending: usize, retry_after_s: u64) -> Text {
+    if per_platform {
+        Text::new(
+            format!(
+                "Bei dieser Lernplattform warten schon {pending} Anmeldungen auf ihren Start, \
+                     so viele wie möglich von {address} (lti_logins_per_platform). Bitte in \
+                     {retry_after_s} s erneut versuchen."
+            ),
+            format!(
+                "{pending} logins of this learning platform are waiting for their launch already, \
+                     as many from {address} as allowed (lti_logins_per_platform). Please try again \
+                     in {retry_after_s} s."
+            ),
+        )
+    } else {
+        Text::new(
+            format!(
+                "Von {address} warten schon {pending} Anmeldungen auf ihren Start \
+                     (lti_logins_per_address). Bitte in {retry_after_s} s erneut versuchen."
+            ),
+            format!(
+                "{pending} logins from {address} are waiting for their launch already \
+                     (lti_logins_per_address). Please try again in {retry_after_s} s."
+            ),
+        )
     }
 }
 

@@ -814,3 +814,226 @@ fn a_platforms_cache_control_decides_how_long_its_keys_are_kept() {
     assert!(launches.get() > fetched, "launches between the fetches were served from the cache");
     assert_eq!(max_age.seen("/jwks").len(), 1, "max-age=3600 is kept beyond the interval");
 }
+
+/// The value of the counter `pruefstein_lti_logins_total{outcome="..."}` on `/metrics`.
+fn logins_counted(server: &Server, outcome: &str) -> u64 {
+    let metrics = request(server.port, "GET", "/metrics", &[], b"").unwrap().text();
+    let series = format!("pruefstein_lti_logins_total{{outcome=\"{outcome}\"}} ");
+    metrics
+        .lines()
+        .find_map(|line| line.strip_prefix(&series))
+        .unwrap_or_else(|| panic!("no {series} in {metrics}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The query of a login initiation of `platform`, as it starts one.
+fn login_query(platform: &Platform) -> String {
+    let query = form(&[
+        ("iss", &platform.issuer()),
+        ("login_hint", "u1"),
+        ("target_link_uri", "http://tool.example/lti/launch"),
+        ("client_id", CLIENT_ID),
+    ]);
+    format!("/lti/login?{}", String::from_utf8(query).unwrap())
+}
+
+/// A full launch of `platform` (login, then the id_token): it must open the learner's page.
+fn launches(server: &Server, platform: &Platform) {
+    let (state, nonce) = login(server, platform);
+    let r = launch(server, &keys().0.sign(&platform.resource_link_claims(&nonce)).unwrap(), &state);
+    assert_eq!(r.status, 303, "{}", r.text());
+}
+
+/// The logins of the platform registered as `name` that wait in the store.
+fn platform_states(server: &Server, name: &str) -> i64 {
+    server
+        .db()
+        .query_row(
+            "SELECT count(*) FROM lti_states s JOIN lti_platforms p ON p.id = s.platform_id WHERE p.name = ?1",
+            [name],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+/// One address starts logins without end (the flood): with the default bounds it gets
+/// `LTI_LOGINS_PER_ADDRESS_MAX` pending logins and then 429s that write nothing, are logged once
+/// and counted; a student at another address and another platform launch as usual.
+#[test]
+fn a_login_flood_from_one_address_is_refused_cheaply_and_locks_no_one_else_out() {
+    use pruefstein::limits::LTI_LOGINS_PER_ADDRESS_MAX;
+    const BEYOND: usize = 300;
+    let (flooded, other) = (Platform::start(0), Platform::start(0));
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    flooded.register_as(&server, "flooded");
+    other.register_as(&server, "other");
+    let flooder = std::net::Ipv4Addr::new(127, 0, 0, 2);
+    let path = login_query(&flooded);
+    let answers: Vec<Response> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..4)
+            .map(|_| {
+                let (server, path) = (&server, &path);
+                scope.spawn(move || {
+                    (0..(LTI_LOGINS_PER_ADDRESS_MAX + BEYOND) / 4)
+                        .map(|_| {
+                            crate::support::http::request_from(flooder, server.port, "GET", path, &[])
+                                .unwrap()
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        handles.into_iter().flat_map(|h| h.join().unwrap()).collect()
+    });
+    let started = answers.iter().filter(|r| r.status == 302).count();
+    let refused: Vec<&Response> = answers.iter().filter(|r| r.status == 429).collect();
+    assert_eq!((started, refused.len()), (LTI_LOGINS_PER_ADDRESS_MAX, BEYOND), "the bound, exactly");
+    for r in &refused {
+        let retry: u64 = r.header("retry-after").expect("Retry-After").parse().unwrap();
+        assert!((1..=600).contains(&retry), "{retry}");
+        assert!(
+            r.text().contains("127.0.0.2") && r.text().contains("lti_logins_per_address"),
+            "{}",
+            r.text()
+        );
+    }
+    assert_eq!(
+        platform_states(&server, "flooded"),
+        LTI_LOGINS_PER_ADDRESS_MAX as i64,
+        "refusals store nothing"
+    );
+    assert_eq!(logins_counted(&server, "refused_address"), BEYOND as u64);
+    let lines = server.log_text().matches("\"reason\":\"too-many-logins\"").count();
+    assert_eq!(lines, 1, "one log line for the whole flood, with its count");
+
+    // Everyone else: the flooded platform's students at their own address, and another platform.
+    launches(&server, &flooded);
+    launches(&server, &other);
+    // The flooding address itself is still refused.
+    let r = crate::support::http::request_from(flooder, server.port, "GET", &path, &[]).unwrap();
+    assert_eq!(r.status, 429, "{}", r.text());
+}
+
+/// A flood from twelve addresses at once, against bounds small enough to be reached: 48 pending
+/// logins wanted, 40 allowed for the platform, 4 per address, so at least four addresses reach
+/// their own bound before the platform is full (twelve times three is 36), and then the others are
+/// refused at their share of the platform. While the flood runs, a student of the flooded
+/// platform and one of another platform log in and launch. The counters show both bounds were
+/// reached, and the flood went on during the launches.
+#[test]
+fn a_distributed_login_flood_reaches_its_bounds_while_real_students_launch() {
+    const PER_PLATFORM: usize = 40;
+    const PER_ADDRESS: usize = 4;
+    const ADDRESSES: u8 = 12;
+    let (flooded, other) = (Platform::start(0), Platform::start(0));
+    let dir = tempfile::tempdir().unwrap();
+    let (per_platform, per_address) = (PER_PLATFORM.to_string(), PER_ADDRESS.to_string());
+    let server = Server::start(
+        dir.path(),
+        &[
+            "--allow-private-callbacks",
+            "--lti-logins-per-platform",
+            &per_platform,
+            "--lti-logins-per-address",
+            &per_address,
+        ],
+    );
+    flooded.register_as(&server, "flooded");
+    other.register_as(&server, "other");
+    let path = login_query(&flooded);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (started, refused) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let refusals =
+        || logins_counted(&server, "refused_address") + logins_counted(&server, "refused_platform");
+    std::thread::scope(|scope| {
+        for host in 2..2 + ADDRESSES {
+            let (server, path, stop, started, refused) = (&server, &path, &stop, &started, &refused);
+            scope.spawn(move || {
+                let source = std::net::Ipv4Addr::new(127, 0, 0, host);
+                while !stop.load(Ordering::Relaxed) {
+                    let r =
+                        crate::support::http::request_from(source, server.port, "GET", path, &[]).unwrap();
+                    match r.status {
+                        302 => started.fetch_add(1, Ordering::Relaxed),
+                        429 => refused.fetch_add(1, Ordering::Relaxed),
+                        other => panic!("{other}: {}", r.text()),
+                    };
+                }
+            });
+        }
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            poll("both bounds to be reached", Duration::from_secs(60), || {
+                (logins_counted(&server, "refused_address") > 0
+                    && logins_counted(&server, "refused_platform") > 0)
+                    .then_some(())
+            });
+            let before = refusals();
+            launches(&server, &flooded);
+            launches(&server, &other);
+            let during = refusals();
+            assert!(during > before, "the flood ran during the launches: {before} → {during} refusals");
+        }));
+        stop.store(true, Ordering::Relaxed);
+        if let Err(panic) = result {
+            std::panic::resume_unwind(panic);
+        }
+    });
+    let (started, refused) = (started.into_inner(), refused.into_inner());
+    assert_eq!(refusals(), refused as u64, "every refusal counted");
+    // Started: the flood's and the two students'. At its bound the platform refused rather than
+    // rotated: an address two below the heaviest may take one of the heaviest's (each such swap
+    // lowers the sum of squares of the addresses' counts, from at most 10 * 4² to at least
+    // 4 * 4² + 8 * 3², so at most 12 swaps), and the student took one.
+    assert_eq!(logins_counted(&server, "started"), started as u64 + 2);
+    assert!(started <= PER_PLATFORM + 12, "{started} logins of the flood started: it rotated");
+    let pending = platform_states(&server, "flooded");
+    assert!(pending <= PER_PLATFORM as i64, "{pending} pending");
+    // Every login of the flooded platform is accounted for: pending, taken (the student's) or
+    // given up; the other platform's student took its own.
+    let evicted = logins_counted(&server, "evicted");
+    assert_eq!(evicted as i64, started as i64 + 1 - 1 - pending, "started {started}, pending {pending}");
+    assert!(evicted >= 1, "the student's login gave up one of the flood's");
+    assert_eq!(platform_states(&server, "other"), 0);
+}
+
+/// A platform on a private address (here loopback) while the service does not allow such
+/// targets: the registration notes it, and a launch is refused with a page and a log line that
+/// name the flag that allows it. The platform is never contacted.
+#[test]
+fn a_platform_on_a_private_address_is_refused_naming_allow_private_callbacks() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let out = Command::new(BIN)
+        .args(["platform", "add", "campus", "--json", "--issuer"])
+        .arg(platform.issuer())
+        .args(["--client-id", CLIENT_ID, "--auth-url"])
+        .arg(format!("{}/auth", platform.issuer()))
+        .arg("--token-url")
+        .arg(format!("{}/token", platform.issuer()))
+        .arg("--jwks-url")
+        .arg(format!("{}/jwks", platform.issuer()))
+        .arg("--data-dir")
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let note = String::from_utf8_lossy(&out.stderr);
+    assert!(note.contains("--jwks-url") && note.contains("--allow-private-callbacks"), "{note}");
+
+    let r = launch_with(&server, &platform, &keys().0, &keys().0.kid);
+    assert_eq!(r.status, 401, "{}", r.text());
+    let page = r.text();
+    assert!(
+        page.contains("Schlüssel der Lernplattform waren nicht abrufbar")
+            && page.contains("--allow-private-callbacks"),
+        "{page}"
+    );
+    let log = server.log_text();
+    let line = log.lines().find(|l| l.contains("\"reason\":\"jwks\"")).unwrap_or_else(|| panic!("{log}"));
+    assert!(line.contains("--allow-private-callbacks"), "{line}");
+    assert!(platform.seen("/jwks").is_empty(), "never contacted");
+}
