@@ -281,6 +281,44 @@ fn form_fields(html: &str, needle: &str) -> (String, Vec<(String, String)>) {
     (action, fields)
 }
 
+/// Runs the independent platform library `lti1p3platform` (PyPI, installed by `scripts/test`) on
+/// the tool's deep-linking response and its client-credentials token request, as a platform that
+/// registered the tool with its `/lti/jwks` checks them: what the library returned. Signatures
+/// made by the tool's key (AWS-LC) verify with the library's check (PyJWT and jwcrypto), and the
+/// same JWTs with a changed signature are refused by it.
+fn platform_library_checks(
+    server: &Server,
+    platform: &Platform,
+    deep_link_jwt: &str,
+    token_request: &HashMap<String, String>,
+) -> Value {
+    let messages = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(
+        messages.path(),
+        json!({"deep_link_jwt": deep_link_jwt, "token_request": token_request}).to_string(),
+    )
+    .unwrap();
+    let out = Command::new("python3")
+        .arg(repo().join("tests/integration/service/lti_platform_library.py"))
+        .arg(format!("http://127.0.0.1:{}/lti/jwks", server.port))
+        .args([&platform.issuer(), CLIENT_ID, DEPLOYMENT])
+        .arg(messages.path())
+        .output()
+        .unwrap_or_else(|e| panic!("python3 cannot be started ({e}); scripts/test installs it"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !stderr.contains("No module named 'lti1p3platform'"),
+        "lti1p3platform is not installed: scripts/test installs the pinned version"
+    );
+    assert!(out.status.success(), "the platform library refused the tool's JWTs:\n{stderr}");
+    let checked: Value = serde_json::from_slice(&out.stdout).unwrap();
+    for tampered in ["tampered_deep_link", "tampered_assertion"] {
+        let refusal = checked[tampered].as_str().unwrap_or_else(|| panic!("{tampered} accepted: {checked}"));
+        assert!(refusal.contains("Signature"), "{tampered}: {refusal}");
+    }
+    checked
+}
+
 /// Verifies a JWT of the tool with its published JWKS.
 fn verify_tool_jwt(server: &Server, jwt: &str, audience: &str) -> Value {
     let r = request(server.port, "GET", "/lti/jwks", &[], b"").unwrap();
@@ -330,6 +368,7 @@ fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
     let csp = r.header("content-security-policy").unwrap().to_string();
     assert!(csp.contains(&format!("form-action {}", platform.issuer())), "{csp}");
     let (action, fields) = form_fields(&r.text(), "name=\"JWT\"");
+    let deep_link_jwt = fields[0].1.clone();
     assert_eq!(action, format!("{}/return", platform.issuer()));
     let response = verify_tool_jwt(&server, &fields[0].1, &platform.issuer());
     assert_eq!(response["iss"], CLIENT_ID);
@@ -414,6 +453,10 @@ fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
     let assertion =
         verify_tool_jwt(&server, &request["client_assertion"], &format!("{}/token", platform.issuer()));
     assert_eq!((assertion["iss"].as_str(), assertion["sub"].as_str()), (Some(CLIENT_ID), Some(CLIENT_ID)));
+    // The same deep-linking response and client assertion pass the platform library's own checks.
+    let checked = platform_library_checks(&server, &platform, &deep_link_jwt, &request);
+    assert_eq!(checked["deep_link_items"][0]["custom"]["exercise"], CONSUMER, "{checked}");
+    assert_eq!(checked["token_scope"], SCORE_SCOPE, "{checked}");
     let attempts: i64 = poll("the delivery to be recorded", Duration::from_secs(30), || {
         server
             .db()
