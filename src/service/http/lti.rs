@@ -159,7 +159,9 @@ fn random_value() -> Result<String, LaunchError> {
     ),
     responses(
         (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
-        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed request: a page that says why", content_type = "text/html"),
+        (status = 422, description = "No registered platform has this issuer (and client id): a page that says so", content_type = "text/html"),
+        (status = 429, description = "The client address holds as many logins waiting for their launch as allowed, or the platform does and the address its share (`Retry-After`): a page that says so", content_type = "text/html"),
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
@@ -233,7 +235,9 @@ fn too_many(refused: Refused) -> (StatusCode, LaunchError) {
     ),
     responses(
         (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
-        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed request: a page that says why", content_type = "text/html"),
+        (status = 422, description = "No registered platform has this issuer (and client id): a page that says so", content_type = "text/html"),
+        (status = 429, description = "The client address holds as many logins waiting for their launch as allowed, or the platform does and the address its share (`Retry-After`): a page that says so", content_type = "text/html"),
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
@@ -263,7 +267,7 @@ async fn start_login(
         .collect();
     let platform = match candidates.as_slice() {
         [one] => one.clone(),
-        [] => return Err((StatusCode::BAD_REQUEST, LaunchError::UnknownPlatform)),
+        [] => return Err((StatusCode::UNPROCESSABLE_ENTITY, LaunchError::UnknownPlatform)),
         _ => {
             return Err(bad(LaunchError::Malformed(
                 "several registrations share this issuer: the login must name its client_id".into(),
@@ -323,7 +327,7 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
     tag = "lti",
     description = "The LTI 1.3 launch: the platform posts the `id_token` (a JWT it signed) and the `state` of the \
                    login. The token is verified against the platform's JWKS (issuer, audience, `azp`, expiry, \
-                   nonce, deployment, message type, version). A resource link opens the learner's page of the \
+                   not before and issued at, nonce, deployment, message type, version). A resource link opens the learner's page of the \
                    exercise; a deep-linking request, the catalogue to pick from.",
     request_body(
         content = Object, content_type = "application/x-www-form-urlencoded",
@@ -331,8 +335,9 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
     ),
     responses(
         (status = 200, description = "The learner's page, or the deep-linking picker", content_type = "text/html"),
-        (status = 400, description = "An unknown or used state, an unknown platform or message type: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed form, or a verified launch of an unknown message type or without what it needs: a page that says why", content_type = "text/html"),
         (status = 401, description = "The id_token does not verify: a page that names the claim", content_type = "text/html"),
+        (status = 422, description = "An unknown, used or expired state, a platform no longer registered, or an error the platform sent: a page that says why", content_type = "text/html"),
         (status = 503, description = "The store or the platform's keys cannot be read now", content_type = "text/html"),
     )
 )]
@@ -344,7 +349,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     if let Some(error) = param(&params, "error") {
         let description = param(&params, "error_description").unwrap_or("");
         let error = LaunchError::PlatformError(format!("{error} {description}").trim().to_string());
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &error);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &error);
     }
     let (id_token, state) = match (required(&params, "id_token"), required(&params, "state")) {
         (Ok(id_token), Ok(state)) => (id_token.to_string(), state.to_string()),
@@ -365,14 +370,14 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
         }
     };
     let Some(login) = taken else {
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &LaunchError::State);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::State);
     };
     let platform = match platforms(&shared).await {
         Ok(all) => all.into_iter().find(|p| p.id == login.platform_id),
         Err(e) => return refuse(&shared, Lang::De, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
     let Some(platform) = platform else {
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &LaunchError::UnknownPlatform);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::UnknownPlatform);
     };
     let verified = {
         let (shared, platform) = (shared.clone(), platform.clone());
@@ -559,7 +564,8 @@ fn returned_data(encoded: &str) -> Result<Option<Box<RawValue>>, ()> {
     ),
     responses(
         (status = 200, description = "The page that returns the choice to the platform", content_type = "text/html"),
-        (status = 400, description = "A form the tool did not sign, an expired one, or an unknown exercise", content_type = "text/html"),
+        (status = 400, description = "A malformed form", content_type = "text/html"),
+        (status = 422, description = "A form the tool did not sign, an expired one, or an unknown exercise", content_type = "text/html"),
         (status = 503, description = "The store or the tool's key cannot be read now", content_type = "text/html"),
     )
 )]
@@ -580,20 +586,20 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
     // The platform's `data` goes back as it came, byte for byte (the token binds it).
     let returned = returned_data(&data);
     if !auth::tokens_equal(&expected, &token) || expired || returned.is_err() {
-        return refuse(&shared, lang, StatusCode::BAD_REQUEST, &LaunchError::State);
+        return refuse(&shared, lang, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::State);
     }
     let platform = match platforms(&shared).await {
         Ok(all) => all.into_iter().find(|p| p.id.to_string() == platform_id),
         Err(e) => return refuse(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
     let Some(platform) = platform else {
-        return refuse(&shared, lang, StatusCode::BAD_REQUEST, &LaunchError::UnknownPlatform);
+        return refuse(&shared, lang, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::UnknownPlatform);
     };
     let Some(exercise) = shared.catalogue.get(&slug) else {
         return refuse(
             &shared,
             lang,
-            StatusCode::BAD_REQUEST,
+            StatusCode::UNPROCESSABLE_ENTITY,
             &LaunchError::Claim(format!("the exercise {slug:?}")),
         );
     };

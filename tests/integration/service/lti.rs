@@ -389,7 +389,7 @@ fn a_fake_platform_launches_links_and_receives_the_score_after_two_failures() {
     assert_eq!(item["url"], format!("http://127.0.0.1:{}/lti/launch", server.port));
     // A choice whose token does not match what the launch allowed is refused.
     let r = post_urlencoded(&server, "/lti/deep-link", &form(&[("exercise", PREDICTION), ("t", "0")]));
-    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.status, 422, "{}", r.text());
 
     // The resource link: the learner's page, in the language the launch asks for.
     let (state, nonce) = login(&server, &platform);
@@ -605,31 +605,39 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
     assert_eq!(launch(&server, &token, &state).status, 303);
     assert_eq!(count(&server, "lti_contexts"), 1);
     let r = launch(&server, &token, &state);
-    assert_eq!(r.status, 400, "{}", r.text());
+    assert_eq!(r.status, 422, "{}", r.text());
     assert!(r.text().contains("schon benutzt"), "{}", r.text());
     // The token again with a fresh login: its nonce belongs to the old one.
     let (fresh, _) = login(&server, &platform);
     let r = launch(&server, &token, &fresh);
     assert!(r.text().contains("(nonce)"), "{}", r.text());
     assert_eq!(count(&server, "lti_contexts"), 1, "nothing changed");
-    // Malformed launches and logins.
-    for (path, body, text) in [
-        ("/lti/launch", form(&[("state", "x")]), "id_token"),
-        ("/lti/launch", form(&[("id_token", "a"), ("id_token", "b"), ("state", "x")]), "twice"),
+    // Malformed launches and logins (400), and well-formed ones whose meaning is refused (422).
+    for (path, body, status, text) in [
+        ("/lti/launch", form(&[("state", "x")]), 400, "id_token"),
+        ("/lti/launch", form(&[("id_token", "a"), ("id_token", "b"), ("state", "x")]), 400, "twice"),
         (
             "/lti/launch",
             form(&[("error", "login_required"), ("error_description", "no session")]),
+            422,
             "login_required",
         ),
         (
             "/lti/login",
             form(&[("iss", "http://unknown.example"), ("login_hint", "u"), ("target_link_uri", "x")]),
+            422,
             "nicht (mehr) registriert",
         ),
-        ("/lti/login", form(&[("iss", &platform.issuer())]), "login_hint"),
+        ("/lti/login", form(&[("iss", &platform.issuer())]), 400, "login_hint"),
+        (
+            "/lti/login",
+            form(&[("iss", &platform.issuer()), ("login_hint", ""), ("target_link_uri", "x")]),
+            400,
+            "login_hint",
+        ),
     ] {
         let r = post_urlencoded(&server, path, &body);
-        assert_eq!(r.status, 400, "{path}: {}", r.text());
+        assert_eq!(r.status, status, "{path}: {}", r.text());
         assert!(r.text().contains(text), "{path}: {text:?} in {}", r.text());
     }
     let huge = form(&[("id_token", &"a".repeat(pruefstein::limits::LTI_FORM_BYTES_MAX)), ("state", "x")]);
