@@ -1088,3 +1088,43 @@ fn a_platform_on_a_private_address_is_refused_naming_allow_private_callbacks() {
     assert!(line.contains("--allow-private-callbacks"), "{line}");
     assert!(platform.seen("/jwks").is_empty(), "never contacted");
 }
+
+/// The platform library `lti1p3platform` starts a launch as a platform does: its login initiation
+/// reaches the tool, the tool's redirect passes the library's check of an authorisation request,
+/// and the resource-link launch it builds and signs (with its own key, published by its JWKS)
+/// opens the learner's page.
+#[test]
+fn the_platform_library_logs_in_and_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    let port = crate::support::http::free_port();
+    let issuer = format!("http://127.0.0.1:{port}");
+    let out = Command::new(BIN)
+        .args(["platform", "add", "library", "--issuer", &issuer, "--client-id", CLIENT_ID])
+        .args(["--deployment-id", DEPLOYMENT, "--auth-url", &format!("{issuer}/auth")])
+        .args(["--token-url", &format!("{issuer}/token"), "--jwks-url", &format!("{issuer}/jwks")])
+        .arg("--data-dir")
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("python3")
+        .arg(repo().join("tests/integration/service/lti_platform_library.py"))
+        .arg("launch")
+        .arg(format!("http://127.0.0.1:{}", server.port))
+        .args([&port.to_string(), CLIENT_ID, DEPLOYMENT, CONSUMER])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the platform library could not launch:\n{stderr}");
+    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(seen["login_status"], 302, "{seen}");
+    assert_eq!(seen["preflight"]["login_hint"], "learner-7", "{seen}");
+    assert_eq!(seen["preflight"]["lti_message_hint"], "rl-1", "{seen}");
+    assert_eq!(seen["launch_status"], 303, "{seen}");
+    let location = seen["location"].as_str().unwrap();
+    assert!(location.contains(&format!("/learn/{CONSUMER}?")), "{seen}");
+    let r = request(server.port, "GET", &path_of(location), &[], b"").unwrap();
+    assert_eq!(r.status, 200, "{}", r.text());
+    assert_eq!(count(&server, "lti_contexts"), 1, "the launch's line item is kept for its scores");
+}

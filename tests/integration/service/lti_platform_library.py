@@ -6,18 +6,34 @@ whose tool key set URL is the tool's /lti/jwks, then the library's own checks,
 client-credentials request that carries the tool's client assertion (score passback). A copy of
 each JWT with a changed signature must be refused by the same checks.
 
+With `launch`, the library is the platform that starts a launch: it serves its JWKS on
+PLATFORM_PORT, builds the login initiation to the tool's /lti/login (`prepare_preflight_url`),
+follows the tool's redirect as the learner's browser would, checks it as the authorisation request
+it is (`validate_preflight_response`), builds and signs the resource-link launch with an AGS claim
+(`generate_launch_request`) and posts it to the tool's /lti/launch.
+
 Usage: lti_platform_library.py TOOL_JWKS_URL ISSUER CLIENT_ID DEPLOYMENT_ID MESSAGES.json
 MESSAGES.json: {"deep_link_jwt": "...", "token_request": {form fields of the token request}}.
-Prints a JSON object with what the library returned and what it refused.
+Usage: lti_platform_library.py launch TOOL_URL PLATFORM_PORT CLIENT_ID DEPLOYMENT_ID EXERCISE
+Prints a JSON object with what the library returned and what it refused, or what the tool
+answered to each step of the launch.
 """
 
+import http.server
 import json
 import sys
+import threading
+import urllib.error
+import urllib.parse
+import urllib.request
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 from lti1p3platform.ltiplatform import LTI1P3PlatformConfAbstract
+from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
+from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
+from lti1p3platform.request import Request
 
 
 class Platform(LTI1P3PlatformConfAbstract):
@@ -44,6 +60,8 @@ class Platform(LTI1P3PlatformConfAbstract):
             .set_platform_public_key(public)
             .set_tool_key_set_url(kwargs["tool_jwks"])
         )
+        if "login_url" in kwargs:
+            self._registration.set_oidc_login_url(kwargs["login_url"]).set_launch_url(kwargs["launch_url"])
 
     def get_registration_by_params(self, **kwargs):
         return self._registration
@@ -65,7 +83,97 @@ def refused(check):
     return None
 
 
+class Browser(Request):
+    """What the platform received from the learner's browser: the query of a request."""
+
+    def build_metadata(self, request):
+        return {"method": "GET", "form_data": {}, "get_data": request, "headers": {}, "path": "/"}
+
+
+class Login(OIDCLoginAbstract):
+    def set_lti_message_hint(self, **kwargs):
+        self._lti_message_hint = kwargs["hint"]
+
+    def get_redirect(self, url):
+        return url
+
+
+class Launch(LTIAdvantageMessageLaunchAbstract):
+    def prepare_launch(self, preflight_response):
+        self.validate_preflight_response(preflight_response)
+
+    def render_launch_form(self, launch_data, **kwargs):
+        return launch_data
+
+
+class NoRedirects(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kwargs):
+        return None
+
+
+def fetch(url, form=None):
+    """Status, headers and body of one request, redirects not followed."""
+    opener = urllib.request.build_opener(NoRedirects)
+    data = urllib.parse.urlencode(form).encode() if form is not None else None
+    try:
+        with opener.open(url, data=data, timeout=60) as answer:
+            return answer.status, {k.lower(): v for k, v in answer.headers.items()}, answer.read().decode()
+    except urllib.error.HTTPError as answer:
+        return answer.code, {k.lower(): v for k, v in answer.headers.items()}, answer.read().decode()
+
+
+def launch(tool, port, client_id, deployment_id, exercise):
+    iss = f"http://127.0.0.1:{port}"
+    platform = Platform(
+        iss=iss, client_id=client_id, deployment_id=deployment_id, tool_jwks=f"{tool}/lti/jwks",
+        login_url=f"{tool}/lti/login", launch_url=f"{tool}/lti/launch?exercise={exercise}",
+    )
+    jwks = json.dumps({"keys": platform.get_registration().get_jwks()}).encode()
+
+    class Keys(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(jwks)))
+            self.end_headers()
+            self.wfile.write(jwks)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), Keys)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    login = Login(Browser({}), platform)
+    login.set_lti_message_hint(hint="rl-1")
+    status, headers, body = fetch(login.prepare_preflight_url("learner-7"))
+    if status != 302:
+        raise SystemExit(f"the tool answered the login initiation with {status}: {body}")
+    redirect = headers.get("location", "")
+    preflight = dict(urllib.parse.parse_qsl(urllib.parse.urlparse(redirect).query))
+    message = Launch(Browser(preflight), platform)
+    message._registration = platform.get_registration()
+    message.prepare_launch(preflight)
+    message.set_user_data("learner-7", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"])
+    message.set_resource_link_claim("rl-1", title="Exercise")
+    message.set_custom_parameters_claim({"exercise": exercise})
+    message.set_ags(f"{iss}/lineitems", f"{iss}/lineitems/1/lineitem")
+    data = message.generate_launch_request()
+    launched, launched_headers, body = fetch(message._redirect_url, data)
+    server.shutdown()
+    return {
+        "login_status": status,
+        "preflight": preflight,
+        "launch_status": launched,
+        "location": launched_headers.get("location", ""),
+        "body": body[:2000],
+    }
+
+
 def main():
+    if sys.argv[1] == "launch":
+        print(json.dumps(launch(*sys.argv[2:7])))
+        return
     tool_jwks, iss, client_id, deployment_id, messages = sys.argv[1:6]
     with open(messages, encoding="utf-8") as f:
         messages = json.load(f)
