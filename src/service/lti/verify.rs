@@ -368,7 +368,8 @@ pub fn verify(
     validation.leeway = LTI_CLOCK_LEEWAY_S;
     validation.set_issuer(&[platform.platform.issuer.as_str()]);
     validation.set_audience(&[platform.platform.client_id.as_str()]);
-    validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
+    // `sub` may be absent (an anonymous launch, a deep-linking request); a resource link needs it.
+    validation.set_required_spec_claims(&["exp", "iat", "iss", "aud"]);
     let raw = jsonwebtoken::decode::<RawClaims>(id_token, &key, &validation)
         .map_err(|e| match e.kind() {
             ErrorKind::InvalidSignature => LaunchError::Signature,

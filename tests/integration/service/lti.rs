@@ -577,6 +577,16 @@ fn launch_failures_are_clear_pages_that_change_nothing() {
             }),
         ),
         (
+            "resource link without sub (the learner)",
+            400,
+            "fehlt eine nötige Angabe: sub",
+            Box::new(move |c, _| {
+                c.as_object_mut().unwrap().remove("sub");
+                c[format!("{CLAIM}launch_presentation")] = json!({"locale": "de"});
+                sign(c)
+            }),
+        ),
+        (
             "custom claim of the wrong type",
             401,
             "Angabe https://purl.imsglobal.org/spec/lti/claim/custom im Token hat den falschen Typ",
@@ -1089,14 +1099,9 @@ fn a_platform_on_a_private_address_is_refused_naming_allow_private_callbacks() {
     assert!(platform.seen("/jwks").is_empty(), "never contacted");
 }
 
-/// The platform library `lti1p3platform` starts a launch as a platform does: its login initiation
-/// reaches the tool, the tool's redirect passes the library's check of an authorisation request,
-/// and the resource-link launch it builds and signs (with its own key, published by its JWKS)
-/// opens the learner's page.
-#[test]
-fn the_platform_library_logs_in_and_launches() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+/// Registers a platform at `port` for the library's launches; runs the library in `mode`
+/// (`launch` or `deep-link`): what it saw.
+fn platform_library_launch(server: &Server, mode: &str) -> Value {
     let port = crate::support::http::free_port();
     let issuer = format!("http://127.0.0.1:{port}");
     let out = Command::new(BIN)
@@ -1110,14 +1115,25 @@ fn the_platform_library_logs_in_and_launches() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let out = Command::new("python3")
         .arg(repo().join("tests/integration/service/lti_platform_library.py"))
-        .arg("launch")
+        .arg(mode)
         .arg(format!("http://127.0.0.1:{}", server.port))
         .args([&port.to_string(), CLIENT_ID, DEPLOYMENT, CONSUMER])
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the platform library could not launch:\n{stderr}");
-    let seen: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(out.status.success(), "the platform library could not {mode}:\n{stderr}");
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// The platform library `lti1p3platform` starts a launch as a platform does: its login initiation
+/// reaches the tool, the tool's redirect passes the library's check of an authorisation request,
+/// and the resource-link launch it builds and signs (with its own key, published by its JWKS)
+/// opens the learner's page.
+#[test]
+fn the_platform_library_logs_in_and_launches() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    let seen = platform_library_launch(&server, "launch");
     assert_eq!(seen["login_status"], 302, "{seen}");
     assert_eq!(seen["preflight"]["login_hint"], "learner-7", "{seen}");
     assert_eq!(seen["preflight"]["lti_message_hint"], "rl-1", "{seen}");
@@ -1127,4 +1143,19 @@ fn the_platform_library_logs_in_and_launches() {
     let r = request(server.port, "GET", &path_of(location), &[], b"").unwrap();
     assert_eq!(r.status, 200, "{}", r.text());
     assert_eq!(count(&server, "lti_contexts"), 1, "the launch's line item is kept for its scores");
+}
+
+/// The library's deep-linking request, whose `data` is a JSON object (as the library sends it):
+/// the teacher picks an exercise, and the tool's response passes the library's check, with the
+/// exercise as a resource link and the `data` returned unchanged.
+#[test]
+fn the_platform_library_deep_links_with_data_as_an_object() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    let seen = platform_library_launch(&server, "deep-link");
+    assert!(seen["return_url"].as_str().unwrap().ends_with("/return"), "{seen}");
+    assert_eq!(seen["items"][0]["type"], "ltiResourceLink", "{seen}");
+    assert_eq!(seen["items"][0]["custom"]["exercise"], CONSUMER, "{seen}");
+    assert_eq!(seen["data"], seen["sent_data"], "{seen}");
+    assert!(seen["data"].is_object(), "{seen}");
 }

@@ -15,10 +15,14 @@ it is (`validate_preflight_response`), builds and signs the resource-link launch
 Usage: lti_platform_library.py TOOL_JWKS_URL ISSUER CLIENT_ID DEPLOYMENT_ID MESSAGES.json
 MESSAGES.json: {"deep_link_jwt": "...", "token_request": {form fields of the token request}}.
 Usage: lti_platform_library.py launch TOOL_URL PLATFORM_PORT CLIENT_ID DEPLOYMENT_ID EXERCISE
+With `deep-link` instead of `launch`, the launch is the library's deep-linking request (its
+`data` a JSON object); the teacher picks EXERCISE on the tool's picker, and the tool's response is
+checked with `validate_deeplinking_resp`.
 Prints a JSON object with what the library returned and what it refused, or what the tool
 answered to each step of the launch.
 """
 
+import html.parser
 import http.server
 import json
 import sys
@@ -122,12 +126,60 @@ def fetch(url, form=None):
         return answer.code, {k.lower(): v for k, v in answer.headers.items()}, answer.read().decode()
 
 
-def launch(tool, port, client_id, deployment_id, exercise):
+class Forms(html.parser.HTMLParser):
+    """The forms of a page: their action and their inputs' names and values."""
+
+    def __init__(self):
+        super().__init__()
+        self.forms = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form":
+            self.forms.append((attrs.get("action", ""), {}))
+        elif tag == "input" and self.forms and "name" in attrs:
+            self.forms[-1][1][attrs["name"]] = attrs.get("value", "")
+
+
+def forms(page):
+    parser = Forms()
+    parser.feed(page)
+    return parser.forms
+
+
+DEEP_LINK_DATA = {"course": "verteilte-systeme", "placement": [3, {"week": 2}]}
+
+
+def deep_link(platform, message, tool, iss, exercise):
+    """The deep-linking request the library builds (its `data` an object), the teacher's choice
+    on the tool's picker, and the tool's response as the library checks it."""
+    message.set_dl(f"{iss}/return", title="Prüfstein", accept_types={"ltiResourceLink"},
+                   extra_data=DEEP_LINK_DATA)
+    data = message.generate_launch_request()
+    status, _, page = fetch(message._redirect_url, data)
+    if status != 200:
+        raise SystemExit(f"the tool answered the deep-linking request with {status}: {page}")
+    action, fields = next(f for f in forms(page) if f[1].get("exercise") == exercise)
+    status, _, page = fetch(urllib.parse.urljoin(tool, action), fields)
+    if status != 200:
+        raise SystemExit(f"the tool answered the choice with {status}: {page}")
+    action, fields = next(f for f in forms(page) if "JWT" in f[1])
+    items = platform.validate_deeplinking_resp({"JWT": fields["JWT"]})
+    return {
+        "return_url": action,
+        "items": items,
+        "data": platform._jwt["body"].get("https://purl.imsglobal.org/spec/lti-dl/claim/data"),
+        "sent_data": DEEP_LINK_DATA,
+    }
+
+
+def launch(kind, tool, port, client_id, deployment_id, exercise):
     iss = f"http://127.0.0.1:{port}"
     platform = Platform(
         iss=iss, client_id=client_id, deployment_id=deployment_id, tool_jwks=f"{tool}/lti/jwks",
         login_url=f"{tool}/lti/login", launch_url=f"{tool}/lti/launch?exercise={exercise}",
     )
+    platform.get_registration().set_deeplink_launch_url(f"{tool}/lti/launch")
     jwks = json.dumps({"keys": platform.get_registration().get_jwks()}).encode()
 
     class Keys(http.server.BaseHTTPRequestHandler):
@@ -146,6 +198,8 @@ def launch(tool, port, client_id, deployment_id, exercise):
 
     login = Login(Browser({}), platform)
     login.set_lti_message_hint(hint="rl-1")
+    if kind == "deep-link":
+        login.set_deeplinking_launch_url()
     status, headers, body = fetch(login.prepare_preflight_url("learner-7"))
     if status != 302:
         raise SystemExit(f"the tool answered the login initiation with {status}: {body}")
@@ -154,6 +208,10 @@ def launch(tool, port, client_id, deployment_id, exercise):
     message = Launch(Browser(preflight), platform)
     message._registration = platform.get_registration()
     message.prepare_launch(preflight)
+    if kind == "deep-link":
+        result = deep_link(platform, message, tool, iss, exercise)
+        server.shutdown()
+        return result
     message.set_user_data("learner-7", ["http://purl.imsglobal.org/vocab/lis/v2/membership#Learner"])
     message.set_resource_link_claim("rl-1", title="Exercise")
     message.set_custom_parameters_claim({"exercise": exercise})
@@ -171,8 +229,8 @@ def launch(tool, port, client_id, deployment_id, exercise):
 
 
 def main():
-    if sys.argv[1] == "launch":
-        print(json.dumps(launch(*sys.argv[2:7])))
+    if sys.argv[1] in ("launch", "deep-link"):
+        print(json.dumps(launch(*sys.argv[1:7])))
         return
     tool_jwks, iss, client_id, deployment_id, messages = sys.argv[1:6]
     with open(messages, encoding="utf-8") as f:
