@@ -1099,9 +1099,9 @@ fn a_platform_on_a_private_address_is_refused_naming_allow_private_callbacks() {
     assert!(platform.seen("/jwks").is_empty(), "never contacted");
 }
 
-/// Registers a platform at `port` for the library's launches; runs the library in `mode`
-/// (`launch` or `deep-link`): what it saw.
-fn platform_library_launch(server: &Server, mode: &str) -> Value {
+/// Registers a platform at a free port for the library's launches and starts the library in
+/// `mode` (`launch` or `deep-link`), its output piped.
+fn platform_library(server: &Server, mode: &str) -> std::process::Child {
     let port = crate::support::http::free_port();
     let issuer = format!("http://127.0.0.1:{port}");
     let out = Command::new(BIN)
@@ -1113,36 +1113,68 @@ fn platform_library_launch(server: &Server, mode: &str) -> Value {
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let out = Command::new("python3")
+    Command::new("python3")
         .arg(repo().join("tests/integration/service/lti_platform_library.py"))
         .arg(mode)
         .arg(format!("http://127.0.0.1:{}", server.port))
         .args([&port.to_string(), CLIENT_ID, DEPLOYMENT, CONSUMER])
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "the platform library could not {mode}:\n{stderr}");
-    serde_json::from_slice(&out.stdout).unwrap()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
-/// The platform library `lti1p3platform` starts a launch as a platform does: its login initiation
-/// reaches the tool, the tool's redirect passes the library's check of an authorisation request,
-/// and the resource-link launch it builds and signs (with its own key, published by its JWKS)
-/// opens the learner's page.
+/// The next line the library printed, as JSON; its error output when it printed none.
+fn library_line(child: &mut std::process::Child, lines: &mut impl Iterator<Item = String>) -> Value {
+    match lines.next() {
+        Some(line) => serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}")),
+        None => {
+            let mut stderr = String::new();
+            child.stderr.take().unwrap().read_to_string(&mut stderr).unwrap();
+            panic!("the platform library stopped:\n{stderr}");
+        }
+    }
+}
+
+/// The platform library `lti1p3platform` is the platform: its login initiation reaches the tool,
+/// the tool's redirect passes the library's check of an authorisation request, and the
+/// resource-link launch it builds and signs (its own key, published by its JWKS) opens the
+/// learner's page. The learner's graded submission is passed back through the library's token
+/// endpoint (which checks the tool's client assertion) to a score endpoint that checks the bearer
+/// token the library issued and the score's progress values.
 #[test]
-fn the_platform_library_logs_in_and_launches() {
+fn the_platform_library_logs_in_launches_and_receives_the_score() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
-    let seen = platform_library_launch(&server, "launch");
+    let mut library = platform_library(&server, "launch");
+    let stdout = std::io::BufReader::new(library.stdout.take().unwrap());
+    let mut lines = std::io::BufRead::lines(stdout).map_while(Result::ok);
+    let seen = library_line(&mut library, &mut lines);
     assert_eq!(seen["login_status"], 302, "{seen}");
     assert_eq!(seen["preflight"]["login_hint"], "learner-7", "{seen}");
     assert_eq!(seen["preflight"]["lti_message_hint"], "rl-1", "{seen}");
     assert_eq!(seen["launch_status"], 303, "{seen}");
-    let location = seen["location"].as_str().unwrap();
-    assert!(location.contains(&format!("/learn/{CONSUMER}?")), "{seen}");
-    let r = request(server.port, "GET", &path_of(location), &[], b"").unwrap();
+    let page = path_of(seen["location"].as_str().unwrap());
+    assert!(page.starts_with(&format!("/learn/{CONSUMER}?")), "{seen}");
+    let r = request(server.port, "GET", &page, &[], b"").unwrap();
     assert_eq!(r.status, 200, "{}", r.text());
-    assert_eq!(count(&server, "lti_contexts"), 1, "the launch's line item is kept for its scores");
+
+    let body = multipart(&[
+        ("exercise", None, CONSUMER.as_bytes()),
+        ("learner", None, b"lti:1:learner-7"),
+        ("file", Some("reference.wat"), exercise_file("solutions/reference.wat").as_bytes()),
+    ]);
+    let r = post_form(&server, &page, &body);
+    assert_eq!(r.status, 303, "{}", r.text());
+    let arrived = library_line(&mut library, &mut lines);
+    assert!(library.wait().unwrap().success());
+    let score = &arrived["scores"][0];
+    assert_eq!(score["authorized"], true, "{arrived}");
+    assert_eq!(score["content_type"], "application/vnd.ims.lis.v1.score+json", "{arrived}");
+    assert_eq!(score["score"]["userId"], "learner-7", "{arrived}");
+    assert_eq!(score["score"]["scoreGiven"], score["score"]["scoreMaximum"], "{arrived}");
+    assert_eq!(score["score"]["activityProgress"], "Completed", "{arrived}");
+    assert_eq!(score["score"]["gradingProgress"], "FullyGraded", "{arrived}");
 }
 
 /// The library's deep-linking request, whose `data` is a JSON object (as the library sends it):
@@ -1152,7 +1184,11 @@ fn the_platform_library_logs_in_and_launches() {
 fn the_platform_library_deep_links_with_data_as_an_object() {
     let dir = tempfile::tempdir().unwrap();
     let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
-    let seen = platform_library_launch(&server, "deep-link");
+    let mut library = platform_library(&server, "deep-link");
+    let stdout = std::io::BufReader::new(library.stdout.take().unwrap());
+    let mut lines = std::io::BufRead::lines(stdout).map_while(Result::ok);
+    let seen = library_line(&mut library, &mut lines);
+    assert!(library.wait().unwrap().success());
     assert!(seen["return_url"].as_str().unwrap().ends_with("/return"), "{seen}");
     assert_eq!(seen["items"][0]["type"], "ltiResourceLink", "{seen}");
     assert_eq!(seen["items"][0]["custom"]["exercise"], CONSUMER, "{seen}");

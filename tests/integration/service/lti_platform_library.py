@@ -17,7 +17,10 @@ MESSAGES.json: {"deep_link_jwt": "...", "token_request": {form fields of the tok
 Usage: lti_platform_library.py launch TOOL_URL PLATFORM_PORT CLIENT_ID DEPLOYMENT_ID EXERCISE
 With `deep-link` instead of `launch`, the launch is the library's deep-linking request (its
 `data` a JSON object); the teacher picks EXERCISE on the tool's picker, and the tool's response is
-checked with `validate_deeplinking_resp`.
+checked with `validate_deeplinking_resp`. After a `launch`, the library serves its token endpoint
+(`get_access_token`, which checks the tool's client assertion) and a score endpoint that checks
+the bearer token (`validate_token`) and the score's progress values (the library's enums), until
+one score arrives; it prints a second line with what arrived.
 Prints a JSON object with what the library returned and what it refused, or what the tool
 answered to each step of the launch.
 """
@@ -38,6 +41,9 @@ from lti1p3platform.message_launch import LTIAdvantageMessageLaunchAbstract
 from lti1p3platform.oidc_login import OIDCLoginAbstract
 from lti1p3platform.registration import Registration
 from lti1p3platform.request import Request
+from lti1p3platform.score import ActivityProgress, GradeProgress
+
+SCORE_SCOPE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
 
 
 class Platform(LTI1P3PlatformConfAbstract):
@@ -181,19 +187,48 @@ def launch(kind, tool, port, client_id, deployment_id, exercise):
     )
     platform.get_registration().set_deeplink_launch_url(f"{tool}/lti/launch")
     jwks = json.dumps({"keys": platform.get_registration().get_jwks()}).encode()
+    scores = []
+    score_arrived = threading.Event()
 
-    class Keys(http.server.BaseHTTPRequestHandler):
-        def do_GET(self):
-            self.send_response(200)
+    class Endpoints(http.server.BaseHTTPRequestHandler):
+        """The platform's JWKS, and its token and score endpoints as the library serves them."""
+
+        def answer(self, status, body):
+            body = json.dumps(body).encode() if not isinstance(body, bytes) else body
+            self.send_response(status)
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(jwks)))
+            self.send_header("Content-Length", str(len(body)))
             self.end_headers()
-            self.wfile.write(jwks)
+            self.wfile.write(body)
+
+        def do_GET(self):
+            self.answer(200, jwks)
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            if self.path == "/token":
+                form = dict(urllib.parse.parse_qsl(body.decode()))
+                try:
+                    self.answer(200, platform.get_access_token(form))
+                except Exception as error:
+                    self.answer(400, {"error": "invalid_client", "error_description": str(error)})
+            elif self.path == "/lineitems/1/lineitem/scores":
+                bearer = self.headers.get("Authorization", "").removeprefix("Bearer ")
+                authorized = platform.validate_token(bearer, allowed_scopes=[SCORE_SCOPE])
+                score = json.loads(body)
+                score["activityProgress"] = ActivityProgress(score["activityProgress"]).value
+                score["gradingProgress"] = GradeProgress(score["gradingProgress"]).value
+                scores.append({"authorized": authorized, "content_type": self.headers.get("Content-Type"),
+                               "score": score})
+                self.answer(200 if authorized else 403, {})
+                score_arrived.set()
+            else:
+                self.answer(404, {})
 
         def log_message(self, *args):
             pass
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), Keys)
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", int(port)), Endpoints)
     threading.Thread(target=server.serve_forever, daemon=True).start()
 
     login = Login(Browser({}), platform)
@@ -218,14 +253,18 @@ def launch(kind, tool, port, client_id, deployment_id, exercise):
     message.set_ags(f"{iss}/lineitems", f"{iss}/lineitems/1/lineitem")
     data = message.generate_launch_request()
     launched, launched_headers, body = fetch(message._redirect_url, data)
-    server.shutdown()
-    return {
+    print(json.dumps({
         "login_status": status,
         "preflight": preflight,
         "launch_status": launched,
         "location": launched_headers.get("location", ""),
         "body": body[:2000],
-    }
+    }), flush=True)
+    # The learner submits on the page (the test does); the score comes through the library's
+    # token endpoint to its score endpoint.
+    score_arrived.wait(timeout=120)
+    server.shutdown()
+    return {"scores": scores}
 
 
 def main():
