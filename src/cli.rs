@@ -467,6 +467,9 @@ fn run_platform(command: PlatformCommand, config: &crate::service::config::Confi
         } => {
             let platform =
                 NewPlatform { name, issuer, client_id, auth_url, token_url, jwks_url, deployment_id };
+            for note in platforms::private_notes(&platform) {
+                eprintln!("{note}");
+            }
             let (token, record) = platforms::add(config, platform)?;
             if json {
                 println!(

@@ -142,6 +142,27 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_GRADING_STALL_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub grading_stall_ms: Option<u64>,
+    /// A platform's key set (JWKS) is fetched at most once per this many milliseconds
+    ///.
+    #[arg(long, env = "PRUEFSTEIN_LTI_JWKS_INTERVAL_MS", hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lti_jwks_interval_ms: Option<u64>,
+    /// LTI logins from one client address (IPv4 address, IPv6 /64) that may wait for their launch
+    /// at once; more are refused with 429.
+    #[arg(long, env = "PRUEFSTEIN_LTI_LOGINS_PER_ADDRESS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lti_logins_per_address: Option<usize>,
+    /// LTI logins of one platform that may wait for their launch at once; a further one replaces
+    /// the oldest of the address holding the most.
+    #[arg(long, env = "PRUEFSTEIN_LTI_LOGINS_PER_PLATFORM")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lti_logins_per_platform: Option<usize>,
+    /// Reverse proxies (addresses or networks, e.g. 127.0.0.1,10.0.0.0/8) whose X-Forwarded-For
+    /// names the client: the last address in it that is not a trusted proxy; without any, the
+    /// connection's peer is the client.
+    #[arg(long = "trusted-proxy", env = "PRUEFSTEIN_TRUSTED_PROXIES", value_delimiter = ',')]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub trusted_proxies: Option<Vec<String>>,
 }
 
 /// Where the service grades.
@@ -194,6 +215,12 @@ pub struct Config {
     pub isolation: Isolation,
     pub job_lease_ms: u64,
     pub grading_stall_ms: u64,
+    /// A platform's key set is fetched at most once per this interval (and kept at least as long).
+    pub lti_jwks_interval_ms: u64,
+    pub lti_logins_per_address: usize,
+    pub lti_logins_per_platform: usize,
+    /// Addresses or networks of reverse proxies whose `X-Forwarded-For` is believed.
+    pub trusted_proxies: Vec<String>,
 }
 
 impl Default for Config {
@@ -224,6 +251,10 @@ impl Default for Config {
             isolation: Isolation::default(),
             job_lease_ms: limits::JOB_LEASE_MS,
             grading_stall_ms: limits::GRADING_STALL_MS,
+            lti_jwks_interval_ms: limits::LTI_JWKS_INTERVAL_MS,
+            lti_logins_per_address: limits::LTI_LOGINS_PER_ADDRESS_MAX,
+            lti_logins_per_platform: limits::LTI_LOGINS_PER_PLATFORM_MAX,
+            trusted_proxies: Vec::new(),
         }
     }
 }
@@ -273,8 +304,20 @@ impl Config {
         if config.job_lease_ms < 100 {
             anyhow::bail!("job-lease-ms must be at least 100");
         }
+        if config.lti_logins_per_address == 0 || config.lti_logins_per_platform == 0 {
+            anyhow::bail!("lti-logins-per-address and lti-logins-per-platform must be at least 1");
+        }
+        config.trusted_networks()?;
         resolve_store(&mut config)?;
         Ok(config)
+    }
+
+    /// The trusted proxies' networks; an entry that is not one stops the start.
+    pub fn trusted_networks(&self) -> Result<Vec<super::lti::logins::Network>> {
+        self.trusted_proxies
+            .iter()
+            .map(|n| super::lti::logins::Network::parse(n).map_err(|e| anyhow::anyhow!("trusted-proxy: {e}")))
+            .collect()
     }
 
     /// The data directory from flags or file, for the `client` commands.

@@ -19,7 +19,9 @@ fn default_text(key: &str, defaults: &serde_json::Map<String, Value>) -> String 
         ("course_secret" | "report_secret", _) => "generated once and kept in the database".into(),
         ("database", _) => "none: SQLite in the data directory".into(),
         ("admin_bind", _) => "none: the operator's routes on the public address".into(),
+        ("trusted_proxies", _) => "none: the connection's peer is the client".into(),
         (_, Some(Value::Null)) | (_, None) => "none".into(),
+        (_, Some(Value::Array(items))) if items.is_empty() => "none".into(),
         (_, Some(Value::Bool(true))) => "on".into(),
         (_, Some(Value::Bool(false))) => "off".into(),
         (_, Some(Value::String(text))) => text.clone(),
@@ -50,7 +52,8 @@ fn rows() -> Vec<Row> {
         .get_arguments()
         .filter_map(|arg| {
             let long = arg.get_long()?;
-            let key = long.replace('-', "_");
+            // The file's key is the field's name (`--trusted-proxy` sets `trusted_proxies`).
+            let key = arg.get_id().to_string();
             let in_file = defaults.contains_key(&key);
             Some(Row {
                 id: arg.get_id().to_string(),

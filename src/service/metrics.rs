@@ -83,6 +83,19 @@ label!(
     VersionMismatch, "action", { Left => "left", Graded => "graded" }
 );
 
+label!(
+    /// What became of an LTI login initiation (`pruefstein_lti_logins_total{outcome}`): started
+    /// (its state kept), refused at its client address's bound of pending logins, refused at its
+    /// platform's bound (the address holding its share), or a pending one given up for a newer
+    /// one of its platform (evicted).
+    LtiLogin, "outcome", {
+        Started => "started",
+        RefusedAddress => "refused_address",
+        RefusedPlatform => "refused_platform",
+        Evicted => "evicted",
+    }
+);
+
 /// One metric per value of a label, encoded as one family in the label's order.
 #[derive(Debug, Clone)]
 pub struct Series<L: Label, M> {
@@ -139,6 +152,7 @@ pub struct Metrics {
     pub job_leases: Counter,
     /// Log lines dropped so far, copied from [`super::log::lines_dropped`] at scrape time.
     log_lines_dropped: Counter,
+    lti_logins: Series<LtiLogin, Counter>,
     registry: Registry,
 }
 
@@ -162,6 +176,7 @@ impl Default for Metrics {
             version_mismatches: Series::default(),
             job_leases: Counter::default(),
             log_lines_dropped: Counter::default(),
+            lti_logins: Series::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -222,6 +237,12 @@ impl Default for Metrics {
             "Log lines dropped because the log queue was full or standard error refused them (a closed pipe)",
             metrics.log_lines_dropped.clone(),
         );
+        registry.register(
+            "pruefstein_lti_logins",
+            "LTI login initiations, by outcome (refused at the client address's or at the \
+             platform's bound; evicted: a pending login given up for a newer one at the platform's bound)",
+            metrics.lti_logins.clone(),
+        );
         Metrics { registry, ..metrics }
     }
 }
@@ -250,6 +271,11 @@ impl Metrics {
     /// Counts a job of another exercise version than this node serves.
     pub fn version_mismatch(&self, action: VersionMismatch) {
         self.version_mismatches.get(action).inc();
+    }
+
+    /// Counts an LTI login initiation by what became of it.
+    pub fn lti_login(&self, outcome: LtiLogin) {
+        self.lti_logins.get(outcome).inc();
     }
 
     pub fn observe_grade(&self, seconds: f64) {

@@ -98,7 +98,7 @@ impl Shared {
             outbox: Wakeup::default(),
             waiters: Waiters::default(),
             accepting: AtomicBool::new(true),
-            lti: lti::Lti::default(),
+            lti: lti::Lti::new(&config),
             grading_progress: AtomicU64::new(clock::now_ms().max(0) as u64),
             dry_runs: dryruns::DryRuns::default(),
             config,
@@ -542,6 +542,29 @@ pub mod platforms {
             }
         }
         Ok(())
+    }
+
+    /// The notes for a registration whose URLs name a non-public address (an IP literal: names
+    /// are resolved only when the service connects): the service reaches them only with
+    /// `--allow-private-callbacks`.
+    pub fn private_notes(platform: &NewPlatform) -> Vec<String> {
+        [
+            ("--issuer", &platform.issuer),
+            ("--token-url", &platform.token_url),
+            ("--jwks-url", &platform.jwks_url),
+        ]
+        .into_iter()
+        .filter(|(_, url)| {
+            webhook::parse_target(url, false).is_err() && webhook::parse_target(url, true).is_ok()
+        })
+        .map(|(flag, url)| {
+            format!(
+                "note: {flag} {url} is on a loopback or private address: the service fetches the \
+                     platform's keys and posts scores there only when it runs with \
+                     --allow-private-callbacks"
+            )
+        })
+        .collect()
     }
 
     /// Registers a platform with an API client of its own (`lti-NAME`); returns that client's

@@ -230,13 +230,15 @@ pub fn parse_target(raw: &str, allow_private: bool) -> Result<Target, String> {
     Ok(Target { https, host, port, path })
 }
 
+/// What a refusal of a non-public target says the operator can do.
+pub const PRIVATE_TARGETS: &str = "the operator has not allowed such targets \
+    (pruefstein serve --allow-private-callbacks allows them, for a closed network)";
+
 fn check_ip(ip: IpAddr, allow_private: bool) -> Result<(), String> {
     if allow_private || is_public(ip) {
         Ok(())
     } else {
-        Err(format!(
-            "{ip} is a loopback, private or otherwise non-public address; the operator has not allowed such targets"
-        ))
+        Err(format!("{ip} is a loopback, private or otherwise non-public address; {PRIVATE_TARGETS}"))
     }
 }
 
@@ -359,6 +361,14 @@ pub struct Exchange<'a> {
     pub read_max: usize,
 }
 
+/// The answer to an [`Exchange`]: its status, up to `read_max` bytes of its body, and its
+/// `Cache-Control` (for what is cached, such as a platform's keys).
+pub struct Answer {
+    pub status: u16,
+    pub body: Vec<u8>,
+    pub cache_control: Option<String>,
+}
+
 /// Sends one request under the senders' rules (the URL and address policy, one deadline of
 /// `timeout_ms` for everything, no redirect, no proxy) and returns the answer's status and up to
 /// `read_max` bytes of its body.
@@ -367,6 +377,15 @@ pub fn exchange(
     allow_private: bool,
     timeout_ms: u64,
 ) -> Result<(u16, Vec<u8>), AttemptError> {
+    exchange_answer(request, allow_private, timeout_ms).map(|answer| (answer.status, answer.body))
+}
+
+/// [`exchange`], with the answer's `Cache-Control`.
+pub fn exchange_answer(
+    request: Exchange<'_>,
+    allow_private: bool,
+    timeout_ms: u64,
+) -> Result<Answer, AttemptError> {
     let permanent = |message: String| AttemptError { message, retry: false };
     let started = Instant::now();
     let target = parse_target(request.url, allow_private).map_err(permanent)?;
@@ -394,6 +413,14 @@ pub fn exchange(
         .run(configured)
         .map_err(|error| attempt_error(error, &target.host, timeout_ms, started.elapsed()))?;
     let status = response.status().as_u16();
+    let cache_control = response
+        .headers()
+        .get_all("cache-control")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect::<Vec<_>>()
+        .join(", ");
+    let cache_control = (!cache_control.is_empty()).then_some(cache_control);
     let mut body = Vec::new();
     if request.read_max > 0 {
         body = response.body_mut().with_config().limit(request.read_max as u64).read_to_vec().map_err(
@@ -406,7 +433,7 @@ pub fn exchange(
             },
         )?;
     }
-    Ok((status, body))
+    Ok(Answer { status, body, cache_control })
 }
 
 /// What an attempt that did not get an answer records: a refusal by the address policy as it
@@ -512,7 +539,7 @@ impl Resolver for PolicyResolver {
         if allowed.is_empty() {
             return Err(ureq::Error::Other(Box::new(AttemptError {
                 message: format!(
-                    "{shown} resolves only to non-public addresses ({}); the operator has not allowed such targets",
+                    "{shown} resolves only to non-public addresses ({}); {PRIVATE_TARGETS}",
                     addrs.iter().map(|a| a.ip().to_string()).collect::<Vec<_>>().join(", ")
                 ),
                 retry: false,

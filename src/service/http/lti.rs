@@ -5,22 +5,28 @@
 //! back to the platform). Every failure is a page in the launch's language (German unless it asks
 //! for English) and a log line, never a 500: the learner sees what went wrong and what to do.
 
+use std::time::Instant;
+
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
+use base64::Engine as _;
 use futures_util::StreamExt;
 use maud::html;
 use serde_json::json;
+use serde_json::value::RawValue;
 
 use super::Data;
 use super::learn::{page_response, page_url};
 use crate::limits::{
-    LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS, LTI_STATES_PENDING_MAX,
+    LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
 };
 use crate::service::lti::keys::tool_key;
+use crate::service::lti::logins::{AddressKey, Bound, REFUSALS_LOG_MS, Refused, client_address};
 use crate::service::lti::verify::{
     DEEP_LINKING, LTI_VERSION, LaunchClaims, LaunchError, RESOURCE_LINK, verify,
 };
 use crate::service::lti::{SCORE_SCOPE, learner_id};
+use crate::service::metrics::LtiLogin;
 use crate::service::store::{LtiState, PlatformRecord};
 use crate::service::{Shared, auth, clock, html as pages};
 use crate::text::{Lang, Text};
@@ -153,7 +159,9 @@ fn random_value() -> Result<String, LaunchError> {
     ),
     responses(
         (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
-        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed request: a page that says why", content_type = "text/html"),
+        (status = 422, description = "No registered platform has this issuer (and client id): a page that says so", content_type = "text/html"),
+        (status = 429, description = "The client address holds as many logins waiting for their launch as allowed, or the platform does and the address its share (`Retry-After`): a page that says so", content_type = "text/html"),
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
@@ -163,8 +171,52 @@ pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> Htt
             .insert_header((header::LOCATION, location))
             .insert_header((header::CACHE_CONTROL, "no-store"))
             .finish(),
+        Err((_, error @ LaunchError::TooManyLogins { .. })) => too_many_logins(&shared, &error),
         Err((status, error)) => refuse(&shared, Lang::De, status, &error),
     }
+}
+
+/// A login refused at its address's bound: 429 with `Retry-After`, counted, and logged at most
+/// once per [`REFUSALS_LOG_MS`] (a flood must not flood the log).
+fn too_many_logins(shared: &Shared, error: &LaunchError) -> HttpResponse {
+    shared.metrics.lti_login(match error {
+        LaunchError::TooManyLogins { per_platform: true, .. } => LtiLogin::RefusedPlatform,
+        _ => LtiLogin::RefusedAddress,
+    });
+    if let Some(refused) = shared.lti.logins.refusals_to_log(clock::now_ms(), REFUSALS_LOG_MS) {
+        tracing::warn!(event = "lti_refused", reason = error.code(), refused_since_last_line = refused,
+            detail = %error.text().en);
+    }
+    let retry_after = match error {
+        LaunchError::TooManyLogins { retry_after_s, .. } => *retry_after_s,
+        _ => 0,
+    };
+    let mut response = page_response(
+        shared,
+        StatusCode::TOO_MANY_REQUESTS,
+        pages::message_page(Lang::De, &Text::new("LTI-Start abgelehnt", "LTI launch refused"), &error.text()),
+    );
+    response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from(retry_after.max(1)));
+    response
+}
+
+/// The client's address, as the login bounds count it.
+fn client(req: &HttpRequest, shared: &Shared) -> AddressKey {
+    let forwarded: Vec<&str> =
+        req.headers().get_all("x-forwarded-for").filter_map(|v| v.to_str().ok()).collect();
+    client_address(req.peer_addr().map(|a| a.ip()), &forwarded, &shared.lti.trusted_proxies)
+}
+
+fn too_many(refused: Refused) -> (StatusCode, LaunchError) {
+    (
+        StatusCode::TOO_MANY_REQUESTS,
+        LaunchError::TooManyLogins {
+            per_platform: refused.bound == Bound::Platform,
+            address: refused.address.to_string(),
+            pending: refused.pending,
+            retry_after_s: refused.retry_after.as_secs_f64().ceil() as u64,
+        },
+    )
 }
 
 /// `POST /lti/login`: the same as [`login`], with the parameters as a form.
@@ -183,7 +235,9 @@ pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> Htt
     ),
     responses(
         (status = 302, description = "To the platform's authorisation endpoint (`Location`)"),
-        (status = 400, description = "An unknown platform or a malformed request: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed request: a page that says why", content_type = "text/html"),
+        (status = 422, description = "No registered platform has this issuer (and client id): a page that says so", content_type = "text/html"),
+        (status = 429, description = "The client address holds as many logins waiting for their launch as allowed, or the platform does and the address its share (`Retry-After`): a page that says so", content_type = "text/html"),
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
@@ -198,6 +252,9 @@ async fn start_login(
 ) -> Result<String, (StatusCode, LaunchError)> {
     let bad = |e| (StatusCode::BAD_REQUEST, e);
     let params = read_params(req, payload).await.map_err(bad)?;
+    // The cheap refusal first: no store, no random numbers for an address at its bound.
+    let address = client(req, shared);
+    shared.lti.logins.check(None, address, Instant::now()).map_err(too_many)?;
     let issuer = required(&params, "iss").map_err(bad)?;
     let login_hint = required(&params, "login_hint").map_err(bad)?;
     required(&params, "target_link_uri").map_err(bad)?;
@@ -210,29 +267,30 @@ async fn start_login(
         .collect();
     let platform = match candidates.as_slice() {
         [one] => one.clone(),
-        [] => return Err((StatusCode::BAD_REQUEST, LaunchError::UnknownPlatform)),
+        [] => return Err((StatusCode::UNPROCESSABLE_ENTITY, LaunchError::UnknownPlatform)),
         _ => {
             return Err(bad(LaunchError::Malformed(
                 "several registrations share this issuer: the login must name its client_id".into(),
             )));
         }
     };
+    shared.lti.logins.check(Some(platform.id), address, Instant::now()).map_err(too_many)?;
     let (state, nonce) = (random_value().map_err(bad)?, random_value().map_err(bad)?);
+    let admitted = shared.lti.logins.admit(platform.id, address, &state, Instant::now()).map_err(too_many)?;
     let entry = LtiState { nonce: nonce.clone(), platform_id: platform.id };
     let now = clock::now_ms();
-    let key = state.clone();
+    let (key, evict) = (state.clone(), admitted.evicted.clone());
     let kept = super::db(shared, move |store| {
-        store.put_lti_state(&key, &entry, now + LTI_STATE_TTL_MS as i64, LTI_STATES_PENDING_MAX, now)
+        store.put_lti_state(&key, &entry, now + LTI_STATE_TTL_MS as i64, evict.as_deref(), now)
     })
-    .await
-    .map_err(|p| (StatusCode::SERVICE_UNAVAILABLE, LaunchError::Malformed(p.detail)))?;
-    if !kept {
-        return Err((
-            StatusCode::SERVICE_UNAVAILABLE,
-            LaunchError::Malformed(format!(
-                "{LTI_STATES_PENDING_MAX} logins are waiting for their launch (lti_states_pending_max); please try again in a few minutes"
-            )),
-        ));
+    .await;
+    if let Err(p) = kept {
+        shared.lti.logins.release(&state);
+        return Err((StatusCode::SERVICE_UNAVAILABLE, LaunchError::Malformed(p.detail)));
+    }
+    shared.metrics.lti_login(LtiLogin::Started);
+    if admitted.evicted.is_some() {
+        shared.metrics.lti_login(LtiLogin::Evicted);
     }
     let mut location = url::Url::parse(&platform.platform.auth_url)
         .map_err(|e| bad(LaunchError::Malformed(format!("the platform's auth URL is not valid: {e}"))))?;
@@ -269,7 +327,7 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
     tag = "lti",
     description = "The LTI 1.3 launch: the platform posts the `id_token` (a JWT it signed) and the `state` of the \
                    login. The token is verified against the platform's JWKS (issuer, audience, `azp`, expiry, \
-                   nonce, deployment, message type, version). A resource link opens the learner's page of the \
+                   not before and issued at, nonce, deployment, message type, version). A resource link opens the learner's page of the \
                    exercise; a deep-linking request, the catalogue to pick from.",
     request_body(
         content = Object, content_type = "application/x-www-form-urlencoded",
@@ -277,8 +335,9 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
     ),
     responses(
         (status = 200, description = "The learner's page, or the deep-linking picker", content_type = "text/html"),
-        (status = 400, description = "An unknown or used state, an unknown platform or message type: a page that says why", content_type = "text/html"),
+        (status = 400, description = "A malformed form, or a verified launch of an unknown message type or without what it needs: a page that says why", content_type = "text/html"),
         (status = 401, description = "The id_token does not verify: a page that names the claim", content_type = "text/html"),
+        (status = 422, description = "An unknown, used or expired state, a platform no longer registered, or an error the platform sent: a page that says why", content_type = "text/html"),
         (status = 503, description = "The store or the platform's keys cannot be read now", content_type = "text/html"),
     )
 )]
@@ -290,7 +349,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     if let Some(error) = param(&params, "error") {
         let description = param(&params, "error_description").unwrap_or("");
         let error = LaunchError::PlatformError(format!("{error} {description}").trim().to_string());
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &error);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &error);
     }
     let (id_token, state) = match (required(&params, "id_token"), required(&params, "state")) {
         (Ok(id_token), Ok(state)) => (id_token.to_string(), state.to_string()),
@@ -298,6 +357,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     };
     // The state is taken first: whatever follows, it cannot be used again.
     let now = clock::now_ms();
+    shared.lti.logins.release(&state);
     let taken = match super::db(&shared, move |store| store.take_lti_state(&state, now)).await {
         Ok(taken) => taken,
         Err(p) => {
@@ -310,14 +370,14 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
         }
     };
     let Some(login) = taken else {
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &LaunchError::State);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::State);
     };
     let platform = match platforms(&shared).await {
         Ok(all) => all.into_iter().find(|p| p.id == login.platform_id),
         Err(e) => return refuse(&shared, Lang::De, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
     let Some(platform) = platform else {
-        return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &LaunchError::UnknownPlatform);
+        return refuse(&shared, Lang::De, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::UnknownPlatform);
     };
     let verified = {
         let (shared, platform) = (shared.clone(), platform.clone());
@@ -425,7 +485,16 @@ fn deep_linking_picker(
         return Err(LaunchError::Claim("a usable deep_link_return_url".into()));
     }
     let deployment = claims.deployment_id.clone().unwrap_or_default();
-    let data = settings.data.clone().unwrap_or_default();
+    // The platform's `data`, any JSON value, travels as the text it was signed as, in base64url
+    // (a browser would turn the line breaks of a form value into CRLF); empty: none.
+    let data = settings.data.as_ref().map(|d| d.get()).unwrap_or_default();
+    if data.len() > LTI_DEEP_LINK_DATA_BYTES_MAX {
+        return Err(LaunchError::Claim(format!(
+            "deep-linking data of at most {LTI_DEEP_LINK_DATA_BYTES_MAX} bytes (it has {})",
+            data.len()
+        )));
+    }
+    let data = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(data);
     let expires = (clock::now_ms() + LTI_STATE_TTL_MS as i64).to_string();
     let platform_id = platform.id.to_string();
     let t = |de, en| if lang == Lang::De { de } else { en };
@@ -458,6 +527,28 @@ fn deep_linking_picker(
     Ok(page_response(shared, StatusCode::OK, page))
 }
 
+/// The claims of a deep-linking response, with the platform's `data` as it was signed.
+#[derive(serde::Serialize)]
+struct DeepLinkingResponse {
+    #[serde(flatten)]
+    claims: serde_json::Value,
+    #[serde(
+        rename = "https://purl.imsglobal.org/spec/lti-dl/claim/data",
+        skip_serializing_if = "Option::is_none"
+    )]
+    data: Option<Box<RawValue>>,
+}
+
+/// The platform's `data` from the picker's field (base64url of its JSON text; empty: none).
+fn returned_data(encoded: &str) -> Result<Option<Box<RawValue>>, ()> {
+    if encoded.is_empty() {
+        return Ok(None);
+    }
+    let text = base64::engine::general_purpose::URL_SAFE_NO_PAD.decode(encoded).map_err(|_| ())?;
+    let text = String::from_utf8(text).map_err(|_| ())?;
+    serde_json::from_str::<Box<RawValue>>(&text).map(Some).map_err(|_| ())
+}
+
 /// `POST /lti/deep-link`: the teacher's choice, answered with a page whose form posts the signed
 /// `LtiDeepLinkingResponse` back to the platform (a button: the page needs no JavaScript).
 #[utoipa::path(
@@ -473,7 +564,8 @@ fn deep_linking_picker(
     ),
     responses(
         (status = 200, description = "The page that returns the choice to the platform", content_type = "text/html"),
-        (status = 400, description = "A form the tool did not sign, an expired one, or an unknown exercise", content_type = "text/html"),
+        (status = 400, description = "A malformed form", content_type = "text/html"),
+        (status = 422, description = "A form the tool did not sign, an expired one, or an unknown exercise", content_type = "text/html"),
         (status = 503, description = "The store or the tool's key cannot be read now", content_type = "text/html"),
     )
 )]
@@ -491,21 +583,23 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
         .report_key
         .any_valid(clock::now_ms(), |key| auth::tokens_equal(&deep_link_token(key, &fields), &token));
     let expired = expires.parse::<i64>().map_or(true, |e| e <= clock::now_ms());
-    if !signed || expired {
-        return refuse(&shared, lang, StatusCode::BAD_REQUEST, &LaunchError::State);
+    // The platform's `data` goes back as it came, byte for byte (the token binds it).
+    let returned = returned_data(&data);
+    if !signed || expired || returned.is_err() {
+        return refuse(&shared, lang, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::State);
     }
     let platform = match platforms(&shared).await {
         Ok(all) => all.into_iter().find(|p| p.id.to_string() == platform_id),
         Err(e) => return refuse(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
     let Some(platform) = platform else {
-        return refuse(&shared, lang, StatusCode::BAD_REQUEST, &LaunchError::UnknownPlatform);
+        return refuse(&shared, lang, StatusCode::UNPROCESSABLE_ENTITY, &LaunchError::UnknownPlatform);
     };
     let Some(exercise) = shared.catalogue.get(&slug) else {
         return refuse(
             &shared,
             lang,
-            StatusCode::BAD_REQUEST,
+            StatusCode::UNPROCESSABLE_ENTITY,
             &LaunchError::Claim(format!("the exercise {slug:?}")),
         );
     };
@@ -514,7 +608,7 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
         Ok(nonce) => nonce,
         Err(e) => return refuse(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
-    let mut claims = json!({
+    let claims = json!({
         "iss": platform.platform.client_id,
         "aud": platform.platform.issuer,
         "iat": now,
@@ -535,12 +629,10 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
             },
         }],
     });
-    if !data.is_empty() {
-        claims["https://purl.imsglobal.org/spec/lti-dl/claim/data"] = json!(data);
-    }
+    let response = DeepLinkingResponse { claims, data: returned.unwrap_or_default() };
     let signed = {
         let shared = shared.clone();
-        web::block(move || tool_key(&shared).and_then(|key| key.sign(&claims))).await
+        web::block(move || tool_key(&shared).and_then(|key| key.sign(&response))).await
     };
     let jwt = match signed {
         Ok(Ok(jwt)) => jwt,

@@ -154,7 +154,54 @@ pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u2
 pub fn document() -> Result<Value, String> {
     let mut doc = serde_json::to_value(ApiDoc::openapi()).map_err(|e| e.to_string())?;
     constrain(&mut doc)?;
+    constrain_lti(&mut doc)?;
     Ok(doc)
+}
+
+/// A JWT in compact serialization (base64url parts), as `/lti/launch` takes an `id_token`.
+pub const JWT_PATTERN: &str = "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$";
+
+/// The constraints the LTI form routes enforce. A value may have `LTI_PARAM_BYTES_MAX` bytes of
+/// UTF-8 and a form `LTI_FORM_BYTES_MAX` bytes as sent (percent-encoded): the document declares
+/// what always fits, a quarter of the bytes as characters, and for the `id_token` and the picker's
+/// `data` (base64url, one byte a character) the patterns that make them fit. Required values are
+/// not empty (an empty one counts as missing). Further fields are allowed, as platforms add some.
+fn constrain_lti(doc: &mut Value) -> Result<(), String> {
+    use crate::limits::{LTI_FORM_BYTES_MAX, LTI_PARAM_BYTES_MAX};
+    let text = |min: usize| json!({"type": "string", "minLength": min, "maxLength": LTI_PARAM_BYTES_MAX / 4});
+    let form = |required: &[&str], optional: &[&str]| {
+        let mut properties = serde_json::Map::new();
+        for name in required {
+            properties.insert(name.to_string(), text(1));
+        }
+        for name in optional {
+            properties.insert(name.to_string(), text(0));
+        }
+        json!({"type": "object", "required": required, "properties": properties,
+               "additionalProperties": text(0)})
+    };
+    let (required, optional) =
+        (["iss", "login_hint", "target_link_uri"], ["client_id", "lti_deployment_id", "lti_message_hint"]);
+    for name in required {
+        param(doc, "/paths/~1lti~1login/get", name)?["schema"] = text(1);
+    }
+    for name in optional {
+        param(doc, "/paths/~1lti~1login/get", name)?["schema"] = text(0);
+    }
+    let body = "requestBody/content/application~1x-www-form-urlencoded/schema";
+    *at(doc, &format!("/paths/~1lti~1login/post/{body}"))? = form(&required, &optional);
+    let mut launch = form(&[], &["state", "error", "error_description"]);
+    launch["properties"]["id_token"] =
+        json!({"type": "string", "maxLength": LTI_FORM_BYTES_MAX / 2, "pattern": JWT_PATTERN});
+    launch["anyOf"] = json!([{"required": ["id_token", "state"]}, {"required": ["error"]}]);
+    launch["properties"]["state"]["minLength"] = json!(1);
+    launch["properties"]["error"]["minLength"] = json!(1);
+    *at(doc, &format!("/paths/~1lti~1launch/post/{body}"))? = launch;
+    let mut picked = form(&["p", "exercise", "e", "t"], &["d", "r", "lang"]);
+    picked["properties"]["data"] =
+        json!({"type": "string", "maxLength": LTI_PARAM_BYTES_MAX, "pattern": "^[A-Za-z0-9_-]*$"});
+    *at(doc, &format!("/paths/~1lti~1deep-link/post/{body}"))? = picked;
+    Ok(())
 }
 
 /// Adds what the annotations cannot say with the code's own constants: each constraint a handler

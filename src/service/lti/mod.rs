@@ -4,6 +4,10 @@
 //!   with an API client of its own: its learners' submissions and its score events belong to it.
 //! - [`keys`]: the tool's RSA key pair (generated on first use, kept in the store), published at
 //!   `/lti/jwks`, signing the tool's JWTs.
+//! - [`jwks`]: the platforms' key sets, cached as their `Cache-Control` says and fetched at most
+//!   once per interval per platform, however many launches name an unknown key.
+//! - [`logins`]: the bounds on login initiations waiting for their launch, per client address
+//!   and per platform, so that a flood of logins locks no one else out.
 //! - [`verify`]: the checks of a launch's `id_token` (signature against the platform's JWKS,
 //!   issuer, audience, `azp`, expiry, nonce, deployment, message type, LTI version), each failure a
 //!   [`verify::LaunchError`] with a bilingual text.
@@ -16,14 +20,14 @@
 //! tokens) is a cache: a restarted server fetches it again.
 
 pub mod ags;
+pub mod jwks;
 pub mod keys;
+pub mod logins;
 pub mod verify;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-use jsonwebtoken::jwk::JwkSet;
 
 use super::Shared;
 use super::store::PlatformRecord;
@@ -34,10 +38,25 @@ use crate::submission::sha256_hex;
 #[derive(Default)]
 pub struct Lti {
     pub(crate) key: Mutex<Option<Arc<keys::ToolKey>>>,
-    /// The JWKS of each platform (by id), as last fetched.
-    pub(crate) jwks: Mutex<HashMap<i64, Arc<JwkSet>>>,
+    /// The JWKS of each platform, as last fetched, and when to fetch it again.
+    pub(crate) jwks: jwks::KeySets,
     /// Access tokens for score passback, by platform id, with the instant they stop being used.
     pub(crate) tokens: Mutex<HashMap<i64, (String, Instant)>>,
+    /// The logins this node started that wait for their launch, bounded.
+    pub(crate) logins: logins::Logins,
+    /// The reverse proxies whose `X-Forwarded-For` names the client.
+    pub(crate) trusted_proxies: Vec<logins::Network>,
+}
+
+impl Lti {
+    /// With the bounds and proxies `config` names (checked when it was resolved).
+    pub fn new(config: &super::config::Config) -> Lti {
+        Lti {
+            logins: logins::Logins::new(config.lti_logins_per_platform, config.lti_logins_per_address),
+            trusted_proxies: config.trusted_networks().unwrap_or_default(),
+            ..Lti::default()
+        }
+    }
 }
 
 /// The OAuth scope of score passback.

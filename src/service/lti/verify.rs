@@ -1,24 +1,25 @@
 //! The checks of an LTI 1.3 launch: the `id_token` a platform posts to `/lti/launch` is verified
-//! with `jsonwebtoken` (RS256 only) against the platform's JWKS (fetched once, cached, fetched again
-//! when a token names a `kid` the cache does not hold; each fetch bounded in time and size), then
+//! with `jsonwebtoken` (RS256 only) against the platform's JWKS (cached as [`super::jwks`] says:
+//! fetched again when it is stale or a token names a `kid` it lacks, at most once per interval), then
 //! its claims: issuer, audience (the tool's client id; with several audiences `azp` must name it),
-//! expiry (with [`LTI_CLOCK_LEEWAY_S`]), the nonce of the login, the deployment, the message type
-//! and the LTI version. Every failure is a [`LaunchError`] with a text for the page in both
-//! languages.
+//! the times (`exp` past, `nbf` or `iat` in the future, each with [`LTI_CLOCK_LEEWAY_S`]), the
+//! nonce of the login, the deployment, the message type and the LTI version. Each claim is read on
+//! its own, so that one of the wrong type is named. Every failure is a [`LaunchError`] with a text
+//! for the page in both languages.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
 
 use jsonwebtoken::errors::ErrorKind;
-use jsonwebtoken::jwk::JwkSet;
-use jsonwebtoken::{Algorithm, DecodingKey, Validation};
+use jsonwebtoken::{Algorithm, Validation};
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
-use crate::limits::{LTI_CLOCK_LEEWAY_S, LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX};
+use super::jwks::KeyError;
+use crate::limits::LTI_CLOCK_LEEWAY_S;
 use crate::service::Shared;
 use crate::service::store::PlatformRecord;
-use crate::service::webhook::{Exchange, exchange};
 use crate::text::Text;
 
 pub const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
@@ -28,33 +29,64 @@ pub const LTI_VERSION: &str = "1.3.0";
 const CLAIM: &str = "https://purl.imsglobal.org/spec/lti/claim/";
 
 /// The claims of a launch that the tool reads.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone)]
 pub struct LaunchClaims {
     pub iss: String,
-    #[serde(default)]
     pub sub: Option<String>,
-    #[serde(default)]
     pub azp: Option<String>,
-    #[serde(default)]
     pub aud: Audience,
-    #[serde(default)]
     pub nonce: Option<String>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/message_type", default)]
+    /// Issued at, seconds since the epoch (NumericDate: fractions allowed).
+    pub iat: Option<f64>,
+    /// Not before, seconds since the epoch.
+    pub nbf: Option<f64>,
     pub message_type: Option<String>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/version", default)]
     pub version: Option<String>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/deployment_id", default)]
     pub deployment_id: Option<String>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/target_link_uri", default)]
     pub target_link_uri: Option<String>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/custom", default)]
     pub custom: BTreeMap<String, Value>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti/claim/launch_presentation", default)]
     pub launch_presentation: Option<LaunchPresentation>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint", default)]
     pub ags: Option<AgsEndpoint>,
-    #[serde(rename = "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", default)]
     pub deep_linking: Option<DeepLinkingSettings>,
+}
+
+/// The claims of a token as they were signed: each claim's JSON text.
+pub type RawClaims = BTreeMap<String, Box<RawValue>>;
+
+impl LaunchClaims {
+    /// Reads the claims the tool uses from a verified token's payload, each on its own: a claim of
+    /// the wrong type is refused with its name ([`LaunchError::ClaimType`]). A claim that is
+    /// `null` counts as absent.
+    pub fn from_raw(raw: &RawClaims) -> Result<LaunchClaims, LaunchError> {
+        let lti = |name: &str| format!("{CLAIM}{name}");
+        Ok(LaunchClaims {
+            iss: read(raw, "iss")?.ok_or_else(|| LaunchError::Claim("iss".into()))?,
+            sub: read(raw, "sub")?,
+            azp: read(raw, "azp")?,
+            aud: read(raw, "aud")?.unwrap_or_default(),
+            nonce: read(raw, "nonce")?,
+            iat: read(raw, "iat")?,
+            nbf: read(raw, "nbf")?,
+            message_type: read(raw, &lti("message_type"))?,
+            version: read(raw, &lti("version"))?,
+            deployment_id: read(raw, &lti("deployment_id"))?,
+            target_link_uri: read(raw, &lti("target_link_uri"))?,
+            custom: read(raw, &lti("custom"))?.unwrap_or_default(),
+            launch_presentation: read(raw, &lti("launch_presentation"))?,
+            ags: read(raw, "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint")?,
+            deep_linking: read(raw, "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings")?,
+        })
+    }
+}
+
+/// The claim `name` of `raw` as a `T`: none when it is absent or `null`, [`LaunchError::ClaimType`]
+/// naming it when it has another type.
+fn read<T: DeserializeOwned>(raw: &RawClaims, name: &str) -> Result<Option<T>, LaunchError> {
+    match raw.get(name) {
+        None => Ok(None),
+        Some(value) => serde_json::from_str::<Option<T>>(value.get())
+            .map_err(|e| LaunchError::ClaimType { claim: name.to_string(), detail: e.to_string() }),
+    }
 }
 
 /// `aud`: one audience or several.
@@ -96,8 +128,15 @@ pub struct DeepLinkingSettings {
     pub deep_link_return_url: String,
     #[serde(default)]
     pub accept_types: Vec<String>,
-    #[serde(default)]
-    pub data: Option<String>,
+    /// The platform's opaque `data`: any JSON value, kept as the text it was signed as (a `null`
+    /// too), to be returned unchanged.
+    #[serde(default, deserialize_with = "present")]
+    pub data: Option<Box<RawValue>>,
+}
+
+/// A field that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
 }
 
 /// Why a launch was refused.
@@ -113,13 +152,20 @@ pub enum LaunchError {
     UnknownPlatform,
     /// The token is not a JWT, or not RS256.
     NotAJwt(String),
-    /// No key of the platform has the token's `kid`, even after fetching the JWKS again.
+    /// No key of the platform has the token's `kid`: not after fetching its JWKS again, nor (within
+    /// the refetch interval) in the set last fetched.
     UnknownKey(String),
     /// The platform's JWKS could not be fetched.
     Jwks(String),
     /// The signature does not verify.
     Signature,
     Expired,
+    /// `nbf` or `iat` lies further in the future than the clock leeway: the claim and by how
+    /// many seconds.
+    NotYetValid {
+        claim: &'static str,
+        ahead_s: u64,
+    },
     Issuer,
     Audience,
     Azp,
@@ -129,6 +175,19 @@ pub enum LaunchError {
     Version(String),
     /// A claim the tool needs is missing or unusable.
     Claim(String),
+    /// A claim has the wrong type: its name and what the reader said.
+    ClaimType {
+        claim: String,
+        detail: String,
+    },
+    /// The client address holds its bound of logins waiting for their launch, or the platform
+    /// its own and the address its share of them.
+    TooManyLogins {
+        per_platform: bool,
+        address: String,
+        pending: usize,
+        retry_after_s: u64,
+    },
 }
 
 impl LaunchError {
@@ -172,6 +231,7 @@ impl LaunchError {
                 "Das Token der Lernplattform ist abgelaufen. Bitte die Aktivität erneut öffnen.",
                 "The learning platform's token has expired. Please open the activity again.",
             ),
+            LaunchError::NotYetValid { claim, ahead_s } => not_yet_valid_text(claim, *ahead_s),
             LaunchError::Issuer => Text::new(
                 "Das Token stammt nicht von der Lernplattform, bei der die Anmeldung begann (iss).",
                 "The token does not come from the platform the login started at (iss).",
@@ -204,6 +264,13 @@ impl LaunchError {
                 format!("Im Start fehlt eine nötige Angabe: {c}."),
                 format!("The launch lacks something it needs: {c}."),
             ),
+            LaunchError::ClaimType { claim, detail } => Text::new(
+                format!("Die Angabe {claim} im Token hat den falschen Typ ({detail})."),
+                format!("The token's claim {claim} has the wrong type ({detail})."),
+            ),
+            LaunchError::TooManyLogins { per_platform, address, pending, retry_after_s } => {
+                too_many_logins_text(*per_platform, address, *pending, *retry_after_s)
+            }
         }
     }
 
@@ -219,6 +286,7 @@ impl LaunchError {
             LaunchError::Jwks(_) => "jwks",
             LaunchError::Signature => "signature",
             LaunchError::Expired => "expired",
+            LaunchError::NotYetValid { .. } => "not-yet-valid",
             LaunchError::Issuer => "issuer",
             LaunchError::Audience => "audience",
             LaunchError::Azp => "azp",
@@ -227,47 +295,54 @@ impl LaunchError {
             LaunchError::MessageType(_) => "message-type",
             LaunchError::Version(_) => "version",
             LaunchError::Claim(_) => "claim",
+            LaunchError::ClaimType { .. } => "claim-type",
+            LaunchError::TooManyLogins { .. } => "too-many-logins",
         }
     }
 }
 
-/// Fetches a platform's JWKS (bounded in time and size). Blocking.
-pub fn fetch_jwks(shared: &Shared, platform: &PlatformRecord) -> Result<JwkSet, LaunchError> {
-    let (status, body) = exchange(
-        Exchange {
-            method: "GET",
-            url: &platform.platform.jwks_url,
-            content_type: None,
-            headers: &[("accept", "application/json".to_string())],
-            body: b"",
-            read_max: LTI_FETCH_BYTES_MAX,
-        },
-        shared.config.allow_private_callbacks,
-        LTI_FETCH_MS_MAX,
+/// The text of [`LaunchError::NotYetValid`].
+fn not_yet_valid_text(claim: &str, ahead_s: u64) -> Text {
+    Text::new(
+        format!(
+            "Das Token der Lernplattform gilt erst in {ahead_s} s ({claim}): ihre Uhr und die von \
+                     Prüfstein gehen um mehr als {LTI_CLOCK_LEEWAY_S} s auseinander. Bitte die Uhren \
+                     abgleichen lassen (NTP)."
+        ),
+        format!(
+            "The learning platform's token is valid only in {ahead_s} s ({claim}): its clock and \
+                     Prüfstein's differ by more than {LTI_CLOCK_LEEWAY_S} s. Please have the clocks \
+                     synchronised (NTP)."
+        ),
     )
-    .map_err(|e| LaunchError::Jwks(e.message))?;
-    if status != 200 {
-        return Err(LaunchError::Jwks(format!("the JWKS endpoint answered {status}")));
-    }
-    serde_json::from_slice::<JwkSet>(&body).map_err(|e| LaunchError::Jwks(format!("not a JWKS: {e}")))
 }
 
-/// The platform's key with `kid`: from the cache, or from a fresh fetch of its JWKS when the cache
-/// has none with that id (a platform that rotated its keys). Blocking.
-fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, LaunchError> {
-    let find = |set: &JwkSet| set.find(kid).map(DecodingKey::from_jwk);
-    let cached = shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).get(&platform.id).cloned();
-    if let Some(found) = cached.as_deref().and_then(find) {
-        return found
-            .map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")));
-    }
-    let fresh = Arc::new(fetch_jwks(shared, platform)?);
-    shared.lti.jwks.lock().unwrap_or_else(|p| p.into_inner()).insert(platform.id, fresh.clone());
-    match find(&fresh) {
-        Some(found) => {
-            found.map_err(|e| LaunchError::NotAJwt(format!("the platform's key {kid:?} is unusable: {e}")))
-        }
-        None => Err(LaunchError::UnknownKey(kid.to_string())),
+/// The text of [`LaunchError::TooManyLogins`].
+fn too_many_logins_text(per_platform: bool, address: &str, pending: usize, retry_after_s: u64) -> Text {
+    if per_platform {
+        Text::new(
+            format!(
+                "Bei dieser Lernplattform warten schon {pending} Anmeldungen auf ihren Start, \
+                     so viele wie möglich von {address} (lti_logins_per_platform). Bitte in \
+                     {retry_after_s} s erneut versuchen."
+            ),
+            format!(
+                "{pending} logins of this learning platform are waiting for their launch already, \
+                     as many from {address} as allowed (lti_logins_per_platform). Please try again \
+                     in {retry_after_s} s."
+            ),
+        )
+    } else {
+        Text::new(
+            format!(
+                "Von {address} warten schon {pending} Anmeldungen auf ihren Start \
+                     (lti_logins_per_address). Bitte in {retry_after_s} s erneut versuchen."
+            ),
+            format!(
+                "{pending} logins from {address} are waiting for their launch already \
+                     (lti_logins_per_address). Please try again in {retry_after_s} s."
+            ),
+        )
     }
 }
 
@@ -284,13 +359,18 @@ pub fn verify(
         return Err(LaunchError::NotAJwt(format!("its algorithm is {:?}", header.alg)));
     }
     let kid = header.kid.ok_or_else(|| LaunchError::NotAJwt("its header names no kid".into()))?;
-    let key = key_for(shared, platform, &kid)?;
+    let key = super::jwks::key_for(shared, platform, &kid).map_err(|e| match e {
+        KeyError::Unknown(kid) => LaunchError::UnknownKey(kid),
+        KeyError::Unusable(message) => LaunchError::NotAJwt(message),
+        KeyError::Fetch(message) => LaunchError::Jwks(message),
+    })?;
     let mut validation = Validation::new(Algorithm::RS256);
     validation.leeway = LTI_CLOCK_LEEWAY_S;
     validation.set_issuer(&[platform.platform.issuer.as_str()]);
     validation.set_audience(&[platform.platform.client_id.as_str()]);
-    validation.set_required_spec_claims(&["exp", "iat", "iss", "aud", "sub"]);
-    let claims = jsonwebtoken::decode::<LaunchClaims>(id_token, &key, &validation)
+    // `sub` may be absent (an anonymous launch, a deep-linking request); a resource link needs it.
+    validation.set_required_spec_claims(&["exp", "iat", "iss", "aud"]);
+    let raw = jsonwebtoken::decode::<RawClaims>(id_token, &key, &validation)
         .map_err(|e| match e.kind() {
             ErrorKind::InvalidSignature => LaunchError::Signature,
             ErrorKind::ExpiredSignature => LaunchError::Expired,
@@ -300,8 +380,24 @@ pub fn verify(
             _ => LaunchError::NotAJwt(e.to_string()),
         })?
         .claims;
+    let claims = LaunchClaims::from_raw(&raw)?;
+    check_times(&claims, jsonwebtoken::get_current_timestamp())?;
     check_claims(platform, &claims, nonce)?;
     Ok(claims)
+}
+
+/// `nbf` and `iat` must not lie in the future by more than [`LTI_CLOCK_LEEWAY_S`] (`now` in
+/// seconds since the epoch); `exp` is checked with the signature.
+pub fn check_times(claims: &LaunchClaims, now: u64) -> Result<(), LaunchError> {
+    for (claim, at) in [("nbf", claims.nbf), ("iat", claims.iat)] {
+        let Some(at) = at else { continue };
+        let ahead = at - now as f64;
+        if !ahead.is_finite() || ahead > LTI_CLOCK_LEEWAY_S as f64 {
+            let ahead_s = if ahead.is_finite() { ahead.ceil() as u64 } else { u64::MAX };
+            return Err(LaunchError::NotYetValid { claim, ahead_s });
+        }
+    }
+    Ok(())
 }
 
 /// The checks after the signature: `azp`, nonce, deployment, message type, version.
@@ -372,7 +468,7 @@ mod tests {
         for (key, value) in changes.as_object().unwrap() {
             base[key] = value.clone();
         }
-        serde_json::from_value(base).unwrap()
+        LaunchClaims::from_raw(&serde_json::from_str(&base.to_string()).unwrap()).unwrap()
     }
 
     #[test]
@@ -401,5 +497,66 @@ mod tests {
         // Without a registered deployment, any deployment of the platform is taken.
         let any = claims(serde_json::json!({ claim("deployment_id"): "d2" }));
         assert_eq!(check_claims(&platform(None), &any, "n1"), Ok(()));
+    }
+
+    #[test]
+    fn tokens_from_the_future_are_refused_beyond_the_leeway() {
+        let now = 1_800_000_000u64;
+        let at = |claim: &str, t: f64| {
+            let mut c = claims(serde_json::json!({}));
+            if claim == "nbf" {
+                c.nbf = Some(t)
+            } else {
+                c.iat = Some(t)
+            }
+            c
+        };
+        for claim in ["nbf", "iat"] {
+            assert_eq!(check_times(&at(claim, now as f64), now), Ok(()), "{claim} now");
+            assert_eq!(check_times(&at(claim, (now - 3600) as f64), now), Ok(()), "{claim} past");
+            let edge = (now + LTI_CLOCK_LEEWAY_S) as f64;
+            assert_eq!(check_times(&at(claim, edge), now), Ok(()), "{claim} at the leeway");
+            let expected = match claim {
+                "nbf" => LaunchError::NotYetValid { claim: "nbf", ahead_s: 3600 },
+                _ => LaunchError::NotYetValid { claim: "iat", ahead_s: 3600 },
+            };
+            assert_eq!(check_times(&at(claim, (now + 3600) as f64), now), Err(expected), "{claim} ahead");
+            let error = check_times(&at(claim, edge + 0.5), now).unwrap_err();
+            assert_eq!(error.code(), "not-yet-valid", "{claim} just past the leeway");
+            assert!(error.text().en.contains(claim), "{}", error.text().en);
+        }
+    }
+
+    #[test]
+    fn a_claim_of_the_wrong_type_is_named_and_data_is_kept_as_signed() {
+        let base = r#"{"iss":"https://lms.example","sub":"u1","aud":"tool"}"#;
+        let with = |name: &str, value: &str| {
+            let text = format!("{},\"{name}\":{value}}}", &base[..base.len() - 1]);
+            LaunchClaims::from_raw(&serde_json::from_str(&text).unwrap())
+        };
+        for (name, value) in [
+            ("sub", "7"),
+            ("iat", "\"yesterday\""),
+            (claim("custom").as_str(), "\"exercise=03\""),
+            (claim("launch_presentation").as_str(), "[1]"),
+            ("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", r#"{"accept_types":[]}"#),
+        ] {
+            match with(name, value) {
+                Err(LaunchError::ClaimType { claim, .. }) => assert_eq!(claim, name),
+                other => panic!("{name} = {value}: {other:?}"),
+            }
+            let error = with(name, value).unwrap_err();
+            assert!(error.text().de.contains(name) && error.text().en.contains(name), "{:?}", error.text());
+        }
+        assert!(with("sub", "null").unwrap().sub.is_none(), "null counts as absent");
+        let data = r#"{"z": 1, "a": [2.50, 123456789012345678901234567890], "z": null}"#;
+        for data in [data, "null", "\"opaque\"", "17"] {
+            let settings = format!(r#"{{"deep_link_return_url": "https://lms.example/r", "data": {data}}}"#);
+            let claims =
+                with("https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings", &settings)
+                    .unwrap();
+            let kept = claims.deep_linking.unwrap().data.unwrap();
+            assert_eq!(kept.get(), data, "the text as signed");
+        }
     }
 }

@@ -645,16 +645,16 @@ pub trait Store: Send + Sync + 'static {
         now: Millis,
     ) -> Result<PlatformRecord, StoreError>;
     fn list_platforms(&self) -> Result<Vec<PlatformRecord>, StoreError>;
-    /// Keeps a login initiation until `expires_at`, after removing the expired ones; false (and
-    /// nothing kept) when `pending_max` are waiting already.
+    /// Keeps a login initiation until `expires_at`, after removing the expired ones and the one
+    /// named `evict` (given up for it: see `lti::logins`), in one transaction.
     fn put_lti_state(
         &self,
         state: &str,
         entry: &LtiState,
         expires_at: Millis,
-        pending_max: u64,
+        evict: Option<&str>,
         now: Millis,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<(), StoreError>;
     /// Takes a login initiation (once: it is removed); none if unknown or expired.
     fn take_lti_state(&self, state: &str, now: Millis) -> Result<Option<LtiState>, StoreError>;
     /// The context of a launch: found, or created.

@@ -655,9 +655,18 @@ fn lti_states_are_taken_once(backend: &dyn Backend) {
     let record = a.add_platform(&platform, client.id, 0).unwrap();
     assert_eq!(b.list_platforms().unwrap(), std::slice::from_ref(&record));
     let entry = LtiState { nonce: "n".into(), platform_id: record.id };
-    assert!(a.put_lti_state("s1", &entry, 1_000, 10, 0).unwrap());
-    assert_eq!(b.take_lti_state("s1", 1).unwrap(), Some(entry));
+    a.put_lti_state("s1", &entry, 1_000, None, 0).unwrap();
+    assert_eq!(b.take_lti_state("s1", 1).unwrap(), Some(entry.clone()));
     assert_eq!(a.take_lti_state("s1", 2).unwrap(), None, "taken already");
+    // A login given up for another is gone with the same write.
+    a.put_lti_state("s2", &entry, 1_000, None, 0).unwrap();
+    b.put_lti_state("s3", &entry, 1_000, Some("s2"), 1).unwrap();
+    assert_eq!(a.take_lti_state("s2", 2).unwrap(), None, "given up");
+    assert_eq!(a.take_lti_state("s3", 2).unwrap(), Some(entry.clone()));
+    // Expired logins are removed by the next one kept.
+    a.put_lti_state("s4", &entry, 10, None, 0).unwrap();
+    a.put_lti_state("s5", &entry, 1_000, None, 20).unwrap();
+    assert_eq!(a.take_lti_state("s4", 5).unwrap(), None, "removed at 20, though asked for at 5");
     let context = b.lti_context(record.id, "sub", "01-visibility-timeout", "", 3).unwrap();
     assert_eq!(a.lti_context(record.id, "sub", "01-visibility-timeout", "", 4).unwrap(), context);
     assert_eq!(a.lti_context_by_id(context.id).unwrap(), Some(context));

@@ -501,7 +501,9 @@ fn jobs_leased_with_a_hanging_submission_are_graded_by_another_thread_meanwhile(
     let hanging = service.finished(&ids[0], Duration::from_secs(120));
     assert_eq!(hanging["status"], "failed", "{hanging}");
     // Every ordinary answer was graded before the hanging one first took its worker down.
-    let log = service.server.log_text();
+    let log = service
+        .server
+        .log_until("the lost worker to be logged", |log| log.contains("\"event\":\"worker_lost\""));
     let events: Vec<Value> = log.lines().filter_map(|l| serde_json::from_str(l).ok()).collect();
     let first_kill = events
         .iter()

@@ -316,7 +316,10 @@ fn held_jobs_keep_their_leases_while_the_batch_before_them_is_graded() {
     assert_graded_once(&server, &token, &consumers);
     assert_graded_once(&server, &token, &answers);
     // A lease that ran out shows as a second grading (attempt 2), whose result is not stored.
-    let log = server.log_text();
+    let submissions = consumers.len() + answers.len();
+    let log = server.log_until("every grading to be logged", |log| {
+        log.matches("\"event\":\"graded\"").count() >= submissions
+    });
     let mut gradings: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for line in log.lines().filter_map(|l| serde_json::from_str::<Value>(l).ok()) {
         if line["event"] == "graded" {

@@ -249,8 +249,7 @@ fn three_nodes_kill_9_and_lost_connections_lose_nothing_and_duplicate_nothing() 
     // The running nodes lost their connections (their listeners said so, and came back); the killed
     // node was down then.
     for node in [&nodes[0], &nodes[2]] {
-        let log = node.log_text();
-        assert!(log.contains("\"event\":\"listen_lost\""), "{log}");
+        node.log_until("the node to log its lost listener", |log| log.contains("\"event\":\"listen_lost\""));
     }
     assert!(nodes.iter().all(|n| !n.log_text().contains("panicked")));
     let retried = count(&url, "SELECT count(*)::TEXT FROM results WHERE attempts > 1");

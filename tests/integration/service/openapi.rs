@@ -206,14 +206,31 @@ fn the_documented_examples_limits_and_links_hold_on_the_server() {
     }
 }
 
-/// Examples per operation and the seed of the schemathesis run (bounded: well under a minute).
+/// Examples per operation (bounded: well under a minute).
 const SCHEMATHESIS_EXAMPLES: &str = "100";
-const SCHEMATHESIS_SEED: &str = "1";
+
+/// The seed of the schemathesis run: `PRUEFSTEIN_SCHEMATHESIS_SEED` to reproduce a run, else
+/// derived from the commit checked out (its first eight hex digits), so that each commit tries new
+/// inputs; 1 outside a git checkout. Printed, and named in a failure.
+fn schemathesis_seed() -> String {
+    if let Ok(seed) = std::env::var("PRUEFSTEIN_SCHEMATHESIS_SEED") {
+        return seed;
+    }
+    let head = Command::new("git").arg("-C").arg(repo()).args(["rev-parse", "HEAD"]).output();
+    let seed = head
+        .ok()
+        .filter(|out| out.status.success())
+        .and_then(|out| u32::from_str_radix(String::from_utf8_lossy(&out.stdout).get(..8)?, 16).ok())
+        .unwrap_or(1);
+    seed.to_string()
+}
 
 /// Runs schemathesis (every check, positive and negative data, the stateful phase along the links)
-/// on the API operations of `location` against `server`: its output when it finds a
+/// on the API and LTI operations of `location` against `server`: its output when it finds a
 /// non-conformance.
 fn schemathesis(server: &Server, token: &str, location: &str, extra: &[&str]) -> Result<(), String> {
+    let seed = schemathesis_seed();
+    eprintln!("schemathesis seed {seed} (PRUEFSTEIN_SCHEMATHESIS_SEED={seed} repeats this run)");
     let config = repo().join("tests/integration/service/schemathesis.toml");
     let out = Command::new("python3")
         .current_dir(env!("CARGO_TARGET_TMPDIR"))
@@ -221,7 +238,7 @@ fn schemathesis(server: &Server, token: &str, location: &str, extra: &[&str]) ->
         .arg(config)
         .args(["run", location, "--url", &format!("http://127.0.0.1:{}", server.port)])
         .args(["-H", &format!("Authorization: Bearer {token}")])
-        .args(["--include-path-regex", "^/api/", "--seed", SCHEMATHESIS_SEED])
+        .args(["--include-path-regex", "^/(api|lti)/", "--seed", &seed])
         .args(["--no-color", "--generation-database", "none", "--request-timeout", "60"])
         .args(extra)
         .output()
@@ -231,7 +248,11 @@ fn schemathesis(server: &Server, token: &str, location: &str, extra: &[&str]) ->
         !message.contains("No module named schemathesis"),
         "schemathesis is not installed: scripts/test installs the pinned version"
     );
-    if out.status.success() { Ok(()) } else { Err(message) }
+    if out.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{message}\n(seed {seed}: PRUEFSTEIN_SCHEMATHESIS_SEED={seed} repeats this run)"))
+    }
 }
 
 #[test]
@@ -258,6 +279,26 @@ fn schemathesis_finds_no_nonconformance_on_a_test_server() {
     let message =
         schemathesis(&server, &token, path.to_str().unwrap(), &only).expect_err("the broken document");
     assert!(message.contains("Schema-valid request rejected") && message.contains("bad-lang"), "{message}");
+
+    // The same on the LTI routes: without `minLength` on `iss`, an empty one is schema-valid, and
+    // the login refuses it as missing (400).
+    let mut broken = document(&server);
+    let iss = broken["paths"]["/lti/login"]["get"]["parameters"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|p| p["name"] == "iss")
+        .unwrap();
+    iss["schema"].as_object_mut().unwrap().remove("minLength");
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-iss-without-min-length.json");
+    std::fs::write(&path, serde_json::to_vec(&broken).unwrap()).unwrap();
+    let only = ["--include-operation-id", "login", "-n", "20"];
+    let message =
+        schemathesis(&server, &token, path.to_str().unwrap(), &only).expect_err("the broken document");
+    assert!(
+        message.contains("Schema-valid request rejected") && message.contains("/lti/login?iss=&"),
+        "{message}"
+    );
 }
 
 /// The failing check a mutant of exercise 03 names in its first line (`;; expect-fail: CHECK`).

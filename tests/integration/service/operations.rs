@@ -238,7 +238,7 @@ fn the_data_directory_is_private_whatever_the_umask() {
     for file in ["pruefstein.db", "pruefstein.db-wal", "pruefstein.db-shm", "pruefstein.lock"] {
         assert_eq!(mode(&data.join(file)), 0o600, "{file}");
     }
-    let log = server.log_text();
+    let log = server.log_until("the start's warnings", |log| log.contains("\"event\":\"starting\""));
     let warned: Vec<&str> = log.lines().filter(|l| l.contains("data_dir_mode_loose")).collect();
     assert_eq!(warned.len(), 1, "the directory only: {log}");
     assert!(warned[0].contains("\"mode\":\"755\"") && warned[0].contains("chmod go-rwx"), "{}", warned[0]);

@@ -2,7 +2,7 @@
 //! control every byte they send and see every byte the server answers.
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
 use std::time::Duration;
 
 use serde_json::Value;
@@ -53,7 +53,32 @@ pub fn request(
     headers: &[(&str, &str)],
     body: &[u8],
 ) -> std::io::Result<Response> {
-    let mut stream = TcpStream::connect(("127.0.0.1", port))?;
+    exchange(TcpStream::connect(("127.0.0.1", port))?, port, method, path, headers, body)
+}
+
+/// [`request`] from the loopback address `source` (any of 127.0.0.0/8 on Linux), as a client at
+/// another address would send it.
+pub fn request_from(
+    source: Ipv4Addr,
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+) -> std::io::Result<Response> {
+    let socket = socket2::Socket::new(socket2::Domain::IPV4, socket2::Type::STREAM, None)?;
+    socket.bind(&SocketAddr::from((source, 0)).into())?;
+    socket.connect(&SocketAddr::from((Ipv4Addr::LOCALHOST, port)).into())?;
+    exchange(socket.into(), port, method, path, headers, b"")
+}
+
+fn exchange(
+    mut stream: TcpStream,
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: &[u8],
+) -> std::io::Result<Response> {
     stream.set_read_timeout(Some(READ_TIMEOUT))?;
     let mut head = format!("{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n");
     for (name, value) in headers {

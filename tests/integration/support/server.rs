@@ -145,6 +145,15 @@ impl Server {
         std::fs::read_to_string(&self.log).unwrap_or_default()
     }
 
+    /// The log once `ready` holds for it: the service writes its log lines from a thread of their
+    /// own, so a line may reach the file a moment after the request that caused it was answered.
+    pub fn log_until(&self, what: &str, ready: impl Fn(&str) -> bool) -> String {
+        poll(what, Duration::from_secs(30), || {
+            let log = self.log_text();
+            ready(&log).then_some(log)
+        })
+    }
+
     /// The service's database, opened beside the server.
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.data.join("pruefstein.db")).unwrap()

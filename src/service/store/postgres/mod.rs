@@ -523,16 +523,16 @@ impl Store for PgStore {
         state: &str,
         entry: &LtiState,
         expires_at: Millis,
-        pending_max: u64,
+        evict: Option<&str>,
         now: Millis,
-    ) -> Result<bool, StoreError> {
-        let (state, entry) = (state.to_string(), entry.clone());
+    ) -> Result<(), StoreError> {
+        let (state, entry, evict) = (state.to_string(), entry.clone(), evict.map(str::to_string));
         in_transaction!(self, "keep an LTI login", |tx| records::put_lti_state(
             &tx,
             &state,
             &entry,
             expires_at,
-            pending_max,
+            evict.as_deref(),
             now
         )
         .await)

@@ -425,20 +425,19 @@ pub(super) async fn put_lti_state<C: GenericClient>(
     state: &str,
     entry: &LtiState,
     expires_at: Millis,
-    pending_max: u64,
+    evict: Option<&str>,
     now: Millis,
-) -> Sql<bool> {
+) -> Sql<()> {
     tx.execute("DELETE FROM lti_states WHERE expires_at <= $1", &[&now]).await?;
-    let pending: i64 = tx.query_one("SELECT count(*) FROM lti_states", &[]).await?.try_get(0)?;
-    if pending as u64 >= pending_max {
-        return Ok(false);
+    if let Some(evict) = evict {
+        tx.execute("DELETE FROM lti_states WHERE state = $1", &[&evict]).await?;
     }
     tx.execute(
         "INSERT INTO lti_states (state, nonce, platform_id, expires_at) VALUES ($1, $2, $3, $4)",
         &[&state, &entry.nonce, &entry.platform_id, &expires_at],
     )
     .await?;
-    Ok(true)
+    Ok(())
 }
 
 pub(super) async fn take_lti_state<C: GenericClient>(

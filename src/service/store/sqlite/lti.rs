@@ -76,19 +76,18 @@ pub(super) fn put_state(
     state: &str,
     entry: &LtiState,
     expires_at: Millis,
-    pending_max: u64,
+    evict: Option<&str>,
     now: Millis,
-) -> Sql<bool> {
+) -> Sql<()> {
     tx.prepare_cached("DELETE FROM lti_states WHERE expires_at <= ?1")?.execute([now])?;
-    let pending: i64 = tx.query_row("SELECT count(*) FROM lti_states", [], |r| r.get(0))?;
-    if pending as u64 >= pending_max {
-        return Ok(false);
+    if let Some(evict) = evict {
+        tx.prepare_cached("DELETE FROM lti_states WHERE state = ?1")?.execute([evict])?;
     }
     tx.prepare_cached(
         "INSERT INTO lti_states (state, nonce, platform_id, expires_at) VALUES (?1, ?2, ?3, ?4)",
     )?
     .execute(params![state, entry.nonce, entry.platform_id, expires_at])?;
-    Ok(true)
+    Ok(())
 }
 
 pub(super) fn take_state(tx: &Transaction<'_>, state: &str, now: Millis) -> Sql<Option<LtiState>> {

@@ -418,12 +418,12 @@ impl Store for SqliteStore {
         state: &str,
         entry: &LtiState,
         expires_at: Millis,
-        pending_max: u64,
+        evict: Option<&str>,
         now: Millis,
-    ) -> Result<bool, StoreError> {
-        let (state, entry) = (state.to_string(), entry.clone());
+    ) -> Result<(), StoreError> {
+        let (state, entry, evict) = (state.to_string(), entry.clone(), evict.map(str::to_string));
         self.writer.write("keep an LTI login", move |tx| {
-            lti::put_state(tx, &state, &entry, expires_at, pending_max, now)
+            lti::put_state(tx, &state, &entry, expires_at, evict.as_deref(), now)
         })
     }
 

@@ -1,0 +1,516 @@
+//! Admission of LTI login initiations (`/lti/login`), which anyone can send without credentials:
+//! each keeps a `state` in the store until its launch or [`LTI_STATE_TTL_MS`], so a flood of them
+//! must neither fill the store nor lock real students out.
+//!
+//! This node keeps a ledger of the logins it started that wait for their launch, bounded twice:
+//! - **per client address** (an IPv4 address, an IPv6 /64): a client holding
+//!   `lti_logins_per_address` pending logins is refused (429 with `Retry-After`) before anything
+//!   else is done: no store read or write, no random numbers. One address cannot flood.
+//! - **per platform**: a platform holding `lti_logins_per_platform` pending logins takes a new one
+//!   only from an address that holds fewer of them than its heaviest address holds, less one (an
+//!   address holding none always qualifies), and gives up the heaviest address's oldest login for
+//!   it (its `state` is deleted in the same store transaction); any other is refused (429), as
+//!   cheaply: after one store read (the registrations), before any write or random number. So a
+//!   flood from a few addresses is refused at its fair share, a student's login displaces the
+//!   flood's, a student's pending login is given up only when every address holds one, and another
+//!   platform's logins are never touched.
+//!
+//! A login leaves the ledger when its launch takes the state here, or when it expires. With
+//! several nodes, a login whose launch reaches another node counts here until it expires.
+//!
+//! The client address is the connection's peer, or, when the peer is one of the `trusted_proxy`
+//! networks, the last address in `X-Forwarded-For` that is not.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::fmt;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use crate::limits::{LTI_LOGINS_PER_ADDRESS_MAX, LTI_LOGINS_PER_PLATFORM_MAX, LTI_STATE_TTL_MS};
+
+/// A client address as the bound counts it: an IPv4 address, the /64 network of an IPv6 address
+/// (what one subscriber gets), or none known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum AddressKey {
+    V4([u8; 4]),
+    V6([u8; 8]),
+    Unknown,
+}
+
+impl AddressKey {
+    pub fn of(ip: IpAddr) -> AddressKey {
+        match ip {
+            IpAddr::V4(v4) => AddressKey::V4(v4.octets()),
+            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
+                Some(v4) => AddressKey::V4(v4.octets()),
+                None => {
+                    let mut prefix = [0u8; 8];
+                    prefix.copy_from_slice(&v6.octets()[..8]);
+                    AddressKey::V6(prefix)
+                }
+            },
+        }
+    }
+}
+
+impl fmt::Display for AddressKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AddressKey::V4(octets) => write!(f, "{}", std::net::Ipv4Addr::from(*octets)),
+            AddressKey::V6(prefix) => {
+                let mut octets = [0u8; 16];
+                octets[..8].copy_from_slice(prefix);
+                write!(f, "{}/64", std::net::Ipv6Addr::from(octets))
+            }
+            AddressKey::Unknown => f.write_str("an unknown address"),
+        }
+    }
+}
+
+/// A network of trusted proxies (`10.0.0.0/8`, `::1`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Network {
+    address: IpAddr,
+    prefix: u8,
+}
+
+impl Network {
+    /// Parses `ADDRESS` or `ADDRESS/PREFIX`.
+    pub fn parse(text: &str) -> Result<Network, String> {
+        let (address, prefix) = match text.trim().split_once('/') {
+            Some((address, prefix)) => (address, Some(prefix)),
+            None => (text.trim(), None),
+        };
+        let address: IpAddr =
+            address.parse().map_err(|_| format!("{text:?} is not an IP address or network"))?;
+        let most = if address.is_ipv4() { 32 } else { 128 };
+        let prefix = match prefix {
+            None => most,
+            Some(p) => p
+                .parse::<u8>()
+                .ok()
+                .filter(|p| *p <= most)
+                .ok_or_else(|| format!("{text:?}: the prefix length must be 0 to {most}"))?,
+        };
+        Ok(Network { address, prefix })
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let ip = match ip {
+            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+            v4 => v4,
+        };
+        let bits = |octets: &[u8]| octets.iter().fold(0u128, |acc, b| (acc << 8) | u128::from(*b));
+        let (net, ip, width) = match (self.address, ip) {
+            (IpAddr::V4(net), IpAddr::V4(ip)) => (bits(&net.octets()), bits(&ip.octets()), 32),
+            (IpAddr::V6(net), IpAddr::V6(ip)) => (bits(&net.octets()), bits(&ip.octets()), 128),
+            _ => return false,
+        };
+        let shift = width - u32::from(self.prefix);
+        shift >= width || (net >> shift) == (ip >> shift)
+    }
+}
+
+/// The client's address: the peer, or behind trusted proxies the last address of
+/// `X-Forwarded-For` (the values of all such headers, in order) that is not a trusted proxy.
+/// An entry that is not an address ends the walk at the proxy that added it.
+pub fn client_address(peer: Option<IpAddr>, forwarded_for: &[&str], trusted: &[Network]) -> AddressKey {
+    let Some(mut client) = peer else { return AddressKey::Unknown };
+    if trusted.is_empty() {
+        return AddressKey::of(client);
+    }
+    let hops: Vec<&str> = forwarded_for.iter().flat_map(|h| h.split(',')).map(str::trim).collect();
+    let mut hops = hops.iter().rev();
+    while trusted.iter().any(|n| n.contains(client)) {
+        match hops.next().and_then(|hop| hop.parse::<IpAddr>().ok()) {
+            Some(hop) => client = hop,
+            None => break,
+        }
+    }
+    AddressKey::of(client)
+}
+
+/// Refused logins are logged at most once per this interval, in ms (all are counted in
+/// `/metrics`).
+pub const REFUSALS_LOG_MS: i64 = 60_000;
+
+/// Which bound refused a login.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Bound {
+    /// The address holds `lti_logins_per_address` pending logins.
+    Address,
+    /// The platform holds `lti_logins_per_platform`, and the address its share of them.
+    Platform,
+}
+
+/// Why a login is refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Refused {
+    pub bound: Bound,
+    pub address: AddressKey,
+    /// The logins that wait for their launch: of the address ([`Bound::Address`]), or of the
+    /// platform ([`Bound::Platform`]).
+    pub pending: usize,
+    /// When the address's oldest (of the platform's) logins expires.
+    pub retry_after: Duration,
+}
+
+/// What [`Logins::admit`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Admitted {
+    /// The `state` of the login given up for this one (the platform was at its bound).
+    pub evicted: Option<String>,
+}
+
+struct Pending {
+    state: String,
+    platform: i64,
+    address: AddressKey,
+    expires: Instant,
+}
+
+/// The pending logins, by admission order (which is expiry order: they all live as long).
+#[derive(Default)]
+struct Ledger {
+    next: u64,
+    by_order: BTreeMap<u64, Pending>,
+    by_state: HashMap<String, u64>,
+    per_address: HashMap<AddressKey, usize>,
+    /// Per platform: its pending logins by address, oldest first, and their number.
+    per_platform: HashMap<i64, (usize, HashMap<AddressKey, VecDeque<u64>>)>,
+}
+
+impl Ledger {
+    fn expire(&mut self, now: Instant) {
+        while let Some((&order, pending)) = self.by_order.first_key_value() {
+            if pending.expires > now {
+                break;
+            }
+            self.remove(order);
+        }
+    }
+
+    fn remove(&mut self, order: u64) -> Option<Pending> {
+        let pending = self.by_order.remove(&order)?;
+        self.by_state.remove(&pending.state);
+        if let Some(count) = self.per_address.get_mut(&pending.address) {
+            *count -= 1;
+            if *count == 0 {
+                self.per_address.remove(&pending.address);
+            }
+        }
+        if let Some((count, addresses)) = self.per_platform.get_mut(&pending.platform) {
+            *count -= 1;
+            if let Some(queue) = addresses.get_mut(&pending.address) {
+                queue.retain(|o| *o != order);
+                if queue.is_empty() {
+                    addresses.remove(&pending.address);
+                }
+            }
+            if *count == 0 {
+                self.per_platform.remove(&pending.platform);
+            }
+        }
+        Some(pending)
+    }
+
+    /// Refused when `address` holds `most` pending logins.
+    fn check_address(&self, address: AddressKey, most: usize, now: Instant) -> Result<(), Refused> {
+        let pending = self.per_address.get(&address).copied().unwrap_or(0);
+        if pending < most {
+            return Ok(());
+        }
+        let oldest = self
+            .per_platform
+            .values()
+            .filter_map(|(_, addresses)| addresses.get(&address)?.front())
+            .min()
+            .copied();
+        Err(self.refused(Bound::Address, address, pending, oldest, now))
+    }
+
+    /// At the platform's bound `most`: the login to give up for one from `address`, or the
+    /// refusal when `address` holds its share already. `Ok(None)`: the platform has room.
+    fn check_platform(
+        &self,
+        platform: i64,
+        address: AddressKey,
+        most: usize,
+        now: Instant,
+    ) -> Result<Option<u64>, Refused> {
+        let Some((count, addresses)) = self.per_platform.get(&platform) else { return Ok(None) };
+        if *count < most {
+            return Ok(None);
+        }
+        // The oldest login of the address holding the most (the oldest such address on a tie).
+        let heaviest = addresses
+            .values()
+            .filter_map(|queue| Some((queue.len(), *queue.front()?)))
+            .max_by(|(len_a, first_a), (len_b, first_b)| len_a.cmp(len_b).then(first_b.cmp(first_a)));
+        let own = addresses.get(&address);
+        let held = own.map_or(0, VecDeque::len);
+        match heaviest {
+            Some((most_held, victim)) if held == 0 || held + 1 < most_held => Ok(Some(victim)),
+            _ => {
+                Err(self.refused(Bound::Platform, address, *count, own.and_then(|q| q.front()).copied(), now))
+            }
+        }
+    }
+
+    fn refused(
+        &self,
+        bound: Bound,
+        address: AddressKey,
+        pending: usize,
+        oldest: Option<u64>,
+        now: Instant,
+    ) -> Refused {
+        let expires = oldest.and_then(|order| self.by_order.get(&order)).map_or(now, |p| p.expires);
+        Refused { bound, address, pending, retry_after: expires.saturating_duration_since(now) }
+    }
+}
+
+/// The ledger of this node's pending logins, with its two bounds.
+pub struct Logins {
+    ledger: Mutex<Ledger>,
+    per_platform: usize,
+    per_address: usize,
+    ttl: Duration,
+    /// Refusals since the last log line, and when that was written (ms since the epoch).
+    refusals: Mutex<(u64, i64)>,
+}
+
+impl Default for Logins {
+    fn default() -> Logins {
+        Logins::new(LTI_LOGINS_PER_PLATFORM_MAX, LTI_LOGINS_PER_ADDRESS_MAX)
+    }
+}
+
+impl Logins {
+    /// `per_platform` and `per_address` at least 1.
+    pub fn new(per_platform: usize, per_address: usize) -> Logins {
+        Logins {
+            ledger: Mutex::default(),
+            per_platform: per_platform.max(1),
+            per_address: per_address.max(1),
+            ttl: Duration::from_millis(LTI_STATE_TTL_MS),
+            refusals: Mutex::new((0, i64::MIN)),
+        }
+    }
+
+    /// Counts a refusal; the number of refusals to log (this one included) when the last line
+    /// was written at least `every_ms` before `now_ms`, none otherwise.
+    pub fn refusals_to_log(&self, now_ms: i64, every_ms: i64) -> Option<u64> {
+        let mut refusals = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
+        refusals.0 += 1;
+        if now_ms.saturating_sub(refusals.1) < every_ms {
+            return None;
+        }
+        let count = refusals.0;
+        *refusals = (0, now_ms);
+        Some(count)
+    }
+
+    fn ledger(&self) -> std::sync::MutexGuard<'_, Ledger> {
+        self.ledger.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Whether `address` may start a login now (of `platform`, when it is known); changes
+    /// nothing but expiry.
+    pub fn check(&self, platform: Option<i64>, address: AddressKey, now: Instant) -> Result<(), Refused> {
+        let mut ledger = self.ledger();
+        ledger.expire(now);
+        ledger.check_address(address, self.per_address, now)?;
+        match platform {
+            Some(platform) => ledger.check_platform(platform, address, self.per_platform, now).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Takes the login `state` of `platform` from `address` (checked again: another request may
+    /// have come first), giving up the platform's login named in [`Admitted`] when the platform is
+    /// at its bound.
+    pub fn admit(
+        &self,
+        platform: i64,
+        address: AddressKey,
+        state: &str,
+        now: Instant,
+    ) -> Result<Admitted, Refused> {
+        let mut ledger = self.ledger();
+        ledger.expire(now);
+        ledger.check_address(address, self.per_address, now)?;
+        let evicted = match ledger.check_platform(platform, address, self.per_platform, now)? {
+            Some(order) => ledger.remove(order).map(|p| p.state),
+            None => None,
+        };
+        let order = ledger.next;
+        ledger.next += 1;
+        ledger
+            .by_order
+            .insert(order, Pending { state: state.to_string(), platform, address, expires: now + self.ttl });
+        ledger.by_state.insert(state.to_string(), order);
+        *ledger.per_address.entry(address).or_default() += 1;
+        let (count, addresses) = ledger.per_platform.entry(platform).or_default();
+        *count += 1;
+        addresses.entry(address).or_default().push_back(order);
+        Ok(Admitted { evicted })
+    }
+
+    /// Forgets the login `state` (its launch took it, or it was never stored); unknown states are
+    /// ignored.
+    pub fn release(&self, state: &str) {
+        let mut ledger = self.ledger();
+        if let Some(order) = ledger.by_state.get(state).copied() {
+            ledger.remove(order);
+        }
+    }
+
+    /// Pending logins of `platform`, and of every platform.
+    pub fn pending(&self, platform: i64) -> (usize, usize) {
+        let ledger = self.ledger();
+        (ledger.per_platform.get(&platform).map_or(0, |(count, _)| *count), ledger.by_order.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v4(last: u8) -> AddressKey {
+        AddressKey::V4([203, 0, 113, last])
+    }
+
+    #[test]
+    fn an_address_at_its_bound_is_refused_until_its_oldest_login_expires_or_is_taken() {
+        let logins = Logins::new(100, 3);
+        let start = Instant::now();
+        for i in 0..3 {
+            let at = start + Duration::from_secs(i);
+            assert_eq!(logins.admit(1, v4(1), &format!("s{i}"), at), Ok(Admitted { evicted: None }));
+        }
+        let now = start + Duration::from_secs(10);
+        let refused = logins.check(None, v4(1), now).unwrap_err();
+        assert_eq!(
+            (refused.bound, refused.pending, refused.retry_after),
+            (Bound::Address, 3, logins.ttl - Duration::from_secs(10))
+        );
+        assert_eq!(logins.admit(2, v4(1), "other-platform", now).unwrap_err().pending, 3, "per address");
+        assert_eq!(logins.check(Some(1), v4(2), now), Ok(()), "another address");
+        // A launch takes one: room for one more.
+        logins.release("s1");
+        logins.release("never-issued");
+        assert!(logins.admit(1, v4(1), "s3", now).is_ok());
+        assert!(logins.check(None, v4(1), now).is_err());
+        // The oldest expires: room again.
+        assert!(logins.check(None, v4(1), start + logins.ttl).is_ok());
+        assert_eq!(logins.pending(1), (2, 2));
+        assert_eq!(logins.pending(7), (0, 2));
+    }
+
+    #[test]
+    fn a_full_platform_gives_up_the_heaviest_addresses_oldest_login_and_no_other_platforms() {
+        let logins = Logins::new(5, 4);
+        let now = Instant::now();
+        for (i, address) in [1, 1, 1, 2, 3].into_iter().enumerate() {
+            assert_eq!(logins.admit(1, v4(address), &format!("a{i}"), now).unwrap().evicted, None);
+        }
+        assert!(logins.admit(2, v4(1), "b0", now).unwrap().evicted.is_none(), "another platform");
+        // Platform 1 is full: a student's login displaces the flooding address's oldest.
+        assert_eq!(logins.admit(1, v4(9), "student", now).unwrap().evicted.as_deref(), Some("a0"));
+        assert_eq!(logins.admit(1, v4(8), "student-2", now).unwrap().evicted.as_deref(), Some("a1"));
+        // Now address 1 holds one login of platform 1, as do 2, 3, 9 and 8: an address that holds
+        // one is refused (it has its share), a new address gives up the oldest.
+        let refused = logins.admit(1, v4(2), "again", now).unwrap_err();
+        assert_eq!((refused.bound, refused.pending), (Bound::Platform, 5));
+        assert_eq!(logins.check(Some(1), v4(2), now).unwrap_err().bound, Bound::Platform);
+        assert_eq!(logins.check(Some(2), v4(2), now), Ok(()), "another platform has room");
+        assert_eq!(logins.admit(1, v4(7), "student-3", now).unwrap().evicted.as_deref(), Some("a2"));
+        assert_eq!(logins.pending(1).0, 5);
+        assert_eq!(logins.pending(2).0, 1, "platform 2 untouched");
+        // An evicted state is forgotten: releasing it changes nothing.
+        logins.release("a0");
+        assert_eq!(logins.pending(1).0, 5);
+    }
+
+    #[test]
+    fn a_flood_at_its_fair_share_is_refused_while_a_newcomer_gets_in() {
+        let logins = Logins::new(6, 10);
+        let now = Instant::now();
+        let mut admitted = 0;
+        // Three addresses flood one platform: each gets its share (two), then refusals only.
+        for i in 0..300u32 {
+            if logins.admit(1, v4((i % 3) as u8), &format!("f{i}"), now).is_ok() {
+                admitted += 1;
+            }
+        }
+        assert_eq!(admitted, 6, "no rotation through evictions");
+        assert!(logins.admit(1, v4(9), "student", now).unwrap().evicted.is_some());
+    }
+
+    #[test]
+    fn many_logins_from_many_addresses_stay_within_the_bounds() {
+        let logins = Logins::new(50, 2);
+        let now = Instant::now();
+        let (mut admitted, mut refused) = (0, 0);
+        for i in 0..50_000u32 {
+            let address = AddressKey::V4((i % 997 + i % 7).to_be_bytes());
+            match logins.admit(i64::from(i % 3), address, &i.to_string(), now) {
+                Ok(_) => admitted += 1,
+                Err(_) => refused += 1,
+            }
+        }
+        // More addresses than places: newcomers keep displacing the oldest, within the bounds.
+        assert!(admitted > 150, "{admitted} admitted, {refused} refused");
+        assert_eq!(logins.pending(0), (50, 150), "three platforms, 50 each");
+        let ledger = logins.ledger();
+        assert!(ledger.per_address.values().all(|n| *n <= 2));
+        assert_eq!(ledger.by_state.len(), 150, "nothing else kept");
+    }
+
+    #[test]
+    fn addresses_are_counted_by_ipv4_address_and_ipv6_slash_64() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        assert_eq!(AddressKey::of(ip("2001:db8:1:2::1")), AddressKey::of(ip("2001:db8:1:2:ffff::9")));
+        assert_ne!(AddressKey::of(ip("2001:db8:1:2::1")), AddressKey::of(ip("2001:db8:1:3::1")));
+        assert_eq!(AddressKey::of(ip("::ffff:192.0.2.1")), AddressKey::of(ip("192.0.2.1")));
+        assert_eq!(AddressKey::of(ip("2001:db8:1:2::1")).to_string(), "2001:db8:1:2::/64");
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_behind_a_trusted_proxy() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let trusted = [Network::parse("10.0.0.0/8").unwrap(), Network::parse("::1").unwrap()];
+        let key = |s: &str| AddressKey::of(ip(s));
+        // No trusted proxy: the peer, whatever the header says.
+        assert_eq!(client_address(Some(ip("10.1.1.1")), &["198.51.100.7"], &[]), key("10.1.1.1"));
+        // An untrusted peer cannot name another client.
+        assert_eq!(client_address(Some(ip("192.0.2.9")), &["198.51.100.7"], &trusted), key("192.0.2.9"));
+        // Behind trusted proxies: the last address that is not one; what the client wrote before it
+        // is not believed.
+        assert_eq!(
+            client_address(Some(ip("10.1.1.1")), &["6.6.6.6, 198.51.100.7", "10.2.2.2"], &trusted),
+            key("198.51.100.7")
+        );
+        assert_eq!(client_address(Some(ip("::1")), &["198.51.100.7"], &trusted), key("198.51.100.7"));
+        // No header, or garbage in it: the trusted proxy itself.
+        assert_eq!(client_address(Some(ip("10.1.1.1")), &[], &trusted), key("10.1.1.1"));
+        assert_eq!(client_address(Some(ip("10.1.1.1")), &["unknown"], &trusted), key("10.1.1.1"));
+        assert_eq!(client_address(None, &[], &trusted), AddressKey::Unknown);
+    }
+
+    #[test]
+    fn networks_parse_and_contain() {
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        let net = Network::parse("192.168.0.0/16").unwrap();
+        assert!(net.contains(ip("192.168.200.1")) && !net.contains(ip("192.169.0.1")));
+        assert!(net.contains(ip("::ffff:192.168.1.1")));
+        assert!(Network::parse("0.0.0.0/0").unwrap().contains(ip("8.8.8.8")));
+        assert!(Network::parse("fd00::/8").unwrap().contains(ip("fd12::1")));
+        assert!(!Network::parse("fd00::/8").unwrap().contains(ip("192.168.1.1")));
+        for bad in ["10.0.0.0/33", "fd00::/129", "example.org", "10.0.0.0/x", ""] {
+            assert!(Network::parse(bad).is_err(), "{bad}");
+        }
+    }
+}
