@@ -109,6 +109,11 @@ pub const SQL_COMPOUND_SELECT_MAX: usize = 50;
 pub const SQL_FUNCTION_ARGS_MAX: usize = 16;
 /// Highest `?` index a guest may bind.
 pub const SQL_PARAMETERS_MAX: usize = 32;
+/// Most columns of a table, a result row, an index or an ORDER BY / GROUP BY: no more than a real
+/// schema needs.
+pub const SQL_COLUMNS_MAX: usize = 100;
+/// Deepest nesting of triggers.
+pub const SQL_TRIGGER_DEPTH_MAX: usize = 10;
 /// Largest the scratch database of one run (kept in memory) may grow, in bytes (the exercise's
 /// tables with everything a consumer writes into them). A write beyond it fails with "database full".
 pub const SCRATCH_DB_BYTES_MAX: u64 = 16 * 1024 * 1024;
@@ -138,11 +143,16 @@ pub const LOG_BYTES_PER_RUN: usize = 16 * 1024;
 /// statement, a bound value, an error message, a log line), in bytes; the rest is replaced by a
 /// visible mark "… (n bytes omitted)" at the moment it is copied.
 pub const GUEST_TEXT_BYTES_MAX: usize = 1024;
+/// UTF-16 code units read from guest memory for each string of an AssemblyScript `env.abort` (its
+/// message and file name); the rest is not read.
+pub const ABORT_MESSAGE_UNITS_MAX: usize = 512;
 /// Trace events, and their bytes (as JSON), one check records while it runs; later events are only
-/// counted. The report shows at most [`crate::consumer::harness::TRACE_EVENTS_PER_CHECK_MAX`] of them,
-/// a replay all that were recorded.
+/// counted. The report shows at most [`TRACE_EVENTS_PER_CHECK_MAX`] of them, a replay all that were
+/// recorded.
 pub const TRACE_EVENTS_RECORDED_MAX: usize = 2_000;
 pub const TRACE_BYTES_RECORDED_MAX: usize = 512 * 1024;
+/// The most trace events one check keeps in the report.
+pub const TRACE_EVENTS_PER_CHECK_MAX: usize = 400;
 /// Wall-clock backstop for one delivery, in milliseconds (fuel is the real budget).
 pub const WALL_MS_PER_DELIVERY: u64 = 1_000;
 /// Wall-clock budget for grading one whole submission, in milliseconds: the one deadline every
@@ -160,6 +170,18 @@ pub const SQL_WALL_MS_PER_STATEMENT: u64 = 500;
 /// (the coverage line says so): a correct consumer with a thousand writes then finishes well
 /// within [`WALL_MS_PER_SUBMISSION`].
 pub const CRASH_POINTS_MAX: u32 = 48;
+/// The most interleavings the concurrent check enumerates exhaustively; beyond it,
+/// [`SAMPLED_INTERLEAVINGS`] are drawn at random from the submission's seed.
+pub const INTERLEAVINGS_MAX: usize = 100;
+/// Interleavings sampled when the space is larger than [`INTERLEAVINGS_MAX`].
+pub const SAMPLED_INTERLEAVINGS: usize = 32;
+/// The most messages a schedule batch may have (`[consumer.messages]`; each schedule delivers every
+/// one, some repeatedly).
+pub const BATCH_MESSAGES_MAX: usize = 12;
+/// Deliveries one schedule may make before it is stopped (a bound the receive limit keeps far away).
+pub const SCHEDULE_DELIVERIES_MAX: usize = 200;
+/// Schedule runs the shrinker may spend on one failing schedule.
+pub const SHRINK_RUNS_MAX: usize = 120;
 /// Reference states an exercise keeps (the reference's state after the batch messages in one order,
 /// which the at-least-once schedules compare with): computed once per loaded exercise and order,
 /// then shared by every grading. A submission that processes the batch in orders nobody else does
@@ -172,6 +194,12 @@ pub const REFERENCE_STATES_CACHED_MAX: usize = 256;
 pub const MODULE_CACHE_BYTES_MAX: u64 = 128 * 1024 * 1024;
 /// Bytes of one module cache entry: a larger file is neither written nor read.
 pub const MODULE_CACHE_ENTRY_BYTES_MAX: u64 = 32 * 1024 * 1024;
+/// Fingerprints for similarity hints (`sandbox::fingerprint`): operators read per function body,
+/// function bodies per module, tokens of a submitted source. What lies beyond does not change the
+/// fingerprint, so computing one is bounded whatever the submission.
+pub const FINGERPRINT_OPERATORS_PER_FUNCTION_MAX: usize = 100_000;
+pub const FINGERPRINT_FUNCTIONS_MAX: usize = 10_000;
+pub const FINGERPRINT_SOURCE_TOKENS_MAX: usize = 50_000;
 /// Crash points at each end (after the first and before the last writes) that are always tested
 /// when the crash points are sampled.
 pub const CRASH_POINTS_EDGE: u32 = 8;
@@ -186,6 +214,10 @@ pub const REQUEST_BODY_MS_MAX: u64 = 60_000;
 /// Largest serialized report, in bytes: a hard limit. A larger report is shrunk (traces first, then
 /// state evidence, then long texts) and says so; no report over it is stored, served or posted.
 pub const REPORT_BYTES_MAX: usize = 256 * 1024;
+/// Longest text (a failure, a hint, an explanation) in a report that had to be shrunk, in bytes, and
+/// the same for the last step before checks are left out (`report::limit_size`).
+pub const REPORT_SHRUNK_TEXT_BYTES_MAX: usize = 2 * 1024;
+pub const REPORT_SHRUNK_TEXT_BYTES_MIN: usize = 200;
 /// Longest prediction answer, in bytes.
 pub const ANSWER_BYTES_MAX: usize = 4 * 1024;
 /// Deepest nesting of tuples and lists in a prediction answer.
@@ -281,6 +313,9 @@ pub const TYPESCRIPT_STRIP_WALL_MS: u64 = 5_000;
 /// Bytes of JavaScript the stripper may return (it prints the module anew: a little more than the
 /// source at most); the JavaScript guest then takes at most [`JAVASCRIPT_SOURCE_BYTES_MAX`].
 pub const TYPESCRIPT_STRIP_OUTPUT_BYTES_MAX: usize = 4 * JAVASCRIPT_SOURCE_BYTES_MAX;
+/// Bytes the stripper may write to its standard output or error (a panic message) before it is
+/// stopped; what it writes is dropped.
+pub const TYPESCRIPT_STRIP_STDIO_BYTES_MAX: u64 = 64 * 1024;
 
 // ---- Every interpreter guest ----
 
@@ -290,6 +325,9 @@ pub const TYPESCRIPT_STRIP_OUTPUT_BYTES_MAX: usize = 4 * JAVASCRIPT_SOURCE_BYTES
 pub const INTERPRETER_WASM_STACK_BYTES: usize = 2 * 1024 * 1024;
 /// Wall-clock time for starting an interpreter once per process (the snapshot).
 pub const INTERPRETER_INIT_WALL_MS: u64 = 10_000;
+/// Bytes of the entry function's name (the exercise's `entry`) an interpreter guest takes: its
+/// buffer (`PF_ENTRY_BYTES_MAX` in each guest's glue) has this size.
+pub const INTERPRETER_ENTRY_BYTES_MAX: usize = 64;
 
 // ---- The grading service (`pruefstein serve`) ----
 
@@ -355,6 +393,10 @@ pub const SIMILARITY_SUBMISSIONS_MAX: usize = 300;
 pub const SIMILARITY_THRESHOLD_PER_MILLE: u32 = 800;
 /// The closest pairs listed per exercise.
 pub const SIMILARITY_PAIRS_MAX: usize = 50;
+/// Bars an analytics chart draws at most (a longer list is cut; the JSON and CSV have all of
+/// them), and the characters of a bar's label it shows.
+pub const CHART_BARS_MAX: usize = 40;
+pub const CHART_LABEL_CHARS_MAX: usize = 36;
 /// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
 pub const IDEMPOTENCY_KEY_RETENTION_MS: u64 = 7 * 24 * 3600 * 1000;
 /// Longest `Idempotency-Key`, learner id, exercise slug and client name, in bytes.
@@ -422,6 +464,9 @@ pub const LOG_LINE_BYTES_MAX: usize = 64 * 1024;
 /// `/readyz` answers 503 when jobs are waiting and no grading thread has finished a job or found
 /// the queue empty for this long: the node is stalled, and a balancer should send work elsewhere.
 pub const GRADING_STALL_MS: u64 = 60_000;
+/// Longest a burst of file events may postpone the reload of an exercise folder, in milliseconds
+/// (`src/service/reload.rs`): a folder that never stops changing is still read.
+pub const RELOAD_DELAY_MS_MAX: u64 = 5_000;
 
 // ---- The student's page (`src/service/http/learn.rs`) ----
 
@@ -566,6 +611,9 @@ const _: () = assert!(SQL_WALL_MS_PER_STATEMENT < WALL_MS_PER_DELIVERY);
 const _: () = assert!(WALL_MS_PER_DELIVERY <= WALL_MS_PER_SUBMISSION);
 /// Sampled crash points keep both edges whole.
 const _: () = assert!(2 * CRASH_POINTS_EDGE <= CRASH_POINTS_MAX);
+/// A report shows a part of the trace recorded; a shrunk report's texts get shorter step by step.
+const _: () = assert!(TRACE_EVENTS_PER_CHECK_MAX <= TRACE_EVENTS_RECORDED_MAX);
+const _: () = assert!(REPORT_SHRUNK_TEXT_BYTES_MIN <= REPORT_SHRUNK_TEXT_BYTES_MAX);
 /// The compile budget's parts fit in its wholes.
 const _: () = assert!(WASM_FUNCTION_BODY_BYTES_MAX <= WASM_CODE_BYTES_MAX);
 const _: () = assert!(WASM_LOCALS_PER_FUNCTION_MAX as u64 <= WASM_LOCALS_TOTAL_MAX);

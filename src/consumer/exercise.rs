@@ -11,7 +11,9 @@ use serde::Deserialize;
 
 use super::state::{State, StateQuery, read_state_from};
 use crate::exercise::{ExerciseError, FolderFiles, parse_section};
-use crate::limits::{Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX};
+use crate::limits::{
+    BATCH_MESSAGES_MAX, Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX,
+};
 
 /// `[consumer]` in `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -69,9 +71,6 @@ fn default_solutions() -> String {
 fn default_mutants() -> String {
     "mutants".into()
 }
-
-/// The most messages a schedule batch may have (each schedule delivers every one, some repeatedly).
-pub const BATCH_MESSAGES_MAX: usize = 12;
 
 /// The messages the checks deliver.
 #[derive(Debug, Clone)]

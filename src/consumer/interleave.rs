@@ -26,6 +26,7 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::detail::TraceEvent;
 use super::process::{ConsumerProcess, DeliveryOutcome};
+use crate::limits::{INTERLEAVINGS_MAX, SAMPLED_INTERLEAVINGS};
 
 /// What the controller grants a waiting instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -260,12 +261,6 @@ fn release(phase: &mut [Phase; 2], who: usize) {
         phase[other] = Phase::Ready;
     }
 }
-
-/// The most interleavings enumerated exhaustively; beyond it, [`SAMPLED_INTERLEAVINGS`] are drawn
-/// at random from the submission's seed.
-pub const INTERLEAVINGS_MAX: usize = 100;
-/// Interleavings sampled when the space is larger than [`INTERLEAVINGS_MAX`].
-pub const SAMPLED_INTERLEAVINGS: usize = 32;
 
 /// The result of exploring the interleavings of one scenario.
 pub struct Exploration<T> {

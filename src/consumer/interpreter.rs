@@ -11,7 +11,7 @@ use std::sync::{Mutex, OnceLock};
 use wasmtime::{Engine, Instance, Module, Store};
 
 use super::abi::GuestState;
-use crate::limits::{INTERPRETER_INIT_WALL_MS, INTERPRETER_WASM_STACK_BYTES};
+use crate::limits::{INTERPRETER_ENTRY_BYTES_MAX, INTERPRETER_INIT_WALL_MS, INTERPRETER_WASM_STACK_BYTES};
 use crate::report::Rejection;
 use crate::submission::Language;
 use crate::text;
@@ -45,9 +45,6 @@ pub fn of(language: Language) -> &'static Interpreter {
 /// The guest's export the harness calls; it calls the student's function named by the exercise's
 /// `entry`.
 pub const GUEST_ENTRY: &str = "verarbeite";
-
-/// Bytes of the entry function's name the guest takes.
-const ENTRY_BYTES_MAX: usize = 64;
 
 /// The interpreter of `language` compiled for `engine`, from its snapshot ([`snapshot`]); compiled
 /// on first use (or read from the module cache) and kept for the life of the process.
@@ -334,7 +331,7 @@ pub fn check_source(language: Language, text: &str, entry: &str) -> Result<(), R
             ),
         });
     }
-    if entry.is_empty() || entry.len() > ENTRY_BYTES_MAX {
+    if entry.is_empty() || entry.len() > INTERPRETER_ENTRY_BYTES_MAX {
         return Err(Rejection {
             code: "entry-name".into(),
             message: text!(

@@ -15,7 +15,7 @@ use wasmtime::{Caller, Engine, Linker, Memory, Module, Store, Trap};
 
 use crate::limits::{
     TYPESCRIPT_STRIP_FUEL, TYPESCRIPT_STRIP_MEMORY_BYTES, TYPESCRIPT_STRIP_OUTPUT_BYTES_MAX,
-    TYPESCRIPT_STRIP_WALL_MS,
+    TYPESCRIPT_STRIP_STDIO_BYTES_MAX, TYPESCRIPT_STRIP_WALL_MS,
 };
 use crate::report::Rejection;
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
@@ -31,10 +31,6 @@ const STATUS_PARSE_ERROR: i32 = 3;
 /// The stripper's flags: the source is TypeScript; strip its types.
 const FLAG_SOURCE_TS: i32 = 1;
 const FLAG_STRIP_TYPESCRIPT: i32 = 1 << 8;
-
-/// Bytes the stripper may write to its standard output or error (a panic message) before it is
-/// stopped; what it writes is dropped.
-const STRIP_OUTPUT_DROPPED_MAX: u64 = 64 * 1024;
 
 struct StripState {
     limiter: GuestLimiter,
@@ -104,7 +100,7 @@ fn wasi(engine: &Engine) -> wasmtime::Result<Linker<StripState>> {
                 total = total.saturating_add(u32::from_le_bytes([entry[4], entry[5], entry[6], entry[7]]));
             }
             caller.data_mut().written += u64::from(total);
-            if caller.data().written > STRIP_OUTPUT_DROPPED_MAX {
+            if caller.data().written > TYPESCRIPT_STRIP_STDIO_BYTES_MAX {
                 return Err(wasmtime::Error::msg("the stripper wrote too much output"));
             }
             memory.write(&mut caller, written as u32 as usize, &total.to_le_bytes())?;

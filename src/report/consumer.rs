@@ -220,7 +220,7 @@ impl Boundary {
 
 /// One crash point of a delivery: a moment right after a statement at which the harness may kill
 /// the consumer. Crash points are the durable boundaries (after every write and every COMMIT); a
-/// crash anywhere else adds nothing (see ARCHITECTURE.md).
+/// crash anywhere else adds nothing (decision record 0045 in `docs/decisions/` says why).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrashPoint {
     /// Its number in the delivery, from 1, in the order the points happen.

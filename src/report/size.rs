@@ -6,11 +6,7 @@
 
 use super::consumer::{clip_owned, clip_text};
 use super::{CheckDetail, Report};
-
-/// Longest text (a failure, a hint, an explanation) in a report that had to be shrunk, in bytes.
-const SHRUNK_TEXT_BYTES_MAX: usize = 2 * 1024;
-/// The same, for the last step before checks are left out.
-const SHRUNK_TEXT_BYTES_MIN: usize = 200;
+use crate::limits::{REPORT_SHRUNK_TEXT_BYTES_MAX, REPORT_SHRUNK_TEXT_BYTES_MIN};
 
 /// Shrinks `report` until its JSON is at most `max_bytes` long; returns whether it had to.
 pub fn limit_size(report: &mut Report, max_bytes: usize) -> bool {
@@ -59,7 +55,7 @@ pub fn limit_size(report: &mut Report, max_bytes: usize) -> bool {
         size = report.to_json().len();
     }
     // 4. Long texts, first to a readable length, then to a short one.
-    for max_text in [SHRUNK_TEXT_BYTES_MAX, SHRUNK_TEXT_BYTES_MIN] {
+    for max_text in [REPORT_SHRUNK_TEXT_BYTES_MAX, REPORT_SHRUNK_TEXT_BYTES_MIN] {
         if size <= max_bytes {
             return true;
         }

@@ -14,14 +14,12 @@ use std::collections::BTreeSet;
 use sha2::{Digest, Sha256};
 use wasmparser::{Parser, Payload};
 
-/// Operators read per function body; the rest of a longer body does not change its fingerprint.
-pub const FINGERPRINT_OPERATORS_PER_FUNCTION_MAX: usize = 100_000;
-/// Function bodies fingerprinted per module.
-pub const FINGERPRINT_FUNCTIONS_MAX: usize = 10_000;
+use crate::limits::{
+    FINGERPRINT_FUNCTIONS_MAX, FINGERPRINT_OPERATORS_PER_FUNCTION_MAX, FINGERPRINT_SOURCE_TOKENS_MAX,
+};
+
 /// Tokens in one shingle of a source fingerprint.
 pub const SOURCE_SHINGLE_TOKENS: usize = 5;
-/// Tokens of a source read for its fingerprint; the rest does not change it.
-pub const SOURCE_TOKENS_MAX: usize = 50_000;
 
 /// Python's keywords (and the constants a program spells as words): kept as they are, since they
 /// carry the program's shape, while every other name becomes `ID`.
@@ -38,7 +36,7 @@ pub fn source_fingerprint(text: &str) -> Vec<u64> {
     let mut tokens: Vec<String> = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(&c) = chars.peek() {
-        if tokens.len() >= SOURCE_TOKENS_MAX {
+        if tokens.len() >= FINGERPRINT_SOURCE_TOKENS_MAX {
             break;
         }
         if c.is_whitespace() {

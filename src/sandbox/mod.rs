@@ -1,10 +1,10 @@
 //! The WebAssembly sandbox: the engines (Winch or Cranelift), and turning untrusted bytes into a
 //! validated module with a clear rejection when they are not one.
 //!
-//! Policy (`ARCHITECTURE.md`, "Rules the code keeps"): core modules only, no WASI, no threads, no SIMD, no
-//! multi-memory; fuel is the deterministic budget, an epoch deadline the wall-clock backstop, a
-//! [`limiter::GuestLimiter`] caps memory and tables and says which limit was hit, and the wasm stack
-//! is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
+//! Policy (decision records 0001 and 0004 in `docs/decisions/`): core modules only, no WASI, no
+//! threads, no SIMD, no multi-memory; fuel is the deterministic budget, an epoch deadline the
+//! wall-clock backstop, a [`limiter::GuestLimiter`] caps memory and tables and says which limit was
+//! hit, and the wasm stack is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
 
 pub mod budget;
 pub mod fingerprint;

@@ -9,6 +9,7 @@ use maud::{DOCTYPE, Markup, PreEscaped, html};
 use super::http::learn::PageLink;
 use super::store::{Status, SubmissionRecord};
 use super::{Shared, clock};
+use crate::limits::{CHART_BARS_MAX, CHART_LABEL_CHARS_MAX};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
 use crate::submission::SubmissionKind;
@@ -423,11 +424,6 @@ pub struct Bar {
     pub share: f64,
     pub figure: String,
 }
-
-/// Bars in a chart at most; a longer list is cut (the JSON and CSV have all of them).
-const CHART_BARS_MAX: usize = 40;
-/// Characters of a bar's label shown in a chart.
-const CHART_LABEL_CHARS_MAX: usize = 36;
 
 /// A horizontal bar chart as inline SVG (integer coordinates, no script), with its figures also
 /// as text for screen readers and print.

@@ -18,12 +18,11 @@ use super::Shared;
 use super::catalogue::Catalogue;
 use super::metrics::{Metrics, ReloadOutcome};
 use crate::exercise::{EXERCISE_FILE, Exercise};
+use crate::limits::RELOAD_DELAY_MS_MAX;
 
 /// How long the folder must stay quiet after a change before it is reloaded: an editor's save or a
 /// `cp -r` arrives as a burst of events, and a folder is only read once the burst is over.
 pub const RELOAD_QUIET_PERIOD: Duration = Duration::from_millis(300);
-/// Longest a burst may postpone a reload: a folder that never stops changing is still read.
-pub const RELOAD_DELAY_MAX: Duration = Duration::from_secs(5);
 
 /// The running watcher; dropping it stops watching.
 pub struct ExerciseWatcher {
@@ -61,7 +60,7 @@ fn reload_loop(root: &Path, events: &Receiver<notify::Result<notify::Event>>, sh
                 Err(RecvTimeoutError::Timeout) => break,
                 Err(RecvTimeoutError::Disconnected) => return,
             }
-            if burst_started.elapsed() >= RELOAD_DELAY_MAX {
+            if burst_started.elapsed() >= Duration::from_millis(RELOAD_DELAY_MS_MAX) {
                 break;
             }
         }

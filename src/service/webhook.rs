@@ -532,8 +532,7 @@ impl Resolver for PolicyResolver {
         })?;
         // The policy applies to the addresses connected to, not to the name in the URL.
         let mut allowed = self.empty();
-        for addr in addrs.iter().filter(|a| self.allow_private || is_public(a.ip())).take(RESOLVED_ADDRS_MAX)
-        {
+        for addr in addrs.iter().filter(|a| self.allow_private || is_public(a.ip())).take(RESOLVER_CAPACITY) {
             allowed.push(*addr);
         }
         if allowed.is_empty() {
@@ -549,8 +548,9 @@ impl Resolver for PolicyResolver {
     }
 }
 
-/// Addresses of one name that are tried, the most ureq's resolver interface carries.
-const RESOLVED_ADDRS_MAX: usize = 16;
+/// Addresses of one name that are tried: the capacity of ureq's resolver interface (an array of
+/// this many), not a limit of ours.
+const RESOLVER_CAPACITY: usize = 16;
 
 /// Why a name could not be resolved.
 enum Lookup {

@@ -20,7 +20,7 @@ use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
 use super::process::FaultCode;
 use super::state::SqlValue;
-use crate::limits::{FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
+use crate::limits::{ABORT_MESSAGE_UNITS_MAX, FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::sandbox::limiter::GuestLimiter;
 use crate::sandbox::{ImportSpec, ValKind::*};
 use crate::text;
@@ -655,7 +655,6 @@ fn env_abort(
 }
 
 fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> String {
-    const MAX_CHARS: usize = 512;
     let Ok(memory) = memory(caller) else { return String::new() };
     let data = memory.data(&*caller);
     let ptr = ptr as u32 as usize;
@@ -663,7 +662,7 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
         return String::new();
     }
     let byte_len = u32::from_le_bytes([data[ptr - 4], data[ptr - 3], data[ptr - 2], data[ptr - 1]]) as usize;
-    let end = ptr.saturating_add(byte_len.min(MAX_CHARS * 2)).min(data.len());
+    let end = ptr.saturating_add(byte_len.min(ABORT_MESSAGE_UNITS_MAX * 2)).min(data.len());
     let units: Vec<u16> = data[ptr..end].chunks_exact(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
     String::from_utf16_lossy(&units)
 }

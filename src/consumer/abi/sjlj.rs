@@ -16,14 +16,15 @@ use super::GuestState;
 #[error("longjmp outside of any setjmp in the interpreter guest")]
 pub struct LongJmp;
 
-/// How many arguments (besides the function index) the `invoke_*` trampolines take at most.
-const INVOKE_ARGS_MAX: usize = 8;
+/// The widest `invoke_*` trampoline generated: how many arguments (besides the function index) it
+/// takes. Part of the interface with the interpreter guests, not a limit.
+const INVOKE_WIDEST_ARITY: usize = 8;
 
 /// Each trampoline's name and type: `invoke_` + `v` or `i` (the result) + one `i` per argument.
 fn trampolines(engine: &wasmtime::Engine) -> Vec<(String, FuncType, bool)> {
     let mut all = Vec::new();
     for returns in [false, true] {
-        for args in 0..=INVOKE_ARGS_MAX {
+        for args in 0..=INVOKE_WIDEST_ARITY {
             let name = format!("invoke_{}{}", if returns { "i" } else { "v" }, "i".repeat(args));
             let params = std::iter::repeat_n(ValType::I32, args + 1);
             let results: Vec<ValType> = if returns { vec![ValType::I32] } else { Vec::new() };

@@ -25,7 +25,8 @@ use rusqlite::{Connection, OpenFlags};
 use super::state::SqlValue;
 use crate::deadline::Deadline;
 use crate::limits::{
-    SQL_CACHED_STATEMENT_TEXT_BYTES_MAX, SQL_STATEMENTS_CACHED_PER_CONNECTION, SQL_WALL_MS_PER_STATEMENT,
+    SQL_CACHED_STATEMENT_TEXT_BYTES_MAX, SQL_PARAMETERS_MAX, SQL_STATEMENTS_CACHED_PER_CONNECTION,
+    SQL_WALL_MS_PER_STATEMENT,
 };
 
 mod authorizer;
@@ -40,8 +41,6 @@ pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";
 
 /// How often (in VM steps) the progress handler runs.
 const PROGRESS_GRANULARITY: i32 = 1_000;
-/// Highest `?` index a guest may bind.
-const PARAMETERS_MAX: i32 = crate::limits::SQL_PARAMETERS_MAX as i32;
 /// The page size of scratch databases (SQLite's default; the template is built with it).
 const PAGE_BYTES: u64 = 4096;
 
@@ -379,12 +378,11 @@ impl GuestDb {
             (Limit::SQLITE_LIMIT_ATTACHED, 0),
             (Limit::SQLITE_LIMIT_EXPR_DEPTH, l::SQL_EXPR_DEPTH_MAX as i32),
             (Limit::SQLITE_LIMIT_COMPOUND_SELECT, l::SQL_COMPOUND_SELECT_MAX as i32),
-            (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, PARAMETERS_MAX),
+            (Limit::SQLITE_LIMIT_VARIABLE_NUMBER, l::SQL_PARAMETERS_MAX as i32),
             (Limit::SQLITE_LIMIT_FUNCTION_ARG, l::SQL_FUNCTION_ARGS_MAX as i32),
             (Limit::SQLITE_LIMIT_LIKE_PATTERN_LENGTH, l::SQL_LIKE_PATTERN_BYTES_MAX as i32),
-            (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, 10),
-            // One row of a table may not span more columns than a real schema needs.
-            (Limit::SQLITE_LIMIT_COLUMN, 100),
+            (Limit::SQLITE_LIMIT_TRIGGER_DEPTH, l::SQL_TRIGGER_DEPTH_MAX as i32),
+            (Limit::SQLITE_LIMIT_COLUMN, l::SQL_COLUMNS_MAX as i32),
         ];
         for (limit, value) in limits {
             conn.set_limit(limit, value)?;
@@ -454,9 +452,9 @@ impl GuestDb {
     }
 
     pub fn bind(&mut self, index: i32, value: SqlValue) {
-        if !(1..=PARAMETERS_MAX).contains(&index) {
+        if !(1..=SQL_PARAMETERS_MAX as i32).contains(&index) {
             self.pending_error.get_or_insert(format!(
-                "bind index {index} is invalid: parameters are numbered from 1 to {PARAMETERS_MAX}"
+                "bind index {index} is invalid: parameters are numbered from 1 to {SQL_PARAMETERS_MAX}"
             ));
             return;
         }

@@ -40,13 +40,10 @@ use super::schedule::ScheduleInfo;
 use super::state::{State, read_state_from};
 use crate::deadline::Deadline;
 use crate::exercise::GradeError;
-use crate::limits::Limits;
+use crate::limits::{Limits, TRACE_EVENTS_PER_CHECK_MAX};
 use crate::report::roles::Roles;
 use crate::report::voice::Voice;
 use crate::text::Text;
-
-/// The most trace events one check keeps in the report.
-pub const TRACE_EVENTS_PER_CHECK_MAX: usize = 400;
 
 /// The outcome of one check before it becomes part of the report.
 pub struct CheckResult {

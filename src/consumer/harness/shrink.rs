@@ -1,11 +1,12 @@
 //! Shrinking a failing schedule: tries smaller candidates (fewer messages, sends and faults) and
 //! keeps any that still fails, until none of its candidates fails or the run budget
-//! ([`schedule::SHRINK_RUNS_MAX`]) or the submission's time is spent.
+//! ([`SHRINK_RUNS_MAX`]) or the submission's time is spent.
 
 use super::schedules::ScheduleOutcome;
 use super::{Harness, Step};
 use crate::consumer::Oracle;
-use crate::consumer::schedule::{self, Fault, Schedule};
+use crate::consumer::schedule::{Fault, Schedule};
+use crate::limits::SHRINK_RUNS_MAX;
 
 impl<'a> Harness<'a> {
     /// Shrinks a failing schedule; returns the smallest failing one found, with its run.
@@ -19,7 +20,7 @@ impl<'a> Harness<'a> {
         let mut runs = 0;
         'smaller: loop {
             for mut candidate in best.candidates() {
-                if runs >= schedule::SHRINK_RUNS_MAX || self.deadline.expired() {
+                if runs >= SHRINK_RUNS_MAX || self.deadline.expired() {
                     break 'smaller;
                 }
                 runs += 1;

@@ -5,9 +5,9 @@
 //! lanes, its size bounded whatever the trace, and no guest text leaves its element.
 
 use pruefstein::consumer::detail::{ConsumerDetail, TraceEvent};
-use pruefstein::consumer::harness::TRACE_EVENTS_PER_CHECK_MAX;
 use pruefstein::limits::{
     DIAGRAM_INSTANCE_LANES_MAX, DIAGRAM_ROWS_MAX, GUEST_TEXT_BYTES_MAX, TIMELINE_LINES_MAX,
+    TRACE_EVENTS_PER_CHECK_MAX,
 };
 use pruefstein::report::diagram::{consumer_layout, timeline_layout};
 use pruefstein::report::html::render_report;
