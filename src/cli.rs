@@ -178,6 +178,50 @@ pub enum PlatformCommand {
     },
     /// List the platforms.
     List,
+    /// Change a registration (what the platform's tool registration shows has changed); only the
+    /// values given change.
+    Update {
+        name: String,
+        #[arg(long)]
+        issuer: Option<String>,
+        #[arg(long)]
+        client_id: Option<String>,
+        #[arg(long)]
+        auth_url: Option<String>,
+        #[arg(long)]
+        token_url: Option<String>,
+        #[arg(long)]
+        jwks_url: Option<String>,
+        /// Accept launches of this deployment only.
+        #[arg(long, conflicts_with = "any_deployment")]
+        deployment_id: Option<String>,
+        /// Accept launches of any deployment of the platform.
+        #[arg(long)]
+        any_deployment: bool,
+    },
+    /// Remove a registration: its launches are refused from now on, its learners' pages and
+    /// pending score events end, its API client is removed; its submissions stay.
+    Remove { name: String },
+    /// Show the tool's keys (the one that signs, the next, the previous), or roll the key over: a
+    /// new key is published beside the old one, signs after --switch-after, and the old one is
+    /// withdrawn --withdraw-after later (the LTI security framework's key rotation).
+    ToolKey {
+        /// Start a rollover.
+        #[arg(long, conflicts_with_all = ["switch", "withdraw"])]
+        rotate: bool,
+        /// With --rotate: how long the new key is published before it signs [default: 24h].
+        #[arg(long, requires = "rotate", value_parser = crate::service::clock::parse_duration)]
+        switch_after: Option<u64>,
+        /// With --rotate: how long the old key stays published after the switch [default: 24h].
+        #[arg(long, requires = "rotate", value_parser = crate::service::clock::parse_duration)]
+        withdraw_after: Option<u64>,
+        /// Let the new key sign now.
+        #[arg(long, conflicts_with = "withdraw")]
+        switch: bool,
+        /// Withdraw the old key now.
+        #[arg(long)]
+        withdraw: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -488,6 +532,47 @@ fn run_platform(command: PlatformCommand, config: &crate::service::config::Confi
             }
             Ok(0)
         }
+        PlatformCommand::Update {
+            name,
+            issuer,
+            client_id,
+            auth_url,
+            token_url,
+            jwks_url,
+            deployment_id,
+            any_deployment,
+        } => {
+            let updated = platforms::update(config, &name, |p| {
+                let replace =
+                    |field: &mut String, value: Option<String>| *field = value.unwrap_or(field.clone());
+                replace(&mut p.issuer, issuer);
+                replace(&mut p.client_id, client_id);
+                replace(&mut p.auth_url, auth_url);
+                replace(&mut p.token_url, token_url);
+                replace(&mut p.jwks_url, jwks_url);
+                if any_deployment {
+                    p.deployment_id = None;
+                } else if deployment_id.is_some() {
+                    p.deployment_id = deployment_id;
+                }
+            })?;
+            let Some(platform) = updated else { anyhow::bail!("there is no platform named {name:?}") };
+            for note in platforms::private_notes(&platform) {
+                eprintln!("{note}");
+            }
+            println!("updated {name} ({})", platform.issuer);
+            Ok(0)
+        }
+        PlatformCommand::Remove { name } => {
+            if !platforms::remove(config, &name)? {
+                anyhow::bail!("there is no platform named {name:?}")
+            }
+            println!("removed {name}: its launches are refused from now on");
+            Ok(0)
+        }
+        PlatformCommand::ToolKey { rotate, switch_after, withdraw_after, switch, withdraw } => {
+            run_tool_key(config, rotate, switch_after, withdraw_after, switch, withdraw)
+        }
         PlatformCommand::List => {
             for record in platforms::list(config)? {
                 let p = &record.platform;
@@ -502,6 +587,42 @@ fn run_platform(command: PlatformCommand, config: &crate::service::config::Confi
             Ok(0)
         }
     }
+}
+
+/// `pruefstein platform tool-key`: shows the tool's keys, or takes a step of a rollover.
+fn run_tool_key(
+    config: &crate::service::config::Config,
+    rotate: bool,
+    switch_after: Option<u64>,
+    withdraw_after: Option<u64>,
+    switch: bool,
+    withdraw: bool,
+) -> Result<i32> {
+    use crate::service::clock::{now_ms, rfc3339};
+    use crate::service::lti::rollover;
+    let store = crate::service::open_store(config)?;
+    let now = now_ms();
+    let keys = if rotate {
+        let switch_after = switch_after.unwrap_or(crate::limits::LTI_KEY_SWITCH_AFTER_MS);
+        let withdraw_after = withdraw_after.unwrap_or(crate::limits::LTI_KEY_WITHDRAW_AFTER_MS);
+        rollover::rotate(store.as_ref(), now, switch_after, withdraw_after)
+    } else if switch {
+        rollover::switch_now(store.as_ref(), now)
+    } else if withdraw {
+        rollover::withdraw_now(store.as_ref(), now)
+    } else {
+        rollover::load(store.as_ref(), now)
+    }
+    .map_err(anyhow::Error::msg)?;
+    println!("signing:  {}", keys.signing.kid);
+    if let Some((key, at)) = &keys.next {
+        println!("next:     {} (published; signs from {})", key.kid, rfc3339(*at));
+    }
+    if let Some((key, until)) = &keys.previous {
+        println!("previous: {} (published until {})", key.kid, rfc3339(*until));
+    }
+    println!("A running server publishes the change at /lti/jwks within a minute.");
+    Ok(0)
 }
 
 /// Reads a submission file, refusing anything larger than any exercise could accept before it is

@@ -527,6 +527,14 @@ pub const LTI_JWKS_MAX_AGE_DEFAULT_MS: u64 = 60 * 60 * 1000;
 pub const LTI_CLOCK_LEEWAY_S: u64 = 60;
 /// Bits of the tool's RSA key, generated on first use and kept in the store.
 pub const LTI_KEY_BITS: usize = 2048;
+/// A running server reads the tool's keys again at least this often, so that a rollover started
+/// from the command line (`platform tool-key --rotate`) is published within a minute.
+pub const LTI_TOOL_KEYS_REFRESH_MS: u64 = 60_000;
+/// A rollover of the tool's key: how long the new key is published before it signs (every
+/// platform must have fetched it: their caches hold a JWKS for up to a day), and how long the key
+/// before stays published after the switch (for the short-lived JWTs it signed).
+pub const LTI_KEY_SWITCH_AFTER_MS: u64 = 24 * 3600 * 1000;
+pub const LTI_KEY_WITHDRAW_AFTER_MS: u64 = 24 * 3600 * 1000;
 
 // ---- Grading in worker processes (`src/isolation/`) ----
 

@@ -147,6 +147,11 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_LTI_JWKS_INTERVAL_MS", hide = true)]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lti_jwks_interval_ms: Option<u64>,
+    /// How often a running server reads the tool's keys again, to see a rollover started from the
+    /// command line, in milliseconds.
+    #[arg(long, env = "PRUEFSTEIN_LTI_TOOL_KEYS_REFRESH_MS", hide = true)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub lti_tool_keys_refresh_ms: Option<u64>,
     /// LTI logins from one client address (IPv4 address, IPv6 /64) that may wait for their launch
     /// at once; more are refused with 429.
     #[arg(long, env = "PRUEFSTEIN_LTI_LOGINS_PER_ADDRESS")]
@@ -217,6 +222,7 @@ pub struct Config {
     pub grading_stall_ms: u64,
     /// A platform's key set is fetched at most once per this interval (and kept at least as long).
     pub lti_jwks_interval_ms: u64,
+    pub lti_tool_keys_refresh_ms: u64,
     pub lti_logins_per_address: usize,
     pub lti_logins_per_platform: usize,
     /// Addresses or networks of reverse proxies whose `X-Forwarded-For` is believed.
@@ -252,6 +258,7 @@ impl Default for Config {
             job_lease_ms: limits::JOB_LEASE_MS,
             grading_stall_ms: limits::GRADING_STALL_MS,
             lti_jwks_interval_ms: limits::LTI_JWKS_INTERVAL_MS,
+            lti_tool_keys_refresh_ms: limits::LTI_TOOL_KEYS_REFRESH_MS,
             lti_logins_per_address: limits::LTI_LOGINS_PER_ADDRESS_MAX,
             lti_logins_per_platform: limits::LTI_LOGINS_PER_PLATFORM_MAX,
             trusted_proxies: Vec::new(),

@@ -593,6 +593,28 @@ pub mod platforms {
     pub fn list(config: &Config) -> Result<Vec<PlatformRecord>> {
         Ok(open_store(config)?.list_platforms()?)
     }
+
+    /// Changes a registration: `change` edits a copy of the one stored, which must still pass
+    /// [`validate`]. None: no platform of that name.
+    pub fn update(
+        config: &Config,
+        name: &str,
+        change: impl FnOnce(&mut NewPlatform),
+    ) -> Result<Option<NewPlatform>> {
+        let store = open_store(config)?;
+        let Some(record) = store.list_platforms()?.into_iter().find(|p| p.platform.name == name) else {
+            return Ok(None);
+        };
+        let mut platform = record.platform;
+        change(&mut platform);
+        validate(&platform)?;
+        Ok(store.update_platform(&platform)?.then_some(platform))
+    }
+
+    /// Removes a registration, its pending logins and launch contexts, and its API client.
+    pub fn remove(config: &Config, name: &str) -> Result<bool> {
+        Ok(open_store(config)?.remove_platform(name, clock::now_ms())?)
+    }
 }
 
 #[cfg(test)]

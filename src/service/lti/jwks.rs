@@ -35,6 +35,9 @@ pub enum KeyError {
 /// What the tool knows of one platform's keys.
 #[derive(Default)]
 pub struct PlatformKeys {
+    /// The URL the set was fetched from: a registration given another (`platform update`) starts
+    /// afresh.
+    url: String,
     /// The set last fetched, if any.
     set: Option<Arc<JwkSet>>,
     /// Until when the set is used without asking the platform.
@@ -111,6 +114,9 @@ pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<
     let entry = shared.lti.jwks.of(platform.id);
     // Held through a fetch: the platform's other launches wait for it and use its answer.
     let mut keys = entry.lock().unwrap_or_else(|p| p.into_inner());
+    if keys.url != platform.platform.jwks_url {
+        *keys = PlatformKeys { url: platform.platform.jwks_url.clone(), ..PlatformKeys::default() };
+    }
     let now = Instant::now();
     let fresh = keys.fresh_until.is_some_and(|until| now < until);
     if fresh && let Some(found) = find(keys.set.as_deref(), kid) {

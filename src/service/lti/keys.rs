@@ -13,8 +13,10 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde::Serialize;
 use serde_json::{Value, json};
 
+use super::rollover::{self, ToolKeys};
 use crate::limits::LTI_KEY_BITS;
 use crate::service::Shared;
+use crate::service::store::Millis;
 use crate::submission::sha256_hex;
 
 /// The setting that keeps the tool's private key.
@@ -82,11 +84,6 @@ impl ToolKey {
         Ok(ToolKey { kid, encoding, jwk })
     }
 
-    /// The public keys as a JWKS.
-    pub fn jwks(&self) -> Value {
-        json!({ "keys": [self.jwk] })
-    }
-
     /// `claims` as a JWT signed with RS256 under this key (its `kid` in the header).
     pub fn sign<T: Serialize>(&self, claims: &T) -> Result<String, String> {
         self.sign_with_kid(claims, &self.kid)
@@ -100,25 +97,28 @@ impl ToolKey {
     }
 }
 
-/// The tool's key: loaded from the store, or generated and stored on first use (a second server
-/// generating at the same moment keeps the first one stored). Blocking: call it off the executor.
-pub fn tool_key(shared: &Shared) -> Result<Arc<ToolKey>, String> {
+/// The tool's keys: loaded from the store (the signing key generated on first use), kept until
+/// they change by themselves or [`crate::limits::LTI_TOOL_KEYS_REFRESH_MS`] passes (a rollover
+/// started from the command line reaches a running server within that). Blocking: call it off the
+/// executor.
+pub fn tool_keys(shared: &Shared) -> Result<Arc<ToolKeys>, String> {
+    let now = crate::service::clock::now_ms();
     let mut cached = shared.lti.key.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some(key) = cached.as_ref() {
-        return Ok(key.clone());
+    if let Some((keys, until)) = cached.as_ref()
+        && now < *until
+    {
+        return Ok(keys.clone());
     }
-    let pem = match shared.store.setting(KEY_SETTING).map_err(|e| e.to_string())? {
-        Some(pem) => pem,
-        None => {
-            let generated = generate_pem()?;
-            let pem = shared.store.setting_or_insert(KEY_SETTING, &generated).map_err(|e| e.to_string())?;
-            tracing::info!(event = "lti_key_generated");
-            pem
-        }
-    };
-    let key = Arc::new(ToolKey::from_pem(&pem)?);
-    *cached = Some(key.clone());
-    Ok(key)
+    let keys = Arc::new(rollover::load(shared.store.as_ref(), now)?);
+    let refresh = now + shared.config.lti_tool_keys_refresh_ms as Millis;
+    let until = keys.changes_at().map_or(refresh, |at| at.min(refresh));
+    *cached = Some((keys.clone(), until));
+    Ok(keys)
+}
+
+/// The key that signs the tool's JWTs now.
+pub fn tool_key(shared: &Shared) -> Result<Arc<ToolKey>, String> {
+    Ok(tool_keys(shared)?.signing.clone())
 }
 
 #[cfg(test)]

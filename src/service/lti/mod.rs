@@ -23,6 +23,7 @@ pub mod ags;
 pub mod jwks;
 pub mod keys;
 pub mod logins;
+pub mod rollover;
 pub mod verify;
 
 use std::collections::HashMap;
@@ -37,7 +38,8 @@ use crate::submission::sha256_hex;
 /// What the LTI side keeps in memory.
 #[derive(Default)]
 pub struct Lti {
-    pub(crate) key: Mutex<Option<Arc<keys::ToolKey>>>,
+    /// The tool's keys as last loaded, and until when (ms since the epoch) they are used as they are.
+    pub(crate) key: Mutex<Option<(Arc<rollover::ToolKeys>, crate::service::store::Millis)>>,
     /// The JWKS of each platform, as last fetched, and when to fetch it again.
     pub(crate) jwks: jwks::KeySets,
     /// Access tokens for score passback, by platform id, with the instant they stop being used.

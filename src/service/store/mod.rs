@@ -645,6 +645,14 @@ pub trait Store: Send + Sync + 'static {
         now: Millis,
     ) -> Result<PlatformRecord, StoreError>;
     fn list_platforms(&self) -> Result<Vec<PlatformRecord>, StoreError>;
+    /// Changes a registration's issuer, client id, URLs and deployment (its name and API client
+    /// stay); false if there is no platform of that name, a conflict if another one has the issuer
+    /// and client id.
+    fn update_platform(&self, platform: &NewPlatform) -> Result<bool, StoreError>;
+    /// Removes a registration with its pending logins and launch contexts (its learners' pages and
+    /// score events end with it), and removes its API client as `remove_client` does; false if
+    /// there is none of that name.
+    fn remove_platform(&self, name: &str, now: Millis) -> Result<bool, StoreError>;
     /// Keeps a login initiation until `expires_at`, after removing the expired ones and the one
     /// named `evict` (given up for it: see `lti::logins`), in one transaction.
     fn put_lti_state(

@@ -111,7 +111,49 @@ on_every_backend!(
     an_outcome_reads_back_as_the_record_a_waiting_request_is_answered_with,
     a_rotated_token_works_until_its_grace_ends_and_a_jobe_key_only_on_jobe,
     a_removed_client_frees_its_name_and_keeps_its_submissions,
+    a_platform_is_updated_and_removed_with_its_logins_contexts_and_client,
 );
+
+/// `platform update` keeps the name and the API client and refuses another platform's issuer and
+/// client id; `platform remove` takes its pending logins, launch contexts and API client with it.
+fn a_platform_is_updated_and_removed_with_its_logins_contexts_and_client(backend: &dyn Backend) {
+    let store = backend.node("a");
+    let registration = |name: &str, client_id: &str| NewPlatform {
+        name: name.into(),
+        issuer: "https://lms.example".into(),
+        client_id: client_id.into(),
+        auth_url: "https://lms.example/auth".into(),
+        token_url: "https://lms.example/token".into(),
+        jwks_url: "https://lms.example/jwks".into(),
+        deployment_id: None,
+    };
+    let client = store.add_client("lti-p", "hash-p", "whsec_x", 0).unwrap();
+    let other = store.add_client("lti-q", "hash-q", "whsec_y", 0).unwrap();
+    let record = store.add_platform(&registration("p", "tool-1"), client.id, 0).unwrap();
+    store.add_platform(&registration("q", "tool-2"), other.id, 0).unwrap();
+    let mut changed = registration("p", "tool-3");
+    changed.jwks_url = "https://lms.example/keys".into();
+    assert!(store.update_platform(&changed).unwrap());
+    let listed = store.list_platforms().unwrap();
+    let p = listed.iter().find(|r| r.platform.name == "p").unwrap();
+    assert_eq!((p.id, p.api_client_id, &p.platform), (record.id, client.id, &changed));
+    assert!(matches!(store.update_platform(&registration("p", "tool-2")), Err(StoreError::Conflict(_))));
+    assert!(!store.update_platform(&registration("nobody", "tool-9")).unwrap());
+
+    let entry = LtiState { nonce: "n".into(), platform_id: record.id };
+    store.put_lti_state("s1", &entry, 1_000, None, 0).unwrap();
+    let context = store.lti_context(record.id, "sub", "01-visibility-timeout", "", 1).unwrap();
+    assert!(store.remove_platform("p", 5).unwrap());
+    assert!(!store.remove_platform("p", 6).unwrap());
+    assert_eq!(store.take_lti_state("s1", 6).unwrap(), None);
+    assert_eq!(store.lti_context_by_id(context.id).unwrap(), None);
+    assert!(store.list_platforms().unwrap().iter().all(|r| r.platform.name != "p"));
+    let gone = store.client_by_token_hash("hash-p", TokenScope::Api, 6).unwrap().unwrap();
+    assert_eq!(gone.revoked_at, Some(5), "its API client is removed");
+    assert!(store.list_clients().unwrap().iter().all(|c| c.id != client.id));
+    let again = store.add_client("lti-p", "hash-new", "whsec_z", 7).unwrap();
+    store.add_platform(&registration("p", "tool-1"), again.id, 7).unwrap();
+}
 
 /// `client rotate`: the new token works at once, the old one until its grace period ends, and not
 /// after; a Jobe key works for the Jobe scope only; a revoked client's tokens are found (the caller

@@ -1200,3 +1200,149 @@ fn the_platform_library_deep_links_with_data_as_an_object() {
     assert_eq!(seen["data"], seen["sent_data"], "{seen}");
     assert!(seen["data"].is_object(), "{seen}");
 }
+
+/// A deep-linking response the tool signs now: the teacher picks exercise 03 after a
+/// deep-linking launch of `platform`.
+fn deep_link_response(server: &Server, platform: &Platform) -> String {
+    let (state, nonce) = login(server, platform);
+    let mut claims = platform.claims(&nonce, "LtiDeepLinkingRequest");
+    claims["https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings"] = json!({
+        "deep_link_return_url": format!("{}/return", platform.issuer()), "accept_types": ["ltiResourceLink"],
+    });
+    let r = launch(server, &keys().0.sign(&claims).unwrap(), &state);
+    assert_eq!(r.status, 200, "{}", r.text());
+    let (_, fields) = form_fields(&r.text(), &format!("value=\"{CONSUMER}\""));
+    let fields: Vec<(&str, &str)> = fields.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect();
+    let r = post_urlencoded(server, "/lti/deep-link", &form(&fields));
+    assert_eq!(r.status, 200, "{}", r.text());
+    form_fields(&r.text(), "name=\"JWT\"").1[0].1.clone()
+}
+
+/// Each JWT checked by the platform library against the tool's JWKS as published now: its kid and
+/// whether the library took it.
+fn library_verdicts(server: &Server, platform: &Platform, jwts: &[&String]) -> Vec<(String, bool)> {
+    let file = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(file.path(), serde_json::to_string(jwts).unwrap()).unwrap();
+    let out = Command::new("python3")
+        .arg(repo().join("tests/integration/service/lti_platform_library.py"))
+        .arg("verify-deep-link")
+        .arg(format!("http://127.0.0.1:{}/lti/jwks", server.port))
+        .args([&platform.issuer(), CLIENT_ID, DEPLOYMENT])
+        .arg(file.path())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let results: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    jwts.iter()
+        .zip(results)
+        .map(|(jwt, result)| {
+            let kid = jsonwebtoken::decode_header(jwt).unwrap().kid.unwrap();
+            (kid, result["items"][0]["custom"]["exercise"] == CONSUMER)
+        })
+        .collect()
+}
+
+/// The kids the tool publishes.
+fn published_kids(server: &Server) -> Vec<String> {
+    let set: Value =
+        serde_json::from_slice(&request(server.port, "GET", "/lti/jwks", &[], b"").unwrap().body).unwrap();
+    set["keys"].as_array().unwrap().iter().map(|k| k["kid"].as_str().unwrap().to_string()).collect()
+}
+
+/// `pruefstein platform tool-key …` on the server's data directory: its output.
+fn tool_key_command(server: &Server, args: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(["platform", "tool-key"])
+        .args(args)
+        .arg("--data-dir")
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The tool key's rollover, as platforms see it: the new key is published beside the old one
+/// while the old one still signs; after the switch the new one signs and the old one stays
+/// published; after the withdrawal only the new one is. At every step each JWT the tool signed
+/// verifies with the platform library as long as its key is published, and not after.
+#[test]
+fn the_tool_key_rolls_over_and_the_platform_library_verifies_every_signature_while_published() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server =
+        Server::start(dir.path(), &["--allow-private-callbacks", "--lti-tool-keys-refresh-ms", "100"]);
+    platform.register(&server);
+    let old_jwt = deep_link_response(&server, &platform);
+    let [old] = published_kids(&server).try_into().unwrap();
+
+    tool_key_command(&server, &["--rotate", "--switch-after", "24h", "--withdraw-after", "24h"]);
+    let both = poll("the new key to be published", Duration::from_secs(30), || {
+        let kids = published_kids(&server);
+        (kids.len() == 2).then_some(kids)
+    });
+    assert_eq!(both[0], old, "the old key still signs, first in the set");
+    let new = both[1].clone();
+    let still_old = deep_link_response(&server, &platform);
+    assert_eq!(
+        library_verdicts(&server, &platform, &[&old_jwt, &still_old]),
+        [(old.clone(), true), (old.clone(), true)]
+    );
+
+    let shown = tool_key_command(&server, &["--switch"]);
+    assert!(
+        shown.contains(&format!("signing:  {new}")) && shown.contains(&format!("previous: {old}")),
+        "{shown}"
+    );
+    poll("the new key to sign", Duration::from_secs(30), || {
+        (published_kids(&server) == [new.clone(), old.clone()]).then_some(())
+    });
+    let new_jwt = deep_link_response(&server, &platform);
+    assert_eq!(
+        library_verdicts(&server, &platform, &[&old_jwt, &new_jwt]),
+        [(old.clone(), true), (new.clone(), true)],
+        "both keys published: JWTs of either verify"
+    );
+
+    tool_key_command(&server, &["--withdraw"]);
+    poll("the old key to be withdrawn", Duration::from_secs(30), || {
+        (published_kids(&server) == [new.clone()]).then_some(())
+    });
+    assert_eq!(
+        library_verdicts(&server, &platform, &[&old_jwt, &new_jwt]),
+        [(old.clone(), false), (new.clone(), true)],
+        "the withdrawn key's JWTs no longer verify"
+    );
+}
+
+/// `platform update` changes a registration (here its key set's URL, fetched afresh) and
+/// `platform remove` ends it: its launches are refused, its name can be registered again.
+#[test]
+fn a_platform_is_updated_and_removed_from_the_command_line() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    platform.register(&server);
+    let platform_command = |args: &[&str]| {
+        Command::new(BIN).arg("platform").args(args).arg("--data-dir").arg(&server.data).output().unwrap()
+    };
+    let broken = platform_command(&["update", "fake", "--jwks-url", "not a url"]);
+    assert!(!broken.status.success() && String::from_utf8_lossy(&broken.stderr).contains("--jwks-url"));
+    let unknown = platform_command(&["update", "nobody", "--issuer", "https://x.example"]);
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no platform named \"nobody\""));
+    // The key set moves to another address (a second fake platform publishing the same keys).
+    let elsewhere = Platform::start(0);
+    let moved = format!("{}/jwks", elsewhere.issuer());
+    assert!(platform_command(&["update", "fake", "--jwks-url", &moved]).status.success());
+    deep_link_response(&server, &platform);
+    assert_eq!(elsewhere.seen("/jwks").len(), 1, "fetched from the new URL");
+    assert!(platform.seen("/jwks").is_empty(), "never from the old one");
+
+    assert!(platform_command(&["remove", "fake"]).status.success());
+    let r = request(server.port, "GET", &format!("/lti/login?{}", login_query(&platform)), &[], b"").unwrap();
+    assert!(r.status >= 400 && r.status < 500, "a removed platform's login is refused: {}", r.status);
+    let listed = String::from_utf8(platform_command(&["list"]).stdout).unwrap();
+    assert!(!listed.contains("fake"), "{listed}");
+    platform.register(&server);
+    deep_link_response(&server, &platform);
+}

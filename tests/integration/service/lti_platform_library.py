@@ -271,6 +271,21 @@ def main():
     if sys.argv[1] in ("launch", "deep-link"):
         print(json.dumps(launch(*sys.argv[1:7])))
         return
+    if sys.argv[1] == "verify-deep-link":
+        # Deep-linking responses the tool signed, each checked by the library against the tool's
+        # JWKS as it is published now: the items, or the library's refusal.
+        tool_jwks, iss, client_id, deployment_id, jwts = sys.argv[2:7]
+        platform = Platform(iss=iss, client_id=client_id, deployment_id=deployment_id, tool_jwks=tool_jwks)
+        with open(jwts, encoding="utf-8") as f:
+            jwts = json.load(f)
+        results = []
+        for jwt in jwts:
+            try:
+                results.append({"items": platform.validate_deeplinking_resp({"JWT": jwt})})
+            except Exception as refusal:  # the library's refusal, whatever its class
+                results.append({"refused": f"{type(refusal).__name__}: {refusal}"})
+        print(json.dumps(results))
+        return
     tool_jwks, iss, client_id, deployment_id, messages = sys.argv[1:6]
     with open(messages, encoding="utf-8") as f:
         messages = json.load(f)

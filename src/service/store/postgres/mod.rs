@@ -514,6 +514,16 @@ impl Store for PgStore {
         .await)
     }
 
+    fn update_platform(&self, platform: &NewPlatform) -> Result<bool, StoreError> {
+        let platform = platform.clone();
+        in_transaction!(self, "update an LTI platform", |tx| records::update_platform(&tx, &platform).await)
+    }
+
+    fn remove_platform(&self, name: &str, now: Millis) -> Result<bool, StoreError> {
+        let name = name.to_string();
+        in_transaction!(self, "remove an LTI platform", |tx| records::remove_platform(&tx, &name, now).await)
+    }
+
     fn list_platforms(&self) -> Result<Vec<PlatformRecord>, StoreError> {
         read!(self, "list the LTI platforms", |c| records::list_platforms(c).await)
     }

@@ -413,6 +413,56 @@ pub(super) async fn add_platform<C: GenericClient>(
     Ok(PlatformRecord { id: row.try_get(0)?, platform: platform.clone(), api_client_id, created_at: now })
 }
 
+pub(super) async fn update_platform<C: GenericClient>(tx: &C, platform: &NewPlatform) -> Sql<bool> {
+    let taken = tx
+        .query_opt(
+            "SELECT name FROM lti_platforms WHERE name <> $1 AND issuer = $2 AND client_id = $3",
+            &[&platform.name, &platform.issuer, &platform.client_id],
+        )
+        .await?;
+    if let Some(row) = taken {
+        let name: String = row.try_get(0)?;
+        return Err(StoreError::Conflict(format!(
+            "the platform {name:?} has this issuer and client id already"
+        ))
+        .into());
+    }
+    let changed = tx
+        .execute(
+            "UPDATE lti_platforms SET issuer = $2, client_id = $3, auth_url = $4, token_url = $5, jwks_url = $6, \
+             deployment_id = $7 WHERE name = $1",
+            &[
+                &platform.name,
+                &platform.issuer,
+                &platform.client_id,
+                &platform.auth_url,
+                &platform.token_url,
+                &platform.jwks_url,
+                &platform.deployment_id,
+            ],
+        )
+        .await?;
+    Ok(changed == 1)
+}
+
+pub(super) async fn remove_platform<C: GenericClient>(tx: &C, name: &str, now: Millis) -> Sql<bool> {
+    let Some(row) = tx
+        .query_opt(
+            "SELECT p.id, c.name FROM lti_platforms p JOIN clients c ON c.id = p.api_client_id WHERE p.name = $1",
+            &[&name],
+        )
+        .await?
+    else {
+        return Ok(false);
+    };
+    let (id, client): (i64, String) = (row.try_get(0)?, row.try_get(1)?);
+    tx.execute("DELETE FROM lti_states WHERE platform_id = $1", &[&id]).await?;
+    tx.execute("DELETE FROM lti_contexts WHERE platform_id = $1", &[&id]).await?;
+    tx.execute("DELETE FROM lti_platforms WHERE id = $1", &[&id]).await?;
+    remove_client(tx, &client, now).await?;
+    Ok(true)
+}
+
 pub(super) async fn list_platforms<C: GenericClient>(c: &C) -> Sql<Vec<PlatformRecord>> {
     let stmt =
         c.prepare_cached(&format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms ORDER BY name")).await?;

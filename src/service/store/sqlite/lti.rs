@@ -63,6 +63,54 @@ pub(super) fn add_platform(
     Ok(PlatformRecord { id: tx.last_insert_rowid(), platform, api_client_id, created_at: now })
 }
 
+pub(super) fn update_platform(tx: &Transaction<'_>, platform: &NewPlatform) -> Sql<bool> {
+    let taken: Option<String> = tx
+        .query_row(
+            "SELECT name FROM lti_platforms WHERE name <> ?1 AND issuer = ?2 AND client_id = ?3",
+            params![platform.name, platform.issuer, platform.client_id],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if let Some(name) = taken {
+        return Err(StoreError::Conflict(format!(
+            "the platform {name:?} has this issuer and client id already"
+        ))
+        .into());
+    }
+    let changed = tx.execute(
+        "UPDATE lti_platforms SET issuer = ?2, client_id = ?3, auth_url = ?4, token_url = ?5, jwks_url = ?6, \
+         deployment_id = ?7 WHERE name = ?1",
+        params![
+            platform.name,
+            platform.issuer,
+            platform.client_id,
+            platform.auth_url,
+            platform.token_url,
+            platform.jwks_url,
+            platform.deployment_id
+        ],
+    )?;
+    Ok(changed == 1)
+}
+
+pub(super) fn remove_platform(tx: &Transaction<'_>, name: &str, now: Millis) -> Sql<bool> {
+    let Some((id, client)): Option<(i64, String)> = tx
+        .query_row(
+            "SELECT p.id, c.name FROM lti_platforms p JOIN clients c ON c.id = p.api_client_id WHERE p.name = ?1",
+            [name],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .optional()?
+    else {
+        return Ok(false);
+    };
+    tx.execute("DELETE FROM lti_states WHERE platform_id = ?1", [id])?;
+    tx.execute("DELETE FROM lti_contexts WHERE platform_id = ?1", [id])?;
+    tx.execute("DELETE FROM lti_platforms WHERE id = ?1", [id])?;
+    super::clients::remove(tx, &client, now)?;
+    Ok(true)
+}
+
 pub(super) fn list_platforms(conn: &Connection) -> Sql<Vec<PlatformRecord>> {
     let platforms = conn
         .prepare_cached(&format!("SELECT {PLATFORM_COLUMNS} FROM lti_platforms ORDER BY name"))?

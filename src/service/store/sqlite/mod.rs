@@ -413,6 +413,16 @@ impl Store for SqliteStore {
         self.read("list the LTI platforms", lti::list_platforms)
     }
 
+    fn update_platform(&self, platform: &NewPlatform) -> Result<bool, StoreError> {
+        let platform = platform.clone();
+        self.writer.write("update an LTI platform", move |tx| lti::update_platform(tx, &platform))
+    }
+
+    fn remove_platform(&self, name: &str, now: Millis) -> Result<bool, StoreError> {
+        let name = name.to_string();
+        self.writer.write("remove an LTI platform", move |tx| lti::remove_platform(tx, &name, now))
+    }
+
     fn put_lti_state(
         &self,
         state: &str,
