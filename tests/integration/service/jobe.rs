@@ -378,6 +378,24 @@ fn coderunner_s_own_jobe_client_shows_what_jobe_would_show() {
         assert_eq!(refused[1]["shown"]["text"], "Unauthorised to use sandbox", "key {key:?}: {}", refused[1]);
     }
 
+    // The key CodeRunner's 40-character field takes: a Jobe key of the client, valid here only; the
+    // template's first line names the learner.
+    let out = Command::new(BIN)
+        .args(["client", "jobe-key", "moodle", "--data-dir"])
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    let jobe_key = String::from_utf8(out.stdout).unwrap().trim().to_string();
+    assert!(jobe_key.len() <= 40, "{jobe_key}");
+    let named = coderunner(
+        &checkout,
+        &server,
+        &jobe_key,
+        json!([run("pruefstein-learner: 4711\n(2, 2, 0)", json!({"exercise": PREDICTION, "lang": "en"}))]),
+    );
+    assert_eq!(named[0]["shown"]["kind"], "graded", "{}", named[0]);
+    assert_eq!(server.get("/api/v1/submissions", &jobe_key).status, 401, "a Jobe key is no API token");
+
     let mut full = Server::start(&dir.path().join("b"), &["--jobe"]);
     let (key, _) = full.client("moodle");
     fill_the_queue(&mut full);
