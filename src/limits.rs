@@ -399,9 +399,11 @@ pub const CHART_BARS_MAX: usize = 40;
 pub const CHART_LABEL_CHARS_MAX: usize = 36;
 /// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
 pub const IDEMPOTENCY_KEY_RETENTION_MS: u64 = 7 * 24 * 3600 * 1000;
-/// Longest `Idempotency-Key`, learner id, exercise slug and client name, in bytes.
+/// Longest `Idempotency-Key`, exercise slug and client name, in bytes.
 pub const IDEMPOTENCY_KEY_BYTES_MAX: usize = 255;
-pub const LEARNER_BYTES_MAX: usize = 255;
+/// Longest learner id, in characters as sent (surrounding white space included, so that the
+/// OpenAPI document's `maxLength` says it exactly); at most four times as many bytes.
+pub const LEARNER_CHARS_MAX: usize = 255;
 pub const CLIENT_NAME_BYTES_MAX: usize = 64;
 /// Largest `metadata` object a client may attach to a submission, in bytes of JSON.
 pub const METADATA_BYTES_MAX: usize = 16 * 1024;

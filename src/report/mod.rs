@@ -120,6 +120,34 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// Every verdict, in the order the API lists them.
+    pub const ALL: [Verdict; 3] = [Verdict::Passed, Verdict::Failed, Verdict::Rejected];
+
+    /// The verdict's name in the API, in reports and in filters (what serde writes, too).
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Passed => "passed",
+            Verdict::Failed => "failed",
+            Verdict::Rejected => "rejected",
+        }
+    }
+
+    /// The verdict `name` names.
+    pub fn from_name(name: &str) -> Option<Verdict> {
+        Verdict::ALL.into_iter().find(|v| v.name() == name)
+    }
+
+    /// A filter's verdict as a name, or the text that says it is none of them.
+    pub fn check_name(name: &str) -> Result<Verdict, crate::text::Text> {
+        Verdict::from_name(name).ok_or_else(|| {
+            let names = Verdict::ALL.map(Verdict::name).join(", ");
+            crate::text::Text::new(
+                format!("Das Urteil {name:?} ist keines von {names}."),
+                format!("verdict {name:?} is not one of {names}."),
+            )
+        })
+    }
+
     /// The CLI's exit code for this verdict: 0 passed, 1 failed, 2 rejected.
     pub fn exit_code(self) -> i32 {
         match self {
@@ -206,5 +234,21 @@ impl Report {
     /// The checks that did not run because the submission's time limit was reached.
     pub fn not_run_checks(&self) -> impl Iterator<Item = &CheckReport> {
         self.checks.iter().filter(|c| c.not_run)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one list of names is what serde writes and reads, and each name maps back.
+    #[test]
+    fn verdict_names_are_serdes_names() {
+        for verdict in Verdict::ALL {
+            assert_eq!(serde_json::to_value(verdict).ok(), Some(serde_json::json!(verdict.name())));
+            assert_eq!(Verdict::from_name(verdict.name()), Some(verdict));
+        }
+        assert_eq!(Verdict::from_name("Passed"), None);
+        assert!(Verdict::check_name("bestanden").is_err_and(|t| t.en.contains("passed, failed, rejected")));
     }
 }

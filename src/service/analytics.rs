@@ -15,9 +15,14 @@ use serde::Serialize;
 use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
-use crate::report::{GraderKind, Report};
+use crate::report::{GraderKind, Report, Verdict};
 use crate::service::Shared;
 use crate::service::store::SubmissionRecord;
+
+/// The verdict a record's result names (none while it is not graded).
+fn verdict_of(record: &SubmissionRecord) -> Option<Verdict> {
+    record.result.as_ref()?.verdict.as_deref().and_then(Verdict::from_name)
+}
 
 /// One check (or part) that failing submissions fail.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
@@ -187,17 +192,17 @@ pub fn compute(
     let records = &records[..records.len().min(limit)];
     let learner_key = |r: &SubmissionRecord| (r.learner.clone(), r.client_id);
     let learners: BTreeSet<_> = records.iter().map(learner_key).collect();
-    let verdict_of = |r: &SubmissionRecord| r.result.as_ref().and_then(|x| x.verdict.clone());
-    let count = |v: &str| records.iter().filter(|r| verdict_of(r).as_deref() == Some(v)).count();
-    let (passed, failed, rejected) = (count("passed"), count("failed"), count("rejected"));
+    let count = |v: Verdict| records.iter().filter(|r| verdict_of(r) == Some(v)).count();
+    let (passed, failed, rejected) =
+        (count(Verdict::Passed), count(Verdict::Failed), count(Verdict::Rejected));
     let graded = passed + failed + rejected;
     let learners_passed: BTreeSet<_> =
-        records.iter().filter(|r| verdict_of(r).as_deref() == Some("passed")).map(learner_key).collect();
+        records.iter().filter(|r| verdict_of(r) == Some(Verdict::Passed)).map(learner_key).collect();
 
     // Reports of graded, not rejected submissions.
     let reports: Vec<(&SubmissionRecord, Report)> = records
         .iter()
-        .filter(|r| matches!(verdict_of(r).as_deref(), Some("passed" | "failed")))
+        .filter(|r| matches!(verdict_of(r), Some(Verdict::Passed | Verdict::Failed)))
         .filter_map(|r| {
             let json = r.result.as_ref()?.report.as_deref()?;
             Some((r, serde_json::from_str::<Report>(json).ok()?))
@@ -209,7 +214,7 @@ pub fn compute(
 
     let mut per_check: BTreeMap<String, usize> = BTreeMap::new();
     let failing_reports: Vec<_> =
-        reports.iter().filter(|(r, _)| verdict_of(r).as_deref() == Some("failed")).collect();
+        reports.iter().filter(|(r, _)| verdict_of(r) == Some(Verdict::Failed)).collect();
     for (_, report) in &failing_reports {
         for check in failed_checks(report) {
             *per_check.entry(check).or_default() += 1;
@@ -262,7 +267,7 @@ pub fn compute(
                     entry.0 += 1;
                     entry.1 += usize::from(!check.passed);
                 }
-                let wrong = verdict_of(record).as_deref() == Some("failed");
+                let wrong = verdict_of(record) == Some(Verdict::Failed);
                 let params =
                     variants.entry(record.learner.clone()).or_insert_with(|| parameters_of(&record.learner));
                 for (name, value) in params.iter() {
@@ -303,7 +308,7 @@ pub fn compute(
     for record in records {
         let entry = first.entry(learner_key(record)).or_insert((record.created_at, None));
         entry.0 = entry.0.min(record.created_at);
-        if verdict_of(record).as_deref() == Some("passed") {
+        if verdict_of(record) == Some(Verdict::Passed) {
             entry.1 = Some(entry.1.map_or(record.created_at, |t: i64| t.min(record.created_at)));
         }
     }

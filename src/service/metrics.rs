@@ -251,10 +251,11 @@ impl Metrics {
     /// Counts a graded submission by its verdict as stored (`passed`, `failed`; anything else
     /// counts as rejected).
     pub fn verdict(&self, verdict: &str) {
-        self.graded(match verdict {
-            "passed" => Graded::Passed,
-            "failed" => Graded::Failed,
-            _ => Graded::Rejected,
+        use crate::report::Verdict;
+        self.graded(match Verdict::from_name(verdict) {
+            Some(Verdict::Passed) => Graded::Passed,
+            Some(Verdict::Failed) => Graded::Failed,
+            Some(Verdict::Rejected) | None => Graded::Rejected,
         });
     }
 

@@ -20,6 +20,7 @@ pub mod data_dir;
 pub mod dryruns;
 pub mod html;
 pub mod http;
+pub mod learner;
 pub mod log;
 pub mod lti;
 pub mod metrics;

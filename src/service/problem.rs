@@ -64,6 +64,13 @@ impl Problem {
         Problem::new(StatusCode::BAD_REQUEST, code, "Bad request", en, de)
     }
 
+    /// A learner id that breaks the rule of [`Learner`](crate::service::learner::Learner): 400
+    /// with `code` and the rule.
+    pub fn bad_learner(code: &'static str, invalid: crate::service::learner::InvalidLearner) -> Self {
+        let text = invalid.text();
+        Problem::bad_request(code, text.en, text.de)
+    }
+
     pub fn unprocessable(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
         Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, "Unprocessable submission", en, de)
     }

@@ -21,12 +21,13 @@ use std::sync::{Arc, mpsc};
 use crate::exercise::Exercise;
 use crate::grade::{GradeOptions, grade};
 use crate::isolation::pool::{WorkerProcess, WorkerSpec};
-use crate::limits::{LEARNER_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX};
+use crate::limits::{REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX};
 use crate::report::Report;
 use crate::service::Shared;
 use crate::service::config::Isolation;
 use crate::service::dryruns::DryRunTask;
 use crate::service::http::views::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
+use crate::service::learner::Learner;
 use crate::service::store::{RegradeFilter, Store, StoreError};
 use crate::submission::Submission;
 use crate::text::Text;
@@ -44,20 +45,12 @@ pub enum RegradeError {
     Store(#[from] StoreError),
 }
 
-/// The verdicts a filter may name (the API's names).
-pub const VERDICTS: [&str; 3] = ["passed", "failed", "rejected"];
-
 /// Checks a request's filter: known verdict, at most [`REGRADE_LEARNERS_MAX`] learners, each one
-/// 1 to [`LEARNER_BYTES_MAX`] bytes.
+/// keeping the rule of [`Learner`].
 pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
     let bad = |en: String, de: String| RegradeError::BadFilter(Text { de, en });
-    if let Some(verdict) = &request.verdict
-        && !VERDICTS.contains(&verdict.as_str())
-    {
-        return Err(bad(
-            format!("verdict {verdict:?} is not one of passed, failed, rejected."),
-            format!("Das Urteil {verdict:?} ist keines von passed, failed, rejected."),
-        ));
+    if let Some(verdict) = &request.verdict {
+        crate::report::Verdict::check_name(verdict).map_err(RegradeError::BadFilter)?;
     }
     let learners = request.learners.clone().unwrap_or_default();
     if learners.len() > REGRADE_LEARNERS_MAX {
@@ -68,21 +61,11 @@ pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
             ),
         ));
     }
-    for learner in &learners {
-        if learner.trim().is_empty()
-            || learner.len() > LEARNER_BYTES_MAX
-            || learner.chars().any(crate::text::is_hidden_control)
-        {
-            return Err(bad(
-                format!(
-                    "A learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control or bidirectional characters."
-                ),
-                format!(
-                    "Ein Lernender ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuer- oder Richtungszeichen."
-                ),
-            ));
-        }
-    }
+    let learners = learners
+        .iter()
+        .map(|raw| Learner::parse(raw).map(Learner::into_string))
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| RegradeError::BadFilter(e.text()))?;
     Ok(RegradeFilter { learners, verdict: request.verdict.clone() })
 }
 
@@ -210,7 +193,7 @@ pub fn regrade(
         match grader.grade(exercise, &submission, &options) {
             Ok(report) => {
                 let new = Outcome {
-                    verdict: Some(crate::service::worker::verdict_name(report.verdict).to_string()),
+                    verdict: Some(report.verdict.name().to_string()),
                     points: Some(report.score.points),
                 };
                 if new != old {

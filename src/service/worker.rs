@@ -256,7 +256,7 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
                 };
                 match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
                     Graded::Done(Ok(report)) => JobOutcome::Graded {
-                        verdict: verdict_name(report.verdict).to_string(),
+                        verdict: report.verdict.name().to_string(),
                         points: report.score.points,
                         max_points: report.score.max,
                         report: serde_json::to_string(&report).unwrap_or_default(),
@@ -499,14 +499,6 @@ fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Opt
         counted,
     );
     None
-}
-
-pub fn verdict_name(verdict: crate::report::Verdict) -> &'static str {
-    match verdict {
-        crate::report::Verdict::Passed => "passed",
-        crate::report::Verdict::Failed => "failed",
-        crate::report::Verdict::Rejected => "rejected",
-    }
 }
 
 /// The one event of a submission: its id is derived from the submission, so it is the same on

@@ -48,7 +48,7 @@ fn page(report: &Report, kind: &str, lang: Lang) -> String {
         status: Status::Graded,
         attempts: 1,
         result: Some(ResultRecord {
-            verdict: Some(verdict_name(report).to_string()),
+            verdict: Some(report.verdict.name().to_string()),
             points: Some(report.score.points),
             max_points: Some(report.score.max),
             report: Some(report.to_json()),
@@ -61,14 +61,6 @@ fn page(report: &Report, kind: &str, lang: Lang) -> String {
         }),
     };
     pruefstein::service::html::report_page(&record, lang, "s-0007", "token-0007")
-}
-
-fn verdict_name(report: &Report) -> &'static str {
-    match report.verdict {
-        Verdict::Passed => "passed",
-        Verdict::Failed => "failed",
-        Verdict::Rejected => "rejected",
-    }
 }
 
 /// Whitespace between two tags collapsed, so only what a browser shows is compared.

@@ -9,10 +9,10 @@ use super::auth::Client;
 use super::views::{
     AbiLink, ExerciseDetail, ExerciseList, ExerciseQuery, ExerciseSummary, KitFileView, KitView,
 };
-use crate::limits::LEARNER_BYTES_MAX;
+use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::submission::SubmissionKind;
-use crate::text::{Lang, is_hidden_control};
+use crate::text::Lang;
 
 #[utoipa::path(
     get,
@@ -74,18 +74,9 @@ pub async fn get_exercise(
         )
     })?;
     let lang = parse_lang(query.lang.as_deref())?;
-    let learner = query.learner.clone().map(|l| l.trim().to_string()).filter(|l| !l.is_empty());
-    if learner.as_ref().is_some_and(|l| l.len() > LEARNER_BYTES_MAX || l.chars().any(is_hidden_control)) {
-        return Err(Problem::bad_request(
-            "bad-learner",
-            format!(
-                "learner is at most {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
-            ),
-            format!(
-                "learner ist höchstens {LEARNER_BYTES_MAX} Bytes lang, ohne Steuer- oder Richtungszeichen."
-            ),
-        ));
-    }
+    let learner = Learner::parse_optional(query.learner.as_deref())
+        .map_err(|e| Problem::bad_learner("bad-learner", e))?
+        .map(Learner::into_string);
     let statement = {
         let exercise = exercise.clone();
         let learner = learner.clone();

@@ -17,14 +17,14 @@ use futures_util::StreamExt;
 
 use super::views::SubmissionRequest;
 use crate::limits::{
-    CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX, METADATA_BYTES_MAX,
-    OVERSIZED_BODY_DRAINED_MAX, REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
+    CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, METADATA_BYTES_MAX, OVERSIZED_BODY_DRAINED_MAX,
+    REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
 use crate::service::Shared;
+use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, NewSubmission};
 use crate::submission::{Language, Submission, SubmissionKind};
-use crate::text::is_hidden_control;
 
 /// The syntax of `?wait=` (ECMA-262, as the OpenAPI document declares it): seconds, optionally with a
 /// fraction and `s`, or milliseconds with `ms`; empty means no waiting. [`parse_wait`] accepts
@@ -424,18 +424,8 @@ pub(super) fn validate(
     parsed: Parsed,
     key: Option<String>,
 ) -> Result<NewSubmission, Problem> {
-    let learner = parsed.learner.trim().to_string();
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
-        return Err(Problem::bad_request(
-            "bad-learner",
-            format!(
-                "learner must be 1 to {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
-            ),
-            format!(
-                "learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuer- oder Richtungszeichen."
-            ),
-        ));
-    }
+    let learner =
+        Learner::parse(&parsed.learner).map_err(|e| Problem::bad_learner("bad-learner", e))?.into_string();
     let slug = parsed.exercise.trim();
     let Some(exercise) = shared.catalogue.get(slug) else {
         let known = shared.catalogue.slugs().join(", ");

@@ -23,13 +23,14 @@ use utoipa::ToSchema;
 use super::auth::Client;
 use super::intake::{Body, read_submission, validate};
 use super::{Data, db};
-use crate::limits::{LEARNER_BYTES_MAX, PAGE_HISTORY_MAX, QUEUE_DEPTH_MAX};
+use crate::limits::{PAGE_HISTORY_MAX, QUEUE_DEPTH_MAX};
 use crate::service::html::{self, StudentPage};
+use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::service::store::{ClientRecord, Intake, SubmissionRecord};
 use crate::service::{Shared, auth, clock};
 use crate::submission::SubmissionKind;
-use crate::text::{Lang, Text, is_hidden_control};
+use crate::text::{Lang, Text};
 
 /// The query of a page link. Every field is text, so that a malformed one is a 404 page, not a
 /// problem document.
@@ -118,7 +119,8 @@ fn page_lang(raw: Option<&str>) -> Lang {
 pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<PageLink> {
     let client_id = query.c.as_deref()?.parse::<i64>().ok().filter(|c| *c > 0)?;
     let learner = query.l.as_deref()?;
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
+    // A link names the learner as stored: exactly, not merely after trimming.
+    if Learner::parse(learner).ok()?.as_str() != learner {
         return None;
     }
     let context = match query.x.as_deref() {
@@ -441,18 +443,8 @@ pub async fn page_link(
         ));
     }
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
-    let learner = query.learner.trim();
-    if learner.is_empty() || learner.len() > LEARNER_BYTES_MAX || learner.chars().any(is_hidden_control) {
-        return Err(Problem::bad_request(
-            "bad-learner",
-            format!(
-                "learner must be 1 to {LEARNER_BYTES_MAX} bytes without control or bidirectional characters."
-            ),
-            format!(
-                "learner muss 1 bis {LEARNER_BYTES_MAX} Bytes lang sein, ohne Steuer- oder Richtungszeichen."
-            ),
-        ));
-    }
+    let learner = Learner::parse(&query.learner).map_err(|e| Problem::bad_learner("bad-learner", e))?;
+    let learner = learner.as_str();
     Ok(HttpResponse::Ok()
         .insert_header((header::CACHE_CONTROL, "no-store"))
         .json(PageLinkView { url: page_url(&shared, client.id, &slug, learner, None, lang) }))

@@ -18,6 +18,7 @@ use super::submissions::*;
 use super::views::*;
 use super::webhooks::*;
 use crate::service::analytics::*;
+use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::service::similarity::{SimilarPair, Similarity};
 
@@ -142,13 +143,6 @@ pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
 /// are zero).
 pub const BASE64_PATTERN: &str =
     "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
-/// A learner as the intake takes it: no control characters (Unicode Cc) and no bidirectional
-/// controls (U+202A–U+202E, U+2066–U+2069), and not blank (at least one character that `str::trim`
-/// does not remove).
-pub const LEARNER_PATTERN: &str = "^[^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*\
-     [^\\u0000-\\u0020\\u007f-\\u00a0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202a-\\u202f\\u205f\\u2066-\\u2069\\u3000]\
-     [^\\u0000-\\u001f\\u007f-\\u009f\\u202a-\\u202e\\u2066-\\u2069]*$";
-
 /// The document as served: the annotations' document with the constraints and examples of
 /// [`constrain`].
 pub fn document() -> Result<Value, String> {
@@ -208,25 +202,22 @@ fn constrain_lti(doc: &mut Value) -> Result<(), String> {
 /// enforces, and examples. A pointer that is not in the document is an error (caught by the tests).
 fn constrain(doc: &mut Value) -> Result<(), String> {
     use crate::limits::{
-        CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_BYTES_MAX, METADATA_BYTES_MAX,
+        CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_CHARS_MAX, METADATA_BYTES_MAX,
         REGRADE_BODY_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX,
         REQUEST_BODY_BYTES_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX, WAIT_MS_MAX,
     };
     use crate::service::store::Status;
     let statuses: Vec<&str> =
         [Status::Queued, Status::Running, Status::Graded, Status::Failed].map(Status::name).to_vec();
-    let verdicts: Vec<&str> =
-        [crate::report::Verdict::Passed, crate::report::Verdict::Failed, crate::report::Verdict::Rejected]
-            .map(crate::service::worker::verdict_name)
-            .to_vec();
+    let verdicts: Vec<&str> = crate::report::Verdict::ALL.map(crate::report::Verdict::name).to_vec();
     let graders: Vec<&str> = crate::graders::KINDS.iter().map(|k| k.kind.name()).collect();
     let langs = ["de", "en"];
     let learner = json!({
-        "type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX, "pattern": LEARNER_PATTERN,
+        "type": "string", "minLength": 1, "maxLength": LEARNER_CHARS_MAX, "pattern": Learner::PATTERN,
         "description": format!(
-            "The learner's id in the platform (selects the learner's variant): 1 to {LEARNER_BYTES_MAX} \
-             bytes of UTF-8 after surrounding white space is removed, without control or bidirectional \
-             characters."
+            "The learner's id in the platform (selects the learner's variant): at most {LEARNER_CHARS_MAX} \
+             characters, not blank, without control or bidirectional characters; surrounding white space \
+             is removed."
         ),
         "examples": ["anna"],
     });
@@ -312,7 +303,11 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(param(doc, exercise, "slug")?, json!({"schema": slug}))?;
     merge(
         param(doc, exercise, "learner")?,
-        json!({"schema": {"type": "string", "maxLength": LEARNER_BYTES_MAX, "examples": ["anna"]}}),
+        json!({
+            "description": "The learner whose variant the statement shows; absent or blank: the exercise's own.",
+            "schema": {"type": "string", "maxLength": LEARNER_CHARS_MAX, "pattern": Learner::OPTIONAL_PATTERN,
+                       "examples": ["anna"]},
+        }),
     )?;
     merge(
         param(doc, exercise, "lang")?,
@@ -320,11 +315,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     )?;
     let listing = "/paths/~1api~1v1~1submissions/get";
     merge(param(doc, listing, "exercise")?, json!({"schema": slug}))?;
-    merge(
-        param(doc, listing, "learner")?,
-        json!({"schema": {"type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX,
-                          "pattern": LEARNER_PATTERN, "examples": ["anna"]}}),
-    )?;
+    merge(param(doc, listing, "learner")?, json!({"schema": learner.clone()}))?;
     merge(param(doc, listing, "verdict")?, json!({"schema": {"type": "string", "enum": verdicts}}))?;
     merge(
         param(doc, listing, "since")?,
@@ -375,7 +366,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     let schemas = "/components/schemas";
     let property = |schema: &str, name: &str| format!("{schemas}/{schema}/properties/{name}");
     merge(at(doc, &property("SubmissionRequest", "exercise"))?, slug.clone())?;
-    merge(at(doc, &property("SubmissionRequest", "learner"))?, learner)?;
+    merge(at(doc, &property("SubmissionRequest", "learner"))?, learner.clone())?;
     for field in ["answer", "wat"] {
         merge(at(doc, &property("SubmissionRequest", field))?, json!({"type": "string"}))?;
     }
@@ -455,7 +446,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     merge(
         at(doc, &property("RegradeRequest", "learners"))?,
         json!({"type": "array", "maxItems": REGRADE_LEARNERS_MAX,
-               "items": {"type": "string", "minLength": 1, "maxLength": LEARNER_BYTES_MAX, "pattern": "\\S"}}),
+               "items": learner.clone()}),
     )?;
     merge(at(doc, &property("RegradeRequest", "verdict"))?, json!({"type": "string", "enum": verdicts}))?;
     merge(at(doc, &property("RegradeSummary", "exercise"))?, slug.clone())?;

@@ -15,11 +15,11 @@ use super::views::{
     ListQuery, SubmissionList, SubmissionRequest, SubmissionView, WaitQuery, submission_view,
 };
 use super::{Data, db};
-use crate::limits::{LEARNER_BYTES_MAX, QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
+use crate::limits::{QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
+use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
 use crate::service::{Registration, Shared, clock};
-use crate::text::is_hidden_control;
 
 #[utoipa::path(
     post,
@@ -225,31 +225,15 @@ fn parse_list_query(query: &ListQuery) -> Result<(SubmissionFilter, usize, i64),
         ));
     }
     // A learner as intake stores it: surrounding white space removed, no control characters.
-    let learner = given(&query.learner).map(|l| l.trim().to_string());
-    if learner
-        .as_ref()
-        .is_some_and(|l| l.is_empty() || l.len() > LEARNER_BYTES_MAX || l.chars().any(is_hidden_control))
-        || query.learner.as_ref().is_some_and(|l| l.chars().any(is_hidden_control))
-    {
-        return Err(bad(
-            "bad-filter",
-            format!(
-                "learner is 1 to {LEARNER_BYTES_MAX} bytes, not blank, without control or bidirectional characters."
-            ),
-            format!(
-                "learner ist 1 bis {LEARNER_BYTES_MAX} Bytes lang, nicht leer, ohne Steuer- oder Richtungszeichen."
-            ),
-        ));
-    }
+    let learner = match given(&query.learner) {
+        None => None,
+        Some(raw) => {
+            Some(Learner::parse(raw).map_err(|e| Problem::bad_learner("bad-filter", e))?.into_string())
+        }
+    };
     let verdict = given(&query.verdict).map(str::to_string);
-    if let Some(verdict) = &verdict
-        && !crate::service::regrade::VERDICTS.contains(&verdict.as_str())
-    {
-        return Err(bad(
-            "bad-filter",
-            format!("verdict {verdict:?} is not one of passed, failed, rejected."),
-            format!("verdict {verdict:?} ist keines von passed, failed, rejected."),
-        ));
+    if let Some(verdict) = &verdict {
+        crate::report::Verdict::check_name(verdict).map_err(|text| bad("bad-filter", text.en, text.de))?;
     }
     let since = match given(&query.since) {
         None => None,

@@ -32,7 +32,7 @@ use std::time::Instant;
 
 use super::Shared;
 use super::store::PlatformRecord;
-use crate::limits::LEARNER_BYTES_MAX;
+use crate::service::learner::Learner;
 use crate::submission::sha256_hex;
 
 /// What the LTI side keeps in memory.
@@ -96,7 +96,7 @@ pub fn origin(url: &str) -> Option<String> {
 /// replaced by its SHA-256.
 pub fn learner_id(platform: &PlatformRecord, subject: &str) -> String {
     let plain = format!("lti:{}:{subject}", platform.id);
-    if plain.len() <= LEARNER_BYTES_MAX && !plain.chars().any(crate::text::is_hidden_control) {
+    if Learner::parse(&plain).is_ok_and(|learner| learner.as_str() == plain) {
         plain
     } else {
         format!("lti:{}:sha256:{}", platform.id, sha256_hex(subject.as_bytes()))
@@ -131,7 +131,7 @@ mod tests {
         assert_ne!(learner_id(&platform(1), "u7"), learner_id(&platform(2), "u7"));
         let long = "x".repeat(300);
         let id = learner_id(&platform(1), &long);
-        assert!(id.len() <= LEARNER_BYTES_MAX && id.starts_with("lti:1:sha256:"), "{id}");
+        assert!(Learner::parse(&id).is_ok() && id.starts_with("lti:1:sha256:"), "{id}");
         assert!(learner_id(&platform(1), "a\u{1}b").starts_with("lti:1:sha256:"));
     }
 

@@ -88,7 +88,8 @@ fn report_pages_show_bidi_controls_and_no_learner_id_may_hold_one() {
             .unwrap();
         serde_json::from_slice::<Value>(&out.stdout).unwrap()["token"].as_str().unwrap().to_string()
     };
-    for bidi in BIDI {
+    // Bidirectional controls, a C1 and a C0 control: refused on every way in by the one rule.
+    for bidi in BIDI.iter().copied().chain(['\u{97}', '\u{1b}']) {
         let learner = format!("anna{bidi}");
         let body = json!({"exercise": CONSUMER, "learner": learner, "wat": "(module)"});
         let r = server.post_json("/api/v1/submissions", &token, &body, None);

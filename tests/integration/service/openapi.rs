@@ -166,6 +166,9 @@ fn the_documented_examples_limits_and_links_hold_on_the_server() {
     let key_at_limit = "k".repeat(key_max);
     let response = server.post_json("/api/v1/submissions", &token, &at_limit, Some(&key_at_limit));
     assert_eq!(response.status, 202, "{}", response.text());
+    // maxLength counts characters, and so does the service: as many two-byte characters are taken too.
+    let wide = json!({"exercise": PREDICTION, "learner": "ü".repeat(learner_max), "answer": "(1)"});
+    assert_eq!(server.post_json("/api/v1/submissions", &token, &wide, None).status, 202);
     let past = json!({"exercise": PREDICTION, "learner": "l".repeat(learner_max + 1), "answer": "(1)"});
     let response = server.post_json("/api/v1/submissions", &token, &past, None);
     assert_eq!(response.json()["type"], "urn:pruefstein:problem:bad-learner", "{}", response.text());
@@ -175,6 +178,7 @@ fn the_documented_examples_limits_and_links_hold_on_the_server() {
     let learner = format!("/api/v1/exercises/{PREDICTION}?lang=en&learner=");
     assert_eq!(server.get(&format!("{learner}{}", "l".repeat(learner_max)), &token).status, 200);
     assert_eq!(server.get(&format!("{learner}{}", "l".repeat(learner_max + 1)), &token).status, 400);
+    assert_eq!(server.get(&format!("{learner}{}", "%C3%BC".repeat(learner_max)), &token).status, 200);
     for lang in
         param(&doc["paths"]["/api/v1/exercises/{slug}"]["get"], "lang")["schema"]["enum"].as_array().unwrap()
     {
