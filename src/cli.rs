@@ -380,7 +380,7 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Serve(args) => {
             crate::service::log::init();
             let served = crate::service::config::Config::resolve(&args)
-                .and_then(|config| crate::service::serve(config, &args.rotation()));
+                .and_then(|config| crate::service::run::serve(config, &args.rotation()));
             crate::service::log::flush();
             served.map(|()| 0)
         }
@@ -600,7 +600,7 @@ fn run_tool_key(
 ) -> Result<i32> {
     use crate::service::clock::{now_ms, rfc3339};
     use crate::service::lti::rollover;
-    let store = crate::service::open_store(config)?;
+    let store = crate::service::shared::open_store(config)?;
     let now = now_ms();
     let keys = if rotate {
         let switch_after = switch_after.unwrap_or(crate::limits::LTI_KEY_SWITCH_AFTER_MS);

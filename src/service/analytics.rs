@@ -16,7 +16,7 @@ use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
 use crate::report::{GraderKind, Report, Verdict};
-use crate::service::Shared;
+use crate::service::shared::Shared;
 use crate::service::store::SubmissionRecord;
 
 /// The verdict a record's result names (none while it is not graded).

@@ -6,9 +6,10 @@
 
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
+use super::clock;
 use super::http::learn::PageLink;
+use super::shared::Shared;
 use super::store::{Status, SubmissionRecord};
-use super::{Shared, clock};
 use crate::limits::{CHART_BARS_MAX, CHART_LABEL_CHARS_MAX};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};

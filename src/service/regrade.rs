@@ -23,11 +23,11 @@ use crate::grade::{GradeOptions, grade};
 use crate::isolation::pool::{WorkerProcess, WorkerSpec};
 use crate::limits::{REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX};
 use crate::report::Report;
-use crate::service::Shared;
 use crate::service::config::Isolation;
 use crate::service::dryruns::DryRunTask;
 use crate::service::http::views::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
 use crate::service::learner::Learner;
+use crate::service::shared::Shared;
 use crate::service::store::{RegradeFilter, Store, StoreError};
 use crate::submission::Submission;
 use crate::text::Text;
@@ -231,7 +231,7 @@ pub fn run_offline(
             catalogue.slugs().join(", ")
         )
     })?;
-    let store = crate::service::open_store(config)?;
+    let store = crate::service::shared::open_store(config)?;
     let course_secret = crate::service::secrets::resolve_course(store.as_ref(), config, false)?;
     let filter = filter(request).map_err(|e| anyhow::anyhow!("{e}"))?;
     let options = GradeOptions { learner: None, course_secret, compiler: config.compiler, replay: None };

@@ -14,9 +14,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use notify::{RecursiveMode, Watcher};
 
-use super::Shared;
 use super::catalogue::Catalogue;
 use super::metrics::{Metrics, ReloadOutcome};
+use super::shared::Shared;
 use crate::exercise::{EXERCISE_FILE, Exercise};
 use crate::limits::RELOAD_DELAY_MS_MAX;
 

@@ -10,7 +10,7 @@ use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
 use crate::limits::{SIMILARITY_PAIRS_MAX, SIMILARITY_SUBMISSIONS_MAX, SIMILARITY_THRESHOLD_PER_MILLE};
-use crate::service::Shared;
+use crate::service::shared::Shared;
 use crate::service::store::SubmissionRecord;
 use crate::submission::Submission;
 

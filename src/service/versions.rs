@@ -11,9 +11,9 @@
 
 use std::collections::BTreeMap;
 
-use super::Shared;
 use super::catalogue::Catalogue;
 use super::clock;
+use super::shared::Shared;
 use super::store::VersionCensus;
 #[cfg(doc)]
 use crate::limits::NODE_HEARTBEAT_MS;

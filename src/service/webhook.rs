@@ -26,8 +26,9 @@ use ureq::Timeout;
 use ureq::unversioned::resolver::{ResolvedSocketAddrs, Resolver};
 use ureq::unversioned::transport::{DefaultConnector, NextTimeout};
 
+use super::shared::Shared;
 use super::store::{Delivery, OutboxEvent};
-use super::{Shared, auth, clock};
+use super::{auth, clock};
 use crate::limits::{
     WEBHOOK_ATTEMPT_MS_MAX, WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_CONNECT_TIMEOUT_MS, WEBHOOK_LEASE_BATCH_MAX,
     WEBHOOK_LEASE_MS, WEBHOOK_LOOKUPS_PENDING_MAX, WEBHOOK_RESPONSE_BYTES_MAX, WEBHOOK_SENDERS,

@@ -20,10 +20,11 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::clock;
 use super::metrics::VersionMismatch;
+use super::shared::{Finished, Shared};
 use super::slot::{Graded, Slot};
 use super::store::{JobOutcome, LeasedJob, Millis, NewEvent, ResultRecord, Status, SubmissionRecord};
-use super::{Finished, Shared, clock};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions};
 use crate::limits::{

@@ -10,8 +10,8 @@ use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
 use super::{Data, db};
-use crate::service::Shared;
 use crate::service::problem::Problem;
+use crate::service::shared::Shared;
 use crate::service::store::{ClientRecord, TokenScope};
 use crate::service::{auth, clock};
 

@@ -20,9 +20,9 @@ use crate::limits::{
     CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, METADATA_BYTES_MAX, OVERSIZED_BODY_DRAINED_MAX,
     REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
 };
-use crate::service::Shared;
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
+use crate::service::shared::Shared;
 use crate::service::store::{ClientRecord, NewSubmission};
 use crate::submission::{Language, Submission, SubmissionKind};
 

@@ -24,8 +24,9 @@ use crate::limits::{
     REQUEST_BODY_BYTES_MAX,
 };
 use crate::report::{Report, Verdict};
+use crate::service::shared::Shared;
 use crate::service::store::{ClientRecord, Intake, Status, SubmissionRecord, TokenScope};
-use crate::service::{Shared, auth, clock};
+use crate::service::{auth, clock};
 use crate::submission::SubmissionKind;
 use crate::text::Lang;
 

@@ -27,8 +27,9 @@ use crate::limits::{PAGE_HISTORY_MAX, QUEUE_DEPTH_MAX};
 use crate::service::html::{self, StudentPage};
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
+use crate::service::shared::Shared;
 use crate::service::store::{ClientRecord, Intake, SubmissionRecord};
-use crate::service::{Shared, auth, clock};
+use crate::service::{auth, clock};
 use crate::submission::SubmissionKind;
 use crate::text::{Lang, Text};
 

@@ -27,8 +27,9 @@ use crate::service::lti::verify::{
 };
 use crate::service::lti::{SCORE_SCOPE, learner_id};
 use crate::service::metrics::LtiLogin;
+use crate::service::shared::Shared;
 use crate::service::store::{LtiState, PlatformRecord};
-use crate::service::{Shared, auth, clock, html as pages};
+use crate::service::{auth, clock, html as pages};
 use crate::text::{Lang, Text};
 
 /// `GET /lti/jwks`: the tool's public key, for platforms to verify its JWTs.

@@ -30,9 +30,9 @@ use actix_web::{App, HttpRequest, HttpResponse, HttpServer, guard, web};
 
 pub use self::intake::{Parsed, parse_json, parse_multipart, parse_wait};
 pub use self::views::submission_view;
-use super::Shared;
 use super::problem::Problem;
 use super::store::Store;
+use crate::service::shared::Shared;
 
 type Data = web::Data<Shared>;
 

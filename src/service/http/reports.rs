@@ -10,7 +10,8 @@ use futures_util::future::LocalBoxFuture;
 use super::views::ReportQuery;
 use super::{Data, db};
 use crate::service::problem::Problem;
-use crate::service::{Shared, auth, clock, html};
+use crate::service::shared::Shared;
+use crate::service::{auth, clock, html};
 use crate::text::Lang;
 
 /// A report link as requested: `/reports/{id}?t=TOKEN[&lang=en]`.

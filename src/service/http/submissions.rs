@@ -16,10 +16,11 @@ use super::views::{
 };
 use super::{Data, db};
 use crate::limits::{QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
+use crate::service::clock;
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
+use crate::service::shared::{Registration, Shared};
 use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
-use crate::service::{Registration, Shared, clock};
 
 #[utoipa::path(
     post,
@@ -120,7 +121,7 @@ pub async fn create_submission(
 }
 
 /// Waits up to `wait_ms` for the submission to be finished and returns its latest state. `record`
-/// is what the request read or wrote after taking `mark` (see [`crate::service::Waiters`]).
+/// is what the request read or wrote after taking `mark` (see [`crate::service::shared::Waiters`]).
 pub(super) async fn wait_for(
     shared: &Data,
     record: SubmissionRecord,

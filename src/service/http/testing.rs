@@ -6,11 +6,12 @@ use std::sync::Arc;
 use actix_web::http::header;
 use actix_web::{App, test, web};
 
+use crate::service::auth;
 use crate::service::catalogue::Catalogue;
 use crate::service::config::{Config, ServeArgs};
+use crate::service::shared::Shared;
 use crate::service::store::Store;
 use crate::service::store::sqlite::{Durability, SqliteStore};
-use crate::service::{Shared, auth};
 
 /// A service without exercises and with three clients: `good`, `revoked` and `teacher`.
 pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {

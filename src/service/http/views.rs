@@ -4,8 +4,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::service::Shared;
 use crate::service::clock;
+use crate::service::shared::Shared;
 use crate::service::store::SubmissionRecord;
 
 /// A submission as the API shows it.

@@ -7,8 +7,9 @@ use super::auth::Client;
 use super::views::{DeadEvent, DeadEventList};
 use super::{Data, db};
 use crate::limits::DEAD_EVENTS_LISTED_MAX;
+use crate::service::clock;
 use crate::service::problem::Problem;
-use crate::service::{Shared, clock};
+use crate::service::shared::Shared;
 
 #[utoipa::path(
     get,

@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use super::rollover::{self, ToolKeys};
 use crate::limits::LTI_KEY_BITS;
-use crate::service::Shared;
+use crate::service::shared::Shared;
 use crate::service::store::Millis;
 use crate::submission::sha256_hex;
 

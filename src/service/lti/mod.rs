@@ -30,9 +30,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use super::Shared;
 use super::store::PlatformRecord;
 use crate::service::learner::Learner;
+use crate::service::shared::Shared;
 use crate::submission::sha256_hex;
 
 /// What the LTI side keeps in memory.

@@ -18,7 +18,7 @@ use serde_json::value::RawValue;
 
 use super::jwks::KeyError;
 use crate::limits::LTI_CLOCK_LEEWAY_S;
-use crate::service::Shared;
+use crate::service::shared::Shared;
 use crate::service::store::PlatformRecord;
 use crate::text::Text;
 
