@@ -379,8 +379,9 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::GradeWorker { module_cache } => Ok(crate::isolation::worker::run(module_cache.as_deref())),
         Command::Serve(args) => {
             crate::service::log::init();
-            let served = crate::service::config::Config::resolve(&args)
-                .and_then(|config| crate::service::run::serve(config, &args.rotation()));
+            let served = crate::service::config::Config::resolve(&args).and_then(|config| {
+                crate::service::run::serve(config, &crate::service::secrets::Rotation::from_args(&args))
+            });
             crate::service::log::flush();
             served.map(|()| 0)
         }

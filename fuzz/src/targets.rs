@@ -204,7 +204,7 @@ pub fn intake(data: &[u8]) {
                 Err(problem) => check_problem(&problem),
             }
             for allow_private in [false, true] {
-                if let Err(e) = pruefstein::service::webhook::parse_target(&text, allow_private) {
+                if let Err(e) = pruefstein::service::outbound::parse_target(&text, allow_private) {
                     assert!(!e.is_empty());
                 }
             }
@@ -217,7 +217,7 @@ pub fn intake(data: &[u8]) {
                 let _ = answer::parse(text);
             }
             if let Some(url) = &parsed.callback_url {
-                let _ = pruefstein::service::webhook::parse_target(url, false);
+                let _ = pruefstein::service::outbound::parse_target(url, false);
             }
         }
         Err(problem) => check_problem(&problem),

@@ -266,17 +266,6 @@ impl Default for Config {
     }
 }
 
-impl ServeArgs {
-    /// The secrets the operator asked to rotate at this start.
-    pub fn rotation(&self) -> super::secrets::Rotation {
-        super::secrets::Rotation {
-            report: self.rotate_report_secret.unwrap_or(false),
-            previous_report_secret: self.previous_report_secret.clone(),
-            course: self.rotate_course_secret.unwrap_or(false),
-        }
-    }
-}
-
 impl Config {
     pub fn resolve(args: &ServeArgs) -> Result<Config> {
         let mut config = merge(args.config.as_deref(), args)?;

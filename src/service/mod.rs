@@ -28,6 +28,7 @@ pub mod learner;
 pub mod log;
 pub mod lti;
 pub mod metrics;
+pub mod outbound;
 pub mod platforms;
 pub mod problem;
 pub mod regrade;

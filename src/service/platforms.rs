@@ -6,7 +6,7 @@ use anyhow::Result;
 use crate::service::config::Config;
 use crate::service::shared::open_store;
 use crate::service::store::{NewPlatform, PlatformRecord};
-use crate::service::{auth, clock, lti, webhook};
+use crate::service::{auth, clock, lti, outbound};
 
 /// Checks a registration: a name as for clients, http(s) URLs, values of sane length.
 pub fn validate(platform: &NewPlatform) -> Result<()> {
@@ -54,7 +54,7 @@ pub fn private_notes(platform: &NewPlatform) -> Vec<String> {
     [("--issuer", &platform.issuer), ("--token-url", &platform.token_url), ("--jwks-url", &platform.jwks_url)]
         .into_iter()
         .filter(|(_, url)| {
-            webhook::parse_target(url, false).is_err() && webhook::parse_target(url, true).is_ok()
+            outbound::parse_target(url, false).is_err() && outbound::parse_target(url, true).is_ok()
         })
         .map(|(flag, url)| {
             format!(

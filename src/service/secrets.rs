@@ -44,6 +44,17 @@ pub struct Rotation {
     pub course: bool,
 }
 
+impl Rotation {
+    /// The secrets the operator asked to rotate at this start.
+    pub fn from_args(args: &super::config::ServeArgs) -> Rotation {
+        Rotation {
+            report: args.rotate_report_secret.unwrap_or(false),
+            previous_report_secret: args.previous_report_secret.clone(),
+            course: args.rotate_course_secret.unwrap_or(false),
+        }
+    }
+}
+
 /// Why the service does not start with the secrets it was given.
 #[derive(Debug, thiserror::Error)]
 pub enum SecretsError {

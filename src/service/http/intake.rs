@@ -514,7 +514,7 @@ pub(super) fn validate(
                     format!("callback_url ist länger als {CALLBACK_URL_BYTES_MAX} Bytes."),
                 ));
             }
-            crate::service::webhook::parse_target(&url, shared.config.allow_private_callbacks).map_err(
+            crate::service::outbound::parse_target(&url, shared.config.allow_private_callbacks).map_err(
                 |e| {
                     Problem::unprocessable(
                         "bad-callback-url",

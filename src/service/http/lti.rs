@@ -20,8 +20,8 @@ use super::learn::{page_response, page_url};
 use crate::limits::{
     LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
 };
-use crate::service::lti::keys::{tool_key, tool_keys};
 use crate::service::lti::logins::{AddressKey, Bound, REFUSALS_LOG_MS, Refused, client_address};
+use crate::service::lti::rollover::{tool_key, tool_keys};
 use crate::service::lti::verify::{
     DEEP_LINKING, LTI_VERSION, LaunchClaims, LaunchError, RESOURCE_LINK, verify,
 };

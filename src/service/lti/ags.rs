@@ -13,11 +13,11 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::SCORE_SCOPE;
-use super::keys::tool_key;
+use super::rollover::tool_key;
 use crate::limits::{LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX, LTI_JWT_TTL_S, LTI_TOKEN_MARGIN_S};
+use crate::service::outbound::{AttemptError, Exchange, exchange, status_outcome};
 use crate::service::shared::Shared;
 use crate::service::store::{JobOutcome, LeasedJob, NewEvent, OutboxEvent, PlatformRecord};
-use crate::service::webhook::{AttemptError, Exchange, exchange, status_outcome};
 use crate::service::{auth, clock};
 
 /// The media type of a score.

@@ -17,9 +17,9 @@ use jsonwebtoken::jwk::JwkSet;
 use crate::limits::{
     LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX, LTI_JWKS_MAX_AGE_DEFAULT_MS, LTI_JWKS_MAX_AGE_MS,
 };
+use crate::service::outbound::{Exchange, exchange_answer};
 use crate::service::shared::Shared;
 use crate::service::store::PlatformRecord;
-use crate::service::webhook::{Exchange, exchange_answer};
 
 /// Why no key could be had.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,8 +3,6 @@
 //! used to sign the tool's JWTs (client assertions for score passback, deep-linking responses)
 //! with RS256.
 
-use std::sync::Arc;
-
 use aws_lc_rs::encoding::AsDer;
 use aws_lc_rs::rsa::{KeyPair, KeySize};
 use aws_lc_rs::signature::KeyPair as _;
@@ -13,10 +11,7 @@ use jsonwebtoken::{Algorithm, EncodingKey, Header};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use super::rollover::{self, ToolKeys};
 use crate::limits::LTI_KEY_BITS;
-use crate::service::shared::Shared;
-use crate::service::store::Millis;
 use crate::submission::sha256_hex;
 
 /// The setting that keeps the tool's private key.
@@ -95,30 +90,6 @@ impl ToolKey {
         header.kid = Some(kid.to_string());
         jsonwebtoken::encode(&header, claims, &self.encoding).map_err(|e| format!("cannot sign a JWT: {e}"))
     }
-}
-
-/// The tool's keys: loaded from the store (the signing key generated on first use), kept until
-/// they change by themselves or [`crate::limits::LTI_TOOL_KEYS_REFRESH_MS`] passes (a rollover
-/// started from the command line reaches a running server within that). Blocking: call it off the
-/// executor.
-pub fn tool_keys(shared: &Shared) -> Result<Arc<ToolKeys>, String> {
-    let now = crate::service::clock::now_ms();
-    let mut cached = shared.lti.key.lock().unwrap_or_else(|p| p.into_inner());
-    if let Some((keys, until)) = cached.as_ref()
-        && now < *until
-    {
-        return Ok(keys.clone());
-    }
-    let keys = Arc::new(rollover::load(shared.store.as_ref(), now)?);
-    let refresh = now + shared.config.lti_tool_keys_refresh_ms as Millis;
-    let until = keys.changes_at().map_or(refresh, |at| at.min(refresh));
-    *cached = Some((keys.clone(), until));
-    Ok(keys)
-}
-
-/// The key that signs the tool's JWTs now.
-pub fn tool_key(shared: &Shared) -> Result<Arc<ToolKey>, String> {
-    Ok(tool_keys(shared)?.signing.clone())
 }
 
 #[cfg(test)]

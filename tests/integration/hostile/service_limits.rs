@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use pruefstein::service::webhook::{is_public, parse_target};
+use pruefstein::service::outbound::{is_public, parse_target};
 use serde_json::{Value, json};
 
 use crate::support::http::parse_response;
