@@ -182,7 +182,7 @@ pub const MULTIPART_BOUNDARY: &str = "pruefstein-fuzz";
 /// request or a problem (status 400 or 413) with a message in both languages; what a parsed
 /// request holds goes through its own parser without a panic.
 pub fn intake(data: &[u8]) {
-    use pruefstein::service::http as api;
+    use pruefstein::service::http::intake as api;
     let Some((&mode, rest)) = data.split_first() else { return };
     let parsed = match mode % 4 {
         0 => api::parse_json(rest),
@@ -237,7 +237,7 @@ fn check_problem(problem: &pruefstein::service::problem::Problem) {
 fn multipart(
     content_type: &str,
     body: &[u8],
-) -> Result<pruefstein::service::http::Parsed, pruefstein::service::problem::Problem> {
+) -> Result<pruefstein::service::http::intake::Parsed, pruefstein::service::problem::Problem> {
     use actix_web::FromRequest;
     thread_local! {
         static RUNTIME: tokio::runtime::Runtime = tokio::runtime::Builder::new_current_thread()
@@ -253,7 +253,7 @@ fn multipart(
             let payload = actix_web::web::Payload::from_request(&request, &mut payload)
                 .await
                 .unwrap_or_else(|e| panic!("a test payload is always readable: {e}"));
-            pruefstein::service::http::parse_multipart(&request, payload).await
+            pruefstein::service::http::intake::parse_multipart(&request, payload).await
         })
     })
 }

@@ -189,6 +189,12 @@ impl From<actix_web::error::BlockingError> for Problem {
     }
 }
 
+impl From<Problem> for HttpResponse {
+    fn from(problem: Problem) -> Self {
+        actix_web::ResponseError::error_response(&problem)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -107,7 +107,7 @@ pub fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
         std::thread::Builder::new().name("maintenance".into()).spawn(move || maintenance_loop(&shared))?
     };
 
-    let result = actix_web::rt::System::new().block_on(http::run_http(shared.clone()));
+    let result = actix_web::rt::System::new().block_on(http::server::run_http(shared.clone()));
 
     // Stop taking work; workers finish the grading they hold, then leave.
     shared.accepting.store(false, Ordering::SeqCst);

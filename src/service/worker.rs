@@ -586,7 +586,7 @@ fn event_payload(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i6
         "type": kind,
         "event_id": version_event_id(job.submission_id, job.version),
         "timestamp": clock::rfc3339(now),
-        "data": super::http::submission_view(shared, &record),
+        "data": super::http::views::submission_view(shared, &record),
     })
     .to_string()
 }

@@ -9,7 +9,7 @@ use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest};
 use futures_util::future::LocalBoxFuture;
 
-use super::{Data, db};
+use super::handler::{Data, db};
 use crate::service::problem::Problem;
 use crate::service::shared::Shared;
 use crate::service::store::{ClientRecord, TokenScope};

@@ -6,8 +6,8 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::auth::Teacher;
+use super::handler::{Data, db};
 use super::views::{RegradeRequest, RegradeSummary};
-use super::{Data, db};
 use crate::exercise::Exercise;
 use crate::grade::GradeOptions;
 use crate::limits::{ANALYTICS_SUBMISSIONS_MAX, REGRADE_BODY_BYTES_MAX, SIMILARITY_SUBMISSIONS_MAX};

@@ -4,8 +4,8 @@
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
-use super::Data;
 use super::auth::Client;
+use super::handler::Data;
 use super::views::{
     AbiLink, ExerciseDetail, ExerciseList, ExerciseQuery, ExerciseSummary, KitFileView, KitView,
 };

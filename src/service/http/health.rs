@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 
 use actix_web::HttpResponse;
 
-use super::Data;
+use super::handler::Data;
 use crate::service::{clock, versions};
 
 /// Liveness: the process answers.

@@ -16,9 +16,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use utoipa::ToSchema;
 
+use super::handler::{Data, db};
 use super::intake::{Parsed, validate};
 use super::submissions::wait_for;
-use super::{Data, db};
 use crate::limits::{
     JOBE_FILE_BYTES_PER_CLIENT_MAX, JOBE_FILE_ID_BYTES_MAX, JOBE_FILES_MAX, QUEUE_DEPTH_MAX,
     REQUEST_BODY_BYTES_MAX,

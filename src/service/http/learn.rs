@@ -21,8 +21,8 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use super::auth::Client;
+use super::handler::{Data, db};
 use super::intake::{Body, read_submission, validate};
-use super::{Data, db};
 use crate::limits::{PAGE_HISTORY_MAX, QUEUE_DEPTH_MAX};
 use crate::service::html::{self, StudentPage};
 use crate::service::learner::Learner;

@@ -15,7 +15,7 @@ use maud::html;
 use serde_json::json;
 use serde_json::value::RawValue;
 
-use super::Data;
+use super::handler::Data;
 use super::learn::{page_response, page_url};
 use crate::limits::{
     LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
@@ -127,7 +127,7 @@ fn required<'a>(params: &'a [(String, String)], name: &str) -> Result<&'a str, L
 }
 
 async fn platforms(shared: &Data) -> Result<Vec<PlatformRecord>, LaunchError> {
-    super::db(shared, |store| store.list_platforms())
+    super::handler::db(shared, |store| store.list_platforms())
         .await
         .map_err(|p| LaunchError::Malformed(format!("the registrations cannot be read now: {}", p.detail)))
 }
@@ -281,7 +281,7 @@ async fn start_login(
     let entry = LtiState { nonce: nonce.clone(), platform_id: platform.id };
     let now = clock::now_ms();
     let (key, evict) = (state.clone(), admitted.evicted.clone());
-    let kept = super::db(shared, move |store| {
+    let kept = super::handler::db(shared, move |store| {
         store.put_lti_state(&key, &entry, now + LTI_STATE_TTL_MS as i64, evict.as_deref(), now)
     })
     .await;
@@ -359,7 +359,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     // The state is taken first: whatever follows, it cannot be used again.
     let now = clock::now_ms();
     shared.lti.logins.release(&state);
-    let taken = match super::db(&shared, move |store| store.take_lti_state(&state, now)).await {
+    let taken = match super::handler::db(&shared, move |store| store.take_lti_state(&state, now)).await {
         Ok(taken) => taken,
         Err(p) => {
             return refuse(
@@ -444,7 +444,7 @@ async fn resource_link(
     }
     let (platform_id, exercise, subject_key) = (platform.id, slug.clone(), subject.clone());
     let now = clock::now_ms();
-    let context = super::db(shared, move |store| {
+    let context = super::handler::db(shared, move |store| {
         store.lti_context(platform_id, &subject_key, &exercise, &lineitem, now)
     })
     .await

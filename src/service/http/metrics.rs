@@ -3,7 +3,7 @@
 use actix_web::HttpResponse;
 use actix_web::http::header::{self, HeaderValue};
 
-use super::{Data, db};
+use super::handler::{Data, db};
 
 /// Metrics in the Prometheus text format.
 #[utoipa::path(

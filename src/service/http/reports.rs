@@ -7,8 +7,8 @@ use actix_web::http::header;
 use actix_web::{FromRequest, HttpRequest, HttpResponse, web};
 use futures_util::future::LocalBoxFuture;
 
+use super::handler::{Data, db};
 use super::views::ReportQuery;
-use super::{Data, db};
 use crate::service::problem::Problem;
 use crate::service::shared::Shared;
 use crate::service::{auth, clock, html};

@@ -10,11 +10,11 @@ use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::auth::Client;
+use super::handler::{Data, db};
 use super::intake::{Body, idempotency_key, parse_wait, read_submission, unavailable, validate};
 use super::views::{
     ListQuery, SubmissionList, SubmissionRequest, SubmissionView, WaitQuery, submission_view,
 };
-use super::{Data, db};
 use crate::limits::{QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX};
 use crate::service::clock;
 use crate::service::learner::Learner;

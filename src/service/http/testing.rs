@@ -40,7 +40,7 @@ pub async fn call(
     uri: &str,
     token: Option<&str>,
 ) -> (u16, serde_json::Value) {
-    let app = test::init_service(App::new().app_data(data.clone()).configure(super::routes)).await;
+    let app = test::init_service(App::new().app_data(data.clone()).configure(super::server::routes)).await;
     let mut request = match method {
         "POST" => test::TestRequest::post(),
         _ => test::TestRequest::get(),

@@ -4,8 +4,8 @@ use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 
 use super::auth::Client;
+use super::handler::{Data, db};
 use super::views::{DeadEvent, DeadEventList};
-use super::{Data, db};
 use crate::limits::DEAD_EVENTS_LISTED_MAX;
 use crate::service::clock;
 use crate::service::problem::Problem;
