@@ -10,6 +10,7 @@
 //! A store is opened for one node (a `pruefstein serve` process, named by its node id): the leases it
 //! takes record that id, so that a node restarting gives back its own leases and no other node's.
 
+pub mod payload;
 pub mod postgres;
 pub mod sqlite;
 #[cfg(test)]

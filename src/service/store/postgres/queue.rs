@@ -114,7 +114,7 @@ pub(super) async fn submit<C: GenericClient>(
         Submission::Module(bytes) => ("module", bytes),
         // As in SQLite: a source is a module whose payload starts with the source marker.
         Submission::Source { language, text } => {
-            source_payload = crate::service::store::sqlite::source_payload(*language, text);
+            source_payload = crate::service::store::payload::source_payload(*language, text);
             ("module", &source_payload)
         }
     };
@@ -276,7 +276,7 @@ fn leased_job(row: &Row) -> Sql<LeasedJob> {
         attempt: row.try_get::<_, i32>(1)?.max(0) as u32,
         exercise: row.try_get(5)?,
         learner: row.try_get(6)?,
-        submission: crate::service::store::sqlite::stored_submission(id, &kind, payload)?,
+        submission: crate::service::store::payload::stored_submission(id, &kind, payload)?,
         sha256: row.try_get(10)?,
         callback_url: row.try_get(9)?,
         metadata: row.try_get(11)?,

@@ -295,7 +295,7 @@ pub(super) async fn submission_payload<C: GenericClient>(c: &C, id: i64) -> Sql<
         return Ok(None);
     };
     let (kind, payload): (String, Vec<u8>) = (row.try_get(0)?, row.try_get(1)?);
-    Ok(Some(crate::service::store::sqlite::stored_submission(id, &kind, payload)?))
+    Ok(Some(crate::service::store::payload::stored_submission(id, &kind, payload)?))
 }
 
 pub(super) async fn queue_regrades<C: GenericClient>(

@@ -34,9 +34,9 @@ pub(super) fn submit(tx: &Transaction<'_>, new: &NewSubmission, queue_max: u64, 
         Submission::Answer(text) => ("answer", text.as_bytes()),
         Submission::Module(bytes) => ("module", bytes),
         // The table's kinds are answer and module: a source is stored as a module whose payload
-        // starts with a marker no module starts with (see `super::source_payload`).
+        // starts with a marker no module starts with (see `store::payload`).
         Submission::Source { language, text } => {
-            source_payload = super::source_payload(*language, text);
+            source_payload = crate::service::store::payload::source_payload(*language, text);
             ("module", &source_payload)
         }
     };

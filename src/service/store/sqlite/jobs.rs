@@ -168,7 +168,7 @@ fn lease_one(
         (client_id, exercise, learner, kind, payload, callback_url),
         (sha256, metadata, idempotency_key, created_at),
     ) = job;
-    let submission = super::stored_submission(id, &kind, payload)?;
+    let submission = crate::service::store::payload::stored_submission(id, &kind, payload)?;
     Ok(LeasedJob {
         submission_id: id,
         client_id,

@@ -114,7 +114,7 @@ pub(super) fn payload(conn: &Connection, id: i64) -> Sql<Option<Submission>> {
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     let Some((kind, payload)) = found else { return Ok(None) };
-    Ok(Some(super::stored_submission(id, &kind, payload)?))
+    Ok(Some(crate::service::store::payload::stored_submission(id, &kind, payload)?))
 }
 
 pub(super) fn queue_regrades(

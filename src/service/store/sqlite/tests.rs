@@ -1,5 +1,5 @@
 //! What only the SQLite store has: its database file (opened by several processes at once, or not
-//! at all) and its encoding of source submissions. The store's behaviour through the trait is
+//! at all). The store's behaviour through the trait is
 //! tested on every backend in `store/tests.rs`.
 
 use rusqlite::{Connection, OptionalExtension};
@@ -34,20 +34,6 @@ fn a_database_that_cannot_be_opened_says_so() {
         Err(StoreError::Database { operation, .. }) => assert_eq!(operation, "open the database"),
         other => panic!("a directory in the database's place was accepted: {other:?}"),
     }
-}
-
-#[test]
-fn a_source_payload_round_trips_and_a_module_is_never_taken_for_one() {
-    use crate::submission::Language;
-    let payload = super::source_payload(Language::Python, "def verarbeite(con, msg):\n    return True\n");
-    assert_eq!(
-        super::parse_source_payload(&payload),
-        Some(Ok((Language::Python, "def verarbeite(con, msg):\n    return True\n".to_string())))
-    );
-    assert_eq!(super::parse_source_payload(b"\0asm\x01\0\0\0"), None);
-    assert_eq!(super::parse_source_payload(b"(module)"), None);
-    assert!(matches!(super::parse_source_payload(b"\0source:cobol\nx"), Some(Err(_))));
-    assert!(matches!(super::parse_source_payload(b"\0source:python"), Some(Err(_))));
 }
 
 /// Reading one submission looks its result up by key: the plan neither materialises the result
