@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
-use pruefstein::isolation::{WorkerProcess, WorkerSpec};
+use pruefstein::isolation::pool::{WorkerProcess, WorkerSpec};
 use pruefstein::submission::Submission;
 
 const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");

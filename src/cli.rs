@@ -317,10 +317,10 @@ pub fn run(cli: Cli) -> Result<i32> {
             let options = GradeOptions { learner, course_secret, compiler, replay };
             // The same isolation as the service: a grading process of its own grades this submission.
             let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
-            let module_cache = crate::isolation::pool::grade_module_cache();
+            let module_cache = crate::isolation::once::grade_module_cache();
             // A student's text may hold what a terminal acts on (escape sequences, bidi controls):
             // both forms show it escaped.
-            let print = |report: &crate::report::Report| crate::isolation::pool::Printed {
+            let print = |report: &crate::report::Report| crate::isolation::outcome::Printed {
                 output: if json {
                     format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
                 } else if full {
@@ -330,7 +330,7 @@ pub fn run(cli: Cli) -> Result<i32> {
                 },
                 exit_code: report.verdict.exit_code(),
             };
-            let printed = match crate::isolation::pool::grade_once(
+            let printed = match crate::isolation::once::grade_once(
                 &program,
                 &exercise,
                 &submission,
@@ -654,5 +654,5 @@ fn read_submission(path: &std::path::Path) -> Result<Vec<u8>> {
 }
 
 /// The environment variable that places `pruefstein grade`'s module cache (see
-/// [`crate::isolation::pool::grade_module_cache`]).
-pub use crate::isolation::pool::MODULE_CACHE_ENV;
+/// [`crate::isolation::once::grade_module_cache`]).
+pub use crate::isolation::once::MODULE_CACHE_ENV;

@@ -21,9 +21,9 @@ use std::io::{Read, Write};
 use std::os::fd::{FromRawFd, OwnedFd};
 use std::time::{Duration, Instant};
 
-use super::pool::{Printed, WorkerFailure, describe};
+use super::outcome::{Printed, WorkerFailure, describe};
 use super::protocol::{Response, grade_error, read_message, write_message};
-use super::worker::{FAULT_INJECTION_ENV, become_grading_process, inject_fault};
+use super::worker::{FAULT_INJECTION_ENV, become_grading_process, inject_fault, to_stderr};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
 use crate::limits::{WORKER_KILL_MARGIN_MS, WORKER_MESSAGE_BYTES_MAX};
@@ -116,7 +116,7 @@ fn child(
 ) -> i32 {
     let graded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         if let Err(error) = become_grading_process(Some(parent), module_cache, "pruefstein") {
-            super::to_stderr(format_args!("pruefstein: cannot apply the grading process limits: {error}"));
+            to_stderr(format_args!("pruefstein: cannot apply the grading process limits: {error}"));
             return CHILD_EXIT_SOFTWARE;
         }
         if std::env::var_os(FAULT_INJECTION_ENV).is_some() {
@@ -130,7 +130,7 @@ fn child(
         match message.and_then(|bytes| output.write_all(&bytes)).and_then(|()| output.flush()) {
             Ok(()) => 0,
             Err(error) => {
-                super::to_stderr(format_args!("pruefstein: cannot hand the report over: {error}"));
+                to_stderr(format_args!("pruefstein: cannot hand the report over: {error}"));
                 CHILD_EXIT_IO
             }
         }

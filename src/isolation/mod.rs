@@ -11,22 +11,16 @@
 //!
 //! Files: [`protocol`] (messages and framing), [`worker`] (the process side, free of actix and
 //! tokio), [`pool`] (the parent's side: start, deadline, kill, restart), [`fork`] (the CLI's
-//! one-submission child).
+//! one-submission child), [`once`] (the CLI's `grade`: forked, else one worker process),
+//! [`outcome`] (why a process did not answer, in words a student reads).
 
 // Forking, starting a worker and limiting its own process call the operating system (libc).
 #[allow(unsafe_code)]
 pub mod fork;
+pub mod once;
+pub mod outcome;
 #[allow(unsafe_code)]
 pub mod pool;
 pub mod protocol;
 #[allow(unsafe_code)]
 pub mod worker;
-
-pub use pool::{WorkerFailure, WorkerProcess, WorkerSpec};
-
-/// Writes a line to standard error and ignores a failure: a grading process's standard error is the
-/// service's, which may be a closed pipe, where `eprintln!` would panic and take the process down.
-pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
-    use std::io::Write;
-    let _ = writeln!(std::io::stderr(), "{line}");
-}

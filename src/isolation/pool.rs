@@ -4,11 +4,12 @@
 //! when it dies. A [`WorkerProcess`] is driven by one thread; the service runs one per grading slot.
 
 use std::io::{BufReader, BufWriter};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use super::outcome::{WorkerFailure, describe};
 use super::protocol::{
     GradeRequest, Response, WireOptions, WireSnapshot, WireSubmission, grade_error, read_message,
     write_message,
@@ -16,10 +17,9 @@ use super::protocol::{
 use super::worker::PARENT_ENV;
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions};
-use crate::limits::{WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_KILL_MARGIN_MS};
+use crate::limits::WORKER_KILL_MARGIN_MS;
 use crate::report::Report;
 use crate::submission::Submission;
-use crate::text::Text;
 
 /// How to start a worker process.
 #[derive(Debug, Clone)]
@@ -31,57 +31,6 @@ pub struct WorkerSpec {
     /// Where the worker keeps compiled reference solutions and interpreters between processes
     /// (`sandbox::module_cache`); none: it compiles them in each process.
     pub module_cache: Option<PathBuf>,
-}
-
-/// Why a worker process did not answer.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WorkerFailure {
-    /// It was still grading at the deadline plus the margin, and was killed.
-    Overran { limit_ms: u64 },
-    /// It ended without answering: killed by the kernel at a limit, or crashed.
-    Died { status: String },
-    /// It could not be started or spoke nonsense (a bug, or the machine is out of processes).
-    Broken(String),
-}
-
-impl WorkerFailure {
-    /// The reason a student reads, in both languages, naming the limit.
-    pub fn reason(&self) -> Text {
-        match self {
-            WorkerFailure::Overran { limit_ms } => Text {
-                de: format!(
-                    "Die Bewertung hat ihr Zeitlimit überschritten (wall_ms_per_submission = {limit_ms} ms \
-                     und {WORKER_KILL_MARGIN_MS} ms Spielraum) und wurde abgebrochen."
-                ),
-                en: format!(
-                    "Grading exceeded its time limit (wall_ms_per_submission = {limit_ms} ms plus a \
-                     margin of {WORKER_KILL_MARGIN_MS} ms) and was stopped."
-                ),
-            },
-            WorkerFailure::Died { status } => Text {
-                de: format!(
-                    "Der Bewertungsprozess hat sein Speicher- oder CPU-Limit überschritten oder ist \
-                     abgestürzt ({status}; worker_address_space_bytes = {WORKER_ADDRESS_SPACE_BYTES}, \
-                     worker_cpu_seconds_per_submission = {WORKER_CPU_SECONDS_PER_SUBMISSION})."
-                ),
-                en: format!(
-                    "The grading process exceeded its memory or CPU limit, or crashed ({status}; \
-                     worker_address_space_bytes = {WORKER_ADDRESS_SPACE_BYTES}, \
-                     worker_cpu_seconds_per_submission = {WORKER_CPU_SECONDS_PER_SUBMISSION})."
-                ),
-            },
-            WorkerFailure::Broken(message) => Text {
-                de: format!("Der Bewertungsprozess ist ausgefallen: {message}"),
-                en: format!("The grading process failed: {message}"),
-            },
-        }
-    }
-
-    /// Both languages in one line, German first (for a stored failure reason).
-    pub fn reason_line(&self) -> String {
-        let reason = self.reason();
-        format!("{} / {}", reason.de, reason.en)
-    }
 }
 
 /// A running worker process.
@@ -278,71 +227,5 @@ impl Drop for WorkerProcess {
         if let Some(reader) = self.reader.take() {
             let _ = reader.join();
         }
-    }
-}
-
-/// A process status in words (`killed by signal 9 (SIGKILL)`, `exit status 70`).
-pub(super) fn describe(status: ExitStatus) -> String {
-    use std::os::unix::process::ExitStatusExt;
-    match (status.code(), status.signal()) {
-        (Some(code), _) => format!("exit status {code}"),
-        (None, Some(signal)) => {
-            let name = match signal {
-                libc::SIGKILL => "SIGKILL",
-                libc::SIGXCPU => "SIGXCPU, CPU limit",
-                libc::SIGABRT => "SIGABRT, often memory exhausted",
-                libc::SIGSEGV => "SIGSEGV",
-                libc::SIGBUS => "SIGBUS",
-                _ => "signal",
-            };
-            format!("killed by signal {signal} ({name})")
-        }
-        _ => "ended".into(),
-    }
-}
-
-/// What the CLI prints for a graded submission, and the exit code it ends with.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Printed {
-    pub output: String,
-    pub exit_code: i32,
-}
-
-/// One submission graded in a process of its own, which then ends: the CLI's `grade`. The same
-/// isolation as the service's, for one run: a child forked from this process when it may fork
-/// ([`super::fork`]), else a worker process started from `program`. `print` turns the report into
-/// what the caller prints: a forked child does that itself and hands over only its output, so the
-/// report is serialized once.
-pub fn grade_once(
-    program: &Path,
-    exercise: &Exercise,
-    submission: &Submission,
-    options: &GradeOptions,
-    module_cache: Option<PathBuf>,
-    print: &dyn Fn(&Report) -> Printed,
-) -> Result<Result<Printed, GradeError>, WorkerFailure> {
-    if let Some(graded) =
-        super::fork::grade_forked(exercise, submission, options, module_cache.as_deref(), print)
-    {
-        return graded;
-    }
-    let spec = WorkerSpec { program: program.to_path_buf(), env: Vec::new(), module_cache };
-    let mut worker = WorkerProcess::spawn(&spec)
-        .map_err(|e| WorkerFailure::Broken(format!("cannot start a grading process: {e}")))?;
-    let graded = worker.grade(exercise, submission, options, Duration::from_secs(3600), &mut || {})?;
-    Ok(graded.map(|report| print(&report)))
-}
-
-/// The environment variable that places `pruefstein grade`'s module cache: a directory, or `off`
-/// for none. Without it: `$XDG_CACHE_HOME/pruefstein/modules`, else `~/.cache/pruefstein/modules`.
-pub const MODULE_CACHE_ENV: &str = "PRUEFSTEIN_MODULE_CACHE";
-
-/// Where `pruefstein grade` keeps compiled reference solutions and interpreters between runs
-/// ([`MODULE_CACHE_ENV`]); none when it is `off` or no home is known.
-pub fn grade_module_cache() -> Option<PathBuf> {
-    match std::env::var_os(MODULE_CACHE_ENV) {
-        Some(value) if value.is_empty() || value == "off" => None,
-        Some(value) => Some(PathBuf::from(value)),
-        None => crate::sandbox::module_cache::user_cache_dir(),
     }
 }

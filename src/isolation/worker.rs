@@ -32,7 +32,7 @@ pub fn run(module_cache: Option<&Path>) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
     if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
-        super::to_stderr(format_args!("pruefstein grade-worker: cannot apply the process limits: {error}"));
+        to_stderr(format_args!("pruefstein grade-worker: cannot apply the process limits: {error}"));
         return 70;
     }
     serve()
@@ -48,13 +48,13 @@ fn serve() -> i32 {
             Ok(Some(request)) => request,
             Ok(None) => return 0,
             Err(error) => {
-                super::to_stderr(format_args!("pruefstein grade-worker: {error}"));
+                to_stderr(format_args!("pruefstein grade-worker: {error}"));
                 return 65;
             }
         };
         let response = answer(request, &mut exercises, faults);
         if let Err(error) = write_message(&mut output, &response) {
-            super::to_stderr(format_args!("pruefstein grade-worker: {error}"));
+            to_stderr(format_args!("pruefstein grade-worker: {error}"));
             return 74;
         }
     }
@@ -155,7 +155,7 @@ pub(super) fn become_grading_process(
     if let Some(dir) = module_cache
         && let Err(error) = crate::sandbox::module_cache::enable(dir)
     {
-        super::to_stderr(format_args!("{who}: {error}; compiling without the module cache"));
+        to_stderr(format_args!("{who}: {error}; compiling without the module cache"));
     }
     Ok(())
 }
@@ -235,4 +235,11 @@ pub fn allow_cpu_for_one_submission() -> std::io::Result<()> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(())
+}
+
+/// Writes a line to standard error and ignores a failure: a grading process's standard error is the
+/// service's, which may be a closed pipe, where `eprintln!` would panic and take the process down.
+pub(crate) fn to_stderr(line: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
 }

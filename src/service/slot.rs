@@ -9,7 +9,8 @@ use std::time::Duration;
 use super::config::Isolation;
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions, grade};
-use crate::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
+use crate::isolation::outcome::WorkerFailure;
+use crate::isolation::pool::{WorkerProcess, WorkerSpec};
 use crate::report::Report;
 use crate::submission::Submission;
 

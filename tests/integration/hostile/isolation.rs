@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use pruefstein::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::isolation::outcome::WorkerFailure;
+use pruefstein::isolation::pool::{WorkerProcess, WorkerSpec};
 use pruefstein::isolation::worker::{FAULT_INJECTION_ENV, FAULT_PREFIX};
-use pruefstein::isolation::{WorkerFailure, WorkerProcess, WorkerSpec};
 use pruefstein::limits::WORKER_KILL_MARGIN_MS;
 use pruefstein::submission::Submission;
 use serde_json::{Value, json};
