@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::exercise::{Exercise, ExerciseError, FolderSnapshot, GraderEntry, LoadedExercises};
 
 /// Every grader kind, as the exercise loader knows them.
-pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::GRADER];
+pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::grader::GRADER];
 
 impl Exercise {
     /// Loads and validates the exercise in `dir` (see [`Exercise::load_with`]).

@@ -7,7 +7,7 @@
 //! parameters, [`statement`] fills statement templates, [`grading`] builds the report.
 
 pub mod answer;
-mod grader;
+pub mod grader;
 mod grading;
 pub mod script;
 pub mod statement;
@@ -19,7 +19,6 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 
 pub use crate::report::prediction::{Parameter, PredictionDetail};
-pub use grader::GRADER;
 pub use grading::grade;
 
 use self::answer::Value;

@@ -10,12 +10,14 @@ use std::time::{Duration, Instant};
 
 use rhai::{Array, Dynamic, Engine, ImmutableString, Map};
 
-use super::super::answer::{Brackets, Value};
-use super::RhaiResult;
 use crate::limits;
+use crate::prediction::answer::{Brackets, Value};
 use crate::sim::describe::{self, TimelineLine};
 use crate::sim::{Network, NetworkConfig, Queue, QueueConfig};
 use crate::text::Text;
+
+/// What a host function returns to the script engine.
+pub(super) type RhaiResult<T> = Result<T, Box<rhai::EvalAltResult>>;
 
 /// A queue as the script sees it: shared (a script variable is a handle), with a counter of effects.
 #[derive(Clone)]

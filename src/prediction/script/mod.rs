@@ -286,8 +286,6 @@ fn new_engine() -> Engine {
     engine
 }
 
-type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
-
 #[cfg(test)]
 mod tests {
     use super::*;
