@@ -178,9 +178,6 @@ fn key(row: &Row) -> Vec<&SqlValue> {
     row.iter().filter(|v| !matches!(v, SqlValue::Integer(_) | SqlValue::Real(_))).collect()
 }
 
-/// The most differences [`evidence`] names.
-const EVIDENCE_ITEMS_MAX: usize = 4;
-
 /// The state difference in words: "`punkte`: ('anna', 200) statt ('anna', 150); `gesehen`: (7) fehlt".
 fn evidence(detail: &ConsumerDetail) -> Option<Text> {
     let state = detail.state.as_ref()?;
@@ -210,9 +207,9 @@ fn evidence(detail: &ConsumerDetail) -> Option<Text> {
     if de.is_empty() {
         return None;
     }
-    let more = de.len().saturating_sub(EVIDENCE_ITEMS_MAX);
-    de.truncate(EVIDENCE_ITEMS_MAX);
-    en.truncate(EVIDENCE_ITEMS_MAX);
+    let more = de.len().saturating_sub(crate::limits::EVIDENCE_ITEMS_MAX);
+    de.truncate(crate::limits::EVIDENCE_ITEMS_MAX);
+    en.truncate(crate::limits::EVIDENCE_ITEMS_MAX);
     if more > 0 {
         de.push(format!("und {more} weitere"));
         en.push(format!("and {more} more"));
