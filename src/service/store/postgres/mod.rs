@@ -28,6 +28,7 @@ use tokio_postgres::NoTls;
 use self::error::{Failure, Sql};
 use super::*;
 use crate::limits;
+use crate::submission::Submission;
 
 /// Whose clock measures lease deadlines (jobs' `lease_until`, events' next attempt when leased).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -26,6 +26,7 @@ use rusqlite::Connection;
 use self::error::{During, Sql};
 use self::writer::Writer;
 use super::*;
+use crate::submission::Submission;
 
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "pruefstein.db";
