@@ -201,11 +201,31 @@ fn constrain_lti(doc: &mut Value) -> Result<(), String> {
 /// Adds what the annotations cannot say with the code's own constants: each constraint a handler
 /// enforces, and examples. A pointer that is not in the document is an error (caught by the tests).
 fn constrain(doc: &mut Value) -> Result<(), String> {
-    use crate::limits::{
-        CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_CHARS_MAX, METADATA_BYTES_MAX,
-        REGRADE_BODY_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIONS_MAX,
-        REQUEST_BODY_BYTES_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_MAX, WAIT_MS_MAX,
-    };
+    let shapes = shapes();
+    constrain_submission_routes(doc, &shapes)?;
+    constrain_listing_and_pages(doc, &shapes)?;
+    constrain_request_schemas(doc, &shapes)?;
+    constrain_view_schemas(doc, &shapes)?;
+    constrain_other_schemas(doc, &shapes)?;
+    link_field_names(doc);
+    Ok(())
+}
+
+/// The schema fragments several constraints share, built from the code's own rules and constants.
+struct Shapes {
+    statuses: Vec<&'static str>,
+    verdicts: Vec<&'static str>,
+    graders: Vec<&'static str>,
+    langs: [&'static str; 2],
+    learner: Value,
+    wait: Value,
+    slug: Value,
+    submission_id: Value,
+    title: Value,
+}
+
+fn shapes() -> Shapes {
+    use crate::limits::{LEARNER_CHARS_MAX, WAIT_MS_MAX};
     use crate::service::store::Status;
     let statuses: Vec<&str> =
         [Status::Queued, Status::Running, Status::Graded, Status::Failed].map(Status::name).to_vec();
@@ -239,7 +259,20 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         "properties": {"de": {"type": "string"}, "en": {"type": "string"}},
         "description": "The title in German and English.",
     });
+    Shapes { statuses, verdicts, graders, langs, learner, wait, slug, submission_id, title }
+}
 
+/// The pointer of property `name` of component schema `schema`.
+fn property(schema: &str, name: &str) -> String {
+    format!("/components/schemas/{schema}/properties/{name}")
+}
+
+/// The intake (`POST /api/v1/submissions`), one submission and the exercise statement.
+fn constrain_submission_routes(doc: &mut Value, shapes: &Shapes) -> Result<(), String> {
+    use crate::limits::{
+        CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, LEARNER_CHARS_MAX, REQUEST_BODY_BYTES_MAX,
+    };
+    let Shapes { langs, learner, wait, slug, submission_id, .. } = shapes;
     let submissions = "/paths/~1api~1v1~1submissions/post";
     merge(param(doc, submissions, "wait")?, wait.clone())?;
     merge(
@@ -313,6 +346,16 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         param(doc, exercise, "lang")?,
         json!({"schema": {"type": "string", "enum": langs, "default": "de"}}),
     )?;
+    Ok(())
+}
+
+/// The listing, regrades, page links, the learner's page and the report page.
+fn constrain_listing_and_pages(doc: &mut Value, shapes: &Shapes) -> Result<(), String> {
+    use crate::limits::{
+        REGRADE_BODY_BYTES_MAX, REGRADE_DRY_RUN_MAX, REGRADE_SUBMISSIONS_MAX, SUBMISSIONS_PAGE_DEFAULT,
+        SUBMISSIONS_PAGE_MAX,
+    };
+    let Shapes { verdicts, langs, learner, slug, submission_id, .. } = shapes;
     let listing = "/paths/~1api~1v1~1submissions/get";
     merge(param(doc, listing, "exercise")?, json!({"schema": slug}))?;
     merge(param(doc, listing, "learner")?, json!({"schema": learner.clone()}))?;
@@ -362,9 +405,14 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         param(doc, "/paths/~1api~1v1~1webhooks~1dead~1{event_id}~1redeliver/post", "event_id")?,
         json!({"schema": {"type": "string", "pattern": EVENT_ID_PATTERN, "examples": ["evt_sub_1"]}}),
     )?;
+    Ok(())
+}
 
+/// The submission request: its fields, and one closed schema per kind of submission.
+fn constrain_request_schemas(doc: &mut Value, shapes: &Shapes) -> Result<(), String> {
+    use crate::limits::{CALLBACK_URL_BYTES_MAX, METADATA_BYTES_MAX};
+    let Shapes { learner, slug, .. } = shapes;
     let schemas = "/components/schemas";
-    let property = |schema: &str, name: &str| format!("{schemas}/{schema}/properties/{name}");
     merge(at(doc, &property("SubmissionRequest", "exercise"))?, slug.clone())?;
     merge(at(doc, &property("SubmissionRequest", "learner"))?, learner.clone())?;
     for field in ["answer", "wat"] {
@@ -430,7 +478,13 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     let description = described["description"].clone();
     *described = request;
     merge(described, json!({"description": description}))?;
+    Ok(())
+}
 
+/// What the API answers: submissions, regrades, outcomes, links and exercises.
+fn constrain_view_schemas(doc: &mut Value, shapes: &Shapes) -> Result<(), String> {
+    use crate::limits::{REGRADE_LEARNERS_MAX, SUBMISSIONS_PAGE_MAX};
+    let Shapes { statuses, verdicts, graders, langs, learner, slug, submission_id, title, .. } = shapes;
     merge(at(doc, &property("SubmissionView", "id"))?, submission_id.clone())?;
     merge(at(doc, &property("SubmissionView", "result_version"))?, json!({"type": "integer", "minimum": 1}))?;
     merge(
@@ -495,6 +549,12 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
         json!({"oneOf": null, "$ref": "#/components/schemas/AbiLink",
                "description": "The contract between a consumer module and Prüfstein (consumer exercises)."}),
     )?;
+    Ok(())
+}
+
+/// Kits, dead events, problems and the Jobe endpoint.
+fn constrain_other_schemas(doc: &mut Value, shapes: &Shapes) -> Result<(), String> {
+    let Shapes { langs, slug, .. } = shapes;
     merge(at(doc, &property("AbiLink", "href"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("KitFileView", "href"))?, json!({"format": "uri"}))?;
     merge(at(doc, &property("KitView", "readme"))?, json!({"type": "string", "format": "uri"}))?;
@@ -538,7 +598,6 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
             super::jobe::OUTCOME_SERVER_OVERLOAD,
         ]}),
     )?;
-    link_field_names(doc);
     Ok(())
 }
 
