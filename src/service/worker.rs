@@ -198,6 +198,8 @@ fn renew_lease(shared: &Shared, id: i64, attempt: u32) -> Renewal {
     }
 }
 
+/// Grades one leased job and hands its outcome to the store: decides what becomes of it, logs
+/// that, and completes the job with its event.
 fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob, held: &mut Held) {
     // Every event while this submission is graded carries it, its exercise and its attempt.
     let span = tracing::info_span!(
@@ -208,117 +210,140 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
     );
     let _grading = span.enter();
     let started = Instant::now();
-    let outcome = if job.attempt > JOB_ATTEMPTS_MAX {
-        JobOutcome::Failed {
-            reason: format!(
-                "grading was started {} times and never finished (job_attempts_max = {JOB_ATTEMPTS_MAX})",
-                job.attempt - 1
-            ),
-        }
-    } else {
-        match shared.catalogue.get(&job.exercise) {
-            None => {
-                let reason = format!(
-                    "the exercise {} is not served (its folder is missing or does not load)",
-                    job.exercise
-                );
-                match exercise_unavailable(shared, &job, reason) {
-                    Some(failed) => failed,
-                    None => return,
-                }
-            }
-            Some(exercise) => {
-                if !version_may_grade(shared, &job, &exercise) {
-                    return;
-                }
-                let options = GradeOptions {
-                    learner: Some(job.learner.clone()),
-                    course_secret: shared.course_secret.clone(),
-                    compiler: shared.config.compiler,
-                    replay: None,
-                };
-                let renew_every = lease_beat(shared);
-                let held_wait = Duration::from_millis(JOB_HELD_WAIT_MS_MAX);
-                // While jobs are held, the heartbeat also comes when they have waited long enough.
-                let beat = if held.is_empty() { renew_every } else { renew_every.min(held_wait) };
-                let (id, attempt) = (job.submission_id, job.attempt);
-                let mut renewed = Instant::now();
-                let mut heartbeat = || {
-                    if !held.is_empty() && started.elapsed() >= held_wait {
-                        tracing::info!(event = "held_given_back", jobs = held.jobs.len());
-                        held.give_back(shared);
-                        shared.work.notify();
-                    }
-                    if renewed.elapsed() >= renew_every {
-                        renew_lease(shared, id, attempt);
-                        held.renew_due(shared, Duration::ZERO);
-                        renewed = Instant::now();
-                    }
-                };
-                match slot.grade(&exercise, &job.submission, &options, beat, &mut heartbeat) {
-                    Graded::Done(Ok(report)) => JobOutcome::Graded {
-                        verdict: report.verdict.name().to_string(),
-                        points: report.score.points,
-                        max_points: report.score.max,
-                        report: serde_json::to_string(&report).unwrap_or_default(),
-                        grade_ms: started.elapsed().as_millis() as u64,
-                        exercise_hash: exercise.content_hash().to_string(),
-                        grader_version: exercise.grader_version(),
-                    },
-                    Graded::Done(Err(GradeError::Exercise { slug, message })) => {
-                        // A teacher may repair it (the reload serves the repaired folder): wait.
-                        let reason = format!("the exercise {slug} is broken: {message}");
-                        match exercise_unavailable(shared, &job, reason) {
-                            Some(failed) => failed,
-                            None => return,
-                        }
-                    }
-                    Graded::Done(Err(GradeError::Internal(message))) => {
-                        // The grading process's own fault, never the student's verdict: a new worker
-                        // process (dropping this one kills it) tries again; if it persists, the job fails.
-                        if let Slot::Process(process) = slot {
-                            process.worker = None;
-                        }
-                        let reason =
-                            format!("the grader failed on its side, not the submission's: {message}");
-                        let Some(failed) = retry_elsewhere(shared, kills, &job, "grader_fault", reason)
-                        else {
-                            return;
-                        };
-                        failed
-                    }
-                    Graded::Done(Err(e)) => JobOutcome::Failed { reason: e.to_string() },
-                    // Perhaps the machine, not the submission: grade it once more (counted).
-                    Graded::WorkerLost(failure) => {
-                        let reason = failure.reason_line();
-                        let Some(failed) = retry_elsewhere(shared, kills, &job, "worker_lost", reason) else {
-                            return;
-                        };
-                        failed
-                    }
-                    Graded::Panicked => {
-                        // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
-                        tracing::error!(
-                            event = "grading_panicked",
-                            submission = %Shared::public_id(job.submission_id),
-                        );
-                        if let Err(e) = shared.store.release_job(&job, true) {
-                            tracing::error!(event = "release_failed", error = %e);
-                        }
-                        shared.work.notify();
-                        return;
-                    }
-                }
-            }
-        }
+    let Some(outcome) = decide(shared, slot, kills, &job, held, started) else {
+        // The job was given back or deferred: another attempt decides.
+        return;
     };
     forget_unavailable(job.submission_id);
     kills.forget(job.submission_id);
     let seconds = started.elapsed().as_secs_f64();
-    let now = clock::now_ms();
+    log_outcome(&job, &outcome, seconds);
+    complete(shared, job, outcome, seconds);
+}
+
+/// What becomes of `job`: failed after too many attempts, waiting for its exercise, or graded.
+/// None: the job was given back (or deferred) and another attempt decides.
+fn decide(
+    shared: &Arc<Shared>,
+    slot: &mut Slot,
+    kills: &Kills,
+    job: &LeasedJob,
+    held: &mut Held,
+    started: Instant,
+) -> Option<JobOutcome> {
+    if job.attempt > JOB_ATTEMPTS_MAX {
+        return Some(JobOutcome::Failed {
+            reason: format!(
+                "grading was started {} times and never finished (job_attempts_max = {JOB_ATTEMPTS_MAX})",
+                job.attempt - 1
+            ),
+        });
+    }
+    let Some(exercise) = shared.catalogue.get(&job.exercise) else {
+        let reason =
+            format!("the exercise {} is not served (its folder is missing or does not load)", job.exercise);
+        return exercise_unavailable(shared, job, reason);
+    };
+    if !version_may_grade(shared, job, &exercise) {
+        return None;
+    }
+    let graded = grade_with_heartbeat(shared, slot, job, &exercise, held, started);
+    outcome_of(shared, slot, kills, job, &exercise, graded, started)
+}
+
+/// Grades `job` in the slot, renewing its lease (and the held jobs') on every heartbeat and giving
+/// the held jobs back once they have waited long enough.
+fn grade_with_heartbeat(
+    shared: &Arc<Shared>,
+    slot: &mut Slot,
+    job: &LeasedJob,
+    exercise: &Exercise,
+    held: &mut Held,
+    started: Instant,
+) -> Graded {
+    let options = GradeOptions {
+        learner: Some(job.learner.clone()),
+        course_secret: shared.course_secret.clone(),
+        compiler: shared.config.compiler,
+        replay: None,
+    };
+    let renew_every = lease_beat(shared);
+    let held_wait = Duration::from_millis(JOB_HELD_WAIT_MS_MAX);
+    // While jobs are held, the heartbeat also comes when they have waited long enough.
+    let beat = if held.is_empty() { renew_every } else { renew_every.min(held_wait) };
+    let (id, attempt) = (job.submission_id, job.attempt);
+    let mut renewed = Instant::now();
+    let mut heartbeat = || {
+        if !held.is_empty() && started.elapsed() >= held_wait {
+            tracing::info!(event = "held_given_back", jobs = held.jobs.len());
+            held.give_back(shared);
+            shared.work.notify();
+        }
+        if renewed.elapsed() >= renew_every {
+            renew_lease(shared, id, attempt);
+            held.renew_due(shared, Duration::ZERO);
+            renewed = Instant::now();
+        }
+    };
+    slot.grade(exercise, &job.submission, &options, beat, &mut heartbeat)
+}
+
+/// The outcome a grading makes: a result, a failure, or (None) the job given back to be graded
+/// again by a new worker process or after a repair of its exercise.
+fn outcome_of(
+    shared: &Shared,
+    slot: &mut Slot,
+    kills: &Kills,
+    job: &LeasedJob,
+    exercise: &Exercise,
+    graded: Graded,
+    started: Instant,
+) -> Option<JobOutcome> {
+    match graded {
+        Graded::Done(Ok(report)) => Some(JobOutcome::Graded {
+            verdict: report.verdict.name().to_string(),
+            points: report.score.points,
+            max_points: report.score.max,
+            report: serde_json::to_string(&report).unwrap_or_default(),
+            grade_ms: started.elapsed().as_millis() as u64,
+            exercise_hash: exercise.content_hash().to_string(),
+            grader_version: exercise.grader_version(),
+        }),
+        Graded::Done(Err(GradeError::Exercise { slug, message })) => {
+            // A teacher may repair it (the reload serves the repaired folder): wait.
+            exercise_unavailable(shared, job, format!("the exercise {slug} is broken: {message}"))
+        }
+        Graded::Done(Err(GradeError::Internal(message))) => {
+            // The grading process's own fault, never the student's verdict: a new worker
+            // process (dropping this one kills it) tries again; if it persists, the job fails.
+            if let Slot::Process(process) = slot {
+                process.worker = None;
+            }
+            let reason = format!("the grader failed on its side, not the submission's: {message}");
+            retry_elsewhere(shared, kills, job, "grader_fault", reason)
+        }
+        Graded::Done(Err(e)) => Some(JobOutcome::Failed { reason: e.to_string() }),
+        // Perhaps the machine, not the submission: grade it once more (counted).
+        Graded::WorkerLost(failure) => {
+            retry_elsewhere(shared, kills, job, "worker_lost", failure.reason_line())
+        }
+        Graded::Panicked => {
+            // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
+            tracing::error!(event = "grading_panicked", submission = %Shared::public_id(job.submission_id));
+            if let Err(e) = shared.store.release_job(job, true) {
+                tracing::error!(event = "release_failed", error = %e);
+            }
+            shared.work.notify();
+            None
+        }
+    }
+}
+
+/// One line in the log for a decided job.
+fn log_outcome(job: &LeasedJob, outcome: &JobOutcome, seconds: f64) {
     let ms = format!("{:.1}", seconds * 1e3);
     let public = Shared::public_id(job.submission_id);
-    match &outcome {
+    match outcome {
         JobOutcome::Graded { verdict, .. } => tracing::info!(
             event = "graded",
             submission = %public,
@@ -335,6 +360,12 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
             attempt = job.attempt,
         ),
     }
+}
+
+/// Hands the outcome to the store with its event; once it is committed, counts it, answers the
+/// requests waiting for it and wakes the webhook senders.
+fn complete(shared: &Arc<Shared>, job: LeasedJob, outcome: JobOutcome, seconds: f64) {
+    let now = clock::now_ms();
     // A result version has one event: its webhook, or (made from a launched LTI page) its score.
     // A regrade's event is sent only if the verdict or the points changed (the store decides, in
     // the transaction that writes the result).
