@@ -21,22 +21,7 @@ pub fn grade(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    let mut report = Report {
-        format: REPORT_FORMAT,
-        exercise: exercise.slug.clone(),
-        grader: GraderKind::Prediction,
-        submission_sha256: submission.sha256(),
-        learner: options.learner.clone(),
-        verdict: Verdict::Rejected,
-        score: Score { points: 0, max: exercise.points },
-        summary: Text::new("Die Antwort konnte nicht bewertet werden.", "The answer could not be graded."),
-        rejection: None,
-        checks: Vec::new(),
-        coverage: Vec::new(),
-        replay: None,
-        source: None,
-        diagnosis: None,
-    };
+    let mut report = rejected_report(exercise, submission, options);
     let text = match submission {
         Submission::Answer(text) => text,
         Submission::Module(_) | Submission::Source { .. } => {
@@ -55,9 +40,72 @@ pub fn grade(
     let variant = prediction
         .variant(&exercise.slug, options.learner.as_deref(), &options.course_secret)
         .map_err(|e| GradeError::Exercise { slug: exercise.slug.clone(), message: e.to_string() })?;
+    let given = match read_answer(prediction, text) {
+        Ok(given) => given,
+        Err(rejection) => {
+            report.rejection = Some(rejection);
+            return Ok(report);
+        }
+    };
+    let given_parts = match split_answer(prediction, &given) {
+        Ok(parts) => parts,
+        Err(rejection) => {
+            report.rejection = Some(rejection);
+            return Ok(report);
+        }
+    };
+    let expected = &variant.outcome.answer;
+    let expected_parts = prediction.split_parts(expected).ok_or_else(|| GradeError::Exercise {
+        slug: exercise.slug.clone(),
+        message: format!("the script's answer {} has the wrong number of parts", expected.render()),
+    })?;
+    let parts = part_reports(prediction, &variant, &expected_parts, &given_parts);
+    let total = prediction.parts.len();
+    let correct = parts.iter().filter(|c| c.passed).count();
+    let all = correct == total;
+    let points: u32 = parts.iter().filter(|c| c.passed).map(|c| c.points.map_or(0, |p| p.points)).sum();
+    report.checks = parts;
+    report.verdict = if all { Verdict::Passed } else { Verdict::Failed };
+    report.score.points = match prediction.scoring {
+        Scoring::AllOrNothing if all => exercise.points,
+        Scoring::AllOrNothing => 0,
+        Scoring::PerPart => points,
+    };
+    report.summary = if all {
+        text!("Alle {total} Teile sind richtig.", "All {total} parts are correct.")
+    } else {
+        text!(
+            "{correct} von {total} Teilen sind richtig; die Zeitachse der Simulation zeigt, was passiert.",
+            "{correct} of {total} parts are correct; the simulation's timeline shows what happens."
+        )
+    };
+    Ok(report)
+}
 
+/// The report of a submission that could not be graded, until grading says otherwise.
+fn rejected_report(exercise: &Exercise, submission: &Submission, options: &GradeOptions) -> Report {
+    Report {
+        format: REPORT_FORMAT,
+        exercise: exercise.slug.clone(),
+        grader: GraderKind::Prediction,
+        submission_sha256: submission.sha256(),
+        learner: options.learner.clone(),
+        verdict: Verdict::Rejected,
+        score: Score { points: 0, max: exercise.points },
+        summary: Text::new("Die Antwort konnte nicht bewertet werden.", "The answer could not be graded."),
+        rejection: None,
+        checks: Vec::new(),
+        coverage: Vec::new(),
+        replay: None,
+        source: None,
+        diagnosis: None,
+    }
+}
+
+/// The answer as a value, or why it is not one: too long, or neither a Python tuple nor JSON.
+fn read_answer(prediction: &PredictionExercise, text: &str) -> Result<Value, Rejection> {
     if text.len() > ANSWER_BYTES_MAX {
-        report.rejection = Some(Rejection {
+        return Err(Rejection {
             code: "answer-too-large".into(),
             message: text!(
                 "Die Antwort ist {n} Bytes lang, erlaubt sind höchstens {ANSWER_BYTES_MAX}. Erwartete Form, z. B.: {e}",
@@ -66,37 +114,34 @@ pub fn grade(
                 e = prediction.example_text
             ),
         });
-        return Ok(report);
     }
-    let given = match answer::parse(text) {
-        Ok(value) => value,
-        Err(error) => {
-            report.rejection = Some(Rejection {
-                code: "answer-syntax".into(),
-                message: Text {
-                    de: format!(
-                        "Die Antwort ist weder ein Python-Tupel noch JSON: Zeichen {c}: {m}. Erwartete Form, z. B.: {e} oder {j}",
-                        c = error.column,
-                        m = error.message.de,
-                        e = prediction.example_text,
-                        j = prediction.example().to_json()
-                    ),
-                    en: format!(
-                        "The answer is neither a Python tuple nor JSON: character {c}: {m}. Expected shape, e.g.: {e} or {j}",
-                        c = error.column,
-                        m = error.message.en,
-                        e = prediction.example_text,
-                        j = prediction.example().to_json()
-                    ),
-                },
-            });
-            return Ok(report);
-        }
-    };
-    let Some(given_parts) = prediction.split_parts(&given) else {
+    answer::parse(text).map_err(|error| Rejection {
+        code: "answer-syntax".into(),
+        message: Text {
+            de: format!(
+                "Die Antwort ist weder ein Python-Tupel noch JSON: Zeichen {c}: {m}. Erwartete Form, z. B.: {e} oder {j}",
+                c = error.column,
+                m = error.message.de,
+                e = prediction.example_text,
+                j = prediction.example().to_json()
+            ),
+            en: format!(
+                "The answer is neither a Python tuple nor JSON: character {c}: {m}. Expected shape, e.g.: {e} or {j}",
+                c = error.column,
+                m = error.message.en,
+                e = prediction.example_text,
+                j = prediction.example().to_json()
+            ),
+        },
+    })
+}
+
+/// The answer's parts, or why it has not the exercise's shape.
+fn split_answer<'a>(prediction: &PredictionExercise, given: &'a Value) -> Result<Vec<&'a Value>, Rejection> {
+    prediction.split_parts(given).ok_or_else(|| {
         let names: Vec<&str> = prediction.parts.iter().map(|p| p.name.as_str()).collect();
         let kind = given.kind();
-        report.rejection = Some(Rejection {
+        Rejection {
             code: "answer-shape".into(),
             message: Text {
                 de: format!(
@@ -114,22 +159,23 @@ pub fn grade(
                     k = kind.en
                 ),
             },
-        });
-        return Ok(report);
-    };
+        }
+    })
+}
 
-    let expected = &variant.outcome.answer;
-    let expected_parts = prediction.split_parts(expected).ok_or_else(|| GradeError::Exercise {
-        slug: exercise.slug.clone(),
-        message: format!("the script's answer {} has the wrong number of parts", expected.render()),
-    })?;
+/// One check per part: passed or not, the expected and the given value, and for the first wrong
+/// part the variant's parameters; for a wrong part the timeline (one already shown is referenced).
+fn part_reports(
+    prediction: &PredictionExercise,
+    variant: &Variant,
+    expected_parts: &[&Value],
+    given_parts: &[&Value],
+) -> Vec<CheckReport> {
     let example_parts = prediction.split_parts(prediction.example()).unwrap_or_default();
-
-    let mut points = 0;
-    let mut correct = 0;
     // Timelines already shown, by the part that showed them (identical ones are referenced).
     let mut shown_timelines: Vec<(&str, &[crate::sim::TimelineLine])> = Vec::new();
     let mut parameters_shown = false;
+    let mut checks = Vec::with_capacity(prediction.parts.len());
     for (i, part) in prediction.parts.iter().enumerate() {
         let (exp, giv) = (expected_parts[i], given_parts[i]);
         let (exp, giv) =
@@ -138,11 +184,7 @@ pub fn grade(
         let notation = example_parts.get(i).copied().unwrap_or(&exp);
         let expected_text = exp.with_brackets_of(notation).render();
         let given_text = giv.render();
-        correct += usize::from(passed);
         let part_points = part.points.unwrap_or(0);
-        if passed {
-            points += part_points;
-        }
         let mut timeline_see = None;
         let (timeline, omitted) = if passed {
             (Vec::new(), 0)
@@ -160,7 +202,7 @@ pub fn grade(
         let show_parameters = !passed && !parameters_shown;
         parameters_shown |= show_parameters;
         let failure = (!passed).then(|| failure_text(&exp, &giv, &expected_text, &given_text));
-        report.checks.push(CheckReport {
+        checks.push(CheckReport {
             name: part.name.clone(),
             title: part.title.clone(),
             passed,
@@ -176,30 +218,14 @@ pub fn grade(
                 expected_text,
                 given: giv.to_json(),
                 given_text,
-                parameters: if show_parameters { parameters(&variant) } else { Vec::new() },
+                parameters: if show_parameters { parameters(variant) } else { Vec::new() },
                 timeline,
                 timeline_omitted: omitted,
                 timeline_see,
             }),
         });
     }
-    let total = prediction.parts.len();
-    let all = correct == total;
-    report.verdict = if all { Verdict::Passed } else { Verdict::Failed };
-    report.score.points = match prediction.scoring {
-        Scoring::AllOrNothing if all => exercise.points,
-        Scoring::AllOrNothing => 0,
-        Scoring::PerPart => points,
-    };
-    report.summary = if all {
-        text!("Alle {total} Teile sind richtig.", "All {total} parts are correct.")
-    } else {
-        text!(
-            "{correct} von {total} Teilen sind richtig; die Zeitachse der Simulation zeigt, was passiert.",
-            "{correct} of {total} parts are correct; the simulation's timeline shows what happens."
-        )
-    };
-    Ok(report)
+    checks
 }
 
 fn parameters(variant: &Variant) -> Vec<Parameter> {
