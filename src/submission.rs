@@ -28,6 +28,22 @@ pub enum Language {
 impl Language {
     pub const ALL: [Language; 3] = [Language::Python, Language::JavaScript, Language::TypeScript];
 
+    /// Why source in this language is refused by an exercise that accepts `accepted`: the one
+    /// sentence the intake and the report say.
+    pub fn not_accepted(self, accepted: &[Language]) -> crate::text::Text {
+        let names: Vec<&str> = accepted.iter().map(|l| l.name()).collect();
+        let names = if names.is_empty() { "-".to_string() } else { names.join(", ") };
+        let language = self.name();
+        crate::text::Text::new(
+            format!(
+                "Diese Aufgabe nimmt keinen Quelltext in {language} an (angenommen: {names}); reiche ein WebAssembly-Modul ein."
+            ),
+            format!(
+                "This exercise does not accept source in {language} (accepted: {names}); submit a WebAssembly module."
+            ),
+        )
+    }
+
     /// The name the intake, the catalogue and `exercise.toml` use.
     pub fn name(self) -> &'static str {
         match self {

@@ -16,6 +16,7 @@ use base64::Engine;
 use futures_util::StreamExt;
 
 use super::views::SubmissionRequest;
+use crate::exercise::Exercise;
 use crate::limits::{
     CALLBACK_URL_BYTES_MAX, IDEMPOTENCY_KEY_BYTES_MAX, METADATA_BYTES_MAX, OVERSIZED_BODY_DRAINED_MAX,
     REQUEST_BODY_BYTES_MAX, WAIT_MS_MAX,
@@ -435,118 +436,10 @@ pub(super) fn validate(
             format!("Es gibt keine Aufgabe {slug:?}. Vorhandene Aufgaben: {known}."),
         ));
     };
-    let module = match (parsed.module, parsed.source) {
-        (Some(_), Some(_)) => {
-            return Err(Problem::bad_request(
-                "several-submissions",
-                "Send either a module or source, not both.",
-                "Bitte entweder ein Modul oder Quelltext senden, nicht beides.",
-            ));
-        }
-        (Some(bytes), None) => Some(Submission::Module(bytes)),
-        (None, Some((language, text))) => {
-            if !exercise.grader.languages().contains(&language) {
-                let accepted: Vec<&str> = exercise.grader.languages().iter().map(|l| l.name()).collect();
-                let accepted = if accepted.is_empty() { "-".to_string() } else { accepted.join(", ") };
-                return Err(Problem::unprocessable(
-                    "language-not-accepted",
-                    format!("{slug} does not accept source in {} (accepted: {accepted}).", language.name()),
-                    format!(
-                        "{slug} nimmt keinen Quelltext in {} an (angenommen: {accepted}).",
-                        language.name()
-                    ),
-                ));
-            }
-            if text.len() > language.source_bytes_max() {
-                return Err(Problem::too_large(language.source_bytes_max()));
-            }
-            Some(Submission::Source { language, text })
-        }
-        (None, None) => None,
-    };
-    let submission = match (exercise.grader.submission_kind(), parsed.answer, module) {
-        (_, Some(_), Some(_)) => {
-            return Err(Problem::bad_request(
-                "several-submissions",
-                "Send either an answer or a module, not both.",
-                "Bitte entweder eine Antwort oder ein Modul senden, nicht beides.",
-            ));
-        }
-        (_, None, None) => {
-            return Err(Problem::bad_request(
-                "no-submission",
-                "The request holds nothing to grade: send answer (prediction exercises) or wasm_base64, wat or a file (consumer exercises).",
-                "Die Anfrage enthält nichts zu bewerten: answer (Vorhersage-Aufgaben) oder wasm_base64, wat bzw. eine Datei (Konsumenten-Aufgaben) senden.",
-            ));
-        }
-        (SubmissionKind::Answer, None, Some(_)) => {
-            return Err(Problem::unprocessable(
-                "wrong-submission-kind",
-                format!(
-                    "{slug} is a prediction exercise: send the prediction as answer, e.g. \"(2, 2, 0)\", not a module."
-                ),
-                format!(
-                    "{slug} ist eine Vorhersage-Aufgabe: die Vorhersage als answer senden, z. B. \"(2, 2, 0)\", kein Modul."
-                ),
-            ));
-        }
-        (SubmissionKind::Module, Some(_), None) => {
-            return Err(Problem::unprocessable(
-                "wrong-submission-kind",
-                format!(
-                    "{slug} is a consumer exercise: send a WebAssembly module (wasm_base64, wat or a file), not an answer."
-                ),
-                format!(
-                    "{slug} ist eine Konsumenten-Aufgabe: ein WebAssembly-Modul senden (wasm_base64, wat oder Datei), keine Antwort."
-                ),
-            ));
-        }
-        (_, Some(answer), None) => Submission::Answer(answer),
-        (_, None, Some(module)) => module,
-    };
-    let callback_url = match parsed.callback_url.map(|u| u.trim().to_string()) {
-        None => None,
-        Some(url) => {
-            if url.len() > CALLBACK_URL_BYTES_MAX {
-                return Err(Problem::unprocessable(
-                    "bad-callback-url",
-                    format!("callback_url is longer than {CALLBACK_URL_BYTES_MAX} bytes."),
-                    format!("callback_url ist länger als {CALLBACK_URL_BYTES_MAX} Bytes."),
-                ));
-            }
-            crate::service::outbound::parse_target(&url, shared.config.allow_private_callbacks).map_err(
-                |e| {
-                    Problem::unprocessable(
-                        "bad-callback-url",
-                        format!("callback_url is not usable: {e}."),
-                        format!("callback_url ist nicht verwendbar: {e}."),
-                    )
-                },
-            )?;
-            Some(url)
-        }
-    };
-    let metadata = match parsed.metadata {
-        None | Some(serde_json::Value::Null) => None,
-        Some(value @ serde_json::Value::Object(_)) => {
-            let text = value.to_string();
-            if text.len() > METADATA_BYTES_MAX {
-                return Err(Problem::unprocessable(
-                    "metadata-too-large",
-                    format!("metadata is larger than {METADATA_BYTES_MAX} bytes."),
-                    format!("metadata ist größer als {METADATA_BYTES_MAX} Bytes."),
-                ));
-            }
-            Some(text)
-        }
-        Some(_) => {
-            return Err(Problem::unprocessable(
-                "bad-metadata",
-                "metadata must be a JSON object.",
-                "metadata muss ein JSON-Objekt sein.",
-            ));
-        }
-    };
+    let module = module_of(&exercise, parsed.module, parsed.source)?;
+    let submission = submission_of(&exercise, parsed.answer, module)?;
+    let callback_url = callback_url_of(shared, parsed.callback_url)?;
+    let metadata = metadata_of(parsed.metadata)?;
     let kind = match submission {
         Submission::Answer(_) => "answer",
         Submission::Module(_) => "module",
@@ -571,6 +464,123 @@ pub(super) fn validate(
         request_hash: crate::submission::sha256_hex(meaning.to_string().as_bytes()),
         exercise_hash: Some(exercise.content_hash().to_string()),
     })
+}
+
+/// A module or source, if the request holds one (never both), in a language the exercise takes.
+fn module_of(
+    exercise: &Exercise,
+    module: Option<Vec<u8>>,
+    source: Option<(Language, String)>,
+) -> Result<Option<Submission>, Problem> {
+    Ok(match (module, source) {
+        (Some(_), Some(_)) => {
+            return Err(Problem::bad_request(
+                "several-submissions",
+                "Send either a module or source, not both.",
+                "Bitte entweder ein Modul oder Quelltext senden, nicht beides.",
+            ));
+        }
+        (Some(bytes), None) => Some(Submission::Module(bytes)),
+        (None, Some((language, text))) => {
+            let accepted = exercise.grader.languages();
+            if !accepted.contains(&language) {
+                let refusal = language.not_accepted(&accepted);
+                return Err(Problem::unprocessable("language-not-accepted", refusal.en, refusal.de));
+            }
+            if text.len() > language.source_bytes_max() {
+                return Err(Problem::too_large(language.source_bytes_max()));
+            }
+            Some(Submission::Source { language, text })
+        }
+        (None, None) => None,
+    })
+}
+
+/// The one thing to grade: an answer for a prediction exercise, a module or source for a consumer
+/// exercise.
+fn submission_of(
+    exercise: &Exercise,
+    answer: Option<String>,
+    module: Option<Submission>,
+) -> Result<Submission, Problem> {
+    let slug = &exercise.slug;
+    match (exercise.grader.submission_kind(), answer, module) {
+        (_, Some(_), Some(_)) => Err(Problem::bad_request(
+            "several-submissions",
+            "Send either an answer or a module, not both.",
+            "Bitte entweder eine Antwort oder ein Modul senden, nicht beides.",
+        )),
+        (_, None, None) => Err(Problem::bad_request(
+            "no-submission",
+            "The request holds nothing to grade: send answer (prediction exercises) or wasm_base64, wat or a file (consumer exercises).",
+            "Die Anfrage enthält nichts zu bewerten: answer (Vorhersage-Aufgaben) oder wasm_base64, wat bzw. eine Datei (Konsumenten-Aufgaben) senden.",
+        )),
+        (SubmissionKind::Answer, None, Some(_)) => Err(Problem::unprocessable(
+            "wrong-submission-kind",
+            format!(
+                "{slug} is a prediction exercise: send the prediction as answer, e.g. \"(2, 2, 0)\", not a module."
+            ),
+            format!(
+                "{slug} ist eine Vorhersage-Aufgabe: die Vorhersage als answer senden, z. B. \"(2, 2, 0)\", kein Modul."
+            ),
+        )),
+        (SubmissionKind::Module, Some(_), None) => Err(Problem::unprocessable(
+            "wrong-submission-kind",
+            format!(
+                "{slug} is a consumer exercise: send a WebAssembly module (wasm_base64, wat or a file), not an answer."
+            ),
+            format!(
+                "{slug} ist eine Konsumenten-Aufgabe: ein WebAssembly-Modul senden (wasm_base64, wat oder Datei), keine Antwort."
+            ),
+        )),
+        (_, Some(answer), None) => Ok(Submission::Answer(answer)),
+        (_, None, Some(module)) => Ok(module),
+    }
+}
+
+/// The callback URL, trimmed, if it is short enough and a target the address policy allows.
+fn callback_url_of(shared: &Shared, raw: Option<String>) -> Result<Option<String>, Problem> {
+    let Some(url) = raw.map(|u| u.trim().to_string()) else {
+        return Ok(None);
+    };
+    if url.len() > CALLBACK_URL_BYTES_MAX {
+        return Err(Problem::unprocessable(
+            "bad-callback-url",
+            format!("callback_url is longer than {CALLBACK_URL_BYTES_MAX} bytes."),
+            format!("callback_url ist länger als {CALLBACK_URL_BYTES_MAX} Bytes."),
+        ));
+    }
+    crate::service::outbound::parse_target(&url, shared.config.allow_private_callbacks).map_err(|e| {
+        Problem::unprocessable(
+            "bad-callback-url",
+            format!("callback_url is not usable: {e}."),
+            format!("callback_url ist nicht verwendbar: {e}."),
+        )
+    })?;
+    Ok(Some(url))
+}
+
+/// The metadata as compact JSON: an object of at most [`METADATA_BYTES_MAX`] bytes, or none.
+fn metadata_of(raw: Option<serde_json::Value>) -> Result<Option<String>, Problem> {
+    match raw {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(value @ serde_json::Value::Object(_)) => {
+            let text = value.to_string();
+            if text.len() > METADATA_BYTES_MAX {
+                return Err(Problem::unprocessable(
+                    "metadata-too-large",
+                    format!("metadata is larger than {METADATA_BYTES_MAX} bytes."),
+                    format!("metadata ist größer als {METADATA_BYTES_MAX} Bytes."),
+                ));
+            }
+            Ok(Some(text))
+        }
+        Some(_) => Err(Problem::unprocessable(
+            "bad-metadata",
+            "metadata must be a JSON object.",
+            "metadata muss ein JSON-Objekt sein.",
+        )),
+    }
 }
 
 #[cfg(test)]
