@@ -363,59 +363,75 @@ where
             }
             bytes.extend_from_slice(&chunk);
         }
-        let text = |bytes: Vec<u8>| {
-            String::from_utf8(bytes).map_err(|_| {
-                bad(
-                    format!("The field {name:?} is not UTF-8 text."),
-                    format!("Das Feld {name:?} ist kein UTF-8-Text."),
-                )
-            })
-        };
-        match name.as_str() {
-            "exercise" => exercise = Some(text(bytes)?),
-            "learner" => learner = Some(text(bytes)?),
-            "answer" => parsed.answer = Some(text(bytes)?),
-            "wat" | "file" | "module" | "wasm" => {
-                if parsed.module.is_some() || parsed.source.is_some() {
-                    return Err(bad(
-                        "Send one module file only.".into(),
-                        "Bitte nur eine Moduldatei senden.".into(),
-                    ));
-                }
-                match file_language {
-                    Some(language) => parsed.source = Some((language, text(bytes)?)),
-                    None => parsed.module = Some(bytes),
-                }
-            }
-            "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
-            // An empty field (a form left blank) is no metadata, as a blank callback_url is none.
-            "metadata" if bytes.iter().all(u8::is_ascii_whitespace) => parsed.metadata = None,
-            "metadata" => {
-                let raw = text(bytes)?;
-                parsed.metadata = Some(serde_json::from_str(&raw).map_err(|e| {
-                    bad(
-                        format!("The field metadata is not JSON: {e}"),
-                        format!("Das Feld metadata ist kein JSON: {e}"),
-                    )
-                })?);
-            }
-            other => {
-                return Err(bad(
-                    format!(
-                        "Unknown field {other:?}: use exercise, learner, answer, file, callback_url, metadata."
-                    ),
-                    format!(
-                        "Unbekanntes Feld {other:?}: erlaubt sind exercise, learner, answer, file, callback_url, metadata."
-                    ),
-                ));
-            }
-        }
+        take_field(&mut parsed, &mut exercise, &mut learner, &name, bytes, file_language)?;
     }
     parsed.exercise = exercise
         .ok_or_else(|| bad("The field exercise is missing.".into(), "Das Feld exercise fehlt.".into()))?;
     parsed.learner = learner
         .ok_or_else(|| bad("The field learner is missing.".into(), "Das Feld learner fehlt.".into()))?;
     Ok(parsed)
+}
+
+/// Puts one multipart field where it belongs in `parsed` (the exercise and learner aside, checked
+/// once all fields are read): an unknown field, a second module file or a field that is not UTF-8
+/// is a bad request.
+fn take_field(
+    parsed: &mut Parsed,
+    exercise: &mut Option<String>,
+    learner: &mut Option<String>,
+    name: &str,
+    bytes: Vec<u8>,
+    file_language: Option<Language>,
+) -> Result<(), Problem> {
+    let bad = |en: String, de: String| Problem::bad_request("bad-multipart", en, de);
+    let text = |bytes: Vec<u8>| {
+        String::from_utf8(bytes).map_err(|_| {
+            bad(
+                format!("The field {name:?} is not UTF-8 text."),
+                format!("Das Feld {name:?} ist kein UTF-8-Text."),
+            )
+        })
+    };
+    match name {
+        "exercise" => *exercise = Some(text(bytes)?),
+        "learner" => *learner = Some(text(bytes)?),
+        "answer" => parsed.answer = Some(text(bytes)?),
+        "wat" | "file" | "module" | "wasm" => {
+            if parsed.module.is_some() || parsed.source.is_some() {
+                return Err(bad(
+                    "Send one module file only.".into(),
+                    "Bitte nur eine Moduldatei senden.".into(),
+                ));
+            }
+            match file_language {
+                Some(language) => parsed.source = Some((language, text(bytes)?)),
+                None => parsed.module = Some(bytes),
+            }
+        }
+        "callback_url" => parsed.callback_url = Some(text(bytes)?).filter(|u| !u.trim().is_empty()),
+        // An empty field (a form left blank) is no metadata, as a blank callback_url is none.
+        "metadata" if bytes.iter().all(u8::is_ascii_whitespace) => parsed.metadata = None,
+        "metadata" => {
+            let raw = text(bytes)?;
+            parsed.metadata = Some(serde_json::from_str(&raw).map_err(|e| {
+                bad(
+                    format!("The field metadata is not JSON: {e}"),
+                    format!("Das Feld metadata ist kein JSON: {e}"),
+                )
+            })?);
+        }
+        other => {
+            return Err(bad(
+                format!(
+                    "Unknown field {other:?}: use exercise, learner, answer, file, callback_url, metadata."
+                ),
+                format!(
+                    "Unbekanntes Feld {other:?}: erlaubt sind exercise, learner, answer, file, callback_url, metadata."
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks a parsed request against the catalogue and the limits, and builds what the store keeps.
