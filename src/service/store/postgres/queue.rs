@@ -374,93 +374,12 @@ pub(super) async fn complete<C: GenericClient>(
     event: Option<&NewEvent>,
     now: Millis,
 ) -> Sql<bool> {
-    let attempt = job.attempt as i32;
-    let ResultColumns {
-        status,
-        verdict,
-        points,
-        max_points,
-        report,
-        failure,
-        grade_ms,
-        exercise_hash,
-        grader_version,
-    } = outcome.columns();
-    let previous = if job.regrade {
-        let stmt =
-            tx.prepare_cached("SELECT verdict, points FROM latest_results WHERE submission_id = $1").await?;
-        tx.query_opt(&stmt, &[&job.submission_id])
-            .await?
-            .map(|row| {
-                Ok::<_, tokio_postgres::Error>((
-                    row.try_get::<_, Option<String>>(0)?,
-                    row.try_get::<_, Option<i64>>(1)?,
-                ))
-            })
-            .transpose()?
-    } else {
-        None
-    };
-    let inserted = if job.regrade {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO result_versions (submission_id, version, status, verdict, points, max_points, \
-                 report, failure, attempts, finished_at, grade_ms, exercise_hash, grader_version) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
-                 ON CONFLICT (submission_id, version) DO NOTHING",
-            )
-            .await?;
-        tx.execute(
-            &stmt,
-            &[
-                &job.submission_id,
-                &(job.version as i32),
-                &status,
-                &verdict,
-                &points,
-                &max_points,
-                &report,
-                &failure,
-                &attempt,
-                &now,
-                &grade_ms,
-                &exercise_hash,
-                &grader_version,
-            ],
-        )
-        .await?
-    } else {
-        let stmt = tx
-            .prepare_cached(
-                "INSERT INTO results (submission_id, status, verdict, points, max_points, report, failure, \
-                 attempts, finished_at, grade_ms, exercise_hash, grader_version) \
-                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
-                 ON CONFLICT (submission_id) DO NOTHING",
-            )
-            .await?;
-        tx.execute(
-            &stmt,
-            &[
-                &job.submission_id,
-                &status,
-                &verdict,
-                &points,
-                &max_points,
-                &report,
-                &failure,
-                &attempt,
-                &now,
-                &grade_ms,
-                &exercise_hash,
-                &grader_version,
-            ],
-        )
-        .await?
-    };
-    let inserted = inserted == 1;
+    let columns = outcome.columns();
+    let previous = if job.regrade { latest_verdict_and_points(tx, job.submission_id).await? } else { None };
+    let inserted = insert_result(tx, job, &columns, now).await? == 1;
     // A regrade's event only when the verdict or the points changed from the latest version.
-    let changed =
-        !job.regrade || previous.is_none_or(|previous| previous != (verdict.map(str::to_string), points));
+    let changed = !job.regrade
+        || previous.is_none_or(|previous| previous != (columns.verdict.map(str::to_string), columns.points));
     if inserted
         && changed
         && let Some(event) = event
@@ -494,6 +413,105 @@ pub(super) async fn complete<C: GenericClient>(
         tx.execute(&stmt, &[&job.submission_id]).await?;
     }
     Ok(inserted)
+}
+
+/// The verdict and points of a submission's latest result, if it has one.
+async fn latest_verdict_and_points<C: GenericClient>(
+    tx: &C,
+    submission_id: i64,
+) -> Sql<Option<(Option<String>, Option<i64>)>> {
+    let stmt =
+        tx.prepare_cached("SELECT verdict, points FROM latest_results WHERE submission_id = $1").await?;
+    Ok(tx
+        .query_opt(&stmt, &[&submission_id])
+        .await?
+        .map(|row| {
+            Ok::<_, tokio_postgres::Error>((
+                row.try_get::<_, Option<String>>(0)?,
+                row.try_get::<_, Option<i64>>(1)?,
+            ))
+        })
+        .transpose()?)
+}
+
+/// Writes the result: a first grading's row in `results`, a regrade's version in
+/// `result_versions`; either at most once (a second completion writes nothing). The rows written.
+async fn insert_result<C: GenericClient>(
+    tx: &C,
+    job: &LeasedJob,
+    columns: &ResultColumns<'_>,
+    now: Millis,
+) -> Sql<u64> {
+    let attempt = job.attempt as i32;
+    let ResultColumns {
+        status,
+        verdict,
+        points,
+        max_points,
+        report,
+        failure,
+        grade_ms,
+        exercise_hash,
+        grader_version,
+    } = columns;
+    if job.regrade {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO result_versions (submission_id, version, status, verdict, points, max_points, \
+                 report, failure, attempts, finished_at, grade_ms, exercise_hash, grader_version) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) \
+                 ON CONFLICT (submission_id, version) DO NOTHING",
+            )
+            .await?;
+        Ok(tx
+            .execute(
+                &stmt,
+                &[
+                    &job.submission_id,
+                    &(job.version as i32),
+                    status,
+                    verdict,
+                    points,
+                    max_points,
+                    report,
+                    failure,
+                    &attempt,
+                    &now,
+                    grade_ms,
+                    exercise_hash,
+                    grader_version,
+                ],
+            )
+            .await?)
+    } else {
+        let stmt = tx
+            .prepare_cached(
+                "INSERT INTO results (submission_id, status, verdict, points, max_points, report, failure, \
+                 attempts, finished_at, grade_ms, exercise_hash, grader_version) \
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) \
+                 ON CONFLICT (submission_id) DO NOTHING",
+            )
+            .await?;
+        Ok(tx
+            .execute(
+                &stmt,
+                &[
+                    &job.submission_id,
+                    status,
+                    verdict,
+                    points,
+                    max_points,
+                    report,
+                    failure,
+                    &attempt,
+                    &now,
+                    grade_ms,
+                    exercise_hash,
+                    grader_version,
+                ],
+            )
+            .await?)
+    }
 }
 
 /// The queue's and the outbox's counts.
