@@ -49,7 +49,7 @@ ol.trace { padding-left: 2.2rem; margin: .3rem 0; font-family: ui-monospace, mon
 ol.trace li { overflow-wrap: anywhere; }
 ol.trace li.crash, ol.trace li.fault { color: var(--bad); font-weight: 700; }
 pre.source { font-family: ui-monospace, monospace; font-size: .85rem; overflow-x: auto; padding: .4rem 0; }
-pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #777; margin-right: .6rem; }
+pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #595959; margin-right: .6rem; }
 pre.source .marked { background: #fff3c4; }
 pre.source .crash, pre.source .error { background: #ffd9d6; font-weight: 700; }
 pre.source .decisive { outline: 2px solid #a40000; font-weight: 700; }

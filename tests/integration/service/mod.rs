@@ -145,6 +145,7 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The API contract: one focused test per promise, each against a fresh server of its own.
 
+mod a11y;
 mod browser;
 mod contract;
 mod durability;
