@@ -54,7 +54,7 @@ pre.source .marked { background: #fff3c4; }
 pre.source .crash, pre.source .error { background: #ffd9d6; font-weight: 700; }
 pre.source .decisive { outline: 2px solid #a40000; font-weight: 700; }
 section.main-problem { border-left: 4px solid #a40000; padding-left: .8rem; }
-svg.sequence { display: block; width: 100%; max-width: 34rem; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
+svg.sequence { display: block; width: 100%; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: .3rem 0 .6rem; font-size: .85rem; }
 th, td { border: 1px solid var(--line); padding: .15rem .45rem; text-align: left; font-family: ui-monospace, monospace; }
@@ -71,7 +71,7 @@ a { color: #0b57d0; }
   a { color: inherit; text-decoration: none; }
   .check { border-color: #888; background: none !important; }
   pre { white-space: pre-wrap; border-color: #888; }
-  svg.sequence { max-width: 12cm; border-color: #888; }
+  svg.sequence { max-width: 16cm; border-color: #888; }
 }
 "#;
 
