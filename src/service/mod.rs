@@ -16,6 +16,7 @@ pub mod catalogue;
 pub mod clock;
 pub mod config;
 pub mod config_reference;
+pub mod dashboard;
 pub mod data_dir;
 pub mod dryruns;
 pub mod html;

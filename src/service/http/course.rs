@@ -12,10 +12,12 @@ use crate::exercise::Exercise;
 use crate::grade::GradeOptions;
 use crate::limits::{ANALYTICS_SUBMISSIONS_MAX, REGRADE_BODY_BYTES_MAX, SIMILARITY_SUBMISSIONS_MAX};
 use crate::service::analytics::{self, Analytics};
+use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
 use crate::service::problem::Problem;
 use crate::service::regrade::{self, DryRunGrader, RegradeError};
 use crate::service::similarity;
 use crate::service::store::{RegradeFilter, Store};
+use crate::text::Lang;
 
 /// The served exercise `slug`, or 404 naming the ones there are.
 pub fn served_exercise(shared: &Data, slug: &str) -> Result<std::sync::Arc<Exercise>, Problem> {
@@ -248,11 +250,29 @@ pub async fn exercise_analytics(
                 format!("attachment; filename=\"{}-analytics.csv\"", analytics.exercise),
             ))
             .body(analytics::to_csv(&analytics)),
-        Format::Html => answer
-            .content_type("text/html; charset=utf-8")
-            .insert_header((header::REFERRER_POLICY, "no-referrer"))
-            .insert_header((header::CONTENT_SECURITY_POLICY, crate::service::html::PAGE_CSP))
-            .body(crate::service::html::analytics_page(&analytics, lang)),
+        Format::Html => {
+            let key = shared.report_key.current();
+            let page_lang = |other: Lang| format!("?format=html&lang={}", other.code());
+            let report = |id: &str| {
+                format!(
+                    "/reports/{id}?t={}&lang={}",
+                    crate::service::auth::report_token(key, id),
+                    lang.code()
+                )
+            };
+            let links = AnalyticsLinks {
+                lang: &page_lang,
+                report: &report,
+                compare: None,
+                regrade: None,
+                back: None,
+            };
+            answer
+                .content_type("text/html; charset=utf-8")
+                .insert_header((header::REFERRER_POLICY, "no-referrer"))
+                .insert_header((header::CONTENT_SECURITY_POLICY, crate::service::html::PAGE_CSP))
+                .body(analytics_page(&analytics, lang, &links))
+        }
     })
 }
 
@@ -266,8 +286,15 @@ pub fn analytics_of(
     let consumer = exercise.grader_kind() == crate::report::GraderKind::Consumer;
     let profiles = if consumer { analytics::PROFILES.of(exercise) } else { Default::default() };
     let parameters_of = |learner: &str| exercise.grader.variant_parameters(exercise, learner, course_secret);
-    let mut analytics =
-        analytics::compute(exercise, &records, ANALYTICS_SUBMISSIONS_MAX, &profiles, &parameters_of);
+    let descriptions = exercise.grader.mutant_descriptions();
+    let mut analytics = analytics::compute(
+        exercise,
+        &records,
+        ANALYTICS_SUBMISSIONS_MAX,
+        &profiles,
+        &descriptions,
+        &parameters_of,
+    );
     if consumer {
         let latest =
             store.latest_submissions(&exercise.slug, &RegradeFilter::default(), ANALYTICS_SUBMISSIONS_MAX)?;

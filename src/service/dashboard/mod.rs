@@ -1,0 +1,185 @@
+//! The teachers' dashboard: pages a browser opens without an `Authorization` header, behind a
+//! signed, expiring link bound to one course. An LTI launch with an instructor role gets the link
+//! of its own course (the launch's `context`); `pruefstein teacher link` prints one for the whole
+//! service (the course of operators without a learning platform). The link's token is an HMAC
+//! under the report key of the course and the expiry; a wrong, changed or expired link is a 404
+//! page, so that nothing can be probed. A form that changes something (a regrade) carries a CSRF
+//! token derived from the link's token, which a page of another site cannot know.
+//!
+//! `pages.rs` and `analytics_page.rs` render the pages (maud); the routes are in
+//! `http/teach.rs`.
+
+pub mod analytics_page;
+// pub mod pages;
+
+use crate::service::store::SubmissionRecord;
+use crate::service::{Shared, auth, clock};
+use crate::text::Lang;
+
+/// The course a dashboard link shows.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Course {
+    /// Every submission of the service (`pruefstein teacher link`).
+    Service,
+    /// The submissions made from the launch contexts of one course of one platform.
+    Lti { platform: i64, context: String },
+}
+
+/// A dashboard link whose token was right and which has not expired.
+#[derive(Debug, Clone)]
+pub struct DashboardLink {
+    pub course: Course,
+    /// Until when the link opens the dashboard (milliseconds since the epoch).
+    pub expires: i64,
+    pub token: String,
+    pub lang: Lang,
+}
+
+/// The query of a dashboard link. Every field is text, so that a malformed one is a 404 page.
+#[derive(Debug, Default, serde::Deserialize)]
+pub struct LinkQuery {
+    /// The platform (LTI courses only).
+    pub p: Option<String>,
+    /// The course's id at the platform (LTI courses only).
+    pub k: Option<String>,
+    /// The expiry, milliseconds since the epoch.
+    pub e: Option<String>,
+    /// The token.
+    pub t: Option<String>,
+    pub lang: Option<String>,
+}
+
+/// The token of a dashboard link: HMAC under the report key of the course and the expiry,
+/// length-prefixed so that no two links share a message; 128 bits in hex.
+pub fn dashboard_token(key: &[u8], course: &Course, expires: i64) -> String {
+    let (platform, context) = match course {
+        Course::Service => (String::new(), ""),
+        Course::Lti { platform, context } => (platform.to_string(), context.as_str()),
+    };
+    let mut message = String::from("dashboard");
+    for field in [platform.as_str(), context, &expires.to_string()] {
+        message.push_str(&format!(":{}:{field}", field.len()));
+    }
+    hex::encode(&auth::hmac_sha256(key, message.as_bytes())[..16])
+}
+
+/// The CSRF token of the forms of the dashboard of a link: derived from the link's token.
+pub fn csrf_token(key: &[u8], link_token: &str) -> String {
+    hex::encode(&auth::hmac_sha256(key, format!("dashboard-csrf:{link_token}").as_bytes())[..16])
+}
+
+impl DashboardLink {
+    /// A new link to the dashboard of `course`, valid for `ttl_ms` from `now`.
+    pub fn new(shared: &Shared, course: Course, now: i64, ttl_ms: i64, lang: Lang) -> DashboardLink {
+        let expires = now.saturating_add(ttl_ms);
+        let token = dashboard_token(shared.report_key.current(), &course, expires);
+        DashboardLink { course, expires, token, lang }
+    }
+
+    /// The link's query without `lang`.
+    pub fn query(&self) -> String {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        if let Course::Lti { platform, context } = &self.course {
+            query.append_pair("p", &platform.to_string()).append_pair("k", context);
+        }
+        query.append_pair("e", &self.expires.to_string()).append_pair("t", &self.token);
+        query.finish()
+    }
+
+    /// The path and query of the dashboard page `path` (`/teach`, `/teach/exercises/{slug}`, …)
+    /// in `lang`, with more of the query after it (`&…`) if given.
+    pub fn href(&self, path: &str, lang: Lang, more: &str) -> String {
+        format!("{path}?{}&lang={}{more}", self.query(), lang.code())
+    }
+
+    /// The token every form of this dashboard carries.
+    pub fn csrf(&self, shared: &Shared) -> String {
+        csrf_token(shared.report_key.current(), &self.token)
+    }
+
+    /// Whether `presented` is this link's CSRF token (under any report key still valid).
+    pub fn csrf_valid(&self, shared: &Shared, presented: &str) -> bool {
+        shared
+            .report_key
+            .any_valid(clock::now_ms(), |key| auth::tokens_equal(&csrf_token(key, &self.token), presented))
+    }
+}
+
+/// Checks a link: its fields well-formed, not expired, its token the right one. None: 404.
+pub fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<DashboardLink> {
+    let course = match (query.p.as_deref(), query.k.as_deref()) {
+        (None, None) => Course::Service,
+        (Some(p), Some(k)) if !k.is_empty() => {
+            Course::Lti { platform: p.parse::<i64>().ok().filter(|p| *p > 0)?, context: k.to_string() }
+        }
+        _ => return None,
+    };
+    let expires = query.e.as_deref()?.parse::<i64>().ok().filter(|e| *e > now)?;
+    let token = query.t.as_deref()?;
+    let valid = shared
+        .report_key
+        .any_valid(now, |key| auth::tokens_equal(&dashboard_token(key, &course, expires), token));
+    let lang = query.lang.as_deref().and_then(|l| l.parse::<Lang>().ok()).unwrap_or(Lang::De);
+    valid.then(|| DashboardLink { course, expires, token: token.to_string(), lang })
+}
+
+/// The launch context a submission was made from (its metadata `lti_context`), if any.
+pub fn launch_context(record: &SubmissionRecord) -> Option<i64> {
+    let metadata: serde_json::Value = serde_json::from_str(record.metadata.as_deref()?).ok()?;
+    metadata.get(crate::service::lti::ags::CONTEXT_KEY)?.as_i64()
+}
+
+/// Which submissions belong to a course: every one for the service's course, those made from
+/// one of `contexts` for an LTI course.
+pub struct Members {
+    contexts: Option<std::collections::BTreeSet<i64>>,
+}
+
+impl Members {
+    /// The members of `course`, with the launch contexts read from the store.
+    pub fn of(
+        store: &dyn crate::service::store::Store,
+        course: &Course,
+    ) -> Result<Members, crate::service::store::StoreError> {
+        Ok(Members {
+            contexts: match course {
+                Course::Service => None,
+                Course::Lti { platform, context } => {
+                    Some(store.lti_course_contexts(*platform, context)?.into_iter().collect())
+                }
+            },
+        })
+    }
+
+    pub fn contains(&self, record: &SubmissionRecord) -> bool {
+        match &self.contexts {
+            None => true,
+            Some(contexts) => launch_context(record).is_some_and(|c| contexts.contains(&c)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dashboard_tokens_bind_course_and_expiry() {
+        let lti = |p: i64, k: &str| Course::Lti { platform: p, context: k.to_string() };
+        let token = dashboard_token(b"k", &lti(1, "course-a"), 100);
+        assert!(auth::tokens_equal(&token, &dashboard_token(b"k", &lti(1, "course-a"), 100)));
+        for other in [
+            dashboard_token(b"k2", &lti(1, "course-a"), 100),
+            dashboard_token(b"k", &lti(2, "course-a"), 100),
+            dashboard_token(b"k", &lti(1, "course-b"), 100),
+            dashboard_token(b"k", &lti(1, "course-a"), 101),
+            dashboard_token(b"k", &Course::Service, 100),
+            // The same characters split differently between the fields.
+            dashboard_token(b"k", &lti(1, "course-a:3"), 10),
+        ] {
+            assert!(!auth::tokens_equal(&token, &other));
+        }
+        assert_ne!(csrf_token(b"k", &token), token);
+        assert_ne!(csrf_token(b"k", &token), csrf_token(b"k2", &token));
+    }
+}
