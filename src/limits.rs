@@ -500,6 +500,21 @@ pub const NODE_LIVENESS_MS: u64 = 30_000;
 /// (a reload between announcement and lease), before leasing it again.
 pub const VERSION_MISMATCH_DEFER_MS: u64 = 1_000;
 
+// ---- The teachers' dashboard (`src/service/dashboard/`, `src/service/http/teach.rs`) ----
+
+/// How long a dashboard link opens the dashboard: one an instructor's LTI launch makes, and the
+/// default of `pruefstein teacher link --expires`, in ms.
+pub const DASHBOARD_LINK_TTL_MS: u64 = 8 * 3600 * 1000;
+/// The longest `pruefstein teacher link --expires` signs, in ms: a leaked link stays a leak for
+/// at most this long.
+pub const DASHBOARD_LINK_TTL_MAX_MS: u64 = 30 * 24 * 3600 * 1000;
+/// Longest LTI course id (the launch's `context` claim id) a dashboard link carries, in bytes.
+pub const DASHBOARD_COURSE_BYTES_MAX: usize = 255;
+/// A learner's submissions the dashboard lists, newest first.
+pub const DASHBOARD_LEARNER_SUBMISSIONS_MAX: usize = 200;
+/// Largest form the dashboard takes (a regrade button's), in bytes.
+pub const DASHBOARD_FORM_BYTES_MAX: usize = 4 * 1024;
+
 // ---- LTI 1.3 (`src/service/lti/`) ----
 
 /// How long an OIDC login initiation (its `state` and `nonce`) waits for its launch, in ms.
@@ -660,6 +675,8 @@ const _: () = assert!(WEBHOOK_BACKOFF_BASE_MS <= WEBHOOK_BACKOFF_MAX_MS);
 /// Pages are bounded; a dry run is a regrade that waits; a regrade fits the queue.
 const _: () = assert!(SUBMISSIONS_PAGE_DEFAULT <= SUBMISSIONS_PAGE_MAX);
 const _: () = assert!(REGRADE_DRY_RUN_MAX <= REGRADE_SUBMISSIONS_MAX);
+// An instructor's launch link expires within what the command line may sign.
+const _: () = assert!(DASHBOARD_LINK_TTL_MS <= DASHBOARD_LINK_TTL_MAX_MS);
 const _: () = assert!((REGRADE_SUBMISSIONS_MAX as u64) < QUEUE_DEPTH_MAX);
 const _: () = assert!(SIMILARITY_THRESHOLD_PER_MILLE <= 1000);
 const _: () = assert!(SIMILARITY_SUBMISSIONS_MAX <= ANALYTICS_SUBMISSIONS_MAX);

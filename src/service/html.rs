@@ -294,6 +294,19 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 (t(lang, "Punkte:", "Points:")) " " (view.points)
             }
         }
+        (statement_section(view, lang))
+        (submit_section(view, lang, &action))
+        @if let Some(record) = view.shown { (result_section(record, report.as_ref(), lang)) }
+        (history_section(view, lang, shown_id))
+    };
+    let title = format!("{} – Prüfstein", view.title);
+    let reload = link.href(lang, shown_id);
+    page_refreshing(lang, &title, pending.then_some(reload.as_str()), FORM_STYLE, body)
+}
+
+/// The student's page's statement and starter kits.
+fn statement_section(view: &StudentPage<'_>, lang: Lang) -> Markup {
+    html! {
         section id="statement" {
             h2 { (t(lang, "Aufgabe", "Exercise")) }
             pre class="statement" { (view.statement) }
@@ -313,6 +326,13 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 p { a href="/docs/consumer-abi" { (t(lang, "Die Schnittstelle (ABI) des Konsumenten", "The consumer's interface (ABI)")) } }
             }
         }
+    }
+}
+
+/// The student's page's submission form.
+fn submit_section(view: &StudentPage<'_>, lang: Lang, action: &str) -> Markup {
+    let link = view.link;
+    html! {
         section id="submit" class="noprint" {
             h2 { (t(lang, "Abgeben", "Submit")) }
             @if let Some(error) = view.error {
@@ -347,39 +367,50 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 button type="submit" { (t(lang, "Abgeben", "Submit")) }
             }
         }
-        @if let Some(record) = view.shown {
-            @let (class, word) = verdict_label(record, report.as_ref(), lang);
-            section id="result" {
-                h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
-                p {
-                    span class={ "verdict " (class) } { (word) }
-                    @if let Some(report) = &report {
-                        " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
-                        strong { (report.score.points) "/" (report.score.max) }
-                    }
-                }
-                @if let Some(report) = &report {
-                    (render_report(report, lang))
-                } @else if record.status == Status::Failed {
-                    p {
-                        (t(
-                            lang,
-                            "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
-                            "This submission could not be graded; that is not your fault. The reason (for the teachers):"
-                        ))
-                    }
-                    pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
-                } @else {
-                    p class="waiting" {
-                        (t(
-                            lang,
-                            "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
-                            "The submission is being graded. This page reloads by itself."
-                        ))
-                    }
-                }
+    }
+}
+
+/// The report of the submission the student's page shows (or why there is none yet).
+fn result_section(record: &SubmissionRecord, report: Option<&Report>, lang: Lang) -> Markup {
+    html! {
+    @let (class, word) = verdict_label(record, report, lang);
+    section id="result" {
+        h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
+        p {
+            span class={ "verdict " (class) } { (word) }
+            @if let Some(report) = &report {
+                " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
+                strong { (report.score.points) "/" (report.score.max) }
             }
         }
+        @if let Some(report) = &report {
+            (render_report(report, lang))
+        } @else if record.status == Status::Failed {
+            p {
+                (t(
+                    lang,
+                    "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
+                    "This submission could not be graded; that is not your fault. The reason (for the teachers):"
+                ))
+            }
+            pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
+        } @else {
+            p class="waiting" {
+                (t(
+                    lang,
+                    "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
+                    "The submission is being graded. This page reloads by itself."
+                ))
+            }
+        }
+    }
+    }
+}
+
+/// The learner's submissions for the exercise, newest first.
+fn history_section(view: &StudentPage<'_>, lang: Lang, shown_id: Option<i64>) -> Markup {
+    let link = view.link;
+    html! {
         @if !view.history.is_empty() {
             section id="history" {
                 h2 { (t(lang, "Deine Abgaben", "Your submissions")) }
@@ -402,8 +433,5 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 }
             }
         }
-    };
-    let title = format!("{} – Prüfstein", view.title);
-    let reload = link.href(lang, shown_id);
-    page_refreshing(lang, &title, pending.then_some(reload.as_str()), FORM_STYLE, body)
+    }
 }

@@ -10,8 +10,9 @@
 //! `http/teach.rs`.
 
 pub mod analytics_page;
-// pub mod pages;
+pub mod pages;
 
+use crate::limits::{DASHBOARD_LINK_TTL_MAX_MS, DASHBOARD_LINK_TTL_MS};
 use crate::service::store::SubmissionRecord;
 use crate::service::{Shared, auth, clock};
 use crate::text::Lang;
@@ -69,10 +70,9 @@ pub fn csrf_token(key: &[u8], link_token: &str) -> String {
 }
 
 impl DashboardLink {
-    /// A new link to the dashboard of `course`, valid for `ttl_ms` from `now`.
-    pub fn new(shared: &Shared, course: Course, now: i64, ttl_ms: i64, lang: Lang) -> DashboardLink {
-        let expires = now.saturating_add(ttl_ms);
-        let token = dashboard_token(shared.report_key.current(), &course, expires);
+    /// A new link to the dashboard of `course` signed with `key`, valid until `expires`.
+    pub fn signed(key: &[u8], course: Course, expires: i64, lang: Lang) -> DashboardLink {
+        let token = dashboard_token(key, &course, expires);
         DashboardLink { course, expires, token, lang }
     }
 
@@ -123,16 +123,40 @@ pub fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<Dashbo
     valid.then(|| DashboardLink { course, expires, token: token.to_string(), lang })
 }
 
+/// A signed, expiring link to the dashboard of the whole service (`pruefstein teacher link`),
+/// valid for `ttl_ms` (default [`DASHBOARD_LINK_TTL_MS`], at most [`DASHBOARD_LINK_TTL_MAX_MS`]).
+pub fn service_link(
+    config: &crate::service::config::Config,
+    ttl_ms: Option<u64>,
+    lang: Lang,
+) -> anyhow::Result<String> {
+    let ttl = ttl_ms.unwrap_or(DASHBOARD_LINK_TTL_MS);
+    if ttl == 0 || ttl > DASHBOARD_LINK_TTL_MAX_MS {
+        anyhow::bail!(
+            "--expires must be more than 0 and at most {} days (dashboard_link_ttl_max_ms)",
+            DASHBOARD_LINK_TTL_MAX_MS / (24 * 3600 * 1000)
+        );
+    }
+    let store = crate::service::open_store(config)?;
+    let key = crate::service::secrets::current_report_key(store.as_ref(), config)?;
+    store.flush()?;
+    let expires = clock::now_ms().saturating_add(i64::try_from(ttl)?);
+    let link = DashboardLink::signed(&key, Course::Service, expires, lang);
+    Ok(format!("{}{}", config.public_url, link.href("/teach", lang, "")))
+}
+
 /// The launch context a submission was made from (its metadata `lti_context`), if any.
 pub fn launch_context(record: &SubmissionRecord) -> Option<i64> {
     let metadata: serde_json::Value = serde_json::from_str(record.metadata.as_deref()?).ok()?;
     metadata.get(crate::service::lti::ags::CONTEXT_KEY)?.as_i64()
 }
 
-/// Which submissions belong to a course: every one for the service's course, those made from
-/// one of `contexts` for an LTI course.
+/// Which submissions belong to a course: every one for the service's course; for an LTI course,
+/// those its platform's client made from one of the course's launch contexts (another client's
+/// submission naming such a context in its metadata is not one).
 pub struct Members {
-    contexts: Option<std::collections::BTreeSet<i64>>,
+    /// The platform's API client and the course's contexts; none: every submission.
+    lti: Option<(Option<i64>, std::collections::BTreeSet<i64>)>,
 }
 
 impl Members {
@@ -142,19 +166,24 @@ impl Members {
         course: &Course,
     ) -> Result<Members, crate::service::store::StoreError> {
         Ok(Members {
-            contexts: match course {
+            lti: match course {
                 Course::Service => None,
                 Course::Lti { platform, context } => {
-                    Some(store.lti_course_contexts(*platform, context)?.into_iter().collect())
+                    let client = store.list_platforms()?.into_iter().find(|p| p.id == *platform);
+                    let contexts = store.lti_course_contexts(*platform, context)?.into_iter().collect();
+                    Some((client.map(|p| p.api_client_id), contexts))
                 }
             },
         })
     }
 
     pub fn contains(&self, record: &SubmissionRecord) -> bool {
-        match &self.contexts {
+        match &self.lti {
             None => true,
-            Some(contexts) => launch_context(record).is_some_and(|c| contexts.contains(&c)),
+            Some((client, contexts)) => {
+                *client == Some(record.client_id)
+                    && launch_context(record).is_some_and(|c| contexts.contains(&c))
+            }
         }
     }
 }

@@ -235,7 +235,7 @@ pub async fn exercise_analytics(
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
     let exercise = served_exercise(&shared, &slug)?;
     let secret = shared.course_secret.clone();
-    let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret)).await?;
+    let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret, &|_| true)).await?;
     // The course's data in every form: not kept by caches, not sniffed; the page as a report page.
     let mut answer = HttpResponse::Ok();
     answer
@@ -281,8 +281,10 @@ pub fn analytics_of(
     store: &dyn Store,
     exercise: &Exercise,
     course_secret: &str,
+    in_course: &dyn Fn(&crate::service::store::SubmissionRecord) -> bool,
 ) -> Result<Analytics, crate::service::store::StoreError> {
-    let records = store.exercise_submissions(&exercise.slug, ANALYTICS_SUBMISSIONS_MAX)?;
+    let mut records = store.exercise_submissions(&exercise.slug, ANALYTICS_SUBMISSIONS_MAX)?;
+    records.retain(|r| in_course(r));
     let consumer = exercise.grader_kind() == crate::report::GraderKind::Consumer;
     let profiles = if consumer { analytics::PROFILES.of(exercise) } else { Default::default() };
     let parameters_of = |learner: &str| exercise.grader.variant_parameters(exercise, learner, course_secret);
@@ -296,8 +298,9 @@ pub fn analytics_of(
         &parameters_of,
     );
     if consumer {
-        let latest =
+        let mut latest =
             store.latest_submissions(&exercise.slug, &RegradeFilter::default(), ANALYTICS_SUBMISSIONS_MAX)?;
+        latest.retain(|r| in_course(r));
         let recent = &latest[latest.len().saturating_sub(SIMILARITY_SUBMISSIONS_MAX + 1)..];
         let mut with_bytes = Vec::with_capacity(recent.len());
         for record in recent {

@@ -17,6 +17,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod reports;
 pub mod submissions;
+pub mod teach;
 #[cfg(test)]
 mod testing;
 pub mod views;
@@ -176,6 +177,11 @@ fn api_routes(cfg: &mut web::ServiceConfig) {
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
     .service(get("/api/v1/exercises/{slug}/page", learn::page_link))
     .service(get("/reports/{id}", reports::report_page))
+    .service(get("/teach", teach::dashboard))
+    .service(get("/teach/learner", teach::learner))
+    .service(get("/teach/compare", teach::compare))
+    .service(get("/teach/exercises/{slug}", teach::exercise))
+    .service(post("/teach/exercises/{slug}/regrade", teach::regrade))
     .service(
         web::resource("/learn/{slug}")
             .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(learn::page))

@@ -3,10 +3,24 @@
 //! `tests/browser/check-a11y.mjs`; the assertions stay here), on a desktop and a phone viewport,
 //! in German and in English: a failed and a passed report (a module's, and a Python source's with
 //! its line numbers on the marked and the crash lines), the learner's page of a consumer and of a
-//! prediction exercise. Every page has no
+//! prediction exercise, the teacher's dashboard, a learner's submissions there, and an exercise's
+//! analytics with its regrade buttons. Every page has no
 //! violation, and the keyboard reaches every control it shows.
 
 use super::*;
+
+/// `pruefstein teacher link` against the server's data directory: the dashboard's URL.
+pub(crate) fn teacher_link(server: &Server, extra: &[&str]) -> String {
+    let out = Command::new(BIN)
+        .args(["teacher", "link", "--public-url", &format!("http://127.0.0.1:{}", server.port)])
+        .args(extra)
+        .arg("--data-dir")
+        .arg(&server.data)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
 
 /// A submission graded through the API: its report link.
 fn graded_report(server: &Server, token: &str, body: Value, verdict: &str) -> String {
@@ -48,6 +62,9 @@ fn every_page_kind_passes_axe_and_the_keyboard_in_both_languages() {
     );
     let consumer_page = learner_page(&server, &token, CONSUMER, "anna");
     let prediction_page = learner_page(&server, &token, PREDICTION, "dora");
+    let dashboard = teacher_link(&server, &[]);
+    let analytics = dashboard.replacen("/teach?", &format!("/teach/exercises/{CONSUMER}?"), 1);
+    let learner = dashboard.replacen("/teach?", "/teach/learner?", 1) + "&learner=anna";
 
     let mut pages = Vec::new();
     for (lang, other) in [("de", "de"), ("en", "en")] {
@@ -64,6 +81,9 @@ fn every_page_kind_passes_axe_and_the_keyboard_in_both_languages() {
         pages.push((format!("report-answer-{lang}"), in_lang(&answer)));
         pages.push((format!("learn-consumer-{lang}"), in_lang(&consumer_page)));
         pages.push((format!("learn-prediction-{lang}"), in_lang(&prediction_page)));
+        pages.push((format!("dashboard-{lang}"), in_lang(&dashboard)));
+        pages.push((format!("analytics-{lang}"), in_lang(&analytics)));
+        pages.push((format!("teach-learner-{lang}"), in_lang(&learner)));
     }
     let artifacts = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("artifacts").join("a11y");
     std::fs::create_dir_all(&artifacts).unwrap();
@@ -98,5 +118,16 @@ fn every_page_kind_passes_axe_and_the_keyboard_in_both_languages() {
                 assert!(labelled, "{name} {viewport}: a control without a name: {control}");
             }
         }
+    }
+    // The dashboard's controls are among what the keyboard reaches: its links and its form, the
+    // analytics' regrade buttons.
+    for lang in ["de", "en"] {
+        let reached = &seen[format!("dashboard-{lang}").as_str()]["desktop"]["reached"];
+        let reached = reached.as_array().unwrap();
+        assert!(reached.iter().any(|c| c["tag"] == "a"), "dashboard-{lang}: no link reached: {reached:?}");
+        assert!(reached.iter().any(|c| c["name"] == "learner"), "dashboard-{lang}: the field: {reached:?}");
+        let reached = &seen[format!("analytics-{lang}").as_str()]["desktop"]["reached"];
+        let buttons = reached.as_array().unwrap().iter().filter(|c| c["tag"] == "button").count();
+        assert_eq!(buttons, 2, "analytics-{lang}: the dry run and regrade buttons: {reached}");
     }
 }

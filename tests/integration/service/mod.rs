@@ -148,6 +148,7 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 mod a11y;
 mod browser;
 mod contract;
+mod dashboard;
 mod durability;
 mod jobe;
 mod lti;
