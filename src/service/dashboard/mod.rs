@@ -12,7 +12,7 @@
 pub mod analytics_page;
 pub mod pages;
 
-use crate::limits::{DASHBOARD_LINK_TTL_MAX_MS, DASHBOARD_LINK_TTL_MS};
+use crate::limits::{DASHBOARD_COURSE_BYTES_MAX, DASHBOARD_LINK_TTL_MAX_MS, DASHBOARD_LINK_TTL_MS};
 use crate::service::store::SubmissionRecord;
 use crate::service::{Shared, auth, clock};
 use crate::text::Lang;
@@ -109,7 +109,7 @@ impl DashboardLink {
 pub fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<DashboardLink> {
     let course = match (query.p.as_deref(), query.k.as_deref()) {
         (None, None) => Course::Service,
-        (Some(p), Some(k)) if !k.is_empty() => {
+        (Some(p), Some(k)) if !k.is_empty() && k.len() <= DASHBOARD_COURSE_BYTES_MAX => {
             Course::Lti { platform: p.parse::<i64>().ok().filter(|p| *p > 0)?, context: k.to_string() }
         }
         _ => return None,
