@@ -130,4 +130,18 @@ fn every_page_kind_passes_axe_and_the_keyboard_in_both_languages() {
         let buttons = reached.as_array().unwrap().iter().filter(|c| c["tag"] == "button").count();
         assert_eq!(buttons, 2, "analytics-{lang}: the dry run and regrade buttons: {reached}");
     }
+    // What the teacher reads in Chromium: checks by their titles, mistakes by the exercise's line
+    // about them, never a slug; the dashboard's pass rates.
+    for (lang, title, mistake, passed) in [
+        ("de", "Duplikat, gleicher Prozess", "Keine Deduplizierung", "Bestanden: 1/3"),
+        ("en", "Duplicate, same instance", "No deduplication", "Passed: 1/3"),
+    ] {
+        for viewport in ["desktop", "phone"] {
+            let text = seen[format!("analytics-{lang}").as_str()][viewport]["text"].as_str().unwrap();
+            assert!(text.contains(title) && text.contains(mistake), "analytics-{lang} {viewport}: {text}");
+            assert!(!text.contains("duplicate-same-instance"), "analytics-{lang}: a check's slug: {text}");
+            let text = seen[format!("dashboard-{lang}").as_str()][viewport]["text"].as_str().unwrap();
+            assert!(text.contains(passed), "dashboard-{lang} {viewport}: {text}");
+        }
+    }
 }
