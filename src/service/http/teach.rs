@@ -185,12 +185,6 @@ pub async fn exercise(path: web::Path<String>, query: web::Query<LinkQuery>, sha
     page_response(&shared, StatusCode::OK, analytics_page(&analytics, lang, &links))
 }
 
-/// The regrade form's fields.
-struct RegradeForm {
-    csrf: Option<String>,
-    dry_run: Option<String>,
-}
-
 /// `POST /teach/exercises/{slug}/regrade`: a dry run or a regrade of the latest submission of
 /// every learner of the course, from the analytics page's buttons.
 pub async fn regrade(
@@ -207,7 +201,11 @@ pub async fn regrade(
     let slug = path.into_inner();
     let Ok(exercise) = served_exercise(&shared, &slug) else { return not_found(&shared, lang) };
     let mut body = Vec::new();
-    while let Some(Ok(chunk)) = payload.next().await {
+    while let Some(chunk) = payload.next().await {
+        let Ok(chunk) = chunk else {
+            let text = Text::new("Das Formular kam nicht vollständig an.", "The form did not arrive whole.");
+            return failure(&shared, lang, StatusCode::BAD_REQUEST, text);
+        };
         if body.len() + chunk.len() > DASHBOARD_FORM_BYTES_MAX {
             let text = Text::new("Das Formular ist zu groß.", "The form is too large.");
             return failure(&shared, lang, StatusCode::PAYLOAD_TOO_LARGE, text);
@@ -216,15 +214,15 @@ pub async fn regrade(
     }
     let field =
         |name: &str| url::form_urlencoded::parse(&body).find(|(k, _)| k == name).map(|(_, v)| v.into_owned());
-    let form = Some(RegradeForm { csrf: field("csrf"), dry_run: field("dry_run") });
-    let Some(form) = form.filter(|f| f.csrf.as_deref().is_some_and(|c| link.csrf_valid(&shared, c))) else {
+    // The form's token first: a form from another site changes nothing.
+    if !field("csrf").is_some_and(|csrf| link.csrf_valid(&shared, &csrf)) {
         let text = Text::new(
             "Dieses Formular ist nicht von dieser Seite (das Prüfzeichen fehlt oder ist falsch). Bitte die Auswertung neu laden.",
             "This form is not from this page (its token is missing or wrong). Please reload the analytics.",
         );
         return failure(&shared, lang, StatusCode::FORBIDDEN, text);
-    };
-    let dry_run = form.dry_run.as_deref() != Some("false");
+    }
+    let dry_run = field("dry_run").as_deref() != Some("false");
     let learners = match course_learners(&shared, &link.course, &slug).await {
         Ok(learners) => learners,
         Err(p) => {
