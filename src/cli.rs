@@ -132,6 +132,11 @@ pub enum Command {
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
+    /// The teachers' dashboard in a browser, for operators without a learning platform.
+    Teacher {
+        #[command(subcommand)]
+        command: TeacherCommand,
+    },
     /// Manage the LTI 1.3 platforms (Moodle, Canvas, ILIAS, OpenOlat) that may launch the tool.
     Platform {
         #[command(subcommand)]
@@ -145,6 +150,23 @@ pub enum Command {
         /// The service's TOML configuration (for its data directory or database).
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum TeacherCommand {
+    /// Print a signed link to the dashboard of every submission of the service (exercises, pass
+    /// rates, analytics, regrade buttons, a learner's submissions), valid for --expires. Anyone
+    /// holding the link sees the course: hand it to teachers only.
+    Link {
+        /// How long the link opens the dashboard (e.g. 8h, 2d; at most 30d).
+        #[arg(long, value_parser = crate::service::clock::parse_duration)]
+        expires: Option<u64>,
+        /// The dashboard's language.
+        #[arg(long, default_value = "de")]
+        lang: Lang,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
     },
 }
 
@@ -390,18 +412,11 @@ pub fn run(cli: Cli) -> Result<i32> {
             run_client(command, &config)
         }
         Command::Regrade { slug, dry_run, learners, verdict, json, serve } => {
+            run_regrade(&slug, dry_run, learners, verdict, json, &serve)
+        }
+        Command::Teacher { command: TeacherCommand::Link { expires, lang, serve } } => {
             let config = crate::service::config::Config::resolve(&serve)?;
-            let request = crate::service::http::views::RegradeRequest {
-                learners: (!learners.is_empty()).then_some(learners),
-                verdict,
-                dry_run,
-            };
-            let summary = crate::service::regrade::run_offline(&config, &slug, &request)?;
-            if json {
-                println!("{}", crate::text::json_for_terminal(&serde_json::to_string_pretty(&summary)?));
-            } else {
-                print!("{}", crate::text::for_terminal(&crate::service::regrade::render_summary(&summary)));
-            }
+            println!("{}", crate::service::dashboard::service_link(&config, expires, lang)?);
             Ok(0)
         }
         Command::Platform { command, data_dir, database, config } => {
@@ -415,6 +430,30 @@ pub fn run(cli: Cli) -> Result<i32> {
             Ok(0)
         }
     }
+}
+
+/// `pruefstein regrade`.
+fn run_regrade(
+    slug: &str,
+    dry_run: bool,
+    learners: Vec<String>,
+    verdict: Option<String>,
+    json: bool,
+    serve: &crate::service::config::ServeArgs,
+) -> Result<i32> {
+    let config = crate::service::config::Config::resolve(serve)?;
+    let request = crate::service::http::views::RegradeRequest {
+        learners: (!learners.is_empty()).then_some(learners),
+        verdict,
+        dry_run,
+    };
+    let summary = crate::service::regrade::run_offline(&config, slug, &request)?;
+    if json {
+        println!("{}", crate::text::json_for_terminal(&serde_json::to_string_pretty(&summary)?));
+    } else {
+        print!("{}", crate::text::for_terminal(&crate::service::regrade::render_summary(&summary)));
+    }
+    Ok(0)
 }
 
 fn run_client(command: ClientCommand, config: &crate::service::config::Config) -> Result<i32> {

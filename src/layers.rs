@@ -15,7 +15,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     // The core: plain data and the interfaces, no grader, no sandbox, no service.
     ("text", &[]),
     ("limits", &[]),
-    ("submission", &["limits"]),
+    ("submission", &["limits", "text"]),
     ("sim", &["text"]),
     ("deadline", &["limits", "text"]),
     ("report", &["limits", "sim", "text"]),

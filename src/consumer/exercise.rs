@@ -43,6 +43,11 @@ struct ConsumerSection {
     /// A file of the exercise's own kinds of mistake, beside the lesson's (`mistakes.toml`).
     #[serde(default)]
     mistakes: Option<String>,
+    /// The mistake each kind of mutant makes, in one line per language, by the mutant's file name
+    /// without its extension (`never-commits` for `never-commits.js`, `.py`, `.wat`): what the
+    /// teachers' analytics call a bucket of submissions that behave like it.
+    #[serde(default)]
+    mutant_descriptions: std::collections::BTreeMap<String, crate::text::Text>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -102,6 +107,8 @@ pub struct ConsumerExercise {
     pub initial_state: State,
     /// The kinds of mistake its reports name: the lesson's, with the exercise's own.
     pub mistakes: super::diagnose::mistakes::Mistakes,
+    /// `[consumer.mutant_descriptions]`: one line per kind of mutant, by file stem.
+    pub mutant_descriptions: std::collections::BTreeMap<String, crate::text::Text>,
     pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
 }
 
@@ -225,6 +232,7 @@ impl ConsumerExercise {
             template,
             initial_state,
             mistakes,
+            mutant_descriptions: section.mutant_descriptions,
             oracle: OnceLock::new(),
         })
     }

@@ -25,6 +25,10 @@ impl Grader for ConsumerExercise {
         self.languages.clone()
     }
 
+    fn mutant_descriptions(&self) -> std::collections::BTreeMap<String, crate::text::Text> {
+        self.mutant_descriptions.clone()
+    }
+
     fn grade(
         &self,
         exercise: &Exercise,

@@ -116,6 +116,12 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
         Vec::new()
     }
 
+    /// The mistake each kind of wrong solution makes, in one line, by its file name without the
+    /// extension (course analytics group submissions by it); empty for kinds without any.
+    fn mutant_descriptions(&self) -> std::collections::BTreeMap<String, crate::text::Text> {
+        std::collections::BTreeMap::new()
+    }
+
     /// A normalised fingerprint of a submission for similarity hints to teachers: a set of hashes
     /// that renaming and changed constants do not change. None for kinds without one, or for a
     /// submission that cannot be read.

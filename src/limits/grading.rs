@@ -98,8 +98,9 @@ pub const TIMELINE_LINES_MAX: usize = 200;
 /// counted in a last row "… n more", so a trace of any length gives a picture of bounded size. The
 /// numbered list beside the diagram keeps every line the report has.
 pub const DIAGRAM_ROWS_MAX: usize = 60;
-/// Characters of the label a sequence diagram writes under a row (a statement's SQL, a message);
-/// longer labels end in "…" (the list beside the diagram has the whole line).
+/// Characters of the label a sequence diagram writes beside a row, wrapped onto lines (a
+/// statement's SQL, a message); longer labels end in "…" (the list beside the diagram has the
+/// whole line).
 pub const DIAGRAM_LABEL_CHARS_MAX: usize = 44;
 /// Lifelines a sequence diagram draws for consumer instances side by side: an instance that ended
 /// leaves its place to a later one, and beyond this many at once instances share a lifeline (each

@@ -54,6 +54,8 @@ const _: () = assert!(WEBHOOK_BACKOFF_BASE_MS <= WEBHOOK_BACKOFF_MAX_MS);
 /// Pages are bounded; a dry run is a regrade that waits; a regrade fits the queue.
 const _: () = assert!(SUBMISSIONS_PAGE_DEFAULT <= SUBMISSIONS_PAGE_MAX);
 const _: () = assert!(REGRADE_DRY_RUN_MAX <= REGRADE_SUBMISSIONS_MAX);
+/// An instructor's launch link expires within what the command line may sign.
+const _: () = assert!(DASHBOARD_LINK_TTL_MS <= DASHBOARD_LINK_TTL_MAX_MS);
 const _: () = assert!((REGRADE_SUBMISSIONS_MAX as u64) < QUEUE_DEPTH_MAX);
 const _: () = assert!(SIMILARITY_THRESHOLD_PER_MILLE <= 1000);
 const _: () = assert!(SIMILARITY_SUBMISSIONS_MAX <= ANALYTICS_SUBMISSIONS_MAX);

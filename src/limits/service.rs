@@ -171,3 +171,18 @@ pub const NODE_LIVENESS_MS: u64 = 30_000;
 /// How long a node leaves a job of a version it does not serve, when its announcement said it did
 /// (a reload between announcement and lease), before leasing it again.
 pub const VERSION_MISMATCH_DEFER_MS: u64 = 1_000;
+
+// The teachers' dashboard (`src/service/dashboard/`, `src/service/http/teach.rs`).
+
+/// How long a dashboard link opens the dashboard: one an instructor's LTI launch makes, and the
+/// default of `pruefstein teacher link --expires`, in ms.
+pub const DASHBOARD_LINK_TTL_MS: u64 = 8 * 3600 * 1000;
+/// The longest `pruefstein teacher link --expires` signs, in ms: a leaked link stays a leak for
+/// at most this long.
+pub const DASHBOARD_LINK_TTL_MAX_MS: u64 = 30 * 24 * 3600 * 1000;
+/// Longest LTI course id (the launch's `context` claim id) a dashboard link carries, in bytes.
+pub const DASHBOARD_COURSE_BYTES_MAX: usize = 255;
+/// A learner's submissions the dashboard lists, newest first.
+pub const DASHBOARD_LEARNER_SUBMISSIONS_MAX: usize = 200;
+/// Largest form the dashboard takes (a regrade button's), in bytes.
+pub const DASHBOARD_FORM_BYTES_MAX: usize = 4 * 1024;

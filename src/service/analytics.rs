@@ -28,6 +28,9 @@ fn verdict_of(record: &SubmissionRecord) -> Option<Verdict> {
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
 pub struct CheckShare {
     pub check: String,
+    /// The check's title as the reports name it, in German and English.
+    #[schema(value_type = Object)]
+    pub title: crate::text::Text,
     /// Failing submissions that fail this check.
     pub failing_submissions: usize,
     /// Their share of all failing submissions (0 to 1).
@@ -42,6 +45,23 @@ pub struct MutantShare {
     /// The checks it fails when graded.
     pub failed_checks: Vec<String>,
     pub submissions: usize,
+}
+
+/// A kind of mistake: the mutants of one name in every language (`never-commits.js`, `.py`,
+/// `.wat`), with the exercise's one line about it, and the failing submissions that behave like
+/// any of them.
+#[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
+pub struct MistakeShare {
+    /// The mutants' file name without its extension.
+    pub mistake: String,
+    /// The exercise's line about it (`[consumer.mutant_descriptions]`), if it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub description: Option<crate::text::Text>,
+    /// The mutants' files.
+    pub files: Vec<String>,
+    /// Failing submissions that behave like one of them, in id order.
+    pub submissions: Vec<String>,
 }
 
 /// A failing submission and the mutants it behaves like (the same set of failed checks).
@@ -123,6 +143,9 @@ pub struct Analytics {
     /// Consumer exercises: per mutant, the failing submissions that behave like it.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mutants: Vec<MutantShare>,
+    /// Consumer exercises: the mutants grouped by the mistake they make, most submissions first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mistakes: Vec<MistakeShare>,
     /// Consumer exercises: every failing submission and the mutants it behaves like.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub failing: Vec<FailingSubmission>,
@@ -186,6 +209,7 @@ pub fn compute(
     records: &[SubmissionRecord],
     limit: usize,
     profiles: &Profiles,
+    descriptions: &BTreeMap<String, crate::text::Text>,
     parameters_of: &dyn Fn(&str) -> Vec<(String, i64)>,
 ) -> Analytics {
     let truncated = records.len() > limit;
@@ -212,21 +236,27 @@ pub fn compute(
         report.checks.iter().filter(|c| !c.passed && !c.not_run).map(|c| c.name.clone()).collect()
     };
 
-    let mut per_check: BTreeMap<String, usize> = BTreeMap::new();
+    let mut per_check: BTreeMap<String, (usize, crate::text::Text)> = BTreeMap::new();
     let failing_reports: Vec<_> =
         reports.iter().filter(|(r, _)| verdict_of(r) == Some(Verdict::Failed)).collect();
     for (_, report) in &failing_reports {
-        for check in failed_checks(report) {
-            *per_check.entry(check).or_default() += 1;
+        for check in report.checks.iter().filter(|c| !c.passed && !c.not_run) {
+            per_check.entry(check.name.clone()).or_insert_with(|| (0, check.title.clone())).0 += 1;
         }
     }
     let mut checks: Vec<CheckShare> = per_check
         .into_iter()
-        .map(|(check, n)| CheckShare { check, failing_submissions: n, share: share(n, failed) })
+        .map(|(check, (n, title))| CheckShare {
+            check,
+            title,
+            failing_submissions: n,
+            share: share(n, failed),
+        })
         .collect();
     checks.sort_by(|a, b| b.failing_submissions.cmp(&a.failing_submissions).then(a.check.cmp(&b.check)));
 
     let mut mutants = Vec::new();
+    let mut mistakes = Vec::new();
     let mut failing = Vec::new();
     let mut parts = Vec::new();
     let mut parameters = Vec::new();
@@ -256,6 +286,7 @@ pub fn compute(
                 })
                 .collect();
             mutants.sort_by(|a, b| b.submissions.cmp(&a.submissions).then(a.mutant.cmp(&b.mutant)));
+            mistakes = group_by_mistake(profiles, &failing, descriptions);
         }
         GraderKind::Prediction => {
             let mut per_part: BTreeMap<String, (usize, usize)> = BTreeMap::new();
@@ -339,12 +370,54 @@ pub fn compute(
         learners_passed: learners_passed.len(),
         checks,
         mutants,
+        mistakes,
         failing,
         parts,
         parameters,
         time_to_first_pass: TimeToPass { learners: per_learner.len(), median_ms, per_learner },
         similarity: None,
     }
+}
+
+/// A mutant file's mistake: its file name without the folder and the extension.
+pub fn mistake_of(file: &str) -> &str {
+    let name = file.rsplit('/').next().unwrap_or(file);
+    name.split_once('.').map_or(name, |(stem, _)| stem)
+}
+
+/// The mutants grouped by their mistake, each with the failing submissions that behave like any
+/// of its files; most submissions first, then by name.
+fn group_by_mistake(
+    profiles: &Profiles,
+    failing: &[FailingSubmission],
+    descriptions: &BTreeMap<String, crate::text::Text>,
+) -> Vec<MistakeShare> {
+    let mut groups: BTreeMap<&str, (Vec<String>, BTreeSet<&str>)> = BTreeMap::new();
+    for (file, _) in profiles.iter() {
+        groups.entry(mistake_of(file)).or_default().0.push(file.clone());
+    }
+    for submission in failing {
+        for file in &submission.behaves_like {
+            if let Some(group) = groups.get_mut(mistake_of(file)) {
+                group.1.insert(submission.submission_id.as_str());
+            }
+        }
+    }
+    let mut mistakes: Vec<MistakeShare> = groups
+        .into_iter()
+        .map(|(mistake, (files, submissions))| {
+            let mut submissions: Vec<String> = submissions.into_iter().map(str::to_string).collect();
+            submissions.sort_by_key(|id| (Shared::parse_id(id).unwrap_or(i64::MAX), id.clone()));
+            MistakeShare {
+                mistake: mistake.to_string(),
+                description: descriptions.get(mistake).cloned(),
+                files,
+                submissions,
+            }
+        })
+        .collect();
+    mistakes.sort_by(|a, b| b.submissions.len().cmp(&a.submissions.len()).then(a.mistake.cmp(&b.mistake)));
+    mistakes
 }
 
 /// A CSV field: quoted where it must be, and a text a spreadsheet would read as a formula (a
@@ -378,7 +451,7 @@ pub fn to_csv(a: &Analytics) -> String {
         share(a.learners_passed, a.learners),
     );
     for c in &a.checks {
-        row("check", &c.check, "", c.failing_submissions, a.failed, c.share);
+        row("check", &c.check, &c.title.en, c.failing_submissions, a.failed, c.share);
     }
     for m in &a.mutants {
         row(
@@ -388,6 +461,17 @@ pub fn to_csv(a: &Analytics) -> String {
             m.submissions,
             a.failed,
             share(m.submissions, a.failed),
+        );
+    }
+    for m in &a.mistakes {
+        let description = m.description.as_ref().map(|d| d.en.as_str()).unwrap_or("");
+        row(
+            "mistake",
+            &m.mistake,
+            description,
+            m.submissions.len(),
+            a.failed,
+            share(m.submissions.len(), a.failed),
         );
     }
     for p in &a.parts {
@@ -404,6 +488,13 @@ pub fn to_csv(a: &Analytics) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_mutant_file_names_its_mistake() {
+        assert_eq!(super::mistake_of("mutants/never-commits.js"), "never-commits");
+        assert_eq!(super::mistake_of("never-commits.wat"), "never-commits");
+        assert_eq!(super::mistake_of("mutants/check-then-act"), "check-then-act");
+    }
+
     #[test]
     fn csv_fields_are_quoted_and_never_formulas() {
         assert_eq!(super::field("anna"), "anna");

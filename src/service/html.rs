@@ -10,7 +10,6 @@ use super::clock;
 use super::http::learn::PageLink;
 use super::shared::Shared;
 use super::store::{Status, SubmissionRecord};
-use crate::limits::{CHART_BARS_MAX, CHART_LABEL_CHARS_MAX};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
 use crate::submission::SubmissionKind;
@@ -50,12 +49,12 @@ ol.trace { padding-left: 2.2rem; margin: .3rem 0; font-family: ui-monospace, mon
 ol.trace li { overflow-wrap: anywhere; }
 ol.trace li.crash, ol.trace li.fault { color: var(--bad); font-weight: 700; }
 pre.source { font-family: ui-monospace, monospace; font-size: .85rem; overflow-x: auto; padding: .4rem 0; }
-pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #777; margin-right: .6rem; }
+pre.source .ln { display: inline-block; min-width: 3ch; text-align: right; color: #595959; margin-right: .6rem; }
 pre.source .marked { background: #fff3c4; }
 pre.source .crash, pre.source .error { background: #ffd9d6; font-weight: 700; }
 pre.source .decisive { outline: 2px solid #a40000; font-weight: 700; }
 section.main-problem { border-left: 4px solid #a40000; padding-left: .8rem; }
-svg.sequence { display: block; width: 100%; max-width: 34rem; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
+svg.sequence { display: block; width: 100%; height: auto; margin: .4rem 0; border: 1px solid var(--line); border-radius: .3rem; background: #fff; }
 .table-wrap { overflow-x: auto; }
 table { border-collapse: collapse; margin: .3rem 0 .6rem; font-size: .85rem; }
 th, td { border: 1px solid var(--line); padding: .15rem .45rem; text-align: left; font-family: ui-monospace, monospace; }
@@ -72,12 +71,12 @@ a { color: #0b57d0; }
   a { color: inherit; text-decoration: none; }
   .check { border-color: #888; background: none !important; }
   pre { white-space: pre-wrap; border-color: #888; }
-  svg.sequence { max-width: 12cm; border-color: #888; }
+  svg.sequence { max-width: 16cm; border-color: #888; }
 }
 "#;
 
 /// What the pages with forms (the student's page, LTI's pages) add to [`STYLE`].
-const FORM_STYLE: &str = r#"
+pub(crate) const FORM_STYLE: &str = r#"
 form label { display: block; font-weight: 600; margin: .4rem 0 .2rem; }
 textarea, input[type=file] { display: block; width: 100%; max-width: 100%; font: inherit; margin-bottom: .6rem; }
 textarea { font-family: ui-monospace, monospace; padding: .4rem; }
@@ -92,18 +91,9 @@ fn page(lang: Lang, title: &str, refresh: bool, body: Markup) -> String {
     page_refreshing(lang, title, refresh.then_some(""), "", body)
 }
 
-/// The analytics page's own rules: bar charts and their figures as text.
-const ANALYTICS_STYLE: &str = r#"
-figure.chart { margin: .6rem 0; } figure.chart figcaption { font-weight: 600; font-size: .9rem; }
-svg.bars { display: block; width: 100%; max-width: 42rem; height: auto; font-family: system-ui, sans-serif; }
-ul.figures { position: absolute; left: -9999px; }
-table.overview th { font-family: inherit; font-weight: 600; }
-@media print { ul.figures { position: static; } svg.bars { max-width: 16cm; } }
-"#;
-
-/// A page with rules of its own besides the common style.
-fn page_with_style(lang: Lang, title: &str, refresh: bool, extra_style: &str, body: Markup) -> String {
-    page_refreshing(lang, title, refresh.then_some(""), extra_style, body)
+/// A page with rules of its own besides the common style (the teachers' pages).
+pub(crate) fn page_with_style(lang: Lang, title: &str, extra_style: &str, body: Markup) -> String {
+    page_refreshing(lang, title, None, extra_style, body)
 }
 
 /// A page; with `refresh`, it reloads itself after [`PENDING_REFRESH_SECONDS`] (from the URL
@@ -305,6 +295,19 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 (t(lang, "Punkte:", "Points:")) " " (view.points)
             }
         }
+        (statement_section(view, lang))
+        (submit_section(view, lang, &action))
+        @if let Some(record) = view.shown { (result_section(record, report.as_ref(), lang)) }
+        (history_section(view, lang, shown_id))
+    };
+    let title = format!("{} – Prüfstein", view.title);
+    let reload = link.href(lang, shown_id);
+    page_refreshing(lang, &title, pending.then_some(reload.as_str()), FORM_STYLE, body)
+}
+
+/// The student's page's statement and starter kits.
+fn statement_section(view: &StudentPage<'_>, lang: Lang) -> Markup {
+    html! {
         section id="statement" {
             h2 { (t(lang, "Aufgabe", "Exercise")) }
             pre class="statement" { (view.statement) }
@@ -324,6 +327,13 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 p { a href="/docs/consumer-abi" { (t(lang, "Die Schnittstelle (ABI) des Konsumenten", "The consumer's interface (ABI)")) } }
             }
         }
+    }
+}
+
+/// The student's page's submission form.
+fn submit_section(view: &StudentPage<'_>, lang: Lang, action: &str) -> Markup {
+    let link = view.link;
+    html! {
         section id="submit" class="noprint" {
             h2 { (t(lang, "Abgeben", "Submit")) }
             @if let Some(error) = view.error {
@@ -358,39 +368,50 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 button type="submit" { (t(lang, "Abgeben", "Submit")) }
             }
         }
-        @if let Some(record) = view.shown {
-            @let (class, word) = verdict_label(record, report.as_ref(), lang);
-            section id="result" {
-                h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
-                p {
-                    span class={ "verdict " (class) } { (word) }
-                    @if let Some(report) = &report {
-                        " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
-                        strong { (report.score.points) "/" (report.score.max) }
-                    }
-                }
-                @if let Some(report) = &report {
-                    (render_report(report, lang))
-                } @else if record.status == Status::Failed {
-                    p {
-                        (t(
-                            lang,
-                            "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
-                            "This submission could not be graded; that is not your fault. The reason (for the teachers):"
-                        ))
-                    }
-                    pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
-                } @else {
-                    p class="waiting" {
-                        (t(
-                            lang,
-                            "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
-                            "The submission is being graded. This page reloads by itself."
-                        ))
-                    }
-                }
+    }
+}
+
+/// The report of the submission the student's page shows (or why there is none yet).
+fn result_section(record: &SubmissionRecord, report: Option<&Report>, lang: Lang) -> Markup {
+    html! {
+    @let (class, word) = verdict_label(record, report, lang);
+    section id="result" {
+        h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
+        p {
+            span class={ "verdict " (class) } { (word) }
+            @if let Some(report) = &report {
+                " " (PreEscaped("&nbsp;")) (t(lang, "Punkte", "Score")) " "
+                strong { (report.score.points) "/" (report.score.max) }
             }
         }
+        @if let Some(report) = &report {
+            (render_report(report, lang))
+        } @else if record.status == Status::Failed {
+            p {
+                (t(
+                    lang,
+                    "Diese Abgabe konnte nicht bewertet werden; das liegt nicht an dir. Der Grund (für die Lehrenden):",
+                    "This submission could not be graded; that is not your fault. The reason (for the teachers):"
+                ))
+            }
+            pre { (record.result.as_ref().and_then(|r| r.failure.as_deref()).unwrap_or("")) }
+        } @else {
+            p class="waiting" {
+                (t(
+                    lang,
+                    "Die Abgabe wird gerade bewertet. Diese Seite lädt sich von selbst neu.",
+                    "The submission is being graded. This page reloads by itself."
+                ))
+            }
+        }
+    }
+    }
+}
+
+/// The learner's submissions for the exercise, newest first.
+fn history_section(view: &StudentPage<'_>, lang: Lang, shown_id: Option<i64>) -> Markup {
+    let link = view.link;
+    html! {
         @if !view.history.is_empty() {
             section id="history" {
                 h2 { (t(lang, "Deine Abgaben", "Your submissions")) }
@@ -413,168 +434,5 @@ pub fn student_page(view: &StudentPage<'_>) -> String {
                 }
             }
         }
-    };
-    let title = format!("{} – Prüfstein", view.title);
-    let reload = link.href(lang, shown_id);
-    page_refreshing(lang, &title, pending.then_some(reload.as_str()), FORM_STYLE, body)
-}
-
-/// One bar of a chart: its label, its share (0 to 1) and the figure written beside it.
-pub struct Bar {
-    pub label: String,
-    pub share: f64,
-    pub figure: String,
-}
-
-/// A horizontal bar chart as inline SVG (integer coordinates, no script), with its figures also
-/// as text for screen readers and print.
-fn bar_chart(title: &str, bars: &[Bar]) -> Markup {
-    let bars = &bars[..bars.len().min(CHART_BARS_MAX)];
-    let (label_w, bar_w, figure_w, row_h) = (260i64, 300i64, 120i64, 22i64);
-    let width = label_w + bar_w + figure_w;
-    let height = row_h * bars.len() as i64 + 4;
-    let label = |text: &str| -> String {
-        let mut chars: String = text.chars().take(CHART_LABEL_CHARS_MAX).collect();
-        if text.chars().count() > CHART_LABEL_CHARS_MAX {
-            chars.push('…');
-        }
-        chars
-    };
-    html! {
-        figure class="chart" {
-            figcaption { (title) }
-            svg class="bars" role="img" aria-label=(title) viewBox={ "0 0 " (width) " " (height) }
-                xmlns="http://www.w3.org/2000/svg" {
-                @for (i, bar) in bars.iter().enumerate() {
-                    @let y = 2 + row_h * i as i64;
-                    @let w = ((bar.share.clamp(0.0, 1.0) * bar_w as f64).round() as i64).max(i64::from(bar.share > 0.0));
-                    text x=(label_w - 8) y=(y + 15) text-anchor="end" font-size="13" { (label(&bar.label)) }
-                    rect x=(label_w) y=(y + 3) width=(bar_w) height=(row_h - 6) fill="#eef0f3" {}
-                    rect x=(label_w) y=(y + 3) width=(w) height=(row_h - 6) fill="#a1181b" {}
-                    text x=(label_w + bar_w + 8) y=(y + 15) font-size="13" { (bar.figure) }
-                }
-            }
-            ul class="figures" {
-                @for bar in bars {
-                    li { (bar.label) ": " (bar.figure) }
-                }
-            }
-        }
     }
-}
-
-fn percent(share: f64) -> String {
-    format!("{:.0} %", share * 100.0)
-}
-
-/// The analytics page of an exercise for teachers: figures, bar charts (inline SVG, no script)
-/// and the similarity hints, in German or English.
-pub fn analytics_page(a: &crate::service::analytics::Analytics, lang: Lang) -> String {
-    let other = if lang == Lang::De { Lang::En } else { Lang::De };
-    let check_bars: Vec<Bar> = a
-        .checks
-        .iter()
-        .map(|c| Bar {
-            label: c.check.clone(),
-            share: c.share,
-            figure: format!("{} ({})", c.failing_submissions, percent(c.share)),
-        })
-        .collect();
-    let mutant_bars: Vec<Bar> = a
-        .mutants
-        .iter()
-        .map(|m| {
-            let share = if a.failed == 0 { 0.0 } else { m.submissions as f64 / a.failed as f64 };
-            Bar { label: m.mutant.clone(), share, figure: format!("{} ({})", m.submissions, percent(share)) }
-        })
-        .collect();
-    let part_bars: Vec<Bar> = a
-        .parts
-        .iter()
-        .map(|p| Bar {
-            label: p.part.clone(),
-            share: p.share,
-            figure: format!("{}/{} ({})", p.wrong, p.answered, percent(p.share)),
-        })
-        .collect();
-    let parameter_bars: Vec<Bar> = a
-        .parameters
-        .iter()
-        .map(|p| Bar {
-            label: format!("{} = {}", p.parameter, p.value),
-            share: p.share,
-            figure: format!("{}/{} ({})", p.wrong, p.answered, percent(p.share)),
-        })
-        .collect();
-    let minutes = |ms: i64| format!("{:.1} min", ms as f64 / 60_000.0);
-    let body = html! {
-        nav class="lang" {
-            a href={ "?format=html&lang=" (other.code()) } hreflang=(other.code()) { (t(lang, "English", "Deutsch")) }
-        }
-        header {
-            p class="meta" { (t(lang, "Prüfstein – Auswertung für Lehrende", "Prüfstein – analytics for teachers")) }
-            h1 { (&a.exercise) }
-            p class="meta" { (t(lang, "Version", "Version")) " " code { (&a.exercise_hash[..a.exercise_hash.len().min(12)]) } " · " (&a.grader) }
-        }
-        table class="overview" {
-            tr { th { (t(lang, "Abgaben", "Submissions")) } td { (a.submissions) @if a.truncated { " " (t(lang, "(gekürzt)", "(cut)")) } } }
-            tr { th { (t(lang, "Lernende", "Learners")) } td { (a.learners) } }
-            tr { th { (t(lang, "Bestanden / bewertet", "Passed / graded")) } td { (a.passed) "/" (a.graded) " (" (percent(a.pass_rate)) ")" } }
-            tr { th { (t(lang, "Nicht bestanden", "Failed")) } td { (a.failed) } }
-            tr { th { (t(lang, "Abgewiesen", "Rejected")) } td { (a.rejected) } }
-            tr { th { (t(lang, "Lernende mit Bestehen", "Learners who passed")) } td { (a.learners_passed) } }
-            tr {
-                th { (t(lang, "Zeit bis zum ersten Bestehen (Median)", "Time to first pass (median)")) }
-                td { @match a.time_to_first_pass.median_ms { Some(ms) => (minutes(ms)), None => "–" } }
-            }
-        }
-        h2 { (t(lang, "Häufigste Fehler", "Most common mistakes")) }
-        @if check_bars.is_empty() {
-            p { (t(lang, "Keine nicht bestandene Abgabe.", "No failing submission.")) }
-        } @else {
-            (bar_chart(t(lang, "Anteil der nicht bestandenen Abgaben je Prüfung", "Share of failing submissions per check"), &check_bars))
-        }
-        @if !mutant_bars.is_empty() {
-            h2 { (t(lang, "Verhält sich wie Mutant", "Behaves like mutant")) }
-            (bar_chart(t(lang, "Nicht bestandene Abgaben, die genau die Prüfungen eines Mutanten nicht bestehen", "Failing submissions that fail exactly a mutant's checks"), &mutant_bars))
-        }
-        @if !part_bars.is_empty() {
-            h2 { (t(lang, "Falsche Antworten je Teil", "Wrong answers per part")) }
-            (bar_chart(t(lang, "Anteil falscher Antworten je Teil", "Share of wrong answers per part"), &part_bars))
-        }
-        @if !parameter_bars.is_empty() {
-            h2 { (t(lang, "Falsche Antworten je Parameterwert", "Wrong answers per parameter value")) }
-            (bar_chart(t(lang, "Anteil falscher Antworten je Wert eines Varianten-Parameters", "Share of wrong answers per value of a variant parameter"), &parameter_bars))
-        }
-        @if let Some(similarity) = &a.similarity {
-            h2 { (t(lang, "Ähnlichkeits-Hinweise", "Similarity hints")) }
-            p class="hint" {
-                (t(lang,
-                   "Nur Hinweise, nie ein Urteil: ähnliche Module entstehen auch aus einem gemeinsamen Starter-Kit oder bei einer kurzen Aufgabe mit einer naheliegenden Lösung. Vor jedem Schluss beide Abgaben ansehen.",
-                   "Hints, never verdicts: alike modules also come from a shared starter kit or a short exercise with one natural solution. Look at both submissions before drawing any conclusion."))
-            }
-            p class="meta" {
-                (similarity.compared) " " (t(lang, "Abgaben verglichen, Schwelle", "submissions compared, threshold")) " "
-                (similarity.threshold_per_mille / 10) " %"
-            }
-            @if similarity.pairs.is_empty() {
-                p { (t(lang, "Kein Paar über der Schwelle.", "No pair above the threshold.")) }
-            } @else {
-                div class="table-wrap" {
-                    table {
-                        tr { th { "A" } th { (t(lang, "Lernende A", "Learner A")) } th { "B" } th { (t(lang, "Lernende B", "Learner B")) } th { (t(lang, "Ähnlichkeit", "Similarity")) } }
-                        @for pair in &similarity.pairs {
-                            tr {
-                                td { (&pair.submission_a) } td { (&pair.learner_a) }
-                                td { (&pair.submission_b) } td { (&pair.learner_b) }
-                                td { (pair.similarity_per_mille / 10) " %" }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    };
-    let title = format!("{} – {}", a.exercise, t(lang, "Auswertung", "Analytics"));
-    page_with_style(lang, &title, false, ANALYTICS_STYLE, body)
 }

@@ -20,6 +20,7 @@ pub mod clients;
 pub mod clock;
 pub mod config;
 pub mod config_reference;
+pub mod dashboard;
 pub mod data_dir;
 pub mod dryruns;
 pub mod html;

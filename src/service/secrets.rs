@@ -195,6 +195,21 @@ pub fn resolve_course(store: &dyn Store, config: &Config, rotate: bool) -> Resul
     Ok(course)
 }
 
+/// The report key links are signed with now, as `serve` resolves it, without rotating anything
+/// (`pruefstein teacher link`): an error if the configured secret is not the service's.
+pub fn current_report_key(store: &dyn Store, config: &Config) -> Result<Vec<u8>, SecretsError> {
+    let current = in_force(store, config.report_secret.as_deref(), GENERATED_REPORT_SECRET, "report")?;
+    let given = fingerprint(&current);
+    match store.setting(REPORT_FINGERPRINT)? {
+        Some(stored) if stored != given => Err(SecretsError::ReportChanged {
+            given,
+            stored,
+            grace_days: REPORT_SECRET_GRACE_MS / (24 * 3600 * 1000),
+        }),
+        _ => Ok(current.into_bytes()),
+    }
+}
+
 fn resolve_report(
     store: &dyn Store,
     config: &Config,

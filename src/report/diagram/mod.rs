@@ -5,7 +5,7 @@
 //! server.
 //!
 //! The layout ([`consumer_layout`], [`timeline_layout`]) is data, tested on its own; [`render`]
-//! turns it into SVG. The picture is bounded whatever the trace: at most
+//! turns it into SVG (`svg.rs`: lanes on the left, each row's text beside them). The picture is bounded whatever the trace: at most
 //! [`DIAGRAM_ROWS_MAX`] rows (then one row "… n more"), labels of at most
 //! [`DIAGRAM_LABEL_CHARS_MAX`] characters, at most [`DIAGRAM_INSTANCE_LANES_MAX`] instance
 //! lifelines side by side. Every coordinate is an integer, so the same report gives the same SVG
@@ -22,27 +22,16 @@ use super::prediction::PredictionDetail;
 use crate::limits::{DIAGRAM_INSTANCE_LANES_MAX, DIAGRAM_LABEL_CHARS_MAX, DIAGRAM_ROWS_MAX};
 use crate::text::Lang;
 
-/// Width of the drawing in SVG units; it scales to the width of the page.
-const WIDTH: i32 = 400;
-/// Height of the lane headers.
-const HEADER_HEIGHT: i32 = 30;
-/// Height of one row: its mark, then its label below.
-const ROW_HEIGHT: i32 = 38;
-/// Where a row's mark (arrow, cross, dot) sits below the row's top.
-const MARK_OFFSET: i32 = 12;
-/// Where a row's label sits (baseline) below the row's top.
-const LABEL_OFFSET: i32 = 31;
-/// Font size in SVG units: on a phone 390 px wide the drawing is about 345 px wide, so its text is
-/// about 12 px (at least 11 px down to a drawing 315 px wide). A label of
-/// [`DIAGRAM_LABEL_CHARS_MAX`] characters (0.6 em each in a monospace font) fits the width.
-const FONT_SIZE: i32 = 14;
-// A label of the longest kind, starting at x = 4, ends inside the drawing.
-const _: () = assert!(4 + DIAGRAM_LABEL_CHARS_MAX as i32 * FONT_SIZE * 6 / 10 <= WIDTH);
-/// The outer lanes (queue left, database or consumers right).
-const LEFT_LANE_X: i32 = 30;
-const RIGHT_LANE_X: i32 = WIDTH - 30;
-const INK: &str = "#1b1e23";
-const ALARM: &str = "#a1181b";
+/// The first lane's x (the queue); every further lane [`LANE_GAP`] to the right of the one before.
+pub(super) const LEFT_LANE_X: i32 = 14;
+/// Space between two lanes: wide enough for an instance's head ("#99" is 3 characters).
+pub(super) const LANE_GAP: i32 = 28;
+
+/// The x of lane `i` (lane 0 the queue).
+fn lane_x(i: usize) -> i32 {
+    // i is at most DIAGRAM_INSTANCE_LANES_MAX + 1: the conversion cannot fail.
+    LEFT_LANE_X + LANE_GAP * i32::try_from(i).unwrap_or(0)
+}
 
 /// What one row of a diagram draws.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,14 +187,6 @@ fn place_lifelines(spans: &BTreeMap<u32, (usize, usize)>) -> (Vec<Lifeline>, usi
     (lifelines, busy_until.len().max(1))
 }
 
-/// The x of instance lane `j` of `n`, evenly between the outer lanes.
-fn instance_x(j: usize, n: usize) -> i32 {
-    let span = RIGHT_LANE_X - LEFT_LANE_X;
-    // n and j are at most DIAGRAM_INSTANCE_LANES_MAX: the conversions cannot fail.
-    let (j, n) = (i32::try_from(j).unwrap_or(0), i32::try_from(n).unwrap_or(1));
-    LEFT_LANE_X + span * (j + 1) / (n + 1)
-}
-
 /// One event's label in `voice`'s words.
 fn voiced_label(event: &TraceEvent, lang: Lang, voice: crate::report::voice::Voice) -> String {
     crate::report::trace_text::render_trace(std::slice::from_ref(event), lang, voice, None).join(" ")
@@ -232,96 +213,25 @@ pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::rep
     let lane_of: BTreeMap<u32, usize> = lifelines.iter().map(|l| (l.instance, l.lane + 1)).collect();
     let database = lanes_used + 1;
 
-    let mut lanes = vec![Lane { header: "Queue".to_string(), x: LEFT_LANE_X, full: true }];
-    lanes.extend((0..lanes_used).map(|j| Lane {
-        header: String::new(),
-        x: instance_x(j, lanes_used),
-        full: false,
-    }));
-    lanes.push(Lane { header: t(lang, "Datenbank", "Database").to_string(), x: RIGHT_LANE_X, full: true });
+    let mut lanes = vec![Lane { header: "Queue".to_string(), x: lane_x(0), full: true }];
+    lanes.extend((0..lanes_used).map(|j| Lane { header: String::new(), x: lane_x(j + 1), full: false }));
+    lanes.push(Lane {
+        header: t(lang, "Datenbank", "Database").to_string(),
+        x: lane_x(database),
+        full: true,
+    });
 
-    // Per message (its JSON): whether its last delivery ended without an ack (a crash, a fault, a
-    // return the queue does not ack), so that the next delivery of it is a redelivery.
-    let mut unacked: BTreeMap<String, bool> = BTreeMap::new();
-    // Per instance: the message it is working on.
-    let mut working: BTreeMap<u32, String> = BTreeMap::new();
-    let (mut crashes, mut redeliveries) = (0, 0);
-    let mut rows = Vec::with_capacity(events.len());
-    for event in events {
-        let instance = instance_of(event);
-        let lane = instance.and_then(|i| lane_of.get(&i).copied()).unwrap_or(1);
-        let mut end_delivery = |instance: u32, acked: bool| {
-            if let Some(message) = working.remove(&instance) {
-                unacked.insert(message, !acked);
-            }
-        };
-        let (kind, mark) = match event {
-            TraceEvent::Start { .. } => ("start", Mark::Head { lane }),
-            TraceEvent::Deliver { instance, message, .. } => {
-                let key = message.to_string();
-                let again = unacked.get(&key).copied().unwrap_or(false);
-                unacked.insert(key.clone(), false);
-                working.insert(*instance, key);
-                if again {
-                    redeliveries += 1;
-                }
-                (
-                    if again { "redeliver" } else { "deliver" },
-                    Mark::Arrow { from: 0, to: lane, dashed: false },
-                )
-            }
-            TraceEvent::Statement { .. } => {
-                ("statement", Mark::Arrow { from: lane, to: database, dashed: false })
-            }
-            TraceEvent::Wait { .. } => ("wait", Mark::Arrow { from: lane, to: database, dashed: true }),
-            TraceEvent::Log { .. } => ("log", Mark::Dot { lane }),
-            TraceEvent::Crash { instance, .. } => {
-                end_delivery(*instance, false);
-                crashes += 1;
-                ("crash", Mark::Cross { lane })
-            }
-            TraceEvent::Fault { instance, .. } => {
-                end_delivery(*instance, false);
-                crashes += 1;
-                ("fault", Mark::Cross { lane })
-            }
-            TraceEvent::Return { instance, value, .. } => {
-                // The lesson's True and False are acked; anything else comes again.
-                let acked = matches!(value, 0 | 1);
-                end_delivery(*instance, acked);
-                if acked {
-                    ("ack", Mark::Arrow { from: lane, to: 0, dashed: false })
-                } else {
-                    ("no-ack", Mark::Arrow { from: lane, to: 0, dashed: true })
-                }
-            }
-            TraceEvent::RolledBack { .. } => ("rolled-back", Mark::Dot { lane: database }),
-            TraceEvent::Queue { .. } => ("queue", Mark::Dot { lane: 0 }),
-        };
-        rows.push(Row { kind, instance, mark, label: clip_label(&voiced_label(event, lang, voice)) });
-    }
-
-    let instances = match (spans.keys().next(), spans.keys().next_back()) {
-        (Some(a), Some(b)) if a != b => format!("#{a}–#{b}"),
-        (Some(a), _) => format!("#{a}"),
-        _ => "–".to_string(),
-    };
-    let description = match lang {
-        Lang::De => format!(
-            "Sequenzdiagramm: Queue, Instanzen {instances} und Datenbank; {} gezeichnet, {}, {}. \
-             Die Liste „Ablauf“ enthält jedes Ereignis als Text.",
-            counted(rows.len(), "Ereignis", "Ereignisse"),
-            counted(crashes, "Absturz", "Abstürze"),
-            counted(redeliveries, "erneute Zustellung", "erneute Zustellungen"),
-        ),
-        Lang::En => format!(
-            "Sequence diagram: queue, instances {instances} and database; {} drawn, {}, {}. The list \
-             \"Trace\" has every event as text.",
-            counted(rows.len(), "event", "events"),
-            counted(crashes, "crash", "crashes"),
-            counted(redeliveries, "redelivery", "redeliveries"),
-        ),
-    };
+    let mut deliveries = Deliveries::default();
+    let rows: Vec<Row> = events
+        .iter()
+        .map(|event| {
+            let instance = instance_of(event);
+            let lane = instance.and_then(|i| lane_of.get(&i).copied()).unwrap_or(1);
+            let (kind, mark) = deliveries.mark(event, lane, database);
+            Row { kind, instance, mark, label: clip_label(&voiced_label(event, lang, voice)) }
+        })
+        .collect();
+    let description = consumer_description(lang, &spans, rows.len(), &deliveries);
     Layout {
         title: t(lang, "Ablauf als Sequenzdiagramm", "Trace as a sequence diagram").to_string(),
         description,
@@ -331,6 +241,98 @@ pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::rep
         rows,
         omitted,
         omitted_label: t(lang, "weitere Ereignisse", "more events"),
+    }
+}
+
+/// What the deliveries of a trace have come to so far: which message each instance works on,
+/// which messages' last delivery ended without an ack (so that their next delivery is a
+/// redelivery), and the crashes and redeliveries counted.
+#[derive(Default)]
+struct Deliveries {
+    /// Per message (its JSON): whether its last delivery ended without an ack.
+    unacked: BTreeMap<String, bool>,
+    /// Per instance: the message it is working on.
+    working: BTreeMap<u32, String>,
+    crashes: usize,
+    redeliveries: usize,
+}
+
+impl Deliveries {
+    fn end(&mut self, instance: u32, acked: bool) {
+        if let Some(message) = self.working.remove(&instance) {
+            self.unacked.insert(message, !acked);
+        }
+    }
+
+    /// The row kind and mark of `event`, drawn in `lane` (its instance's) with the database in
+    /// lane `database`.
+    fn mark(&mut self, event: &TraceEvent, lane: usize, database: usize) -> (&'static str, Mark) {
+        match event {
+            TraceEvent::Start { .. } => ("start", Mark::Head { lane }),
+            TraceEvent::Deliver { instance, message, .. } => {
+                let key = message.to_string();
+                let again = self.unacked.get(&key).copied().unwrap_or(false);
+                self.unacked.insert(key.clone(), false);
+                self.working.insert(*instance, key);
+                self.redeliveries += usize::from(again);
+                let kind = if again { "redeliver" } else { "deliver" };
+                (kind, Mark::Arrow { from: 0, to: lane, dashed: false })
+            }
+            TraceEvent::Statement { .. } => {
+                ("statement", Mark::Arrow { from: lane, to: database, dashed: false })
+            }
+            TraceEvent::Wait { .. } => ("wait", Mark::Arrow { from: lane, to: database, dashed: true }),
+            TraceEvent::Log { .. } => ("log", Mark::Dot { lane }),
+            TraceEvent::Crash { instance, .. } | TraceEvent::Fault { instance, .. } => {
+                self.end(*instance, false);
+                self.crashes += 1;
+                let kind = if matches!(event, TraceEvent::Crash { .. }) { "crash" } else { "fault" };
+                (kind, Mark::Cross { lane })
+            }
+            TraceEvent::Return { instance, value, .. } => {
+                // The lesson's True and False are acked; anything else comes again.
+                let acked = matches!(value, 0 | 1);
+                self.end(*instance, acked);
+                if acked {
+                    ("ack", Mark::Arrow { from: lane, to: 0, dashed: false })
+                } else {
+                    ("no-ack", Mark::Arrow { from: lane, to: 0, dashed: true })
+                }
+            }
+            TraceEvent::RolledBack { .. } => ("rolled-back", Mark::Dot { lane: database }),
+            TraceEvent::Queue { .. } => ("queue", Mark::Dot { lane: 0 }),
+        }
+    }
+}
+
+/// The description a screen reader reads for a consumer diagram.
+fn consumer_description(
+    lang: Lang,
+    spans: &BTreeMap<u32, (usize, usize)>,
+    rows: usize,
+    deliveries: &Deliveries,
+) -> String {
+    let instances = match (spans.keys().next(), spans.keys().next_back()) {
+        (Some(a), Some(b)) if a != b => format!("#{a}–#{b}"),
+        (Some(a), _) => format!("#{a}"),
+        _ => "–".to_string(),
+    };
+    let (crashes, redeliveries) = (deliveries.crashes, deliveries.redeliveries);
+    match lang {
+        Lang::De => format!(
+            "Sequenzdiagramm: Queue, Instanzen {instances} und Datenbank; {} gezeichnet, {}, {}. \
+             Die Liste „Ablauf“ enthält jedes Ereignis als Text.",
+            counted(rows, "Ereignis", "Ereignisse"),
+            counted(crashes, "Absturz", "Abstürze"),
+            counted(redeliveries, "erneute Zustellung", "erneute Zustellungen"),
+        ),
+        Lang::En => format!(
+            "Sequence diagram: queue, instances {instances} and database; {} drawn, {}, {}. The list \
+             \"Trace\" has every event as text.",
+            counted(rows, "event", "events"),
+            counted(crashes, "crash", "crashes"),
+            counted(redeliveries, "redelivery", "redeliveries"),
+        ),
     }
 }
 
@@ -398,122 +400,14 @@ pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
         title: t(lang, "Zeitachse als Sequenzdiagramm", "Timeline as a sequence diagram").to_string(),
         description,
         lanes: vec![
-            Lane { header: "Queue".to_string(), x: LEFT_LANE_X, full: true },
-            Lane { header: t(lang, "Konsumenten", "Consumers").to_string(), x: RIGHT_LANE_X, full: true },
+            Lane { header: "Queue".to_string(), x: lane_x(0), full: true },
+            Lane { header: t(lang, "Konsumenten", "Consumers").to_string(), x: lane_x(1), full: true },
         ],
         instances_header: None,
         lifelines: Vec::new(),
         rows,
         omitted,
         omitted_label: t(lang, "weitere Zeilen", "more lines"),
-    }
-}
-
-/// Row index as an SVG coordinate (bounded by [`DIAGRAM_ROWS_MAX`]).
-fn row_top(row: usize) -> i32 {
-    HEADER_HEIGHT + i32::try_from(row).unwrap_or(0) * ROW_HEIGHT
-}
-
-/// A header's anchor: the left lane's header starts at the edge, the right one ends there.
-fn header_anchor(lane: &Lane) -> (i32, &'static str) {
-    if lane.x == LEFT_LANE_X {
-        (4, "start")
-    } else if lane.x == RIGHT_LANE_X {
-        (WIDTH - 4, "end")
-    } else {
-        (lane.x, "middle")
-    }
-}
-
-fn arrow(x1: i32, x2: i32, y: i32, dashed: bool, colour: &str) -> Markup {
-    let dir = if x2 >= x1 { 1 } else { -1 };
-    let tip = x2 - dir * 3;
-    let back = tip - dir * 9;
-    html! {
-        line x1=(x1) y1=(y) x2=(back) y2=(y) stroke=(colour) stroke-width="2"
-            stroke-dasharray=[dashed.then_some("6 4")] {}
-        polygon points={ (tip) "," (y) " " (back) "," (y - 5) " " (back) "," (y + 5) } fill=(colour) {}
-    }
-}
-
-/// The layout as an inline SVG (`role="img"`, with a title and a description); `id` makes the
-/// title's and description's ids unique on the page.
-pub fn render(layout: &Layout, id: &str) -> Markup {
-    // An id is one token: anything but letters, digits, '-' and '_' becomes '-'.
-    let id: String =
-        id.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '-' }).collect();
-    let extra = usize::from(layout.omitted > 0);
-    let height = row_top(layout.rows.len() + extra) + 8;
-    let bottom = height - 6;
-    let title_id = format!("{id}-title");
-    let desc_id = format!("{id}-desc");
-    html! {
-        svg class="sequence" id=(id) xmlns="http://www.w3.org/2000/svg" role="img"
-            aria-labelledby={ (title_id) " " (desc_id) } viewBox={ "0 0 " (WIDTH) " " (height) }
-            width=(WIDTH) height=(height) font-family="ui-monospace, Menlo, Consolas, monospace"
-            font-size=(FONT_SIZE) data-rows=(layout.rows.len()) data-omitted=(layout.omitted) {
-            title id=(title_id) { (layout.title) }
-            desc id=(desc_id) { (layout.description) }
-            rect x="0" y="0" width=(WIDTH) height=(height) fill="#ffffff" {}
-            @for lane in &layout.lanes {
-                @if lane.full {
-                    @let (x, anchor) = header_anchor(lane);
-                    text x=(x) y="18" text-anchor=(anchor) font-weight="700" fill=(INK) { (lane.header) }
-                    line x1=(lane.x) y1="24" x2=(lane.x) y2=(bottom) stroke=(INK) stroke-width="1"
-                        stroke-dasharray="3 3" {}
-                }
-            }
-            @if let Some(header) = layout.instances_header {
-                text x=(WIDTH / 2) y="18" text-anchor="middle" font-weight="700" fill=(INK) { (header) }
-            }
-            @for life in &layout.lifelines {
-                @let x = layout.lanes[life.lane + 1].x;
-                @let top = row_top(life.first) + MARK_OFFSET;
-                @let end = row_top(life.last) + MARK_OFFSET;
-                g class="lifeline" data-instance=(life.instance) {
-                    @if end > top {
-                        line x1=(x) y1=(top) x2=(x) y2=(end) stroke=(INK) stroke-width="2" {}
-                    }
-                    // Wide enough for "#" and the number's digits (9 units each), at least 40.
-                    @let half = (8 + 5 * (life.instance.checked_ilog10().unwrap_or(0) as i32 + 2)).max(20);
-                    rect x=(x - half) y=(top - 10) width=(2 * half) height="20" rx="3" fill="#ffffff"
-                        stroke=(INK) stroke-width="2" {}
-                    text x=(x) y=(top + 5) text-anchor="middle" fill=(INK) { "#" (life.instance) }
-                }
-            }
-            @for (i, row) in layout.rows.iter().enumerate() {
-                @let top = row_top(i);
-                @let y = top + MARK_OFFSET;
-                g class="row" data-kind=(row.kind) data-instance=[row.instance] {
-                    @match row.mark {
-                        Mark::Arrow { from, to, dashed } => {
-                            @let colour = if row.kind == "redeliver" { ALARM } else { INK };
-                            (arrow(layout.lanes[from].x, layout.lanes[to].x, y, dashed, colour))
-                            @if row.kind == "redeliver" {
-                                text x=((layout.lanes[from].x + layout.lanes[to].x) / 2) y=(y - 3)
-                                    text-anchor="middle" fill=(ALARM) font-weight="700" { "↻" }
-                            }
-                        }
-                        Mark::Cross { lane } => {
-                            @let x = layout.lanes[lane].x;
-                            line x1=(x - 8) y1=(y - 8) x2=(x + 8) y2=(y + 8) stroke=(ALARM) stroke-width="4" {}
-                            line x1=(x - 8) y1=(y + 8) x2=(x + 8) y2=(y - 8) stroke=(ALARM) stroke-width="4" {}
-                        }
-                        Mark::Head { .. } => {}
-                        Mark::Dot { lane } => {
-                            circle cx=(layout.lanes[lane].x) cy=(y) r="4" fill=(INK) {}
-                        }
-                    }
-                    text x="4" y=(top + LABEL_OFFSET) fill=(if matches!(row.mark, Mark::Cross { .. }) { ALARM } else { INK })
-                        stroke="#ffffff" stroke-width="4" paint-order="stroke" { (row.label) }
-                }
-            }
-            @if layout.omitted > 0 {
-                text class="omitted" x="4" y=(row_top(layout.rows.len()) + LABEL_OFFSET - 10) fill=(INK) {
-                    "… " (layout.omitted) " " (layout.omitted_label)
-                }
-            }
-        }
     }
 }
 
@@ -542,6 +436,9 @@ pub fn timeline_diagram(detail: &PredictionDetail, lang: Lang, id: &str) -> Mark
     }
     render(&timeline_layout(detail, lang), id)
 }
+
+mod svg;
+pub use svg::render;
 
 #[cfg(test)]
 mod tests;

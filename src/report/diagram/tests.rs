@@ -237,3 +237,31 @@ fn a_timeline_by_tick() {
     assert_eq!(layout.omitted, 3);
     assert_eq!(timeline_layout(&d, Lang::De).rows[0].label, "t=0: de zahlung-1 is sent (id 1)");
 }
+
+/// A row's text is wrapped between words onto lines that fit beside the lanes; a word longer
+/// than a line is cut; nothing is lost.
+#[test]
+fn labels_wrap_between_words() {
+    let lines = svg::wrap("INSERT INTO gesehen (msg_id) VALUES (?) and more words");
+    assert!(lines.len() >= 2, "{lines:?}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 28 && !l.starts_with(' ')), "{lines:?}");
+    assert_eq!(lines.join(" "), "INSERT INTO gesehen (msg_id) VALUES (?) and more words");
+    let long = "x".repeat(44);
+    let cut = svg::wrap(&long);
+    assert_eq!(cut.concat(), long);
+    assert!(cut.iter().all(|l| l.chars().count() <= 28), "{cut:?}");
+    assert_eq!(svg::wrap(""), vec![String::new()]);
+    assert_eq!(svg::wrap("ab c"), vec!["ab c".to_string()]);
+}
+
+/// Every row's text starts right of the last lane, so no text can cross a lifeline.
+#[test]
+fn texts_stand_right_of_the_lanes() {
+    let layout = consumer_layout(&detail(crash_and_redelivery()), Lang::En);
+    let last = layout.lanes.iter().map(|l| l.x).max().unwrap();
+    let svg = render(&layout, "d").into_string();
+    for part in svg.split("<g class=\"row\"").skip(1) {
+        let x: i32 = part.split("<text x=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+        assert!(x > last, "a row's text at x={x} is not right of the last lane at {last}");
+    }
+}

@@ -12,10 +12,12 @@ use crate::exercise::Exercise;
 use crate::grade::GradeOptions;
 use crate::limits::{ANALYTICS_SUBMISSIONS_MAX, REGRADE_BODY_BYTES_MAX, SIMILARITY_SUBMISSIONS_MAX};
 use crate::service::analytics::{self, Analytics};
+use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
 use crate::service::problem::Problem;
 use crate::service::regrade::{self, DryRunGrader, RegradeError};
 use crate::service::similarity;
 use crate::service::store::{RegradeFilter, Store};
+use crate::text::Lang;
 
 /// The served exercise `slug`, or 404 naming the ones there are.
 pub fn served_exercise(shared: &Data, slug: &str) -> Result<std::sync::Arc<Exercise>, Problem> {
@@ -233,7 +235,7 @@ pub async fn exercise_analytics(
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
     let exercise = served_exercise(&shared, &slug)?;
     let secret = shared.course_secret.clone();
-    let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret)).await?;
+    let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret, &|_| true)).await?;
     // The course's data in every form: not kept by caches, not sniffed; the page as a report page.
     let mut answer = HttpResponse::Ok();
     answer
@@ -248,11 +250,29 @@ pub async fn exercise_analytics(
                 format!("attachment; filename=\"{}-analytics.csv\"", analytics.exercise),
             ))
             .body(analytics::to_csv(&analytics)),
-        Format::Html => answer
-            .content_type("text/html; charset=utf-8")
-            .insert_header((header::REFERRER_POLICY, "no-referrer"))
-            .insert_header((header::CONTENT_SECURITY_POLICY, crate::service::html::PAGE_CSP))
-            .body(crate::service::html::analytics_page(&analytics, lang)),
+        Format::Html => {
+            let key = shared.report_key.current();
+            let page_lang = |other: Lang| format!("?format=html&lang={}", other.code());
+            let report = |id: &str| {
+                format!(
+                    "/reports/{id}?t={}&lang={}",
+                    crate::service::auth::report_token(key, id),
+                    lang.code()
+                )
+            };
+            let links = AnalyticsLinks {
+                lang: &page_lang,
+                report: &report,
+                compare: None,
+                regrade: None,
+                back: None,
+            };
+            answer
+                .content_type("text/html; charset=utf-8")
+                .insert_header((header::REFERRER_POLICY, "no-referrer"))
+                .insert_header((header::CONTENT_SECURITY_POLICY, crate::service::html::PAGE_CSP))
+                .body(analytics_page(&analytics, lang, &links))
+        }
     })
 }
 
@@ -261,16 +281,26 @@ pub fn analytics_of(
     store: &dyn Store,
     exercise: &Exercise,
     course_secret: &str,
+    in_course: &dyn Fn(&crate::service::store::SubmissionRecord) -> bool,
 ) -> Result<Analytics, crate::service::store::StoreError> {
-    let records = store.exercise_submissions(&exercise.slug, ANALYTICS_SUBMISSIONS_MAX)?;
+    let mut records = store.exercise_submissions(&exercise.slug, ANALYTICS_SUBMISSIONS_MAX)?;
+    records.retain(|r| in_course(r));
     let consumer = exercise.grader_kind() == crate::report::GraderKind::Consumer;
     let profiles = if consumer { analytics::PROFILES.of(exercise) } else { Default::default() };
     let parameters_of = |learner: &str| exercise.grader.variant_parameters(exercise, learner, course_secret);
-    let mut analytics =
-        analytics::compute(exercise, &records, ANALYTICS_SUBMISSIONS_MAX, &profiles, &parameters_of);
+    let descriptions = exercise.grader.mutant_descriptions();
+    let mut analytics = analytics::compute(
+        exercise,
+        &records,
+        ANALYTICS_SUBMISSIONS_MAX,
+        &profiles,
+        &descriptions,
+        &parameters_of,
+    );
     if consumer {
-        let latest =
+        let mut latest =
             store.latest_submissions(&exercise.slug, &RegradeFilter::default(), ANALYTICS_SUBMISSIONS_MAX)?;
+        latest.retain(|r| in_course(r));
         let recent = &latest[latest.len().saturating_sub(SIMILARITY_SUBMISSIONS_MAX + 1)..];
         let mut with_bytes = Vec::with_capacity(recent.len());
         for record in recent {

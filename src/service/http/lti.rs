@@ -398,6 +398,9 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     };
     let lang = launch_lang(&claims);
     let outcome = match claims.message_type.as_deref() {
+        Some(RESOURCE_LINK) if super::teach::is_instructor(&claims) => {
+            super::teach::instructor_launch(&shared, &platform, &claims, lang)
+        }
         Some(RESOURCE_LINK) => resource_link(&shared, &platform, &claims, lang).await,
         Some(DEEP_LINKING) => deep_linking_picker(&shared, &platform, &claims, lang),
         other => Err(LaunchError::MessageType(other.unwrap_or("").to_string())),
@@ -444,8 +447,14 @@ async fn resource_link(
     }
     let (platform_id, exercise, subject_key) = (platform.id, slug.clone(), subject.clone());
     let now = clock::now_ms();
+    // The course the launch comes from: the dashboard of that course shows what is made here.
+    let course = claims.context.as_ref().map(|c| c.id.clone()).unwrap_or_default();
     let context = super::handler::db(shared, move |store| {
-        store.lti_context(platform_id, &subject_key, &exercise, &lineitem, now)
+        let context = store.lti_context(platform_id, &subject_key, &exercise, &lineitem, now)?;
+        if !course.is_empty() {
+            store.set_lti_course(context.id, &course)?;
+        }
+        Ok(context)
     })
     .await
     .map_err(|p| LaunchError::Malformed(p.detail))?;
@@ -528,6 +537,39 @@ fn deep_linking_picker(
     Ok(page_response(shared, StatusCode::OK, page))
 }
 
+/// The claims of a deep-linking response for `exercise`: a resource link with a line item.
+fn deep_linking_claims(
+    shared: &Shared,
+    platform: &PlatformRecord,
+    deployment: &str,
+    exercise: &crate::exercise::Exercise,
+    lang: Lang,
+    nonce: String,
+) -> serde_json::Value {
+    let now = clock::now_ms() / 1000;
+    json!({
+        "iss": platform.platform.client_id,
+        "aud": platform.platform.issuer,
+        "iat": now,
+        "exp": now + LTI_JWT_TTL_S as i64,
+        "nonce": nonce,
+        "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiDeepLinkingResponse",
+        "https://purl.imsglobal.org/spec/lti/claim/version": LTI_VERSION,
+        "https://purl.imsglobal.org/spec/lti/claim/deployment_id": deployment,
+        "https://purl.imsglobal.org/spec/lti-dl/claim/content_items": [{
+            "type": "ltiResourceLink",
+            "title": exercise.title.get(lang),
+            "url": format!("{}/lti/launch", shared.config.public_url),
+            "custom": {"exercise": exercise.slug},
+            "lineItem": {
+                "scoreMaximum": exercise.points,
+                "label": exercise.title.get(lang),
+                "resourceId": exercise.slug,
+            },
+        }],
+    })
+}
+
 /// The claims of a deep-linking response, with the platform's `data` as it was signed.
 #[derive(serde::Serialize)]
 struct DeepLinkingResponse {
@@ -604,32 +646,11 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
             &LaunchError::Claim(format!("the exercise {slug:?}")),
         );
     };
-    let now = clock::now_ms() / 1000;
     let nonce = match random_value() {
         Ok(nonce) => nonce,
         Err(e) => return refuse(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, &e),
     };
-    let claims = json!({
-        "iss": platform.platform.client_id,
-        "aud": platform.platform.issuer,
-        "iat": now,
-        "exp": now + LTI_JWT_TTL_S as i64,
-        "nonce": nonce,
-        "https://purl.imsglobal.org/spec/lti/claim/message_type": "LtiDeepLinkingResponse",
-        "https://purl.imsglobal.org/spec/lti/claim/version": LTI_VERSION,
-        "https://purl.imsglobal.org/spec/lti/claim/deployment_id": deployment,
-        "https://purl.imsglobal.org/spec/lti-dl/claim/content_items": [{
-            "type": "ltiResourceLink",
-            "title": exercise.title.get(lang),
-            "url": format!("{}/lti/launch", shared.config.public_url),
-            "custom": {"exercise": exercise.slug},
-            "lineItem": {
-                "scoreMaximum": exercise.points,
-                "label": exercise.title.get(lang),
-                "resourceId": exercise.slug,
-            },
-        }],
-    });
+    let claims = deep_linking_claims(&shared, &platform, &deployment, &exercise, lang, nonce);
     let response = DeepLinkingResponse { claims, data: returned.unwrap_or_default() };
     let signed = {
         let shared = shared.clone();

@@ -22,6 +22,7 @@ pub mod openapi;
 pub mod reports;
 pub mod server;
 pub mod submissions;
+pub mod teach;
 #[cfg(test)]
 mod testing;
 pub mod views;

@@ -105,6 +105,7 @@ impl utoipa::Modify for SecurityAddon {
         Analytics,
         CheckShare,
         MutantShare,
+        crate::service::analytics::MistakeShare,
         FailingSubmission,
         PartShare,
         ParameterShare,

@@ -12,7 +12,9 @@ use crate::service::problem::Problem;
 use crate::service::shared::Shared;
 
 use super::handler::Data;
-use super::{course, exercises, health, jobe, learn, lti, metrics, openapi, reports, submissions, webhooks};
+use super::{
+    course, exercises, health, jobe, learn, lti, metrics, openapi, reports, submissions, teach, webhooks,
+};
 
 /// Runs the HTTP server until SIGTERM or SIGINT, then stops taking requests and lets running ones
 /// finish. With `admin_bind`, the operator's routes (`/metrics`, `/readyz` with the node's details,
@@ -154,6 +156,11 @@ fn api_routes(cfg: &mut web::ServiceConfig) {
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
     .service(get("/api/v1/exercises/{slug}/page", learn::page_link))
     .service(get("/reports/{id}", reports::report_page))
+    .service(get("/teach", teach::dashboard))
+    .service(get("/teach/learner", teach::learner))
+    .service(get("/teach/compare", teach::compare))
+    .service(get("/teach/exercises/{slug}", teach::exercise))
+    .service(post("/teach/exercises/{slug}/regrade", teach::regrade))
     .service(
         web::resource("/learn/{slug}")
             .route(web::route().guard(guard::Any(guard::Get()).or(guard::Head())).to(learn::page))

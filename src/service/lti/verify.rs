@@ -48,6 +48,16 @@ pub struct LaunchClaims {
     pub launch_presentation: Option<LaunchPresentation>,
     pub ags: Option<AgsEndpoint>,
     pub deep_linking: Option<DeepLinkingSettings>,
+    /// The launcher's roles (`…/membership#Instructor`, `…#Learner`, …).
+    pub roles: Vec<String>,
+    /// The course the launch comes from.
+    pub context: Option<ContextClaim>,
+}
+
+/// The `context` claim: the course at the platform.
+#[derive(Debug, Clone, Deserialize)]
+pub struct ContextClaim {
+    pub id: String,
 }
 
 /// The claims of a token as they were signed: each claim's JSON text.
@@ -75,6 +85,8 @@ impl LaunchClaims {
             launch_presentation: read(raw, &lti("launch_presentation"))?,
             ags: read(raw, "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint")?,
             deep_linking: read(raw, "https://purl.imsglobal.org/spec/lti-dl/claim/deep_linking_settings")?,
+            roles: read(raw, &lti("roles"))?.unwrap_or_default(),
+            context: read(raw, &lti("context"))?,
         })
     }
 }

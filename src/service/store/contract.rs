@@ -207,6 +207,10 @@ pub trait Store: Send + Sync + 'static {
         now: Millis,
     ) -> Result<LtiContext, StoreError>;
     fn lti_context_by_id(&self, id: i64) -> Result<Option<LtiContext>, StoreError>;
+    /// Records the LTI course (the launch's `context` claim id) a launch context was opened from.
+    fn set_lti_course(&self, context_id: i64, course: &str) -> Result<(), StoreError>;
+    /// The launch contexts last opened from the LTI course `course` of a platform.
+    fn lti_course_contexts(&self, platform_id: i64, course: &str) -> Result<Vec<i64>, StoreError>;
 
     // ---- The Jobe-compatible endpoint ----
     /// Keeps a client's uploaded file (replacing one of the same id), then forgets the client's

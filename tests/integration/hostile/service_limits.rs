@@ -532,3 +532,61 @@ fn teacher_calls_refuse_malformed_requests_and_write_nothing() {
     }
     assert_eq!(server.get("/readyz", &token).status, 200);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The teachers' dashboard.
+
+/// Hostile links and forms at the dashboard: an oversized regrade form is 413 and queues nothing;
+/// a course id beyond `DASHBOARD_COURSE_BYTES_MAX` (even correctly signed), a learner id with a
+/// control character or beyond its bound, and submission ids that are not ids are the 404 page;
+/// other methods are 405. Nothing is written.
+#[test]
+fn the_dashboard_refuses_hostile_links_and_forms_and_writes_nothing() {
+    use pruefstein::limits::{DASHBOARD_COURSE_BYTES_MAX, DASHBOARD_FORM_BYTES_MAX};
+    use pruefstein::service::dashboard::{Course, DashboardLink, csrf_token};
+    use pruefstein::text::Lang;
+
+    const SECRET: &str = "a-report-secret-for-hostile-dashboard-links";
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--report-secret", SECRET]);
+    let key = SECRET.as_bytes();
+    let later = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis()
+        as i64
+        + 3_600_000;
+    let link = DashboardLink::signed(key, Course::Service, later, Lang::En);
+    let jobs = || -> i64 { server.db().query_row("SELECT count(*) FROM jobs", [], |r| r.get(0)).unwrap() };
+    let get = |path: &str| crate::support::http::request(server.port, "GET", path, &[], b"").unwrap();
+
+    let action = link.href(&format!("/teach/exercises/{CONSUMER}/regrade"), Lang::En, "");
+    let csrf = csrf_token(key, &link.token);
+    let mut body = format!("csrf={csrf}&dry_run=false&pad=").into_bytes();
+    body.resize(DASHBOARD_FORM_BYTES_MAX + 1, b'a');
+    let r = crate::support::http::request(
+        server.port,
+        "POST",
+        &action,
+        &[("Content-Type", "application/x-www-form-urlencoded")],
+        &body,
+    )
+    .unwrap();
+    assert_eq!(r.status, 413, "{}", r.text());
+    assert_eq!(jobs(), 0, "an oversized form queued nothing");
+
+    let long_course = Course::Lti { platform: 1, context: "k".repeat(DASHBOARD_COURSE_BYTES_MAX + 1) };
+    let long = DashboardLink::signed(key, long_course, later, Lang::En);
+    assert_eq!(get(&long.href("/teach", Lang::En, "")).status, 404, "a course id beyond its bound");
+    for more in ["&learner=an%01na", &format!("&learner={}", "a".repeat(256)), "&learner="] {
+        let r = get(&link.href("/teach/learner", Lang::En, more));
+        assert_eq!(r.status, 404, "{more}");
+    }
+    for more in ["&a=sub_1", "&a=1&b=2", "&a=sub_x&b=sub_1", "&a=sub_99&b=sub_98"] {
+        let r = get(&link.href("/teach/compare", Lang::En, more));
+        assert_eq!(r.status, 404, "{more}");
+    }
+    let r = crate::support::http::request(server.port, "PUT", &link.href("/teach", Lang::En, ""), &[], b"")
+        .unwrap();
+    assert_eq!(r.status, 405);
+    let r = get(&action);
+    assert_eq!(r.status, 405, "the regrade is a POST only");
+    assert_eq!(jobs(), 0);
+}

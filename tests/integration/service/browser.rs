@@ -218,3 +218,52 @@ fn python_and_javascript_report_pages_show_the_source_with_statement_and_crash_l
         }
     }
 }
+
+/// The sequence diagrams of a failed consumer's and a wrong prediction's report, measured in
+/// headless Chromium at 360 px and 1200 px, in German and in English: no text's box (`getBBox`)
+/// intersects a lifeline or another text, the smallest text is at least 11 px, and the drawing
+/// fills the width of the column it sits in. Each diagram's screenshot per width stays in
+/// `target/tmp/artifacts/diagrams/`.
+#[test]
+fn sequence_diagrams_keep_their_texts_off_the_lifelines_at_phone_and_desktop_width() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &[]);
+    let (token, _) = server.client("lms");
+    let mut pages = Vec::new();
+    for (name, body) in [
+        ("consumer", wat_submission("mutants/no-dedup.wat", "diagram")),
+        ("prediction", json!({"exercise": PREDICTION, "learner": "diagram", "answer": "(0, 0, 0)"})),
+    ] {
+        let r = server.post_json("/api/v1/submissions?wait=30s", &token, &body, None);
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert_eq!(r.json()["verdict"], "failed", "{name}");
+        let url = r.json()["links"]["report"].as_str().unwrap().to_string();
+        pages.push((format!("{name}-de"), url.clone()));
+        pages.push((format!("{name}-en"), format!("{url}&lang=en")));
+    }
+    let artifacts = artifact_dir("diagrams");
+    let mut args = vec![artifacts.display().to_string(), "360,1200".to_string()];
+    args.extend(pages.iter().map(|(name, url)| format!("{name}={url}")));
+    let seen = browser_script("check-diagram.mjs", &args);
+
+    for (name, _) in &pages {
+        for width in ["360", "1200"] {
+            let page = &seen[name.as_str()][width];
+            assert_eq!(page["status"], 200, "{name} {width}");
+            let diagrams = page["diagrams"].as_array().unwrap();
+            assert!(!diagrams.is_empty(), "{name} {width}: no diagram");
+            for diagram in diagrams {
+                let id = &diagram["id"];
+                assert!(diagram["lifelines"].as_u64().unwrap() >= 2, "{name} {width} {id}: {diagram}");
+                assert_eq!(diagram["crossings"], json!([]), "{name} {width} {id}: texts cross");
+                let px = diagram["minFontPx"].as_f64().unwrap();
+                assert!(px >= 11.0, "{name} {width} {id}: text of {px} px");
+                let (drawn, column) =
+                    (diagram["width"].as_f64().unwrap(), diagram["columnWidth"].as_f64().unwrap());
+                assert!(drawn >= 0.9 * column, "{name} {width} {id}: {drawn} px of a {column} px column");
+                let file = artifacts.join(diagram["screenshot"].as_str().unwrap());
+                assert!(std::fs::metadata(&file).map(|m| m.len()).unwrap_or(0) > 1_000, "{}", file.display());
+            }
+        }
+    }
+}

@@ -1346,3 +1346,118 @@ fn a_platform_is_updated_and_removed_from_the_command_line() {
     platform.register(&server);
     deep_link_response(&server, &platform);
 }
+
+/// One launch of a resource link by subject `sub` in course `course`, with `roles`: the response.
+fn launch_in_course(
+    server: &Server,
+    platform: &Platform,
+    sub: &str,
+    course: Option<&str>,
+    roles: &[&str],
+) -> Response {
+    let (state, nonce) = login(server, platform);
+    let mut claims = platform.resource_link_claims(&nonce);
+    claims["sub"] = json!(sub);
+    claims[format!("{CLAIM}roles")] = json!(roles);
+    if let Some(course) = course {
+        claims[format!("{CLAIM}context")] = json!({"id": course, "title": "Verteilte Systeme"});
+    }
+    launch(server, &keys().0.sign(&claims).unwrap(), &state)
+}
+
+const LEARNER: &str = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
+const INSTRUCTOR: &str = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor";
+
+/// An instructor's launch opens the dashboard of the launch's course, never another course's: a
+/// learner's launch still opens the student's page; a changed course in the link, a learner of
+/// another course, or an API client's submission naming a course's context in its metadata stay
+/// out of it; a launch without a course is refused; the other instructor roles open it too.
+#[test]
+fn an_instructor_launch_opens_the_dashboard_of_its_own_course_only() {
+    let platform = Platform::start(0);
+    let dir = tempfile::tempdir().unwrap();
+    let server = Server::start(dir.path(), &["--allow-private-callbacks"]);
+    platform.register(&server);
+
+    // Two learners, one in each course, each submits from their page.
+    let mut pages = Vec::new();
+    for (sub, course, file) in
+        [("u1", "course-a", "solutions/reference.wat"), ("u2", "course-b", "mutants/no-dedup.wat")]
+    {
+        let r = launch_in_course(&server, &platform, sub, Some(course), &[LEARNER]);
+        assert_eq!(r.status, 303, "{}", r.text());
+        let page = path_of(r.header("location").unwrap());
+        assert!(page.starts_with("/learn/"), "a learner's launch opens the student's page: {page}");
+        let learner = format!("lti:1:{sub}");
+        let body = multipart(&[
+            ("exercise", None, CONSUMER.as_bytes()),
+            ("learner", None, learner.as_bytes()),
+            ("file", Some("consumer.wat"), exercise_file(file).as_bytes()),
+        ]);
+        let r = post_form(&server, &page, &body);
+        assert_eq!(r.status, 303, "{}", r.text());
+        graded_page(&server, r.header("location").unwrap());
+        pages.push(page);
+    }
+    // An ordinary API client names course A's launch context in its submission's metadata.
+    let (token, _) = server.client("lms");
+    let context: i64 =
+        server.db().query_row("SELECT id FROM lti_contexts WHERE subject = 'u1'", [], |r| r.get(0)).unwrap();
+    let mut body = wat_submission("mutants/no-dedup.wat", "intruder");
+    body["metadata"] = json!({"lti_context": context});
+    let r = server.post_json("/api/v1/submissions?wait=30s", &token, &body, None);
+    assert_eq!(r.status, 200, "{}", r.text());
+
+    // Without a course, an instructor's launch is refused with a page that says why.
+    let r = launch_in_course(&server, &platform, "t1", None, &[INSTRUCTOR]);
+    assert_eq!(r.status, 400, "{}", r.text());
+    assert!(r.text().contains("context"), "{}", r.text());
+
+    for role in [
+        INSTRUCTOR,
+        "http://purl.imsglobal.org/vocab/lis/v2/membership#ContentDeveloper",
+        "http://purl.imsglobal.org/vocab/lis/v2/membership#Administrator",
+    ] {
+        let r = launch_in_course(&server, &platform, "t1", Some("course-a"), &[role]);
+        assert_eq!(r.status, 303, "{role}: {}", r.text());
+        let dashboard = path_of(r.header("location").unwrap());
+        assert!(dashboard.starts_with("/teach?") && dashboard.contains("k=course-a"), "{dashboard}");
+        assert!(dashboard.contains("lang=en"), "the launch's language: {dashboard}");
+        let r = request(server.port, "GET", &dashboard, &[], b"").unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert!(r.text().contains("course course-a") && r.text().contains("Passed: 1/1"), "{}", r.text());
+        let csp = r.header("content-security-policy").unwrap();
+        assert!(csp.contains(&format!("frame-ancestors 'self' {}", platform.issuer())), "{csp}");
+
+        // The analytics count course A alone: u1's pass, neither u2's nor the intruder's failure.
+        let analytics = dashboard.replacen("/teach?", &format!("/teach/exercises/{CONSUMER}?"), 1);
+        let r = request(server.port, "GET", &analytics, &[], b"").unwrap();
+        assert_eq!(r.status, 200, "{}", r.text());
+        assert!(r.text().contains("<td>1/1 (100 %)</td>"), "{}", r.text());
+        // Another course's learner, and two reports of which one is not the course's: nothing.
+        let learner = dashboard.replacen("/teach?", "/teach/learner?", 1);
+        let r = request(server.port, "GET", &format!("{learner}&learner=lti:1:u2"), &[], b"").unwrap();
+        assert!(r.text().contains("No submission in this course"), "{}", r.text());
+        let r = request(server.port, "GET", &format!("{learner}&learner=lti:1:u1"), &[], b"").unwrap();
+        assert!(r.text().contains("sub_1"), "{}", r.text());
+        let compare = dashboard.replacen("/teach?", "/teach/compare?", 1);
+        for pair in ["a=sub_1&b=sub_2", "a=sub_1&b=sub_3"] {
+            let r = request(server.port, "GET", &format!("{compare}&{pair}"), &[], b"").unwrap();
+            assert_eq!(r.status, 404, "{pair}");
+        }
+        // The same link with another course: not a link.
+        let r =
+            request(server.port, "GET", &dashboard.replace("k=course-a", "k=course-b"), &[], b"").unwrap();
+        assert_eq!(r.status, 404);
+    }
+    // The student's page of a learner of course A is not a dashboard.
+    let r = request(
+        server.port,
+        "GET",
+        &pages[0].replacen(&format!("/learn/{CONSUMER}?"), "/teach?", 1),
+        &[],
+        b"",
+    )
+    .unwrap();
+    assert_eq!(r.status, 404, "a learner's link opens no dashboard");
+}

@@ -145,8 +145,10 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 // ---------------------------------------------------------------------------------------------
 // The API contract: one focused test per promise, each against a fresh server of its own.
 
+mod a11y;
 mod browser;
 mod contract;
+mod dashboard;
 mod durability;
 mod jobe;
 mod lti;

@@ -508,7 +508,34 @@ fn analytics_count_a_seeded_course_and_hint_at_similar_modules() {
         let html = page.text();
         assert!(html.contains(words) && html.contains("<svg") && !html.contains("<script"), "{html}");
         assert!(html.contains("anna") && html.contains("ben"), "the pair is on the page");
+        // Checks by their titles in the page's language, never by their names.
+        for check in a["checks"].as_array().unwrap() {
+            let title = check["title"][lang].as_str().unwrap();
+            assert!(html.contains(&title.chars().take(20).collect::<String>()), "{lang}: {title} missing");
+            let name = check["check"].as_str().unwrap();
+            assert!(!html.contains(&format!(">{name}<")), "{lang}: the check {name} shown by its name");
+        }
+        // Mutants grouped by their mistake with the exercise's line about it: one entry for
+        // never-commits (.js, .py, .wat), and the bucket of no-dedup links to dora's report.
+        let (never, none) = match lang {
+            "de" => ("COMMIT fehlt: die Transaktion bleibt offen", "Keine Deduplizierung"),
+            _ => ("COMMIT missing: the transaction stays open", "No deduplication"),
+        };
+        assert_eq!(html.matches("id=\"mistake-never-commits\"").count(), 1, "{lang}: {html}");
+        let entry = html.split("id=\"mistake-never-commits\"").nth(1).unwrap().split("</li>").next().unwrap();
+        assert!(
+            entry.contains(never) && entry.contains("(never-commits: .js, .py, .wat)"),
+            "{lang}: {entry}"
+        );
+        let bucket = html.split("id=\"mistake-no-dedup\"").nth(1).unwrap().split("</li>").next().unwrap();
+        assert!(bucket.contains(none), "{lang}: {bucket}");
+        let dora = views[3]["id"].as_str().unwrap();
+        assert!(bucket.contains(&format!("<a href=\"/reports/{dora}?t=")), "{lang}: {bucket}");
     }
+    let mistakes = a["mistakes"].as_array().unwrap();
+    let never = mistakes.iter().find(|m| m["mistake"] == "never-commits").unwrap();
+    assert_eq!(never["files"].as_array().unwrap().len(), 3, "{never}");
+    assert_eq!(never["description"]["de"], "COMMIT fehlt: die Transaktion bleibt offen");
 }
 
 /// A regrade survives `kill -9`: its jobs are leased again after the restart, and every submission

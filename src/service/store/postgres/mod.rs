@@ -578,6 +578,22 @@ impl Store for PgStore {
         read!(self, "read an LTI launch context", |c| records::lti_context_by_id(c, id).await)
     }
 
+    fn set_lti_course(&self, context_id: i64, course: &str) -> Result<(), StoreError> {
+        let course = course.to_string();
+        in_transaction!(self, "record an LTI course", |tx| records::set_lti_course(&tx, context_id, &course)
+            .await)
+    }
+
+    fn lti_course_contexts(&self, platform_id: i64, course: &str) -> Result<Vec<i64>, StoreError> {
+        let course = course.to_string();
+        read!(self, "read an LTI course's contexts", |c| records::lti_course_contexts(
+            c,
+            platform_id,
+            &course
+        )
+        .await)
+    }
+
     fn put_jobe_file(
         &self,
         client_id: i64,

@@ -548,6 +548,25 @@ pub(super) async fn lti_context<C: GenericClient>(
     Ok(context_from_row(&row)?)
 }
 
+pub(super) async fn set_lti_course<C: GenericClient>(tx: &C, context_id: i64, course: &str) -> Sql<()> {
+    tx.execute("UPDATE lti_contexts SET course = $1 WHERE id = $2", &[&course, &context_id]).await?;
+    Ok(())
+}
+
+pub(super) async fn lti_course_contexts<C: GenericClient>(
+    c: &C,
+    platform_id: i64,
+    course: &str,
+) -> Sql<Vec<i64>> {
+    let rows = c
+        .query(
+            "SELECT id FROM lti_contexts WHERE platform_id = $1 AND course = $2 ORDER BY id",
+            &[&platform_id, &course],
+        )
+        .await?;
+    rows.iter().map(|r| r.try_get(0)).collect::<Result<Vec<i64>, _>>().map_err(Into::into)
+}
+
 pub(super) async fn lti_context_by_id<C: GenericClient>(c: &C, id: i64) -> Sql<Option<LtiContext>> {
     let row =
         c.query_opt(&*format!("SELECT {CONTEXT_COLUMNS} FROM lti_contexts WHERE id = $1"), &[&id]).await?;

@@ -19,6 +19,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0005_lease_holders", include_str!("../migrations/0005_lease_holders.sql")),
     ("0006_exercise_versions", include_str!("../migrations/0006_exercise_versions.sql")),
     ("0007_client_tokens", include_str!("../migrations/0007_client_tokens.sql")),
+    ("0008_lti_courses", include_str!("../migrations/0008_lti_courses.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.

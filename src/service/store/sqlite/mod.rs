@@ -461,6 +461,27 @@ impl Store for SqliteStore {
         self.read("read an LTI launch context", |conn| lti::context_by_id(conn, id))
     }
 
+    fn set_lti_course(&self, context_id: i64, course: &str) -> Result<(), StoreError> {
+        let course = course.to_string();
+        self.writer.write("record an LTI course", move |tx| {
+            tx.prepare_cached("UPDATE lti_contexts SET course = ?1 WHERE id = ?2")?
+                .execute(rusqlite::params![course, context_id])?;
+            Ok(())
+        })
+    }
+
+    fn lti_course_contexts(&self, platform_id: i64, course: &str) -> Result<Vec<i64>, StoreError> {
+        self.read("read an LTI course's contexts", |conn| {
+            let ids = conn
+                .prepare_cached(
+                    "SELECT id FROM lti_contexts WHERE platform_id = ?1 AND course = ?2 ORDER BY id",
+                )?
+                .query_map(rusqlite::params![platform_id, course], |r| r.get(0))?
+                .collect::<Result<Vec<i64>, _>>()?;
+            Ok(ids)
+        })
+    }
+
     fn put_jobe_file(
         &self,
         client_id: i64,
