@@ -58,7 +58,11 @@ fn forged_expired_and_changed_dashboard_links_and_forms_without_their_csrf_token
     let lti = Course::Lti { platform: 1, context: "course-a".into() };
     let course_a = DashboardLink::signed(key, lti, now_ms() + 3_600_000, Lang::En);
     let mut forged = good.clone();
-    forged.token = format!("{}0", &good.token[..good.token.len() - 1]);
+    // The last digit changed (to another digit whatever it was: a forged token never equals the
+    // signed one).
+    let last = if good.token.ends_with('0') { '1' } else { '0' };
+    forged.token = format!("{}{last}", &good.token[..good.token.len() - 1]);
+    assert_ne!(forged.token, good.token);
     let mut longer = good.clone();
     longer.expires += 1_000_000;
     for (what, path) in [
