@@ -7,13 +7,45 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::clock;
-use super::http::learn::PageLink;
 use super::shared::Shared;
 use super::store::{Status, SubmissionRecord};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
 use crate::submission::SubmissionKind;
 use crate::text::{Lang, Text};
+
+/// A page link whose token was right.
+#[derive(Debug, Clone)]
+pub struct PageLink {
+    pub slug: String,
+    pub client_id: i64,
+    pub learner: String,
+    pub context: Option<i64>,
+    pub token: String,
+    pub lang: Lang,
+}
+
+impl PageLink {
+    /// The link's query without `lang` and `s` (what the page's own links and its form build on).
+    pub fn query(&self) -> String {
+        let mut query = url::form_urlencoded::Serializer::new(String::new());
+        query.append_pair("c", &self.client_id.to_string()).append_pair("l", &self.learner);
+        if let Some(context) = self.context {
+            query.append_pair("x", &context.to_string());
+        }
+        query.append_pair("t", &self.token);
+        query.finish()
+    }
+
+    /// The path and query of this page in `lang`, showing submission `selected` if given.
+    pub fn href(&self, lang: Lang, selected: Option<i64>) -> String {
+        let mut href = format!("/learn/{}?{}&lang={}", self.slug, self.query(), lang.code());
+        if let Some(id) = selected {
+            href.push_str(&format!("&s={}", Shared::public_id(id)));
+        }
+        href
+    }
+}
 
 /// The content security policy of a page that only shows (a report, the course analytics): its
 /// own inline styles and `data:` images, no script, no form, no base URL.

@@ -24,7 +24,7 @@ use super::auth::Client;
 use super::handler::{Data, db};
 use super::intake::{Body, read_submission, validate};
 use crate::limits::{PAGE_HISTORY_MAX, QUEUE_DEPTH_MAX};
-use crate::service::html::{self, StudentPage};
+use crate::service::html::{self, PageLink, StudentPage};
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
 use crate::service::shared::Shared;
@@ -56,39 +56,6 @@ pub struct PageQuery {
     /// The submission whose report the page shows (`sub_<n>`); without it, the newest.
     #[param(value_type = String, required = false)]
     pub s: Option<String>,
-}
-
-/// A page link whose token was right.
-#[derive(Debug, Clone)]
-pub struct PageLink {
-    pub slug: String,
-    pub client_id: i64,
-    pub learner: String,
-    pub context: Option<i64>,
-    pub token: String,
-    pub lang: Lang,
-}
-
-impl PageLink {
-    /// The link's query without `lang` and `s` (what the page's own links and its form build on).
-    pub fn query(&self) -> String {
-        let mut query = url::form_urlencoded::Serializer::new(String::new());
-        query.append_pair("c", &self.client_id.to_string()).append_pair("l", &self.learner);
-        if let Some(context) = self.context {
-            query.append_pair("x", &context.to_string());
-        }
-        query.append_pair("t", &self.token);
-        query.finish()
-    }
-
-    /// The path and query of this page in `lang`, showing submission `selected` if given.
-    pub fn href(&self, lang: Lang, selected: Option<i64>) -> String {
-        let mut href = format!("/learn/{}?{}&lang={}", self.slug, self.query(), lang.code());
-        if let Some(id) = selected {
-            href.push_str(&format!("&s={}", Shared::public_id(id)));
-        }
-        href
-    }
 }
 
 /// The full URL of a learner's page (what the REST API hands out and an LTI launch redirects to).
@@ -407,7 +374,7 @@ pub struct PageLinkView {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageLinkQuery {
-    /// The learner's id in the platform (1 to 255 bytes, no control characters).
+    /// The learner's id in the platform (the rule of `service::learner`).
     #[param(example = "anna")]
     pub learner: String,
     /// The page's language: `de` (default) or `en`.
