@@ -232,129 +232,19 @@ pub fn compute(
             Some((r, serde_json::from_str::<Report>(json).ok()?))
         })
         .collect();
-    let failed_checks = |report: &Report| -> BTreeSet<String> {
-        report.checks.iter().filter(|c| !c.passed && !c.not_run).map(|c| c.name.clone()).collect()
-    };
-
-    let mut per_check: BTreeMap<String, (usize, crate::text::Text)> = BTreeMap::new();
-    let failing_reports: Vec<_> =
+    let failing_reports: Vec<&(&SubmissionRecord, Report)> =
         reports.iter().filter(|(r, _)| verdict_of(r) == Some(Verdict::Failed)).collect();
-    for (_, report) in &failing_reports {
-        for check in report.checks.iter().filter(|c| !c.passed && !c.not_run) {
-            per_check.entry(check.name.clone()).or_insert_with(|| (0, check.title.clone())).0 += 1;
-        }
-    }
-    let mut checks: Vec<CheckShare> = per_check
-        .into_iter()
-        .map(|(check, (n, title))| CheckShare {
-            check,
-            title,
-            failing_submissions: n,
-            share: share(n, failed),
-        })
-        .collect();
-    checks.sort_by(|a, b| b.failing_submissions.cmp(&a.failing_submissions).then(a.check.cmp(&b.check)));
-
-    let mut mutants = Vec::new();
-    let mut mistakes = Vec::new();
-    let mut failing = Vec::new();
-    let mut parts = Vec::new();
-    let mut parameters = Vec::new();
+    let checks = check_shares(&failing_reports, failed);
+    let (mut mutants, mut mistakes, mut failing, mut parts, mut parameters) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     match exercise.grader_kind() {
         GraderKind::Consumer => {
-            let mut like: BTreeMap<String, usize> = profiles.iter().map(|(m, _)| (m.clone(), 0)).collect();
-            for (record, report) in &failing_reports {
-                let set = failed_checks(report);
-                let behaves_like: Vec<String> =
-                    profiles.iter().filter(|(_, p)| *p == set).map(|(m, _)| m.clone()).collect();
-                for mutant in &behaves_like {
-                    *like.entry(mutant.clone()).or_default() += 1;
-                }
-                failing.push(FailingSubmission {
-                    submission_id: Shared::public_id(record.id),
-                    learner: record.learner.clone(),
-                    failed_checks: set.into_iter().collect(),
-                    behaves_like,
-                });
-            }
-            mutants = profiles
-                .iter()
-                .map(|(mutant, set)| MutantShare {
-                    mutant: mutant.clone(),
-                    failed_checks: set.iter().cloned().collect(),
-                    submissions: like.get(mutant).copied().unwrap_or(0),
-                })
-                .collect();
-            mutants.sort_by(|a, b| b.submissions.cmp(&a.submissions).then(a.mutant.cmp(&b.mutant)));
+            (failing, mutants) = behaves_like(&failing_reports, profiles);
             mistakes = group_by_mistake(profiles, &failing, descriptions);
         }
-        GraderKind::Prediction => {
-            let mut per_part: BTreeMap<String, (usize, usize)> = BTreeMap::new();
-            let mut per_value: BTreeMap<(String, i64), (usize, usize)> = BTreeMap::new();
-            let mut variants: HashMap<String, Vec<(String, i64)>> = HashMap::new();
-            for (record, report) in &reports {
-                for check in report.checks.iter().filter(|c| !c.not_run) {
-                    let entry = per_part.entry(check.name.clone()).or_default();
-                    entry.0 += 1;
-                    entry.1 += usize::from(!check.passed);
-                }
-                let wrong = verdict_of(record) == Some(Verdict::Failed);
-                let params =
-                    variants.entry(record.learner.clone()).or_insert_with(|| parameters_of(&record.learner));
-                for (name, value) in params.iter() {
-                    let entry = per_value.entry((name.clone(), *value)).or_default();
-                    entry.0 += 1;
-                    entry.1 += usize::from(wrong);
-                }
-            }
-            // Parts in the order the reports list them (the exercise's order).
-            let order: Vec<String> = reports
-                .first()
-                .map(|(_, report)| report.checks.iter().map(|c| c.name.clone()).collect())
-                .unwrap_or_default();
-            let mut names: Vec<String> = per_part.keys().cloned().collect();
-            names.sort_by_key(|n| (order.iter().position(|o| o == n).unwrap_or(usize::MAX), n.clone()));
-            parts = names
-                .into_iter()
-                .map(|part| {
-                    let (answered, wrong) = per_part[&part];
-                    PartShare { part, answered, wrong, share: share(wrong, answered) }
-                })
-                .collect();
-            parameters = per_value
-                .into_iter()
-                .map(|((parameter, value), (answered, wrong))| ParameterShare {
-                    parameter,
-                    value,
-                    answered,
-                    wrong,
-                    share: share(wrong, answered),
-                })
-                .collect();
-        }
+        GraderKind::Prediction => (parts, parameters) = part_and_parameter_shares(&reports, parameters_of),
     }
-
-    // Time from a learner's first submission to their first pass.
-    let mut first: BTreeMap<(String, i64), (i64, Option<i64>)> = BTreeMap::new();
-    for record in records {
-        let entry = first.entry(learner_key(record)).or_insert((record.created_at, None));
-        entry.0 = entry.0.min(record.created_at);
-        if verdict_of(record) == Some(Verdict::Passed) {
-            entry.1 = Some(entry.1.map_or(record.created_at, |t: i64| t.min(record.created_at)));
-        }
-    }
-    let per_learner: Vec<LearnerTime> = first
-        .into_iter()
-        .filter_map(|((learner, _), (start, pass))| Some(LearnerTime { learner, ms: pass? - start }))
-        .collect();
-    let mut times: Vec<i64> = per_learner.iter().map(|t| t.ms).collect();
-    times.sort_unstable();
-    let median_ms = match times.len() {
-        0 => None,
-        n if n % 2 == 1 => Some(times[n / 2]),
-        n => Some((times[n / 2 - 1] + times[n / 2]) / 2),
-    };
-
+    let time_to_first_pass = time_to_first_pass(records);
     Analytics {
         exercise: exercise.slug.clone(),
         grader: exercise.grader_kind().name().to_string(),
@@ -374,9 +264,144 @@ pub fn compute(
         failing,
         parts,
         parameters,
-        time_to_first_pass: TimeToPass { learners: per_learner.len(), median_ms, per_learner },
+        time_to_first_pass,
         similarity: None,
     }
+}
+
+/// The checks failing submissions fail, with the share of them that fail each, most common first.
+fn check_shares(failing_reports: &[&(&SubmissionRecord, Report)], failed: usize) -> Vec<CheckShare> {
+    let mut per_check: BTreeMap<String, (usize, crate::text::Text)> = BTreeMap::new();
+    for (_, report) in failing_reports {
+        for check in report.checks.iter().filter(|c| !c.passed && !c.not_run) {
+            per_check.entry(check.name.clone()).or_insert_with(|| (0, check.title.clone())).0 += 1;
+        }
+    }
+    let mut checks: Vec<CheckShare> = per_check
+        .into_iter()
+        .map(|(check, (n, title))| CheckShare {
+            check,
+            title,
+            failing_submissions: n,
+            share: share(n, failed),
+        })
+        .collect();
+    checks.sort_by(|a, b| b.failing_submissions.cmp(&a.failing_submissions).then(a.check.cmp(&b.check)));
+    checks
+}
+
+/// The checks a report fails (those it ran).
+fn failed_checks(report: &Report) -> BTreeSet<String> {
+    report.checks.iter().filter(|c| !c.passed && !c.not_run).map(|c| c.name.clone()).collect()
+}
+
+/// Consumer exercises: every failing submission with the mutants whose failed checks are the same,
+/// and per mutant how many submissions behave like it (most first).
+fn behaves_like(
+    failing_reports: &[&(&SubmissionRecord, Report)],
+    profiles: &Profiles,
+) -> (Vec<FailingSubmission>, Vec<MutantShare>) {
+    let mut like: BTreeMap<String, usize> = profiles.iter().map(|(m, _)| (m.clone(), 0)).collect();
+    let mut failing = Vec::with_capacity(failing_reports.len());
+    for (record, report) in failing_reports {
+        let set = failed_checks(report);
+        let behaves_like: Vec<String> =
+            profiles.iter().filter(|(_, p)| *p == set).map(|(m, _)| m.clone()).collect();
+        for mutant in &behaves_like {
+            *like.entry(mutant.clone()).or_default() += 1;
+        }
+        failing.push(FailingSubmission {
+            submission_id: Shared::public_id(record.id),
+            learner: record.learner.clone(),
+            failed_checks: set.into_iter().collect(),
+            behaves_like,
+        });
+    }
+    let mut mutants: Vec<MutantShare> = profiles
+        .iter()
+        .map(|(mutant, set)| MutantShare {
+            mutant: mutant.clone(),
+            failed_checks: set.iter().cloned().collect(),
+            submissions: like.get(mutant).copied().unwrap_or(0),
+        })
+        .collect();
+    mutants.sort_by(|a, b| b.submissions.cmp(&a.submissions).then(a.mutant.cmp(&b.mutant)));
+    (failing, mutants)
+}
+
+/// Prediction exercises: wrong answers per part (in the exercise's order), and per value of each
+/// parameter that varies by learner.
+fn part_and_parameter_shares(
+    reports: &[(&SubmissionRecord, Report)],
+    parameters_of: &dyn Fn(&str) -> Vec<(String, i64)>,
+) -> (Vec<PartShare>, Vec<ParameterShare>) {
+    let mut per_part: BTreeMap<String, (usize, usize)> = BTreeMap::new();
+    let mut per_value: BTreeMap<(String, i64), (usize, usize)> = BTreeMap::new();
+    let mut variants: HashMap<String, Vec<(String, i64)>> = HashMap::new();
+    for (record, report) in reports {
+        for check in report.checks.iter().filter(|c| !c.not_run) {
+            let entry = per_part.entry(check.name.clone()).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(!check.passed);
+        }
+        let wrong = verdict_of(record) == Some(Verdict::Failed);
+        let params = variants.entry(record.learner.clone()).or_insert_with(|| parameters_of(&record.learner));
+        for (name, value) in params.iter() {
+            let entry = per_value.entry((name.clone(), *value)).or_default();
+            entry.0 += 1;
+            entry.1 += usize::from(wrong);
+        }
+    }
+    // Parts in the order the reports list them (the exercise's order).
+    let order: Vec<String> = reports
+        .first()
+        .map(|(_, report)| report.checks.iter().map(|c| c.name.clone()).collect())
+        .unwrap_or_default();
+    let mut names: Vec<String> = per_part.keys().cloned().collect();
+    names.sort_by_key(|n| (order.iter().position(|o| o == n).unwrap_or(usize::MAX), n.clone()));
+    let parts = names
+        .into_iter()
+        .map(|part| {
+            let (answered, wrong) = per_part[&part];
+            PartShare { part, answered, wrong, share: share(wrong, answered) }
+        })
+        .collect();
+    let parameters = per_value
+        .into_iter()
+        .map(|((parameter, value), (answered, wrong))| ParameterShare {
+            parameter,
+            value,
+            answered,
+            wrong,
+            share: share(wrong, answered),
+        })
+        .collect();
+    (parts, parameters)
+}
+
+/// Time from each learner's first submission to their first pass, and its median.
+fn time_to_first_pass(records: &[SubmissionRecord]) -> TimeToPass {
+    let mut first: BTreeMap<(String, i64), (i64, Option<i64>)> = BTreeMap::new();
+    for record in records {
+        let entry =
+            first.entry((record.learner.clone(), record.client_id)).or_insert((record.created_at, None));
+        entry.0 = entry.0.min(record.created_at);
+        if verdict_of(record) == Some(Verdict::Passed) {
+            entry.1 = Some(entry.1.map_or(record.created_at, |t: i64| t.min(record.created_at)));
+        }
+    }
+    let per_learner: Vec<LearnerTime> = first
+        .into_iter()
+        .filter_map(|((learner, _), (start, pass))| Some(LearnerTime { learner, ms: pass? - start }))
+        .collect();
+    let mut times: Vec<i64> = per_learner.iter().map(|t| t.ms).collect();
+    times.sort_unstable();
+    let median_ms = match times.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(times[n / 2]),
+        n => Some((times[n / 2 - 1] + times[n / 2]) / 2),
+    };
+    TimeToPass { learners: per_learner.len(), median_ms, per_learner }
 }
 
 /// A mutant file's mistake: its file name without the folder and the extension.
