@@ -129,49 +129,7 @@ impl PredictionExercise {
         let toml_path = files.path(crate::exercise::EXERCISE_FILE);
         let invalid = |message: String| ExerciseError::Invalid { path: toml_path.clone(), message };
 
-        if section.parts.is_empty() {
-            return Err(invalid("[prediction] needs at least one [[prediction.parts]]".into()));
-        }
-        let mut names = BTreeSet::new();
-        for part in &section.parts {
-            if !variant::is_identifier(&part.name.replace('-', "_")) || !names.insert(part.name.as_str()) {
-                return Err(invalid(format!(
-                    "part name {:?} must be unique, a-z, 0-9, '-' or '_'",
-                    part.name
-                )));
-            }
-        }
-        let mut param_names = BTreeSet::new();
-        for p in &section.parameters {
-            p.validate().map_err(|m| invalid(format!("[prediction] {m}")))?;
-            if !param_names.insert(p.name.as_str()) {
-                return Err(invalid(format!("parameter {:?} is declared twice", p.name)));
-            }
-        }
-        match section.scoring {
-            Scoring::AllOrNothing => {
-                if let Some(part) = section.parts.iter().find(|p| p.points.is_some()) {
-                    return Err(invalid(format!(
-                        "part {:?} has points, but scoring is all-or-nothing (set scoring = \"per-part\")",
-                        part.name
-                    )));
-                }
-            }
-            Scoring::PerPart => {
-                let mut sum = 0u32;
-                for part in &section.parts {
-                    let p = part.points.ok_or_else(|| {
-                        invalid(format!("scoring = \"per-part\": part {:?} needs points", part.name))
-                    })?;
-                    sum = sum.saturating_add(p);
-                }
-                if sum != points {
-                    return Err(invalid(format!(
-                        "the parts' points add up to {sum}, but the exercise has points = {points}"
-                    )));
-                }
-            }
-        }
+        check_parts_parameters_and_scoring(&section, points).map_err(invalid)?;
 
         let script_name = section.script.as_str();
         if script_name.is_empty() || script_name.contains(['/', '\\']) || script_name.starts_with('.') {
@@ -229,11 +187,16 @@ impl PredictionExercise {
             path: dir.join(script_name),
             message: format!("lesson variant: {m}"),
         })?;
-        // Placeholders must be known for the lesson's variant (learner variants are checked by
-        // `pruefstein check`).
-        for (lang, template) in ["de", "en"].iter().zip(&exercise.statement) {
+        exercise.check_lesson_placeholders(dir)?;
+        Ok(exercise)
+    }
+
+    /// Every placeholder of the statements is known for the lesson's variant (learner variants
+    /// are checked by `pruefstein check`).
+    fn check_lesson_placeholders(&self, dir: &std::path::Path) -> Result<(), ExerciseError> {
+        for (lang, template) in ["de", "en"].iter().zip(&self.statement) {
             if let Some(name) =
-                template.placeholders().find(|n| exercise.lookup(&exercise.lesson, n, Lang::De).is_none())
+                template.placeholders().find(|n| self.lookup(&self.lesson, n, Lang::De).is_none())
             {
                 return Err(ExerciseError::Invalid {
                     path: dir.join(format!("statement.{lang}.md")),
@@ -243,7 +206,7 @@ impl PredictionExercise {
                 });
             }
         }
-        Ok(exercise)
+        Ok(())
     }
 
     /// The answer's parts, if it has the right number of them.
@@ -325,6 +288,53 @@ impl PredictionExercise {
     pub(crate) fn example(&self) -> &Value {
         &self.example
     }
+}
+
+/// The parts are named uniquely, the parameters declared once and valid, and the points fit the
+/// scoring: per part, they add up to the exercise's; all or nothing, no part has its own.
+fn check_parts_parameters_and_scoring(section: &Section, points: u32) -> Result<(), String> {
+    if section.parts.is_empty() {
+        return Err("[prediction] needs at least one [[prediction.parts]]".into());
+    }
+    let mut names = BTreeSet::new();
+    for part in &section.parts {
+        if !variant::is_identifier(&part.name.replace('-', "_")) || !names.insert(part.name.as_str()) {
+            return Err(format!("part name {:?} must be unique, a-z, 0-9, '-' or '_'", part.name));
+        }
+    }
+    let mut param_names = BTreeSet::new();
+    for p in &section.parameters {
+        p.validate().map_err(|m| format!("[prediction] {m}"))?;
+        if !param_names.insert(p.name.as_str()) {
+            return Err(format!("parameter {:?} is declared twice", p.name));
+        }
+    }
+    match section.scoring {
+        Scoring::AllOrNothing => {
+            if let Some(part) = section.parts.iter().find(|p| p.points.is_some()) {
+                return Err(format!(
+                    "part {:?} has points, but scoring is all-or-nothing (set scoring = \"per-part\")",
+                    part.name
+                ));
+            }
+        }
+        Scoring::PerPart => {
+            let mut sum = 0u32;
+            for part in &section.parts {
+                let p = part
+                    .points
+                    .ok_or_else(|| format!("scoring = \"per-part\": part {:?} needs points", part.name))?;
+                sum = sum.saturating_add(p);
+            }
+            if sum != points {
+                return Err(format!(
+                    "the parts' points add up to {sum}, but the exercise has points = {points}"
+                ));
+            }
+        }
+    }
+
+    Ok(())
 }
 
 /// Learner variants kept in memory, at most [`VARIANT_CACHE_MAX`]: two generations of half that
