@@ -4,15 +4,8 @@
 
 use super::runner::{Expect, delivery_problem};
 use super::{Harness, Run};
+use crate::consumer::oracle::OracleStates;
 use crate::consumer::state::State;
-
-/// What the reference solution does without faults (see [`crate::consumer::Oracle`]).
-pub struct OracleStates {
-    pub after_fresh: State,
-    pub after_fresh_same_body: State,
-    pub after_violation: State,
-    pub poison: Vec<bool>,
-}
 
 impl<'a> Harness<'a> {
     /// Runs the reference solution without faults and records the states every check compares

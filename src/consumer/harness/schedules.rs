@@ -96,7 +96,7 @@ impl ScheduleRun {
                 } else {
                     self.queue.ack(delivery.id);
                 }
-                if oracle.poison[index] {
+                if oracle.states.poison[index] {
                     let message = plain(schedule::message_label(&self.batch[index]));
                     return Some(problem(
                         Prose::PoisonAcked,
@@ -339,9 +339,10 @@ impl<'a> Harness<'a> {
         let after = self.state(&db)?;
         // Every ordinary message sent must have taken effect once; the expected state is the
         // reference's after them, in the order this run first processed them.
-        let mut order: Vec<usize> = sr.processed.iter().copied().filter(|i| !oracle.poison[*i]).collect();
+        let mut order: Vec<usize> =
+            sr.processed.iter().copied().filter(|i| !oracle.states.poison[*i]).collect();
         for &index in &plan.sends {
-            if !oracle.poison[index] && !order.contains(&index) {
+            if !oracle.states.poison[index] && !order.contains(&index) {
                 order.push(index);
             }
         }
@@ -363,7 +364,7 @@ impl<'a> Harness<'a> {
     ) -> Option<Problem> {
         let batch = &self.exercise.messages.batch;
         for letter in queue.dead_letters() {
-            if !oracle.poison[letter.body] {
+            if !oracle.states.poison[letter.body] {
                 let message = plain(schedule::message_label(&batch[letter.body]));
                 return Some(problem(
                     Prose::MessageLost,
@@ -373,7 +374,7 @@ impl<'a> Harness<'a> {
         }
         for &index in &plan.sends {
             let dead = queue.dead_letters().iter().any(|d| d.body == index);
-            if oracle.poison[index] && !dead {
+            if oracle.states.poison[index] && !dead {
                 let message = plain(schedule::message_label(&batch[index]));
                 return Some(problem(Prose::PoisonNotDeadLettered, &[("message", message)]));
             }
