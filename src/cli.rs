@@ -71,8 +71,8 @@ pub enum Command {
         kind: NewKind,
         /// The new folder, e.g. exercises/05-outbox; its name is the exercise's slug.
         dir: PathBuf,
-        /// For a consumer exercise: also a solution and a mutant in this source language, and the
-        /// exercise accepting it.
+        /// For a consumer exercise: the exercise in this source language only (its reference, the
+        /// oracle, and a mutant in it; no WebAssembly text).
         #[arg(long)]
         language: Option<NewLanguage>,
     },

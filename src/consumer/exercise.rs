@@ -88,6 +88,9 @@ pub struct ConsumerExercise {
     pub entry: String,
     pub reference_path: PathBuf,
     pub reference: Vec<u8>,
+    /// The reference's language when it is source (`.py`, `.js`, `.ts`), run on its interpreter;
+    /// `None` for a module (`.wat`, `.wasm`).
+    pub reference_language: Option<crate::submission::Language>,
     pub solutions_dir: PathBuf,
     pub mutants_dir: PathBuf,
     pub state_queries: Vec<StateQuery>,
@@ -214,6 +217,10 @@ impl ConsumerExercise {
         })?;
         Ok(ConsumerExercise {
             entry: section.entry,
+            reference_language: reference_path
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(crate::submission::Language::from_extension),
             reference_path,
             reference,
             solutions_dir: files.path(&section.solutions),
@@ -231,6 +238,18 @@ impl ConsumerExercise {
 }
 
 impl ConsumerExercise {
+    /// The limits the reference runs under: `limits`, with an interpreter's stack for a source
+    /// reference (its frames are larger than a compiled module's).
+    pub fn reference_limits(&self, limits: &Limits) -> Limits {
+        match self.reference_language {
+            None => limits.clone(),
+            Some(_) => Limits {
+                wasm_stack_bytes: limits.wasm_stack_bytes.max(crate::limits::INTERPRETER_WASM_STACK_BYTES),
+                ..limits.clone()
+            },
+        }
+    }
+
     /// What each state query shows (declared, or read from the reference's state after the fresh
     /// message, `after_fresh`).
     pub fn roles(&self, after_fresh: &State) -> crate::report::roles::Roles {

@@ -54,14 +54,16 @@ fn rejected(exercise: &Exercise, submission: &Submission, rejection: Rejection) 
     }
 }
 
-/// Grades a consumer module against `consumer`, on a thread with room for the exercise's wasm stack.
+/// Grades a consumer module against `consumer`, on a thread with room for the submission's wasm
+/// stack and the reference's (the schedules may run the reference on it).
 pub fn grade(
     exercise: &Exercise,
     consumer: &ConsumerExercise,
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    crate::sandbox::with_stack(wasm_stack_for(exercise, submission), || {
+    let reference = consumer.reference_limits(&exercise.limits).wasm_stack_bytes;
+    crate::sandbox::with_stack(wasm_stack_for(exercise, submission).max(reference), || {
         grade_here(exercise, consumer, submission, options)
     })
     .map_err(GradeError::Internal)?

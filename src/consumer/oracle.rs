@@ -39,7 +39,8 @@ pub struct Oracle {
     /// The reference solution, compiled on first use: the schedules ask it for the expected state
     /// of the messages they processed.
     reference: OnceLock<Result<CompiledConsumer, String>>,
-    /// The limits the reference is compiled with (the exercise's).
+    /// The limits the reference is compiled with (the exercise's, with an interpreter's stack for
+    /// a source reference).
     limits: crate::limits::Limits,
     /// The states without faults.
     pub states: OracleStates,
@@ -124,7 +125,7 @@ impl Oracle {
         }
         let oracle = Oracle {
             reference: OnceLock::new(),
-            limits: exercise.limits.clone(),
+            limits: consumer.reference_limits(&exercise.limits),
             states: record.states,
             reference_states: ReferenceStates::default(),
             kept_states: AtomicUsize::new(record.reference_states.len()),
@@ -168,8 +169,8 @@ pub(crate) fn oracle_with_cache<'a>(
 }
 
 fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
-    let stack = exercise.limits.wasm_stack_bytes;
-    crate::sandbox::with_stack(stack, || compute_oracle_here(exercise, consumer))?
+    let limits = consumer.reference_limits(&exercise.limits);
+    crate::sandbox::with_stack(limits.wasm_stack_bytes, || compute_oracle_here(consumer, &limits))?
 }
 
 /// Keeps the oracle's states in `cache` when a grading added reference states since they were
@@ -185,24 +186,45 @@ pub(crate) fn keep_oracle(exercise: &Exercise, oracle: &Oracle, cache: Option<&M
     }
 }
 
+/// The reference compiled under `limits` (the exercise's, with an interpreter's stack for a source
+/// reference): a module through the module cache, or source on its interpreter (whose module the
+/// cache keeps, as it keeps the oracle's states).
 fn compile_reference(
     limits: &crate::limits::Limits,
     consumer: &ConsumerExercise,
 ) -> Result<CompiledConsumer, String> {
-    let engine = crate::sandbox::engine_for(crate::exercise::Compiler::default(), limits)?;
-    CompiledConsumer::compile_trusted(engine, &consumer.reference, limits, &consumer.entry).map_err(|r| {
+    let rejected = |r: crate::report::Rejection| {
         format!("the reference solution {} is rejected: {}", consumer.reference_path.display(), r.message.en)
-    })
+    };
+    let compiler = crate::exercise::Compiler::default();
+    match consumer.reference_language {
+        None => {
+            let engine = crate::sandbox::engine_for(compiler, limits)?;
+            CompiledConsumer::compile_trusted(engine, &consumer.reference, limits, &consumer.entry)
+                .map_err(rejected)
+        }
+        Some(language) => {
+            let engine = crate::sandbox::engine_with_stack(compiler, limits.wasm_stack_bytes)?;
+            let text = std::str::from_utf8(&consumer.reference).map_err(|_| {
+                format!("the reference solution {} is not UTF-8 text", consumer.reference_path.display())
+            })?;
+            CompiledConsumer::compile_source(engine, language, text, limits, &consumer.entry)
+                .map_err(rejected)
+        }
+    }
 }
 
-fn compute_oracle_here(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
-    let compiled = compile_reference(&exercise.limits, consumer)?;
-    let mut harness = Harness::new(consumer, &exercise.limits, &compiled).map_err(|e| e.to_string())?;
+fn compute_oracle_here(
+    consumer: &ConsumerExercise,
+    limits: &crate::limits::Limits,
+) -> Result<Oracle, String> {
+    let compiled = compile_reference(limits, consumer)?;
+    let mut harness = Harness::new(consumer, limits, &compiled).map_err(|e| e.to_string())?;
     let states = harness.oracle_run(&consumer.initial_state)?;
     drop(harness);
     Ok(Oracle {
         reference: OnceLock::from(Ok(compiled)),
-        limits: exercise.limits.clone(),
+        limits: limits.clone(),
         states,
         reference_states: ReferenceStates::default(),
         kept_states: AtomicUsize::new(usize::MAX),

@@ -303,10 +303,14 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
         Some(pruefstein::submission::Language::Python),
     )
     .expect("scaffold");
-    for file in ["solutions/reference.py", "mutants/no-transaction.py", "solutions/reference.wat"] {
+    for file in ["solutions/reference.py", "mutants/no-transaction.py"] {
         assert!(files.iter().any(|f| f == file) && dir.join(file).is_file(), "{file}: {files:?}");
     }
+    // Python only: no WebAssembly text anywhere, and the Python reference is the oracle.
+    assert!(!files.iter().any(|f| f.ends_with(".wat")), "{files:?}");
     let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    assert!(toml.contains("reference = \"solutions/reference.py\""), "{toml}");
+    assert!(!toml.contains("WebAssembly") && !toml.contains("returns i32"), "{toml}");
     let languages = toml.lines().find(|l| l.starts_with("languages =")).expect("a languages line");
     assert!(languages.starts_with("languages = [\"python\"]") && languages.contains('#'), "{languages}");
     for (file, text) in [
@@ -316,10 +320,10 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
         let statement = std::fs::read_to_string(dir.join(file)).expect("statement");
         assert!(statement.contains(text), "{file}: {statement}");
     }
-    // Both solutions pass, and both mutants (WAT and Python) fail their declared check.
+    // The Python reference passes, and the Python mutant fails its declared check.
     let soundness = check_dir(&dir);
     assert!(soundness.sound(), "{}", soundness.render());
-    assert_eq!(soundness.mutants_caught(), (2, 2), "{}", soundness.render());
+    assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
     let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
     let report = pruefstein::grade::grade(
         &exercise,
@@ -351,4 +355,23 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
     assert_eq!(refused.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--language is for consumer exercises"));
     assert!(!prediction.exists());
+}
+
+#[test]
+fn source_scaffolds_are_sound_with_their_own_reference_as_the_oracle() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    for language in
+        [pruefstein::submission::Language::JavaScript, pruefstein::submission::Language::TypeScript]
+    {
+        let dir = temp.path().join(format!("11-{}", language.name()));
+        let files = pruefstein::authoring::scaffold_with(GraderKind::Consumer, &dir, Some(language))
+            .expect("scaffold");
+        assert!(!files.iter().any(|f| f.ends_with(".wat")), "{files:?}");
+        let reference = format!("reference = \"solutions/reference.{}\"", language.extension());
+        let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+        assert!(toml.contains(&reference), "{toml}");
+        let soundness = check_dir(&dir);
+        assert!(soundness.sound(), "{}", soundness.render());
+        assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
+    }
 }
