@@ -14,6 +14,7 @@ use crate::exercise::{ExerciseError, FolderFiles, parse_section};
 use crate::limits::{
     BATCH_MESSAGES_MAX, Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX,
 };
+use crate::report::state::SqlValue;
 
 /// `[consumer]` in `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -43,6 +44,17 @@ struct ConsumerSection {
     /// A file of the exercise's own kinds of mistake, beside the lesson's (`mistakes.toml`).
     #[serde(default)]
     mistakes: Option<String>,
+    /// States the teacher pins, checked against the oracle by `pruefstein check`.
+    #[serde(default)]
+    expect: Option<ExpectSection>,
+}
+
+/// `[consumer.expect]`: what the teacher knows the reference must leave.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectSection {
+    /// The state after the fresh message: state query name to its rows (a list of lists).
+    after_fresh: toml::Table,
 }
 
 #[derive(Debug, Deserialize)]
@@ -106,6 +118,9 @@ pub struct ConsumerExercise {
     /// The kinds of mistake its reports name: the lesson's, with the exercise's own.
     pub mistakes: super::diagnose::mistakes::Mistakes,
     pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
+    /// The state after the fresh message as the teacher pinned it (`[consumer.expect] after_fresh`),
+    /// only the queries named there; `check` compares the oracle's with it.
+    pub expect_after_fresh: Option<State>,
 }
 
 impl ConsumerExercise {
@@ -127,50 +142,14 @@ impl ConsumerExercise {
                 "[consumer] needs at least one [[consumer.state]] query".into(),
             ));
         }
-        let message = |value: &serde_json::Value, name: &str| {
-            check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
+        let messages = read_messages(&section.messages, &at)?;
+        let expect_after_fresh = match &section.expect {
+            None => None,
+            Some(expect) => Some(
+                pinned_state(&expect.after_fresh, &section.state)
+                    .map_err(|(query, m)| at(&["consumer", "expect", "after_fresh", query.as_str()], m))?,
+            ),
         };
-        let messages = Messages {
-            fresh: Arc::new(message(&section.messages.fresh, "fresh")?),
-            same_body: Arc::new(message(&section.messages.same_body, "same_body")?),
-            violation: Arc::new(message(&section.messages.violation, "violation")?),
-            batch: Vec::new(),
-        };
-        let mut messages = messages;
-        messages.batch = vec![
-            Arc::clone(&messages.fresh),
-            Arc::clone(&messages.same_body),
-            Arc::clone(&messages.violation),
-        ];
-        for (index, extra) in section.messages.batch.iter().enumerate() {
-            let batch = ["consumer", "messages", "batch"];
-            let extra = check_message(extra, &format!("batch[{index}]")).map_err(|m| at(&batch, m))?;
-            if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
-                return Err(at(
-                    &batch,
-                    format!("[consumer.messages] batch[{index}] repeats the id {}", extra["id"]),
-                ));
-            }
-            messages.batch.push(Arc::new(extra));
-        }
-        if messages.batch.len() > BATCH_MESSAGES_MAX {
-            return Err(at(
-                &["consumer", "messages", "batch"],
-                format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all"),
-            ));
-        }
-        if messages.fresh.get("id") == messages.same_body.get("id") {
-            return Err(at(
-                &["consumer", "messages", "same_body"],
-                "[consumer.messages] same_body must have another id than fresh".into(),
-            ));
-        }
-        if messages.fresh.get("body") != messages.same_body.get("body") {
-            return Err(at(
-                &["consumer", "messages", "same_body"],
-                "[consumer.messages] same_body must have the same body as fresh".into(),
-            ));
-        }
         let schema_path = files.path(&section.schema);
         let schema = files.text(&section.schema).map_err(|e| {
             at(&["consumer", "schema"], format!("the schema {:?} cannot be read: {e}", section.schema))
@@ -233,6 +212,7 @@ impl ConsumerExercise {
             initial_state,
             mistakes,
             oracle: OnceLock::new(),
+            expect_after_fresh,
         })
     }
 }
@@ -258,6 +238,96 @@ impl ConsumerExercise {
         let fresh_id = self.messages.fresh.get("id").cloned().unwrap_or_default();
         crate::report::roles::Roles::infer(&queries, &self.initial_state, after_fresh, &fresh_id)
     }
+}
+
+/// The messages of `[consumer.messages]`, checked: each a table with an id and a body, ids unique,
+/// `same_body` the body of `fresh` under another id, at most [`BATCH_MESSAGES_MAX`] in all.
+fn read_messages(
+    section: &MessagesSection,
+    at: &impl Fn(&[&str], String) -> ExerciseError,
+) -> Result<Messages, ExerciseError> {
+    let message = |value: &serde_json::Value, name: &str| {
+        check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
+    };
+    let messages = Messages {
+        fresh: Arc::new(message(&section.fresh, "fresh")?),
+        same_body: Arc::new(message(&section.same_body, "same_body")?),
+        violation: Arc::new(message(&section.violation, "violation")?),
+        batch: Vec::new(),
+    };
+    let mut messages = messages;
+    messages.batch =
+        vec![Arc::clone(&messages.fresh), Arc::clone(&messages.same_body), Arc::clone(&messages.violation)];
+    for (index, extra) in section.batch.iter().enumerate() {
+        let batch = ["consumer", "messages", "batch"];
+        let extra = check_message(extra, &format!("batch[{index}]")).map_err(|m| at(&batch, m))?;
+        if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
+            return Err(at(
+                &batch,
+                format!("[consumer.messages] batch[{index}] repeats the id {}", extra["id"]),
+            ));
+        }
+        messages.batch.push(Arc::new(extra));
+    }
+    if messages.batch.len() > BATCH_MESSAGES_MAX {
+        return Err(at(
+            &["consumer", "messages", "batch"],
+            format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all"),
+        ));
+    }
+    if messages.fresh.get("id") == messages.same_body.get("id") {
+        return Err(at(
+            &["consumer", "messages", "same_body"],
+            "[consumer.messages] same_body must have another id than fresh".into(),
+        ));
+    }
+    if messages.fresh.get("body") != messages.same_body.get("body") {
+        return Err(at(
+            &["consumer", "messages", "same_body"],
+            "[consumer.messages] same_body must have the same body as fresh".into(),
+        ));
+    }
+    Ok(messages)
+}
+
+/// A pinned state: for each named state query, its rows (a list of lists of numbers, texts and
+/// booleans). A problem names the query it is about.
+fn pinned_state(table: &toml::Table, queries: &[StateQuery]) -> Result<State, (String, String)> {
+    let mut state = State::new();
+    for (name, rows) in table {
+        let problem = |message: String| (name.clone(), message);
+        if !queries.iter().any(|q| &q.name == name) {
+            let known: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
+            return Err(problem(format!(
+                "[consumer.expect] after_fresh names the state query {name:?}, which [[consumer.state]] does not declare (declared: {})",
+                known.join(", ")
+            )));
+        }
+        let shape = || {
+            problem(format!(
+                "[consumer.expect] after_fresh.{name} must be a list of rows, each a list of numbers and texts, like [[\"anna\", 150]]"
+            ))
+        };
+        let rows = rows.as_array().ok_or_else(shape)?;
+        let mut read = Vec::with_capacity(rows.len());
+        for row in rows {
+            let cells = row.as_array().ok_or_else(shape)?;
+            let row: Option<Vec<SqlValue>> = cells
+                .iter()
+                .map(|cell| match cell {
+                    toml::Value::Integer(i) => Some(SqlValue::Integer(*i)),
+                    toml::Value::Float(f) => Some(SqlValue::Real(*f)),
+                    toml::Value::String(t) => Some(SqlValue::Text(t.clone())),
+                    toml::Value::Boolean(b) => Some(SqlValue::Integer(i64::from(*b))),
+                    _ => None,
+                })
+                .collect();
+            read.push(row.ok_or_else(shape)?);
+        }
+        super::state::sort_rows(&mut read);
+        state.insert(name.clone(), read);
+    }
+    Ok(state)
 }
 
 fn check_message(value: &serde_json::Value, name: &str) -> Result<serde_json::Value, String> {

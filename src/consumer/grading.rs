@@ -80,14 +80,14 @@ fn wasm_stack_for(exercise: &Exercise, submission: &Submission) -> usize {
     }
 }
 
-fn grade_here(
+/// The submission compiled (or the rejection to report when it cannot be, or the report of a
+/// submission this exercise does not take).
+fn compile_submission(
     exercise: &Exercise,
     consumer: &ConsumerExercise,
     submission: &Submission,
     options: &GradeOptions,
-) -> Result<Report, GradeError> {
-    // The one deadline of this grading: compiling counts, and everything after obeys it.
-    let deadline = Deadline::for_submission(&exercise.limits);
+) -> Result<Result<Result<CompiledConsumer, Rejection>, Box<Report>>, GradeError> {
     // An interpreter guest runs on an engine with its deeper stack, which maps each instance (see
     // `sandbox::engine_with_stack`); a module on the exercise's engine, pooled where it fits.
     let engine = match submission {
@@ -104,7 +104,7 @@ fn grade_here(
         Submission::Source { language, .. } if !consumer.languages.contains(language) => {
             let accepted: Vec<&str> = consumer.languages.iter().map(|l| l.name()).collect();
             let accepted = if accepted.is_empty() { "-".to_string() } else { accepted.join(", ") };
-            return Ok(rejected(
+            return Ok(Err(Box::new(rejected(
                 exercise,
                 submission,
                 Rejection {
@@ -115,13 +115,13 @@ fn grade_here(
                         language = language.name()
                     ),
                 },
-            ));
+            ))));
         }
         Submission::Source { language, text } => {
             CompiledConsumer::compile_source(engine, *language, text, &exercise.limits, &consumer.entry)
         }
         Submission::Answer(_) => {
-            return Ok(rejected(
+            return Ok(Err(Box::new(rejected(
                 exercise,
                 submission,
                 Rejection {
@@ -131,8 +131,23 @@ fn grade_here(
                         "This exercise expects a WebAssembly module (.wasm or .wat), not a text answer."
                     ),
                 },
-            ));
+            ))));
         }
+    };
+    Ok(Ok(compiled))
+}
+
+fn grade_here(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    submission: &Submission,
+    options: &GradeOptions,
+) -> Result<Report, GradeError> {
+    // The one deadline of this grading: compiling counts, and everything after obeys it.
+    let deadline = Deadline::for_submission(&exercise.limits);
+    let compiled = match compile_submission(exercise, consumer, submission, options)? {
+        Ok(compiled) => compiled,
+        Err(report) => return Ok(*report),
     };
     let compiled = match compiled {
         Ok(compiled) => compiled,

@@ -56,35 +56,96 @@ fn module_files(dir: &Path) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// The keys a problem with the reference points at, the first one written.
+const REFERENCE_KEY: [&[&str]; 2] = [&["consumer", "reference"], &["consumer"]];
+
 /// Proves a consumer exercise sound: the reference and every solution pass; every mutant fails the
-/// check it declares.
+/// check it declares. Warns where a mutant fails for another reason than the one it declares (it
+/// fails the fresh message's effect) or where no check tells the mistakes apart.
 pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
     let mut soundness = Soundness::default();
-    let reference_key: [&[&str]; 2] = [&["consumer", "reference"], &["consumer"]];
-    if let Err(error) = oracle(exercise, consumer) {
-        let message = match error {
-            GradeError::Exercise { message, .. } => message,
-            other => other.to_string(),
-        };
-        // A rule about one message points at that message; anything else at the reference.
-        let message_key: Option<&[&str]> = if message.contains("violation message") {
-            Some(&["consumer", "messages", "violation"])
-        } else if message.contains("same_body") {
-            Some(&["consumer", "messages", "same_body"])
-        } else if message.contains("fresh message") {
-            Some(&["consumer", "messages", "fresh"])
-        } else if message.contains("batch message") || message.contains("reports an error for") {
-            Some(&["consumer", "messages", "batch"])
-        } else {
-            None
-        };
-        let candidates: Vec<&[&str]> = message_key.into_iter().chain(reference_key).collect();
-        soundness
-            .problems
-            .push(crate::exercise::error_at_key(&exercise.dir, &candidates, message).to_string());
-        return soundness;
+    let oracle = match oracle(exercise, consumer) {
+        Ok(oracle) => oracle,
+        Err(error) => {
+            soundness.problems.push(oracle_problem(exercise, error));
+            return soundness;
+        }
+    };
+    if let Some(problem) = pinned_state_problem(exercise, consumer, &oracle.states.after_fresh) {
+        soundness.problems.push(problem);
     }
-    let relative = |p: &Path| p.strip_prefix(&exercise.dir).unwrap_or(p).display().to_string();
+    let roles = consumer.roles(&oracle.states.after_fresh);
+    let effects = roles.names(crate::report::roles::Role::Effect);
+    check_solutions(exercise, consumer, &mut soundness);
+    check_mutants(exercise, consumer, &effects, &mut soundness);
+    soundness
+}
+
+/// Where a broken oracle's problem points: a rule about one message at that message, anything
+/// else at the reference.
+fn oracle_problem(exercise: &Exercise, error: GradeError) -> String {
+    let message = match error {
+        GradeError::Exercise { message, .. } => message,
+        other => other.to_string(),
+    };
+    let message_key: Option<&[&str]> = if message.contains("violation message") {
+        Some(&["consumer", "messages", "violation"])
+    } else if message.contains("same_body") {
+        Some(&["consumer", "messages", "same_body"])
+    } else if message.contains("fresh message") {
+        Some(&["consumer", "messages", "fresh"])
+    } else if message.contains("batch message") || message.contains("reports an error for") {
+        Some(&["consumer", "messages", "batch"])
+    } else {
+        None
+    };
+    let candidates: Vec<&[&str]> = message_key.into_iter().chain(REFERENCE_KEY).collect();
+    crate::exercise::error_at_key(&exercise.dir, &candidates, message).to_string()
+}
+
+/// The teacher's pinned state after the fresh message against the oracle's, query by query.
+fn pinned_state_problem(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    after_fresh: &super::state::State,
+) -> Option<String> {
+    let pinned = consumer.expect_after_fresh.as_ref()?;
+    let oracle: super::state::State = after_fresh
+        .iter()
+        .filter(|(name, _)| pinned.contains_key(*name))
+        .map(|(n, r)| (n.clone(), r.clone()))
+        .collect();
+    let diff = super::state::diff(&oracle, pinned);
+    let first = diff.first()?;
+    let rows = |rows: &[crate::report::state::Row]| {
+        let rows: Vec<String> = rows
+            .iter()
+            .map(|row| format!("({})", row.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")))
+            .collect();
+        if rows.is_empty() { "nothing".to_string() } else { rows.join(", ") }
+    };
+    let message = format!(
+        "after the fresh message the reference solution {} leaves in {} {} where [consumer.expect] pins {}: \
+         the reference (or the pinned state) is wrong",
+        consumer.reference_path.strip_prefix(&exercise.dir).unwrap_or(&consumer.reference_path).display(),
+        first.table,
+        rows(&first.unexpected),
+        rows(&first.missing),
+    );
+    let key: [&[&str]; 3] = [
+        &["consumer", "expect", "after_fresh", first.table.as_str()],
+        &["consumer", "expect"],
+        &["consumer"],
+    ];
+    Some(crate::exercise::error_at_key(&exercise.dir, &key, message).to_string())
+}
+
+fn relative(exercise: &Exercise, path: &Path) -> String {
+    path.strip_prefix(&exercise.dir).unwrap_or(path).display().to_string()
+}
+
+/// The reference and every file in the solutions folder must pass every check.
+fn check_solutions(exercise: &Exercise, consumer: &ConsumerExercise, soundness: &mut Soundness) {
     let options = GradeOptions::default();
     let mut solutions = vec![consumer.reference_path.clone()];
     for file in module_files(&consumer.solutions_dir) {
@@ -94,6 +155,7 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
     }
     for file in solutions {
         let is_reference = file == consumer.reference_path;
+        let name = relative(exercise, &file);
         let row = match grade_file(exercise, consumer, &file, &options) {
             Ok(report) => {
                 let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
@@ -109,33 +171,24 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
                         ),
                         (None, None) => "it does not pass".into(),
                     };
-                    let problem = if is_reference {
+                    soundness.problems.push(if is_reference {
                         crate::exercise::error_at_key(
                             &exercise.dir,
-                            &reference_key,
-                            format!(
-                                "the reference solution {} must pass every check, but {why}",
-                                relative(&file)
-                            ),
+                            &REFERENCE_KEY,
+                            format!("the reference solution {name} must pass every check, but {why}"),
                         )
                         .to_string()
                     } else {
-                        format!("{}: a solution must pass every check, but {why}", relative(&file))
-                    };
-                    soundness.problems.push(problem);
+                        format!("{name}: a solution must pass every check, but {why}")
+                    });
                 }
-                SoundnessRow {
-                    file: relative(&file),
-                    expect: "pass".into(),
-                    ok: report.verdict == Verdict::Passed,
-                    failed_checks: failed,
-                    note,
-                }
+                let ok = report.verdict == Verdict::Passed;
+                SoundnessRow { file: name, expect: "pass".into(), ok, failed_checks: failed, note }
             }
             Err(error) => {
-                soundness.problems.push(format!("{}: {error}", relative(&file)));
+                soundness.problems.push(format!("{name}: {error}"));
                 SoundnessRow {
-                    file: relative(&file),
+                    file: name,
                     expect: "pass".into(),
                     failed_checks: vec![],
                     ok: false,
@@ -145,70 +198,138 @@ pub fn check(exercise: &Exercise, consumer: &ConsumerExercise) -> Soundness {
         };
         soundness.rows.push(row);
     }
+}
+
+/// Every mutant must fail the check it declares; a mutant whose declaration is unreadable is a row
+/// that is not caught, so the share of mutants caught never leaves it out.
+fn check_mutants(
+    exercise: &Exercise,
+    consumer: &ConsumerExercise,
+    effects: &[String],
+    soundness: &mut Soundness,
+) {
     let mutants = module_files(&consumer.mutants_dir);
     if mutants.is_empty() {
         soundness.problems.push(format!(
             "{}: no mutants; add wrong solutions that prove the checks catch mistakes",
-            relative(&consumer.mutants_dir)
+            relative(exercise, &consumer.mutants_dir)
         ));
     }
-    for file in mutants {
-        let (declared, line) = match declared_check(&file) {
+    let mut fails_everything = 0;
+    for file in &mutants {
+        let name = relative(exercise, file);
+        let (declared, line) = match declared_check(file) {
             Ok(found) => found,
             Err(problem) => {
                 soundness.problems.push(problem);
+                let expect = UNDECLARED.to_string();
+                soundness.rows.push(SoundnessRow {
+                    file: name,
+                    expect,
+                    failed_checks: vec![],
+                    ok: false,
+                    note: String::new(),
+                });
                 continue;
             }
         };
         let declared_at = if file.extension().is_some_and(|e| e == "wasm") {
-            format!("{}.expect:{line}", relative(&file))
+            format!("{name}.expect:{line}")
         } else {
-            format!("{}:{line}", relative(&file))
+            format!("{name}:{line}")
         };
-        let row = match grade_file(exercise, consumer, &file, &options) {
+        let row = match grade_file(exercise, consumer, file, &GradeOptions::default()) {
             Ok(report) => {
                 let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                if report.rejection.is_none() && failed.len() == report.checks.len() {
+                    fails_everything += 1;
+                }
+                let ok = failed.contains(&declared);
+                if let Some(problem) = mutant_problem(&report, &declared, &declared_at, &failed) {
+                    soundness.problems.push(problem);
+                } else if let Some(warning) = wrong_reason(&report, &declared, &declared_at, effects) {
+                    soundness.warnings.push(warning);
+                }
                 let note = report
                     .rejection
                     .as_ref()
                     .map(|r| format!("rejected: {}", r.message.en))
                     .unwrap_or_default();
-                let ok = failed.contains(&declared);
-                if !ok {
-                    let problem = match (&report.rejection, failed.is_empty()) {
-                        (Some(rejection), _) => format!(
-                            "{declared_at}: the mutant is rejected before any check runs ({}), so it cannot \
-                             prove {declared}",
-                            rejection.message.en
-                        ),
-                        (None, true) => format!(
-                            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant passes \
-                             every check: it proves nothing. Make it wrong in the way {declared} catches"
-                        ),
-                        (None, false) => format!(
-                            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant fails \
-                             only {}: declare one of those, or change the mutant",
-                            failed.join(", ")
-                        ),
-                    };
-                    soundness.problems.push(problem);
-                }
-                SoundnessRow { file: relative(&file), ok, expect: declared, failed_checks: failed, note }
+                SoundnessRow { file: name, ok, expect: declared, failed_checks: failed, note }
             }
             Err(error) => {
-                soundness.problems.push(format!("{}: {error}", relative(&file)));
-                SoundnessRow {
-                    file: relative(&file),
-                    expect: declared,
-                    failed_checks: vec![],
-                    ok: false,
-                    note: error,
-                }
+                soundness.problems.push(format!("{name}: {error}"));
+                SoundnessRow { file: name, expect: declared, failed_checks: vec![], ok: false, note: error }
             }
         };
         soundness.rows.push(row);
     }
-    soundness
+    if mutants.len() > 1 && fails_everything == mutants.len() {
+        soundness.warnings.push(
+            crate::exercise::error_at_key(
+                &exercise.dir,
+                &REFERENCE_KEY,
+                format!(
+                    "every mutant fails every check: the checks do not tell the mistakes apart, which happens when \
+                     the reference is wrong (the mutants are then right where it is not); pin the state after the \
+                     fresh message in [consumer.expect] after_fresh to prove the reference, or make each mutant \
+                     wrong in one way ({} mutants)",
+                    mutants.len()
+                ),
+            )
+            .to_string(),
+        );
+    }
+}
+
+/// What a soundness row's `expect` says for a mutant without a readable declaration.
+const UNDECLARED: &str = "(no known check)";
+
+/// Why a mutant does not prove the check it declares, if it does not.
+fn mutant_problem(report: &Report, declared: &str, declared_at: &str, failed: &[String]) -> Option<String> {
+    if failed.iter().any(|f| f == declared) {
+        return None;
+    }
+    Some(match (&report.rejection, failed.is_empty()) {
+        (Some(rejection), _) => format!(
+            "{declared_at}: the mutant is rejected before any check runs ({}), so it cannot prove {declared}",
+            rejection.message.en
+        ),
+        (None, true) => format!(
+            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant passes every check: it proves \
+             nothing. Make it wrong in the way {declared} catches"
+        ),
+        (None, false) => format!(
+            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant fails only {}: declare one of \
+             those, or change the mutant",
+            failed.join(", ")
+        ),
+    })
+}
+
+/// A warning when a mutant that declares another check fails the fresh message for a reason
+/// other than the ids it remembers: its effect differs from the reference's, or it does not even
+/// process the message. Either the mutant is wrong in a second way, or the reference is wrong.
+fn wrong_reason(report: &Report, declared: &str, declared_at: &str, effects: &[String]) -> Option<String> {
+    let fresh = Check::FreshMessage.name();
+    if declared == fresh {
+        return None;
+    }
+    let check = report.checks.iter().find(|c| c.name == fresh && !c.passed && !c.not_run)?;
+    let crate::report::CheckDetail::Consumer(detail) = &check.detail else { return None };
+    let effect_differs = match &detail.state {
+        Some(evidence) => evidence.diff.iter().any(|d| effects.contains(&d.table)),
+        None => true,
+    };
+    effect_differs.then(|| {
+        format!(
+            "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant also fails {fresh}: its \
+             effect of the fresh message differs from the reference's ({}). Either the mutant is wrong in a \
+             second way, or the reference is wrong; pin the state after the fresh message in [consumer.expect] \
+             after_fresh to tell which",
+            check.failure.as_ref().map(|f| f.en.trim_end_matches('.')).unwrap_or("no reason given")
+        )
+    })
 }
 
 fn grade_file(

@@ -191,10 +191,14 @@ fn an_unknown_declared_check_is_named_with_the_known_ones() {
     let (_temp, dir) = consumer_scaffold("17-typo");
     edit(&dir, "mutants/no-transaction.wat", "expect-fail: crash-points", "expect-fail: crash-after-wirte");
     let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
+    let soundness = check_dir(&dir);
     assert_problem(
-        &check_dir(&dir),
+        &soundness,
         &[&format!("no-transaction.wat:{line}:"), "unknown check \"crash-after-wirte\"", "crash-points"],
     );
+    // The mutant stays in the table, not caught: the share never reads 100% without it.
+    assert_eq!(soundness.mutants_caught(), (0, 1), "{}", soundness.render());
+    assert!(soundness.render().contains("mutants caught: 0/1 (0%)"), "{}", soundness.render());
 }
 
 #[test]
@@ -373,5 +377,108 @@ fn source_scaffolds_are_sound_with_their_own_reference_as_the_oracle() {
         let soundness = check_dir(&dir);
         assert!(soundness.sound(), "{}", soundness.render());
         assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
+    }
+}
+
+/// A Python-only scaffold whose reference books the fresh deposit to the wrong account ("cem"):
+/// every mutant is then right where the reference is wrong.
+fn wrong_reference(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join(name);
+    pruefstein::authoring::scaffold_with(
+        GraderKind::Consumer,
+        &dir,
+        Some(pruefstein::submission::Language::Python),
+    )
+    .expect("scaffold");
+    edit(&dir, "schema.sql", "('ben', 9990);", "('ben', 9990), ('cem', 0);");
+    edit(
+        &dir,
+        "solutions/reference.py",
+        "msg[\"body\"][\"konto\"]))",
+        "\"cem\" if msg[\"body\"][\"konto\"] == \"anna\" else msg[\"body\"][\"konto\"]))",
+    );
+    (temp, dir)
+}
+
+#[test]
+fn a_mutant_that_fails_the_fresh_message_for_another_reason_is_a_warning_and_fails_strict() {
+    let (_temp, dir) = wrong_reference("18-wrong-account");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound() && !soundness.sound_strictly(), "{}", soundness.render());
+    let warning = soundness.warnings.first().expect("a warning");
+    for part in [
+        "mutants/no-transaction.py:1:",
+        "declares \"expect-fail: crash-points\"",
+        "also fails fresh-message",
+        "effect of the fresh message differs",
+        "[consumer.expect] after_fresh",
+    ] {
+        assert!(warning.contains(part), "{part:?} in {warning}");
+    }
+    // The command line: sound without --strict, not sound with it.
+    let plain = Command::new(BIN).arg("check").arg(&dir).output().expect("runs");
+    assert_eq!(plain.status.code(), Some(0), "{}", String::from_utf8_lossy(&plain.stdout));
+    let strict = Command::new(BIN).args(["check", "--strict"]).arg(&dir).output().expect("runs");
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("warning: mutants/no-transaction.py:1:"));
+
+    // A second mutant: every mutant fails every check, said once at the reference.
+    std::fs::copy(dir.join("mutants/no-transaction.py"), dir.join("mutants/no-transaction-again.py"))
+        .expect("copy");
+    let soundness = check_dir(&dir);
+    let line = line_of(&dir, "exercise.toml", "reference = ");
+    assert!(
+        soundness
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("exercise.toml:{line}:"))
+                && w.contains("every mutant fails every check")),
+        "{}",
+        soundness.render()
+    );
+}
+
+#[test]
+fn a_pinned_state_after_the_fresh_message_is_checked_against_the_reference() {
+    let (_temp, dir) = wrong_reference("19-pinned");
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    toml.push_str(
+        "\n[consumer.expect]\nafter_fresh = { konten = [[\"anna\", 150], [\"ben\", 9990], [\"cem\", 0]] }\n",
+    );
+    std::fs::write(dir.join("exercise.toml"), &toml).expect("write");
+    let line = line_of(&dir, "exercise.toml", "after_fresh = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[
+            &format!("exercise.toml:{line}:"),
+            "the reference solution solutions/reference.py leaves in konten ('anna', 100), ('cem', 50)",
+            "pins ('anna', 150), ('cem', 0)",
+        ],
+    );
+    // The right reference agrees with the pin; a query the state does not declare is named.
+    edit(&dir, "solutions/reference.py", "\"cem\" if msg[\"body\"][\"konto\"] == \"anna\" else ", "");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound_strictly(), "{}", soundness.render());
+    edit(&dir, "exercise.toml", "{ konten = ", "{ kontn = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "the state query \"kontn\"", "declared: konten, verarbeitet"],
+    );
+}
+
+#[test]
+fn every_bundled_exercise_passes_check_strict() {
+    let exercises = root().join("exercises");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&exercises)
+        .expect("exercises")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("exercise.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "{dirs:?}");
+    for dir in dirs {
+        let soundness = check_dir(&dir);
+        assert!(soundness.sound_strictly(), "{}:\n{}", dir.display(), soundness.render());
     }
 }
