@@ -142,6 +142,7 @@ impl ConsumerExercise {
                 "[consumer] needs at least one [[consumer.state]] query".into(),
             ));
         }
+        no_placeholders(&files)?;
         let messages = read_messages(&section.messages, &at)?;
         let expect_after_fresh = match &section.expect {
             None => None,
@@ -288,6 +289,29 @@ fn read_messages(
         ));
     }
     Ok(messages)
+}
+
+/// A consumer statement is shown as written: a `{{name}}` (which a prediction statement fills in)
+/// would reach students literally, so it is an error at its line and column.
+fn no_placeholders(files: &FolderFiles<'_>) -> Result<(), ExerciseError> {
+    for file in ["statement.de.md", "statement.en.md"] {
+        let Ok(text) = files.text(file) else { continue };
+        for (index, line) in text.lines().enumerate() {
+            let Some(start) = line.find("{{") else { continue };
+            let Some(length) = line[start..].find("}}") else { continue };
+            let name = &line[start + 2..start + length];
+            return Err(ExerciseError::At {
+                path: files.path(file),
+                line: index + 1,
+                column: line[..start].chars().count() + 1,
+                message: format!(
+                    "{{{{{name}}}}} is not filled in: a consumer statement has no placeholders (only prediction \
+                     statements do), so students would read it as written; write the value itself"
+                ),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// A pinned state: for each named state query, its rows (a list of lists of numbers, texts and

@@ -482,3 +482,71 @@ fn every_bundled_exercise_passes_check_strict() {
         assert!(soundness.sound_strictly(), "{}:\n{}", dir.display(), soundness.render());
     }
 }
+
+#[test]
+fn a_folder_whose_name_is_not_its_slug_is_named_at_the_slug() {
+    let (_temp, dir) = consumer_scaffold("20-konto");
+    edit(&dir, "exercise.toml", "slug = \"20-konto\"", "slug = \"20-konten\"");
+    let line = line_of(&dir, "exercise.toml", "slug = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[
+            &format!("exercise.toml:{line}:"),
+            "slug \"20-konten\" differs from the folder's name \"20-konto\"",
+        ],
+    );
+}
+
+#[test]
+fn two_folders_of_one_slug_make_the_second_an_error_at_its_slug() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let (first, second) = (temp.path().join("21-a"), temp.path().join("21-b"));
+    scaffold(GraderKind::Prediction, &first).expect("scaffold");
+    scaffold(GraderKind::Prediction, &second).expect("scaffold");
+    edit(&second, "exercise.toml", "slug = \"21-b\"", "slug = \"21-a\"");
+    let line = line_of(&second, "exercise.toml", "slug = ");
+    let loaded = pruefstein::exercise::Exercise::load_all(temp.path()).expect("loads");
+    assert_eq!(loaded.len(), 2);
+    assert!(loaded[0].1.is_ok(), "the first folder is the exercise");
+    let error = loaded[1].1.as_ref().expect_err("the second is refused").to_string();
+    for part in
+        [&format!("21-b/exercise.toml:{line}:"), "slug \"21-a\" is already the slug of the folder", "21-a"]
+    {
+        assert!(error.contains(part), "{part:?} in {error}");
+    }
+}
+
+#[test]
+fn an_empty_or_copied_english_statement_is_named() {
+    let (_temp, dir) = consumer_scaffold("22-statement");
+    let german = std::fs::read_to_string(dir.join("statement.de.md")).expect("statement");
+    std::fs::write(dir.join("statement.en.md"), "\n  \n").expect("write");
+    assert_problem(&check_dir(&dir), &["statement.en.md:1:1:", "the statement is empty"]);
+    // A copy of the German statement: a warning, a problem under --strict.
+    std::fs::write(dir.join("statement.en.md"), &german).expect("write");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound() && !soundness.sound_strictly(), "{}", soundness.render());
+    assert!(
+        soundness
+            .warnings
+            .iter()
+            .any(|w| w.contains("statement.en.md:1:1:") && w.contains("a copy of statement.de.md"))
+    );
+    // German written into the English file, under an English title.
+    let body: String = german.lines().skip(1).collect::<Vec<_>>().join("\n");
+    std::fs::write(dir.join("statement.en.md"), format!("# Book deposits\n{body}\n")).expect("write");
+    let soundness = check_dir(&dir);
+    assert!(
+        soundness.warnings.iter().any(|w| w.contains("statement.en.md:") && w.contains("reads as German")),
+        "{}",
+        soundness.render()
+    );
+}
+
+#[test]
+fn a_placeholder_in_a_consumer_statement_is_named_with_line_and_column() {
+    let (_temp, dir) = consumer_scaffold("23-placeholder");
+    edit(&dir, "statement.en.md", "exactly\nonce", "exactly\n{{anzahl}} times");
+    let line = line_of(&dir, "statement.en.md", "{{anzahl}}");
+    assert_problem(&check_dir(&dir), &[&format!("statement.en.md:{line}:1:"), "{{anzahl}} is not filled in"]);
+}
