@@ -162,7 +162,10 @@ fn check_solutions(exercise: &Exercise, consumer: &ConsumerExercise, soundness: 
                 let note = report.rejection.as_ref().map(|r| r.message.en.clone()).unwrap_or_default();
                 if report.verdict != Verdict::Passed {
                     let why = match (&report.rejection, report.failed_checks().next()) {
-                        (Some(rejection), _) => format!("it is rejected: {}", rejection.message.en),
+                        (Some(rejection), _) => match located(&name, &rejection.message.en) {
+                            (Some(line), text) => format!("it is rejected at {name}:{line}: {text}"),
+                            (None, text) => format!("it is rejected: {text}"),
+                        },
                         (None, Some(first)) => format!(
                             "it fails {}; {}: {}",
                             failed.join(", "),
@@ -245,7 +248,7 @@ fn check_mutants(
                     fails_everything += 1;
                 }
                 let ok = failed.contains(&declared);
-                if let Some(problem) = mutant_problem(&report, &declared, &declared_at, &failed) {
+                if let Some(problem) = mutant_problem(&report, (&name, &declared, &declared_at), &failed) {
                     soundness.problems.push(problem);
                 } else if let Some(warning) = wrong_reason(&report, &declared, &declared_at, effects) {
                     soundness.warnings.push(warning);
@@ -253,7 +256,7 @@ fn check_mutants(
                 let note = report
                     .rejection
                     .as_ref()
-                    .map(|r| format!("rejected: {}", r.message.en))
+                    .map(|r| format!("rejected: {}", located(&name, &r.message.en).1))
                     .unwrap_or_default();
                 SoundnessRow { file: name, ok, expect: declared, failed_checks: failed, note }
             }
@@ -285,16 +288,47 @@ fn check_mutants(
 /// What a soundness row's `expect` says for a mutant without a readable declaration.
 const UNDECLARED: &str = "(no known check)";
 
+/// The line of the file `name` a rejection of its source speaks of, and the rejection in the
+/// teacher's file's words: the interpreter calls every submission `consumer.py` (or `.js`), and a
+/// Python traceback's last line is the error.
+fn located(name: &str, message: &str) -> (Option<usize>, String) {
+    let number = |rest: &str| rest.split(|c: char| !c.is_ascii_digit()).next().and_then(|n| n.parse().ok());
+    for guest in ["consumer.py", "consumer.js"] {
+        let python = format!("File \"{guest}\", line ");
+        if let Some(at) = message.rfind(&python) {
+            let line = number(&message[at + python.len()..]);
+            let first = message.lines().next().unwrap_or_default();
+            let first = first.split("Traceback").next().unwrap_or(first).trim();
+            let error = message.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or_default().trim();
+            return (line, format!("{first} {error}"));
+        }
+        let javascript = format!("at {guest}:");
+        if let Some(at) = message.rfind(&javascript) {
+            let line = number(&message[at + javascript.len()..]);
+            let text = message.replace(&format!("\n    {javascript}"), " at line ").replace(guest, name);
+            return (line, text);
+        }
+    }
+    (None, message.to_string())
+}
+
 /// Why a mutant does not prove the check it declares, if it does not.
-fn mutant_problem(report: &Report, declared: &str, declared_at: &str, failed: &[String]) -> Option<String> {
+fn mutant_problem(
+    report: &Report,
+    (name, declared, declared_at): (&str, &str, &str),
+    failed: &[String],
+) -> Option<String> {
     if failed.iter().any(|f| f == declared) {
         return None;
     }
     Some(match (&report.rejection, failed.is_empty()) {
-        (Some(rejection), _) => format!(
-            "{declared_at}: the mutant is rejected before any check runs ({}), so it cannot prove {declared}",
-            rejection.message.en
-        ),
+        (Some(rejection), _) => {
+            let (line, text) = located(name, &rejection.message.en);
+            let at = line.map_or_else(|| declared_at.to_string(), |line| format!("{name}:{line}"));
+            format!(
+                "{at}: the mutant is rejected before any check runs ({text}), so it cannot prove {declared}"
+            )
+        }
         (None, true) => format!(
             "{declared_at}: declares \"{EXPECT_FAIL_MARK} {declared}\", but the mutant passes every check: it proves \
              nothing. Make it wrong in the way {declared} catches"

@@ -12,6 +12,7 @@ use serde::Deserialize;
 mod grader;
 mod snapshot;
 mod soundness;
+mod words;
 
 pub use grader::{Compiler, GradeError, GradeOptions, Grader, GraderEntry, GraderSection, StatementError};
 pub use snapshot::{FolderSnapshot, RACY_STAMP_MARGIN, SnapshotError, Stamps};
@@ -306,7 +307,7 @@ pub fn parse_section<T: serde::de::DeserializeOwned>(
                 path: path.clone(),
                 line,
                 column,
-                message: format!("[{name}]: {}", error.message().trim()),
+                message: format!("[{name}]: {}", words::teacher_words(error.message())),
             })
         });
         located.unwrap_or_else(|| ExerciseError::Syntax { path, message: format!("[{name}]: {e}") })
@@ -322,7 +323,7 @@ fn toml_error(path: &Path, source: &str, error: &toml::de::Error) -> ExerciseErr
                 path: path.to_path_buf(),
                 line,
                 column,
-                message: error.message().trim().into(),
+                message: words::teacher_words(error.message()),
             }
         }
         None => ExerciseError::Syntax { path: path.to_path_buf(), message: error.to_string() },

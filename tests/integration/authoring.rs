@@ -111,15 +111,37 @@ fn toml_syntax_errors_and_unknown_keys_are_named_with_line_and_column() {
     let (_temp, dir) = consumer_scaffold("11-unknown-key");
     edit(&dir, "exercise.toml", "points = 10", "pointz = 10");
     let line = line_of(&dir, "exercise.toml", "pointz");
-    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:1:"), "unknown field `pointz`"]);
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:1:"), "unknown key `pointz`; did you mean `points`?"],
+    );
 
     let (_temp, dir) = consumer_scaffold("12-unknown-section-key");
     edit(&dir, "exercise.toml", "entry = \"verarbeite\"", "entri = \"verarbeite\"");
     let line = line_of(&dir, "exercise.toml", "entri =");
     assert_problem(
         &check_dir(&dir),
-        &[&format!("exercise.toml:{line}:1:"), "[consumer]", "unknown field `entri`"],
+        &[&format!("exercise.toml:{line}:1:"), "[consumer]", "unknown key `entri`; did you mean `entry`?"],
     );
+}
+
+#[test]
+fn a_value_of_the_wrong_kind_is_named_in_tomls_words() {
+    for (from, to, words) in [
+        ("points = 10", "points = \"zehn\"", "found the text \"zehn\", but a whole number"),
+        ("[title] ", "title = \"Konten\"\n[unused] ", "a text with `de` and `en`"),
+        ("batch = [", "batch = 5\nunused = [", "found the number 5, but a list"),
+    ] {
+        let (_temp, dir) = consumer_scaffold("13-wrong-kind");
+        edit(&dir, "exercise.toml", from, to);
+        let needle = to.split(['\n', '=']).next().expect("a key").trim();
+        let line = line_of(&dir, "exercise.toml", &format!("{needle} ="));
+        let soundness = check_dir(&dir);
+        assert_problem(&soundness, &[&format!("exercise.toml:{line}:"), words]);
+        for rust in ["u32", "struct", "sequence", "expected a string"] {
+            assert!(!soundness.render().contains(rust), "{rust:?} in {}", soundness.render());
+        }
+    }
 }
 
 #[test]
@@ -549,4 +571,66 @@ fn a_placeholder_in_a_consumer_statement_is_named_with_line_and_column() {
     edit(&dir, "statement.en.md", "exactly\nonce", "exactly\n{{anzahl}} times");
     let line = line_of(&dir, "statement.en.md", "{{anzahl}}");
     assert_problem(&check_dir(&dir), &[&format!("statement.en.md:{line}:1:"), "{{anzahl}} is not filled in"]);
+}
+
+#[test]
+fn a_syntax_error_in_a_source_mutant_is_named_at_its_own_file_and_line() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    for (language, file, broken, words, next) in [
+        (
+            pruefstein::submission::Language::Python,
+            "mutants/no-transaction.py",
+            "    with con:\n",
+            "SyntaxError: invalid syntax",
+            1,
+        ),
+        (
+            pruefstein::submission::Language::JavaScript,
+            "mutants/no-transaction.js",
+            "export function ",
+            "SyntaxError",
+            0,
+        ),
+    ] {
+        let dir = temp.path().join(format!("26-{}", language.name()));
+        pruefstein::authoring::scaffold_with(GraderKind::Consumer, &dir, Some(language)).expect("scaffold");
+        edit(&dir, file, broken, &format!("{broken}(\n"));
+        let line = line_of(&dir, file, broken.trim_end()) + next;
+        let soundness = check_dir(&dir);
+        assert_problem(&soundness, &[&format!("{file}:{line}: the mutant is rejected"), words]);
+        let render = soundness.render();
+        assert!(!render.contains("consumer.py") && !render.contains("consumer.js"), "{render}");
+    }
+}
+
+#[test]
+fn a_broken_reference_is_explained_with_its_run_in_words() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("27-broken-oracle");
+    pruefstein::authoring::scaffold_with(
+        GraderKind::Consumer,
+        &dir,
+        Some(pruefstein::submission::Language::Python),
+    )
+    .expect("scaffold");
+    // The fresh deposit goes to ben, whose balance then breaks the CHECK: the reference reports an
+    // error for the fresh message.
+    edit(&dir, "solutions/reference.py", "msg[\"body\"][\"konto\"]))", "\"ben\"))");
+    let key = line_of(&dir, "exercise.toml", "fresh = ");
+    let update = line_of(&dir, "solutions/reference.py", "UPDATE konten");
+    let soundness = check_dir(&dir);
+    assert_problem(
+        &soundness,
+        &[
+            &format!("exercise.toml:{key}:"),
+            "the reference solution must return 1 for the fresh message, but it returned 2 (an error)",
+            "the reference solution's run:",
+            &format!("line {update}: con.execute(\"UPDATE konten"),
+            "IntegrityError: CHECK constraint failed",
+        ],
+    );
+    let render = soundness.render();
+    for rust in ["Returned(", "Faulted", "Text {"] {
+        assert!(!render.contains(rust), "{rust:?} in {render}");
+    }
 }
