@@ -47,6 +47,22 @@ struct ConsumerSection {
     /// States the teacher pins, checked against the oracle by `pruefstein check`.
     #[serde(default)]
     expect: Option<ExpectSection>,
+    /// The folder's own texts per check (`[consumer.checks.<check>]`).
+    #[serde(default)]
+    checks: std::collections::BTreeMap<String, CheckTexts>,
+}
+
+/// `[consumer.checks.<check>]`: what the report says about one check in this exercise, instead of
+/// the lesson's explanation, and a hint when it fails.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckTexts {
+    /// What the check proves, in this exercise's words.
+    #[serde(default)]
+    pub explanation: Option<crate::text::Text>,
+    /// What to look at when it fails.
+    #[serde(default)]
+    pub hint: Option<crate::text::Text>,
 }
 
 /// `[consumer.expect]`: what the teacher knows the reference must leave.
@@ -118,6 +134,8 @@ pub struct ConsumerExercise {
     /// The kinds of mistake its reports name: the lesson's, with the exercise's own.
     pub mistakes: super::diagnose::mistakes::Mistakes,
     pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
+    /// The folder's own texts per check, by the check's name.
+    pub check_texts: std::collections::BTreeMap<String, CheckTexts>,
     /// The state after the fresh message as the teacher pinned it (`[consumer.expect] after_fresh`),
     /// only the queries named there; `check` compares the oracle's with it.
     pub expect_after_fresh: Option<State>,
@@ -143,6 +161,13 @@ impl ConsumerExercise {
             ));
         }
         no_placeholders(&files)?;
+        let mut check_texts = std::collections::BTreeMap::new();
+        for (name, texts) in &section.checks {
+            let check: super::harness::Check = name
+                .parse()
+                .map_err(|e| at(&["consumer", "checks", name.as_str()], format!("[consumer.checks]: {e}")))?;
+            check_texts.insert(check.name().to_string(), texts.clone());
+        }
         let messages = read_messages(&section.messages, &at)?;
         let expect_after_fresh = match &section.expect {
             None => None,
@@ -214,6 +239,7 @@ impl ConsumerExercise {
             mistakes,
             oracle: OnceLock::new(),
             expect_after_fresh,
+            check_texts,
         })
     }
 }

@@ -215,7 +215,22 @@ fn with_diagnosis(
         file: source.map(|s| s.interpreter.file),
         source: source.map(|s| s.text()),
     };
-    with_source(diagnose::attach(report, &context), compiled)
+    with_source(with_folder_texts(diagnose::attach(report, &context), consumer), compiled)
+}
+
+/// `report` with the exercise's own texts per check: its explanation instead of the lesson's, and
+/// its hint on a failed check.
+fn with_folder_texts(mut report: Report, consumer: &ConsumerExercise) -> Report {
+    for check in &mut report.checks {
+        let Some(texts) = consumer.check_texts.get(&check.name) else { continue };
+        if let Some(explanation) = &texts.explanation {
+            check.explanation = explanation.clone();
+        }
+        if !check.passed {
+            check.hint = texts.hint.clone();
+        }
+    }
+    report
 }
 
 /// `report` with the student's source and the lines its checks speak of, for a consumer in an

@@ -634,3 +634,39 @@ fn a_broken_reference_is_explained_with_its_run_in_words() {
         assert!(!render.contains(rust), "{rust:?} in {render}");
     }
 }
+
+#[test]
+fn a_folders_own_check_texts_speak_in_its_reports() {
+    let dir = root().join("exercises/09-ueberweisung");
+    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let mutant = std::fs::read_to_string(dir.join("mutants/fehler-verschluckt.py")).expect("mutant");
+    let submission = pruefstein::submission::Submission::Source {
+        language: pruefstein::submission::Language::Python,
+        text: mutant,
+    };
+    let report =
+        pruefstein::grade::grade(&exercise, &submission, &pruefstein::grade::GradeOptions::default())
+            .expect("grades");
+    let check = report.checks.iter().find(|c| c.name == "constraint-violation").expect("the check");
+    assert!(!check.passed);
+    assert!(
+        check.explanation.en.starts_with("A transfer that would take an account below zero"),
+        "{:?}",
+        check.explanation
+    );
+    let hint = check.hint.as_ref().expect("the folder's hint");
+    assert!(hint.de.contains("IntegrityError") && hint.en.contains("rolls the id back"), "{hint:?}");
+    // A passed check keeps its explanation and shows no hint.
+    let passed = report.checks.iter().find(|c| c.name == "crash-points").expect("the check");
+    assert!(
+        passed.passed && passed.hint.is_none() && passed.explanation.en.contains("money is neither created")
+    );
+
+    // A misspelt check name in [consumer.checks] is named with its line and the known checks.
+    let (_temp, dir) = consumer_scaffold("28-texts");
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    toml.push_str("\n[consumer.checks.crash-pionts]\nhint = { de = \"…\", en = \"…\" }\n");
+    std::fs::write(dir.join("exercise.toml"), toml).expect("write");
+    let line = line_of(&dir, "exercise.toml", "[consumer.checks.crash-pionts]");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "crash-pionts", "crash-points"]);
+}
