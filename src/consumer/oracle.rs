@@ -341,6 +341,38 @@ mod tests {
         assert!(off.is_empty(), "{} values come back changed, e.g. {:?}", off.len(), off.first());
     }
 
+    /// A Python reference is the oracle as a module is: its states are computed once, kept in the
+    /// module cache, and read back by the next process without compiling or running it; the
+    /// reports are the same byte for byte.
+    #[test]
+    fn a_python_oracle_is_kept_in_the_module_cache_as_a_module_oracle_is() {
+        let scratch = tempfile::tempdir().expect("temporary directory");
+        let cache = ModuleCache::open(&scratch.path().join("cache"), 1 << 24).expect("cache opens");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/09-ueberweisung");
+        let load = || Exercise::load(&dir).expect("exercise 09 loads");
+        let mutant = std::fs::read_to_string(dir.join("mutants/zwei-transaktionen.py")).expect("mutant");
+        let submission = Submission::Source { language: crate::submission::Language::Python, text: mutant };
+        let report = |exercise: &Exercise| {
+            let report =
+                crate::grade::grade(exercise, &submission, &GradeOptions::default()).expect("grades");
+            serde_json::to_string(&report).expect("json")
+        };
+
+        let first = load();
+        assert_eq!(consumer_of(&first).reference_language, Some(crate::submission::Language::Python));
+        let computed = oracle_with_cache(&first, consumer_of(&first), Some(&cache)).expect("oracle");
+        assert!(computed.reference.get().is_some(), "computed: the Python reference was compiled");
+        let mutant_report = report(&first);
+        keep_oracle(&first, computed, Some(&cache));
+
+        let second = load();
+        let kept = oracle_with_cache(&second, consumer_of(&second), Some(&cache)).expect("oracle");
+        assert_eq!(cache.counts().data_hits.load(Ordering::Relaxed), 1);
+        assert_eq!(kept.states, computed.states);
+        assert_eq!(report(&second), mutant_report);
+        assert!(kept.reference.get().is_none(), "read back: the Python reference was not compiled");
+    }
+
     fn cache_dir(scratch: &tempfile::TempDir) -> std::path::PathBuf {
         scratch.path().join("cache")
     }

@@ -670,3 +670,81 @@ fn a_folders_own_check_texts_speak_in_its_reports() {
     let line = line_of(&dir, "exercise.toml", "[consumer.checks.crash-pionts]");
     assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "crash-pionts", "crash-points"]);
 }
+
+/// The code blocks of the walk-through in `exercises/README.md`, in order, with their language.
+fn walk_through_blocks() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(root().join("exercises/README.md")).expect("README");
+    let start = readme.find("### Walk-through: a Python-only exercise").expect("the walk-through");
+    let section = &readme[start..];
+    let section = &section[..section[4..].find("\n## ").map_or(section.len(), |end| end + 4)];
+    let mut blocks = Vec::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        let Some(language) = line.trim().strip_prefix("```").filter(|l| !l.is_empty()) else { continue };
+        let indent = line.len() - line.trim_start().len();
+        let mut body = String::new();
+        for line in lines.by_ref() {
+            if line.trim() == "```" {
+                break;
+            }
+            body.push_str(line.get(indent..).unwrap_or("").trim_end());
+            body.push('\n');
+        }
+        blocks.push((language.to_string(), body));
+    }
+    blocks
+}
+
+#[test]
+fn the_readme_walk_through_ends_sound() {
+    let blocks = walk_through_blocks();
+    let block = |language: &str| {
+        blocks
+            .iter()
+            .find(|(l, _)| l == language)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| panic!("{language}"))
+    };
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("11-umbuchung");
+    // Step 1.
+    let new =
+        Command::new(BIN).args(["new", "consumer", "--language", "python"]).arg(&dir).output().expect("runs");
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    // Steps 2 to 4.
+    std::fs::write(dir.join("schema.sql"), block("sql")).expect("schema");
+    std::fs::write(dir.join("solutions/reference.py"), block("python")).expect("reference");
+    let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    let messages = toml.find("[consumer.messages]").expect("the messages");
+    let mut toml = format!("{}{}", &toml[..messages], block("toml"));
+    // Step 5.
+    std::fs::write(
+        dir.join("mutants/no-transaction.py"),
+        "# expect-fail: crash-points\n# The debit in a transaction of its own: a crash after it destroys money.\nimport sqlite3\n\n\n\
+         def verarbeite(con, msg):\n    body = msg[\"body\"]\n    with con:\n        try:\n            con.execute(\"INSERT INTO verarbeitet (msg_id) VALUES (?)\", (msg[\"id\"],))\n        except sqlite3.IntegrityError:\n            return False\n        con.execute(\"UPDATE konten SET saldo = saldo - ? WHERE konto = ?\", (body[\"betrag\"], body[\"von\"]))\n    with con:\n        con.execute(\"UPDATE konten SET saldo = saldo + ? WHERE konto = ?\", (body[\"betrag\"], body[\"an\"]))\n    return True\n",
+    )
+    .expect("mutant");
+    toml.push_str(
+        "\n[consumer.checks.crash-points]\nhint.de = \"Eine Transaktion.\"\nhint.en = \"One transaction.\"\n",
+    );
+    std::fs::write(dir.join("exercise.toml"), toml).expect("exercise.toml");
+    let check = Command::new(BIN).args(["check", "--strict"]).arg(&dir).output().expect("runs");
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{out}");
+    assert!(out.contains("exercise is sound") && out.contains("mutants caught: 1/1 (100%)"), "{out}");
+    let files: Vec<_> = walk(&dir);
+    assert!(!files.iter().any(|f| f.ends_with(".wat") || f.ends_with(".wasm")), "{files:?}");
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path.display().to_string());
+        }
+    }
+    out
+}
