@@ -55,15 +55,14 @@ fn rejected(exercise: &Exercise, submission: &Submission, rejection: Rejection) 
 }
 
 /// Grades a consumer module against `consumer`, on a thread with room for the submission's wasm
-/// stack and the reference's (the schedules may run the reference on it).
+/// stack (a source reference that must run gets a thread with room for its own).
 pub fn grade(
     exercise: &Exercise,
     consumer: &ConsumerExercise,
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    let reference = consumer.reference_limits(&exercise.limits).wasm_stack_bytes;
-    crate::sandbox::with_stack(wasm_stack_for(exercise, submission).max(reference), || {
+    crate::sandbox::with_stack(wasm_stack_for(exercise, submission), || {
         grade_here(exercise, consumer, submission, options)
     })
     .map_err(GradeError::Internal)?
