@@ -48,10 +48,75 @@ pub fn check_dir(dir: &std::path::Path) -> Soundness {
         }
     }
     match Exercise::load(dir) {
-        Ok(exercise) => check_exercise(&exercise),
+        Ok(exercise) => {
+            let mut soundness = check_exercise(&exercise);
+            let folder =
+                dir.canonicalize().ok().and_then(|d| d.file_name().map(|n| n.to_string_lossy().into_owned()));
+            if let Some(folder) = folder.filter(|folder| *folder != exercise.slug) {
+                soundness.problems.insert(
+                    0,
+                    crate::exercise::error_at_key(
+                        dir,
+                        &[&["slug"]],
+                        format!(
+                            "slug {:?} differs from the folder's name {folder:?}: the folder's name is the slug \
+                             (rename the folder or change the slug)",
+                            exercise.slug
+                        ),
+                    )
+                    .to_string(),
+                );
+            }
+            soundness.warnings.extend(statement_warnings(dir, &exercise));
+            soundness
+        }
         Err(error) => {
             soundness.problems.push(error.to_string());
             soundness
         }
     }
+}
+
+/// Warnings about the statements: an English statement that is the German one copied, or reads as
+/// German.
+fn statement_warnings(dir: &std::path::Path, exercise: &Exercise) -> Vec<String> {
+    let en = &exercise.statement.en;
+    let path = dir.join("statement.en.md");
+    if en.trim() == exercise.statement.de.trim() {
+        return vec![format!(
+            "{}:1:1: the English statement is a copy of statement.de.md; students who read English get German",
+            path.display()
+        )];
+    }
+    match german_line(en) {
+        Some(line) => vec![format!(
+            "{}:{line}:1: the English statement reads as German from this line on; translate it (German belongs \
+             in statement.de.md)",
+            path.display()
+        )],
+        None => Vec::new(),
+    }
+}
+
+/// Words frequent in German prose and rare in English prose.
+const GERMAN_WORDS: [&str; 16] = [
+    "der", "die", "das", "und", "nicht", "ist", "ein", "eine", "mit", "für", "wird", "auf", "dem", "den",
+    "zu", "sich",
+];
+/// Words frequent in English prose.
+const ENGLISH_WORDS: [&str; 10] = ["the", "and", "is", "not", "a", "with", "for", "to", "of", "it"];
+
+/// The first line of `text` from which it reads as German (more German than English words, and at
+/// least a few), if it does as a whole.
+fn german_line(text: &str) -> Option<usize> {
+    let count = |text: &str, words: &[&str]| {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| words.iter().any(|g| g.eq_ignore_ascii_case(w)))
+            .count()
+    };
+    let (german, english) = (count(text, &GERMAN_WORDS), count(text, &ENGLISH_WORDS));
+    if german < 5 || german <= english {
+        return None;
+    }
+    text.lines().position(|line| count(line, &GERMAN_WORDS) > count(line, &ENGLISH_WORDS)).map(|i| i + 1)
 }

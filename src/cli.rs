@@ -62,6 +62,10 @@ pub enum Command {
         /// One or more exercise folders.
         #[arg(required = true)]
         exercises: Vec<PathBuf>,
+        /// Warnings are problems too (a mutant that fails for another reason than it declares,
+        /// mutants that fail every check, a statement copied into the other language).
+        #[arg(long)]
+        strict: bool,
     },
     /// Scaffold a new exercise folder that passes `check` as generated: statements (German, English),
     /// exercise.toml with every key commented, and for a consumer exercise a schema, a reference
@@ -71,8 +75,8 @@ pub enum Command {
         kind: NewKind,
         /// The new folder, e.g. exercises/05-outbox; its name is the exercise's slug.
         dir: PathBuf,
-        /// For a consumer exercise: also a solution and a mutant in this source language, and the
-        /// exercise accepting it.
+        /// For a consumer exercise: the exercise in this source language only (its reference, the
+        /// oracle, and a mutant in it; no WebAssembly text).
         #[arg(long)]
         language: Option<NewLanguage>,
     },
@@ -370,13 +374,16 @@ pub fn run(cli: Cli) -> Result<i32> {
             print!("{}", printed.output);
             Ok(printed.exit_code)
         }
-        Command::Check { exercises } => {
+        Command::Check { exercises, strict } => {
             let mut all_sound = true;
             for dir in exercises {
                 println!("== {}", dir.display());
                 let soundness = crate::check::check_dir(&dir);
                 print!("{}", soundness.render());
-                all_sound &= soundness.sound();
+                all_sound &= if strict { soundness.sound_strictly() } else { soundness.sound() };
+                if strict && soundness.sound() && !soundness.sound_strictly() {
+                    println!("NOT sound under --strict: {} warning(s)", soundness.warnings.len());
+                }
             }
             Ok(if all_sound { 0 } else { 1 })
         }

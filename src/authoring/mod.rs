@@ -67,6 +67,28 @@ fn languages_line(language: Language) -> String {
     )
 }
 
+/// The consumer template's `exercise.toml` for an exercise in `language` only: its reference in
+/// that language, the languages it accepts, and comments that speak of source, not of modules.
+fn source_only_description(template: &str, language: Language) -> String {
+    template
+        .replace(LANGUAGES_ANCHOR, &languages_line(language))
+        .replace(
+            "reference = \"solutions/reference.wat\"   # the oracle",
+            &format!("reference = \"solutions/reference.{}\"    # the oracle", language.extension()),
+        )
+        .replace(ENTRY_LINE_MODULE, ENTRY_LINE_SOURCE)
+        .replace(
+            "# A consumer exercise: students submit a WebAssembly consumer (ABI v1, graders/consumer/ABI.md) that",
+            &format!("# A consumer exercise: students submit a consumer in {} that", language.name()),
+        )
+}
+
+/// The template's `entry` line, and the same line for source (a function of the message).
+const ENTRY_LINE_MODULE: &str =
+    "entry = \"verarbeite\"                    # the exported function: no parameters, returns i32 (default)";
+const ENTRY_LINE_SOURCE: &str =
+    "entry = \"verarbeite\"                    # the function the harness calls with each message (default)";
+
 /// The statement's paragraph on writing the consumer in `language`.
 fn statement_paragraph(language: Language, german: bool) -> String {
     match (language, german) {
@@ -121,9 +143,9 @@ pub fn scaffold(kind: GraderKind, dir: &Path) -> Result<Vec<String>, NewError> {
     scaffold_with(kind, dir, None)
 }
 
-/// [`scaffold`], and for a consumer exercise with `language`: a solution and a mutant in that
-/// language, the exercise restricted to it (`[consumer] languages`) and the statement saying how to
-/// write it. The WAT reference stays the oracle.
+/// [`scaffold`], and for a consumer exercise with `language`: an exercise in that language only,
+/// without any WebAssembly text: its reference (the oracle) and a mutant in that language, the
+/// exercise restricted to it (`[consumer] languages`) and the statement saying how to write it.
 pub fn scaffold_with(
     kind: GraderKind,
     dir: &Path,
@@ -147,9 +169,10 @@ pub fn scaffold_with(
         GraderKind::Prediction => PREDICTION_FILES.iter().map(|(p, t)| (*p, (*t).to_string())).collect(),
     };
     if let Some(language) = language {
+        files.retain(|(path, _)| !path.ends_with(".wat"));
         for (path, text) in &mut files {
             match *path {
-                EXERCISE_FILE => *text = text.replace(LANGUAGES_ANCHOR, &languages_line(language)),
+                EXERCISE_FILE => *text = source_only_description(text, language),
                 "statement.de.md" => text.push_str(&statement_paragraph(language, true)),
                 "statement.en.md" => text.push_str(&statement_paragraph(language, false)),
                 _ => {}

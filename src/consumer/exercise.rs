@@ -14,6 +14,7 @@ use crate::exercise::{ExerciseError, FolderFiles, parse_section};
 use crate::limits::{
     BATCH_MESSAGES_MAX, Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX,
 };
+use crate::report::state::SqlValue;
 
 /// `[consumer]` in `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -48,6 +49,33 @@ struct ConsumerSection {
     /// teachers' analytics call a bucket of submissions that behave like it.
     #[serde(default)]
     mutant_descriptions: std::collections::BTreeMap<String, crate::text::Text>,
+    /// States the teacher pins, checked against the oracle by `pruefstein check`.
+    #[serde(default)]
+    expect: Option<ExpectSection>,
+    /// The folder's own texts per check (`[consumer.checks.<check>]`).
+    #[serde(default)]
+    checks: std::collections::BTreeMap<String, CheckTexts>,
+}
+
+/// `[consumer.checks.<check>]`: what the report says about one check in this exercise, instead of
+/// the lesson's explanation, and a hint when it fails.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CheckTexts {
+    /// What the check proves, in this exercise's words.
+    #[serde(default)]
+    pub explanation: Option<crate::text::Text>,
+    /// What to look at when it fails.
+    #[serde(default)]
+    pub hint: Option<crate::text::Text>,
+}
+
+/// `[consumer.expect]`: what the teacher knows the reference must leave.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ExpectSection {
+    /// The state after the fresh message: state query name to its rows (a list of lists).
+    after_fresh: toml::Table,
 }
 
 #[derive(Debug, Deserialize)]
@@ -93,6 +121,9 @@ pub struct ConsumerExercise {
     pub entry: String,
     pub reference_path: PathBuf,
     pub reference: Vec<u8>,
+    /// The reference's language when it is source (`.py`, `.js`, `.ts`), run on its interpreter;
+    /// `None` for a module (`.wat`, `.wasm`).
+    pub reference_language: Option<crate::submission::Language>,
     pub solutions_dir: PathBuf,
     pub mutants_dir: PathBuf,
     pub state_queries: Vec<StateQuery>,
@@ -110,6 +141,11 @@ pub struct ConsumerExercise {
     /// `[consumer.mutant_descriptions]`: one line per kind of mutant, by file stem.
     pub mutant_descriptions: std::collections::BTreeMap<String, crate::text::Text>,
     pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
+    /// The folder's own texts per check, by the check's name.
+    pub check_texts: std::collections::BTreeMap<String, CheckTexts>,
+    /// The state after the fresh message as the teacher pinned it (`[consumer.expect] after_fresh`),
+    /// only the queries named there; `check` compares the oracle's with it.
+    pub expect_after_fresh: Option<State>,
 }
 
 impl ConsumerExercise {
@@ -131,50 +167,22 @@ impl ConsumerExercise {
                 "[consumer] needs at least one [[consumer.state]] query".into(),
             ));
         }
-        let message = |value: &serde_json::Value, name: &str| {
-            check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
+        no_placeholders(&files)?;
+        let mut check_texts = std::collections::BTreeMap::new();
+        for (name, texts) in &section.checks {
+            let check: super::harness::Check = name
+                .parse()
+                .map_err(|e| at(&["consumer", "checks", name.as_str()], format!("[consumer.checks]: {e}")))?;
+            check_texts.insert(check.name().to_string(), texts.clone());
+        }
+        let messages = read_messages(&section.messages, &at)?;
+        let expect_after_fresh = match &section.expect {
+            None => None,
+            Some(expect) => Some(
+                pinned_state(&expect.after_fresh, &section.state)
+                    .map_err(|(query, m)| at(&["consumer", "expect", "after_fresh", query.as_str()], m))?,
+            ),
         };
-        let messages = Messages {
-            fresh: Arc::new(message(&section.messages.fresh, "fresh")?),
-            same_body: Arc::new(message(&section.messages.same_body, "same_body")?),
-            violation: Arc::new(message(&section.messages.violation, "violation")?),
-            batch: Vec::new(),
-        };
-        let mut messages = messages;
-        messages.batch = vec![
-            Arc::clone(&messages.fresh),
-            Arc::clone(&messages.same_body),
-            Arc::clone(&messages.violation),
-        ];
-        for (index, extra) in section.messages.batch.iter().enumerate() {
-            let batch = ["consumer", "messages", "batch"];
-            let extra = check_message(extra, &format!("batch[{index}]")).map_err(|m| at(&batch, m))?;
-            if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
-                return Err(at(
-                    &batch,
-                    format!("[consumer.messages] batch[{index}] repeats the id {}", extra["id"]),
-                ));
-            }
-            messages.batch.push(Arc::new(extra));
-        }
-        if messages.batch.len() > BATCH_MESSAGES_MAX {
-            return Err(at(
-                &["consumer", "messages", "batch"],
-                format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all"),
-            ));
-        }
-        if messages.fresh.get("id") == messages.same_body.get("id") {
-            return Err(at(
-                &["consumer", "messages", "same_body"],
-                "[consumer.messages] same_body must have another id than fresh".into(),
-            ));
-        }
-        if messages.fresh.get("body") != messages.same_body.get("body") {
-            return Err(at(
-                &["consumer", "messages", "same_body"],
-                "[consumer.messages] same_body must have the same body as fresh".into(),
-            ));
-        }
         let schema_path = files.path(&section.schema);
         let schema = files.text(&section.schema).map_err(|e| {
             at(&["consumer", "schema"], format!("the schema {:?} cannot be read: {e}", section.schema))
@@ -221,6 +229,10 @@ impl ConsumerExercise {
         })?;
         Ok(ConsumerExercise {
             entry: section.entry,
+            reference_language: reference_path
+                .extension()
+                .and_then(|e| e.to_str())
+                .and_then(crate::submission::Language::from_extension),
             reference_path,
             reference,
             solutions_dir: files.path(&section.solutions),
@@ -234,11 +246,25 @@ impl ConsumerExercise {
             mistakes,
             mutant_descriptions: section.mutant_descriptions,
             oracle: OnceLock::new(),
+            expect_after_fresh,
+            check_texts,
         })
     }
 }
 
 impl ConsumerExercise {
+    /// The limits the reference runs under: `limits`, with an interpreter's stack for a source
+    /// reference (its frames are larger than a compiled module's).
+    pub fn reference_limits(&self, limits: &Limits) -> Limits {
+        match self.reference_language {
+            None => limits.clone(),
+            Some(_) => Limits {
+                wasm_stack_bytes: limits.wasm_stack_bytes.max(crate::limits::INTERPRETER_WASM_STACK_BYTES),
+                ..limits.clone()
+            },
+        }
+    }
+
     /// What each state query shows (declared, or read from the reference's state after the fresh
     /// message, `after_fresh`).
     pub fn roles(&self, after_fresh: &State) -> crate::report::roles::Roles {
@@ -247,6 +273,119 @@ impl ConsumerExercise {
         let fresh_id = self.messages.fresh.get("id").cloned().unwrap_or_default();
         crate::report::roles::Roles::infer(&queries, &self.initial_state, after_fresh, &fresh_id)
     }
+}
+
+/// The messages of `[consumer.messages]`, checked: each a table with an id and a body, ids unique,
+/// `same_body` the body of `fresh` under another id, at most [`BATCH_MESSAGES_MAX`] in all.
+fn read_messages(
+    section: &MessagesSection,
+    at: &impl Fn(&[&str], String) -> ExerciseError,
+) -> Result<Messages, ExerciseError> {
+    let message = |value: &serde_json::Value, name: &str| {
+        check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
+    };
+    let messages = Messages {
+        fresh: Arc::new(message(&section.fresh, "fresh")?),
+        same_body: Arc::new(message(&section.same_body, "same_body")?),
+        violation: Arc::new(message(&section.violation, "violation")?),
+        batch: Vec::new(),
+    };
+    let mut messages = messages;
+    messages.batch =
+        vec![Arc::clone(&messages.fresh), Arc::clone(&messages.same_body), Arc::clone(&messages.violation)];
+    for (index, extra) in section.batch.iter().enumerate() {
+        let batch = ["consumer", "messages", "batch"];
+        let extra = check_message(extra, &format!("batch[{index}]")).map_err(|m| at(&batch, m))?;
+        if messages.batch.iter().any(|m| m.get("id") == extra.get("id")) {
+            return Err(at(
+                &batch,
+                format!("[consumer.messages] batch[{index}] repeats the id {}", extra["id"]),
+            ));
+        }
+        messages.batch.push(Arc::new(extra));
+    }
+    if messages.batch.len() > BATCH_MESSAGES_MAX {
+        return Err(at(
+            &["consumer", "messages", "batch"],
+            format!("[consumer.messages] at most {BATCH_MESSAGES_MAX} messages in all"),
+        ));
+    }
+    if messages.fresh.get("id") == messages.same_body.get("id") {
+        return Err(at(
+            &["consumer", "messages", "same_body"],
+            "[consumer.messages] same_body must have another id than fresh".into(),
+        ));
+    }
+    if messages.fresh.get("body") != messages.same_body.get("body") {
+        return Err(at(
+            &["consumer", "messages", "same_body"],
+            "[consumer.messages] same_body must have the same body as fresh".into(),
+        ));
+    }
+    Ok(messages)
+}
+
+/// A consumer statement is shown as written: a `{{name}}` (which a prediction statement fills in)
+/// would reach students literally, so it is an error at its line and column.
+fn no_placeholders(files: &FolderFiles<'_>) -> Result<(), ExerciseError> {
+    for file in ["statement.de.md", "statement.en.md"] {
+        let Ok(text) = files.text(file) else { continue };
+        for (index, line) in text.lines().enumerate() {
+            let Some(start) = line.find("{{") else { continue };
+            let Some(length) = line[start..].find("}}") else { continue };
+            let name = &line[start + 2..start + length];
+            return Err(ExerciseError::At {
+                path: files.path(file),
+                line: index + 1,
+                column: line[..start].chars().count() + 1,
+                message: format!(
+                    "{{{{{name}}}}} is not filled in: a consumer statement has no placeholders (only prediction \
+                     statements do), so students would read it as written; write the value itself"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// A pinned state: for each named state query, its rows (a list of lists of numbers, texts and
+/// booleans). A problem names the query it is about.
+fn pinned_state(table: &toml::Table, queries: &[StateQuery]) -> Result<State, (String, String)> {
+    let mut state = State::new();
+    for (name, rows) in table {
+        let problem = |message: String| (name.clone(), message);
+        if !queries.iter().any(|q| &q.name == name) {
+            let known: Vec<&str> = queries.iter().map(|q| q.name.as_str()).collect();
+            return Err(problem(format!(
+                "[consumer.expect] after_fresh names the state query {name:?}, which [[consumer.state]] does not declare (declared: {})",
+                known.join(", ")
+            )));
+        }
+        let shape = || {
+            problem(format!(
+                "[consumer.expect] after_fresh.{name} must be a list of rows, each a list of numbers and texts, like [[\"anna\", 150]]"
+            ))
+        };
+        let rows = rows.as_array().ok_or_else(shape)?;
+        let mut read = Vec::with_capacity(rows.len());
+        for row in rows {
+            let cells = row.as_array().ok_or_else(shape)?;
+            let row: Option<Vec<SqlValue>> = cells
+                .iter()
+                .map(|cell| match cell {
+                    toml::Value::Integer(i) => Some(SqlValue::Integer(*i)),
+                    toml::Value::Float(f) => Some(SqlValue::Real(*f)),
+                    toml::Value::String(t) => Some(SqlValue::Text(t.clone())),
+                    toml::Value::Boolean(b) => Some(SqlValue::Integer(i64::from(*b))),
+                    _ => None,
+                })
+                .collect();
+            read.push(row.ok_or_else(shape)?);
+        }
+        super::state::sort_rows(&mut read);
+        state.insert(name.clone(), read);
+    }
+    Ok(state)
 }
 
 fn check_message(value: &serde_json::Value, name: &str) -> Result<serde_json::Value, String> {

@@ -53,6 +53,11 @@ pub struct StateQuery {
     pub role: Option<crate::report::roles::Role>,
 }
 
+/// Sorts `rows` into the canonical order every state keeps (so that [`diff`] can compare).
+pub fn sort_rows(rows: &mut [Row]) {
+    rows.sort_by(cmp_rows);
+}
+
 fn cmp_rows(a: &Row, b: &Row) -> Ordering {
     for (x, y) in a.iter().zip(b) {
         let order = x.total_cmp(y);

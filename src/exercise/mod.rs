@@ -12,6 +12,7 @@ use serde::Deserialize;
 mod grader;
 mod snapshot;
 mod soundness;
+mod words;
 
 pub use grader::{Compiler, GradeError, GradeOptions, Grader, GraderEntry, GraderSection, StatementError};
 pub use snapshot::{FolderSnapshot, RACY_STAMP_MARGIN, SnapshotError, Stamps};
@@ -125,6 +126,18 @@ impl Exercise {
             de: files.read_text("statement.de.md")?.to_string(),
             en: files.read_text("statement.en.md")?.to_string(),
         };
+        for (file, text) in [("statement.de.md", &statement.de), ("statement.en.md", &statement.en)] {
+            if text.trim().is_empty() {
+                return Err(ExerciseError::At {
+                    path: files.path(file),
+                    line: 1,
+                    column: 1,
+                    message: "the statement is empty; students read it before they start (German in \
+                              statement.de.md, English in statement.en.md)"
+                        .into(),
+                });
+            }
+        }
         let kind = file.grader;
         let section = match kind {
             GraderKind::Consumer => file.consumer,
@@ -164,13 +177,29 @@ impl Exercise {
             .filter(|p| p.join(EXERCISE_FILE).is_file())
             .collect();
         dirs.sort();
-        Ok(dirs
-            .into_iter()
-            .map(|d| {
-                let loaded = Exercise::load_with(&d, kinds);
-                (d, loaded)
-            })
-            .collect())
+        let mut loaded: LoadedExercises = Vec::with_capacity(dirs.len());
+        for dir in dirs {
+            let mut exercise = Exercise::load_with(&dir, kinds);
+            // Two folders of one slug: the first (by folder name) is the exercise, the second an
+            // error at its slug, never one of them served silently.
+            if let Ok(this) = &exercise
+                && let Some((first, _)) =
+                    loaded.iter().find(|(_, other)| other.as_ref().is_ok_and(|o| o.slug == this.slug))
+            {
+                exercise = Err(error_at_key(
+                    &dir,
+                    &[&["slug"]],
+                    format!(
+                        "slug {:?} is already the slug of the folder {}; each exercise needs a slug of its own \
+                         (its folder's name)",
+                        this.slug,
+                        first.display()
+                    ),
+                ));
+            }
+            loaded.push((dir, exercise));
+        }
+        Ok(loaded)
     }
 }
 
@@ -278,7 +307,7 @@ pub fn parse_section<T: serde::de::DeserializeOwned>(
                 path: path.clone(),
                 line,
                 column,
-                message: format!("[{name}]: {}", error.message().trim()),
+                message: format!("[{name}]: {}", words::teacher_words(error.message())),
             })
         });
         located.unwrap_or_else(|| ExerciseError::Syntax { path, message: format!("[{name}]: {e}") })
@@ -294,7 +323,7 @@ fn toml_error(path: &Path, source: &str, error: &toml::de::Error) -> ExerciseErr
                 path: path.to_path_buf(),
                 line,
                 column,
-                message: error.message().trim().into(),
+                message: words::teacher_words(error.message()),
             }
         }
         None => ExerciseError::Syntax { path: path.to_path_buf(), message: error.to_string() },

@@ -20,11 +20,19 @@ pub struct Soundness {
     pub rows: Vec<SoundnessRow>,
     /// Problems found outside the table (file and line where known).
     pub problems: Vec<String>,
+    /// What is sound but suspicious (a mutant that fails for another reason than it declares): a
+    /// problem under `--strict`.
+    pub warnings: Vec<String>,
 }
 
 impl Soundness {
     pub fn sound(&self) -> bool {
         self.problems.is_empty() && self.rows.iter().all(|r| r.ok)
+    }
+
+    /// Sound, and without warnings (`pruefstein check --strict`).
+    pub fn sound_strictly(&self) -> bool {
+        self.sound() && self.warnings.is_empty()
     }
 
     /// Mutants caught / mutants.
@@ -57,6 +65,9 @@ impl Soundness {
         }
         for problem in &self.problems {
             let _ = writeln!(out, "problem: {problem}");
+        }
+        for warning in &self.warnings {
+            let _ = writeln!(out, "warning: {warning}");
         }
         let _ = writeln!(out, "{}", if self.sound() { "exercise is sound" } else { "exercise is NOT sound" });
         out

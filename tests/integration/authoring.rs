@@ -111,15 +111,37 @@ fn toml_syntax_errors_and_unknown_keys_are_named_with_line_and_column() {
     let (_temp, dir) = consumer_scaffold("11-unknown-key");
     edit(&dir, "exercise.toml", "points = 10", "pointz = 10");
     let line = line_of(&dir, "exercise.toml", "pointz");
-    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:1:"), "unknown field `pointz`"]);
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:1:"), "unknown key `pointz`; did you mean `points`?"],
+    );
 
     let (_temp, dir) = consumer_scaffold("12-unknown-section-key");
     edit(&dir, "exercise.toml", "entry = \"verarbeite\"", "entri = \"verarbeite\"");
     let line = line_of(&dir, "exercise.toml", "entri =");
     assert_problem(
         &check_dir(&dir),
-        &[&format!("exercise.toml:{line}:1:"), "[consumer]", "unknown field `entri`"],
+        &[&format!("exercise.toml:{line}:1:"), "[consumer]", "unknown key `entri`; did you mean `entry`?"],
     );
+}
+
+#[test]
+fn a_value_of_the_wrong_kind_is_named_in_tomls_words() {
+    for (from, to, words) in [
+        ("points = 10", "points = \"zehn\"", "found the text \"zehn\", but a whole number"),
+        ("[title] ", "title = \"Konten\"\n[unused] ", "a text with `de` and `en`"),
+        ("batch = [", "batch = 5\nunused = [", "found the number 5, but a list"),
+    ] {
+        let (_temp, dir) = consumer_scaffold("13-wrong-kind");
+        edit(&dir, "exercise.toml", from, to);
+        let needle = to.split(['\n', '=']).next().expect("a key").trim();
+        let line = line_of(&dir, "exercise.toml", &format!("{needle} ="));
+        let soundness = check_dir(&dir);
+        assert_problem(&soundness, &[&format!("exercise.toml:{line}:"), words]);
+        for rust in ["u32", "struct", "sequence", "expected a string"] {
+            assert!(!soundness.render().contains(rust), "{rust:?} in {}", soundness.render());
+        }
+    }
 }
 
 #[test]
@@ -191,10 +213,14 @@ fn an_unknown_declared_check_is_named_with_the_known_ones() {
     let (_temp, dir) = consumer_scaffold("17-typo");
     edit(&dir, "mutants/no-transaction.wat", "expect-fail: crash-points", "expect-fail: crash-after-wirte");
     let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
+    let soundness = check_dir(&dir);
     assert_problem(
-        &check_dir(&dir),
+        &soundness,
         &[&format!("no-transaction.wat:{line}:"), "unknown check \"crash-after-wirte\"", "crash-points"],
     );
+    // The mutant stays in the table, not caught: the share never reads 100% without it.
+    assert_eq!(soundness.mutants_caught(), (0, 1), "{}", soundness.render());
+    assert!(soundness.render().contains("mutants caught: 0/1 (0%)"), "{}", soundness.render());
 }
 
 #[test]
@@ -303,10 +329,14 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
         Some(pruefstein::submission::Language::Python),
     )
     .expect("scaffold");
-    for file in ["solutions/reference.py", "mutants/no-transaction.py", "solutions/reference.wat"] {
+    for file in ["solutions/reference.py", "mutants/no-transaction.py"] {
         assert!(files.iter().any(|f| f == file) && dir.join(file).is_file(), "{file}: {files:?}");
     }
+    // Python only: no WebAssembly text anywhere, and the Python reference is the oracle.
+    assert!(!files.iter().any(|f| f.ends_with(".wat")), "{files:?}");
     let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    assert!(toml.contains("reference = \"solutions/reference.py\""), "{toml}");
+    assert!(!toml.contains("WebAssembly") && !toml.contains("returns i32"), "{toml}");
     let languages = toml.lines().find(|l| l.starts_with("languages =")).expect("a languages line");
     assert!(languages.starts_with("languages = [\"python\"]") && languages.contains('#'), "{languages}");
     for (file, text) in [
@@ -316,10 +346,10 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
         let statement = std::fs::read_to_string(dir.join(file)).expect("statement");
         assert!(statement.contains(text), "{file}: {statement}");
     }
-    // Both solutions pass, and both mutants (WAT and Python) fail their declared check.
+    // The Python reference passes, and the Python mutant fails its declared check.
     let soundness = check_dir(&dir);
     assert!(soundness.sound(), "{}", soundness.render());
-    assert_eq!(soundness.mutants_caught(), (2, 2), "{}", soundness.render());
+    assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
     let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
     let report = pruefstein::grade::grade(
         &exercise,
@@ -351,4 +381,370 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
     assert_eq!(refused.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("--language is for consumer exercises"));
     assert!(!prediction.exists());
+}
+
+#[test]
+fn source_scaffolds_are_sound_with_their_own_reference_as_the_oracle() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    for language in
+        [pruefstein::submission::Language::JavaScript, pruefstein::submission::Language::TypeScript]
+    {
+        let dir = temp.path().join(format!("11-{}", language.name()));
+        let files = pruefstein::authoring::scaffold_with(GraderKind::Consumer, &dir, Some(language))
+            .expect("scaffold");
+        assert!(!files.iter().any(|f| f.ends_with(".wat")), "{files:?}");
+        let reference = format!("reference = \"solutions/reference.{}\"", language.extension());
+        let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+        assert!(toml.contains(&reference), "{toml}");
+        let soundness = check_dir(&dir);
+        assert!(soundness.sound(), "{}", soundness.render());
+        assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
+    }
+}
+
+/// A Python-only scaffold whose reference books the fresh deposit to the wrong account ("cem"):
+/// every mutant is then right where the reference is wrong.
+fn wrong_reference(name: &str) -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join(name);
+    pruefstein::authoring::scaffold_with(
+        GraderKind::Consumer,
+        &dir,
+        Some(pruefstein::submission::Language::Python),
+    )
+    .expect("scaffold");
+    edit(&dir, "schema.sql", "('ben', 9990);", "('ben', 9990), ('cem', 0);");
+    edit(
+        &dir,
+        "solutions/reference.py",
+        "msg[\"body\"][\"konto\"]))",
+        "\"cem\" if msg[\"body\"][\"konto\"] == \"anna\" else msg[\"body\"][\"konto\"]))",
+    );
+    (temp, dir)
+}
+
+#[test]
+fn a_mutant_that_fails_the_fresh_message_for_another_reason_is_a_warning_and_fails_strict() {
+    let (_temp, dir) = wrong_reference("18-wrong-account");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound() && !soundness.sound_strictly(), "{}", soundness.render());
+    let warning = soundness.warnings.first().expect("a warning");
+    for part in [
+        "mutants/no-transaction.py:1:",
+        "declares \"expect-fail: crash-points\"",
+        "also fails fresh-message",
+        "effect of the fresh message differs",
+        "[consumer.expect] after_fresh",
+    ] {
+        assert!(warning.contains(part), "{part:?} in {warning}");
+    }
+    // The command line: sound without --strict, not sound with it.
+    let plain = Command::new(BIN).arg("check").arg(&dir).output().expect("runs");
+    assert_eq!(plain.status.code(), Some(0), "{}", String::from_utf8_lossy(&plain.stdout));
+    let strict = Command::new(BIN).args(["check", "--strict"]).arg(&dir).output().expect("runs");
+    assert_eq!(strict.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&strict.stdout).contains("warning: mutants/no-transaction.py:1:"));
+
+    // A second mutant: every mutant fails every check, said once at the reference.
+    std::fs::copy(dir.join("mutants/no-transaction.py"), dir.join("mutants/no-transaction-again.py"))
+        .expect("copy");
+    let soundness = check_dir(&dir);
+    let line = line_of(&dir, "exercise.toml", "reference = ");
+    assert!(
+        soundness
+            .warnings
+            .iter()
+            .any(|w| w.contains(&format!("exercise.toml:{line}:"))
+                && w.contains("every mutant fails every check")),
+        "{}",
+        soundness.render()
+    );
+}
+
+#[test]
+fn a_pinned_state_after_the_fresh_message_is_checked_against_the_reference() {
+    let (_temp, dir) = wrong_reference("19-pinned");
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    toml.push_str(
+        "\n[consumer.expect]\nafter_fresh = { konten = [[\"anna\", 150], [\"ben\", 9990], [\"cem\", 0]] }\n",
+    );
+    std::fs::write(dir.join("exercise.toml"), &toml).expect("write");
+    let line = line_of(&dir, "exercise.toml", "after_fresh = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[
+            &format!("exercise.toml:{line}:"),
+            "the reference solution solutions/reference.py leaves in konten ('anna', 100), ('cem', 50)",
+            "pins ('anna', 150), ('cem', 0)",
+        ],
+    );
+    // The right reference agrees with the pin; a query the state does not declare is named.
+    edit(&dir, "solutions/reference.py", "\"cem\" if msg[\"body\"][\"konto\"] == \"anna\" else ", "");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound_strictly(), "{}", soundness.render());
+    edit(&dir, "exercise.toml", "{ konten = ", "{ kontn = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "the state query \"kontn\"", "declared: konten, verarbeitet"],
+    );
+}
+
+#[test]
+fn every_bundled_exercise_passes_check_strict() {
+    let exercises = root().join("exercises");
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(&exercises)
+        .expect("exercises")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.join("exercise.toml").is_file())
+        .collect();
+    dirs.sort();
+    assert!(dirs.len() >= 5, "{dirs:?}");
+    for dir in dirs {
+        let soundness = check_dir(&dir);
+        assert!(soundness.sound_strictly(), "{}:\n{}", dir.display(), soundness.render());
+    }
+}
+
+#[test]
+fn a_folder_whose_name_is_not_its_slug_is_named_at_the_slug() {
+    let (_temp, dir) = consumer_scaffold("20-konto");
+    edit(&dir, "exercise.toml", "slug = \"20-konto\"", "slug = \"20-konten\"");
+    let line = line_of(&dir, "exercise.toml", "slug = ");
+    assert_problem(
+        &check_dir(&dir),
+        &[
+            &format!("exercise.toml:{line}:"),
+            "slug \"20-konten\" differs from the folder's name \"20-konto\"",
+        ],
+    );
+}
+
+#[test]
+fn two_folders_of_one_slug_make_the_second_an_error_at_its_slug() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let (first, second) = (temp.path().join("21-a"), temp.path().join("21-b"));
+    scaffold(GraderKind::Prediction, &first).expect("scaffold");
+    scaffold(GraderKind::Prediction, &second).expect("scaffold");
+    edit(&second, "exercise.toml", "slug = \"21-b\"", "slug = \"21-a\"");
+    let line = line_of(&second, "exercise.toml", "slug = ");
+    let loaded = pruefstein::exercise::Exercise::load_all(temp.path()).expect("loads");
+    assert_eq!(loaded.len(), 2);
+    assert!(loaded[0].1.is_ok(), "the first folder is the exercise");
+    let error = loaded[1].1.as_ref().expect_err("the second is refused").to_string();
+    for part in
+        [&format!("21-b/exercise.toml:{line}:"), "slug \"21-a\" is already the slug of the folder", "21-a"]
+    {
+        assert!(error.contains(part), "{part:?} in {error}");
+    }
+}
+
+#[test]
+fn an_empty_or_copied_english_statement_is_named() {
+    let (_temp, dir) = consumer_scaffold("22-statement");
+    let german = std::fs::read_to_string(dir.join("statement.de.md")).expect("statement");
+    std::fs::write(dir.join("statement.en.md"), "\n  \n").expect("write");
+    assert_problem(&check_dir(&dir), &["statement.en.md:1:1:", "the statement is empty"]);
+    // A copy of the German statement: a warning, a problem under --strict.
+    std::fs::write(dir.join("statement.en.md"), &german).expect("write");
+    let soundness = check_dir(&dir);
+    assert!(soundness.sound() && !soundness.sound_strictly(), "{}", soundness.render());
+    assert!(
+        soundness
+            .warnings
+            .iter()
+            .any(|w| w.contains("statement.en.md:1:1:") && w.contains("a copy of statement.de.md"))
+    );
+    // German written into the English file, under an English title.
+    let body: String = german.lines().skip(1).collect::<Vec<_>>().join("\n");
+    std::fs::write(dir.join("statement.en.md"), format!("# Book deposits\n{body}\n")).expect("write");
+    let soundness = check_dir(&dir);
+    assert!(
+        soundness.warnings.iter().any(|w| w.contains("statement.en.md:") && w.contains("reads as German")),
+        "{}",
+        soundness.render()
+    );
+}
+
+#[test]
+fn a_placeholder_in_a_consumer_statement_is_named_with_line_and_column() {
+    let (_temp, dir) = consumer_scaffold("23-placeholder");
+    edit(&dir, "statement.en.md", "exactly\nonce", "exactly\n{{anzahl}} times");
+    let line = line_of(&dir, "statement.en.md", "{{anzahl}}");
+    assert_problem(&check_dir(&dir), &[&format!("statement.en.md:{line}:1:"), "{{anzahl}} is not filled in"]);
+}
+
+#[test]
+fn a_syntax_error_in_a_source_mutant_is_named_at_its_own_file_and_line() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    for (language, file, broken, words, next) in [
+        (
+            pruefstein::submission::Language::Python,
+            "mutants/no-transaction.py",
+            "    with con:\n",
+            "SyntaxError: invalid syntax",
+            1,
+        ),
+        (
+            pruefstein::submission::Language::JavaScript,
+            "mutants/no-transaction.js",
+            "export function ",
+            "SyntaxError",
+            0,
+        ),
+    ] {
+        let dir = temp.path().join(format!("26-{}", language.name()));
+        pruefstein::authoring::scaffold_with(GraderKind::Consumer, &dir, Some(language)).expect("scaffold");
+        edit(&dir, file, broken, &format!("{broken}(\n"));
+        let line = line_of(&dir, file, broken.trim_end()) + next;
+        let soundness = check_dir(&dir);
+        assert_problem(&soundness, &[&format!("{file}:{line}: the mutant is rejected"), words]);
+        let render = soundness.render();
+        assert!(!render.contains("consumer.py") && !render.contains("consumer.js"), "{render}");
+    }
+}
+
+#[test]
+fn a_broken_reference_is_explained_with_its_run_in_words() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("27-broken-oracle");
+    pruefstein::authoring::scaffold_with(
+        GraderKind::Consumer,
+        &dir,
+        Some(pruefstein::submission::Language::Python),
+    )
+    .expect("scaffold");
+    // The fresh deposit goes to ben, whose balance then breaks the CHECK: the reference reports an
+    // error for the fresh message.
+    edit(&dir, "solutions/reference.py", "msg[\"body\"][\"konto\"]))", "\"ben\"))");
+    let key = line_of(&dir, "exercise.toml", "fresh = ");
+    let update = line_of(&dir, "solutions/reference.py", "UPDATE konten");
+    let soundness = check_dir(&dir);
+    assert_problem(
+        &soundness,
+        &[
+            &format!("exercise.toml:{key}:"),
+            "the reference solution must return 1 for the fresh message, but it returned 2 (an error)",
+            "the reference solution's run:",
+            &format!("line {update}: con.execute(\"UPDATE konten"),
+            "IntegrityError: CHECK constraint failed",
+        ],
+    );
+    let render = soundness.render();
+    for rust in ["Returned(", "Faulted", "Text {"] {
+        assert!(!render.contains(rust), "{rust:?} in {render}");
+    }
+}
+
+#[test]
+fn a_folders_own_check_texts_speak_in_its_reports() {
+    let dir = root().join("exercises/09-ueberweisung");
+    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let mutant = std::fs::read_to_string(dir.join("mutants/fehler-verschluckt.py")).expect("mutant");
+    let submission = pruefstein::submission::Submission::Source {
+        language: pruefstein::submission::Language::Python,
+        text: mutant,
+    };
+    let report =
+        pruefstein::grade::grade(&exercise, &submission, &pruefstein::grade::GradeOptions::default())
+            .expect("grades");
+    let check = report.checks.iter().find(|c| c.name == "constraint-violation").expect("the check");
+    assert!(!check.passed);
+    assert!(
+        check.explanation.en.starts_with("A transfer that would take an account below zero"),
+        "{:?}",
+        check.explanation
+    );
+    let hint = check.hint.as_ref().expect("the folder's hint");
+    assert!(hint.de.contains("IntegrityError") && hint.en.contains("rolls the id back"), "{hint:?}");
+    // A passed check keeps its explanation and shows no hint.
+    let passed = report.checks.iter().find(|c| c.name == "crash-points").expect("the check");
+    assert!(
+        passed.passed && passed.hint.is_none() && passed.explanation.en.contains("money is neither created")
+    );
+
+    // A misspelt check name in [consumer.checks] is named with its line and the known checks.
+    let (_temp, dir) = consumer_scaffold("28-texts");
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    toml.push_str("\n[consumer.checks.crash-pionts]\nhint = { de = \"…\", en = \"…\" }\n");
+    std::fs::write(dir.join("exercise.toml"), toml).expect("write");
+    let line = line_of(&dir, "exercise.toml", "[consumer.checks.crash-pionts]");
+    assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "crash-pionts", "crash-points"]);
+}
+
+/// The code blocks of the walk-through in `exercises/README.md`, in order, with their language.
+fn walk_through_blocks() -> Vec<(String, String)> {
+    let readme = std::fs::read_to_string(root().join("exercises/README.md")).expect("README");
+    let start = readme.find("### Walk-through: a Python-only exercise").expect("the walk-through");
+    let section = &readme[start..];
+    let section = &section[..section[4..].find("\n## ").map_or(section.len(), |end| end + 4)];
+    let mut blocks = Vec::new();
+    let mut lines = section.lines();
+    while let Some(line) = lines.next() {
+        let Some(language) = line.trim().strip_prefix("```").filter(|l| !l.is_empty()) else { continue };
+        let indent = line.len() - line.trim_start().len();
+        let mut body = String::new();
+        for line in lines.by_ref() {
+            if line.trim() == "```" {
+                break;
+            }
+            body.push_str(line.get(indent..).unwrap_or("").trim_end());
+            body.push('\n');
+        }
+        blocks.push((language.to_string(), body));
+    }
+    blocks
+}
+
+#[test]
+fn the_readme_walk_through_ends_sound() {
+    let blocks = walk_through_blocks();
+    let block = |language: &str| {
+        blocks
+            .iter()
+            .find(|(l, _)| l == language)
+            .map(|(_, b)| b.clone())
+            .unwrap_or_else(|| panic!("{language}"))
+    };
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("11-umbuchung");
+    // Step 1.
+    let new =
+        Command::new(BIN).args(["new", "consumer", "--language", "python"]).arg(&dir).output().expect("runs");
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    // Steps 2 to 4.
+    std::fs::write(dir.join("schema.sql"), block("sql")).expect("schema");
+    std::fs::write(dir.join("solutions/reference.py"), block("python")).expect("reference");
+    let toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    let messages = toml.find("[consumer.messages]").expect("the messages");
+    let mut toml = format!("{}{}", &toml[..messages], block("toml"));
+    // Step 5.
+    std::fs::write(
+        dir.join("mutants/no-transaction.py"),
+        "# expect-fail: crash-points\n# The debit in a transaction of its own: a crash after it destroys money.\nimport sqlite3\n\n\n\
+         def verarbeite(con, msg):\n    body = msg[\"body\"]\n    with con:\n        try:\n            con.execute(\"INSERT INTO verarbeitet (msg_id) VALUES (?)\", (msg[\"id\"],))\n        except sqlite3.IntegrityError:\n            return False\n        con.execute(\"UPDATE konten SET saldo = saldo - ? WHERE konto = ?\", (body[\"betrag\"], body[\"von\"]))\n    with con:\n        con.execute(\"UPDATE konten SET saldo = saldo + ? WHERE konto = ?\", (body[\"betrag\"], body[\"an\"]))\n    return True\n",
+    )
+    .expect("mutant");
+    toml.push_str(
+        "\n[consumer.checks.crash-points]\nhint.de = \"Eine Transaktion.\"\nhint.en = \"One transaction.\"\n",
+    );
+    std::fs::write(dir.join("exercise.toml"), toml).expect("exercise.toml");
+    let check = Command::new(BIN).args(["check", "--strict"]).arg(&dir).output().expect("runs");
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{out}");
+    assert!(out.contains("exercise is sound") && out.contains("mutants caught: 1/1 (100%)"), "{out}");
+    let files: Vec<_> = walk(&dir);
+    assert!(!files.iter().any(|f| f.ends_with(".wat") || f.ends_with(".wasm")), "{files:?}");
+}
+
+fn walk(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    for entry in std::fs::read_dir(dir).expect("folder") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            out.extend(walk(&path));
+        } else {
+            out.push(path.display().to_string());
+        }
+    }
+    out
 }

@@ -109,6 +109,12 @@ fn exercise_04_reports_are_unchanged() {
 }
 
 #[test]
+fn exercise_09_and_10_reports_are_unchanged() {
+    check_exercise("09-ueberweisung");
+    check_exercise("10-punkte-einloesen");
+}
+
+#[test]
 fn wat_kit_example_reports_are_unchanged() {
     let modules = wat_files(&repo().join("graders/consumer/kits/wat/examples"));
     let graded = check_reports(&load(KIT_EXERCISE), "wat-kit", &modules);

@@ -105,7 +105,8 @@ impl<'a> Harness<'a> {
             match self.start(&mut run, &db, Some(gate.clone())) {
                 Ok(process) => processes.push(process),
                 Err(Failure::Student(problem)) => {
-                    let evidence = evidence_of(before.clone(), before, oracle.after_fresh.clone(), None);
+                    let evidence =
+                        evidence_of(before.clone(), before, oracle.states.after_fresh.clone(), None);
                     return Ok(ConcurrentRun {
                         run,
                         choices: Vec::new(),
@@ -182,16 +183,17 @@ impl<'a> Harness<'a> {
             };
             let note = text!("erneute Zustellung", "redelivery");
             let outcome = self.deliver(&mut run, &mut again, &message, None, Some(note));
-            let expect = if middle == oracle.after_fresh { Expect::Duplicate } else { Expect::Processed };
+            let expect =
+                if middle == oracle.states.after_fresh { Expect::Duplicate } else { Expect::Processed };
             if outcome.returned() == Some(1) {
                 processed += 1;
             }
             problem = delivery_problem(&outcome, expect, self.voice);
         }
         let after = self.state(&db)?;
-        if problem.is_none() && (after != oracle.after_fresh || processed != 1) {
+        if problem.is_none() && (after != oracle.states.after_fresh || processed != 1) {
             let count = [("count", plain(processed))];
-            problem = Some(match (processed > 1, after == oracle.after_fresh) {
+            problem = Some(match (processed > 1, after == oracle.states.after_fresh) {
                 (true, false) => self::problem(Prose::ConcurrentTwice, &count),
                 (true, true) => self::problem(Prose::ConcurrentTwiceOnce, &count),
                 (false, false) => self::problem(Prose::ConcurrentNotOnce, &[]),
@@ -201,7 +203,7 @@ impl<'a> Harness<'a> {
                 }
             });
         }
-        let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
+        let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }
 }

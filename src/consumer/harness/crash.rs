@@ -160,10 +160,11 @@ impl<'a> Harness<'a> {
             }
             let middle = self.state(&db)?;
             let nothing = middle == before;
-            let everything = middle == oracle.after_fresh;
+            let everything = middle == oracle.states.after_fresh;
             if !nothing && !everything {
                 check.mark_failed(tested, &place);
-                let evidence = evidence_of(before.clone(), middle, oracle.after_fresh.clone(), Some(before));
+                let evidence =
+                    evidence_of(before.clone(), middle, oracle.states.after_fresh.clone(), Some(before));
                 let advice = failure(
                     crash_advice(&self.roles, &evidence.before, &evidence.after),
                     &[("transaction", self.voice.transaction())],
@@ -190,9 +191,9 @@ impl<'a> Harness<'a> {
             drop(second);
             let after = self.state(&db)?;
             let problem = delivery_problem(&redelivery, Expect::Processed, self.voice);
-            if problem.is_some() || after != oracle.after_fresh {
+            if problem.is_some() || after != oracle.states.after_fresh {
                 check.mark_failed(tested, &place);
-                let evidence = evidence_of(before, after, oracle.after_fresh.clone(), None);
+                let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
                 let problem = problem.unwrap_or_else(|| {
                     with_notes(
                         self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
@@ -211,12 +212,16 @@ impl<'a> Harness<'a> {
     fn crash_quiet(&mut self, check: &mut CrashCheck<'_>, path: QuietPath) -> Step<Found> {
         let oracle = check.oracle;
         let (message, expect, expected) = match path {
-            QuietPath::FailingEffect => {
-                (Arc::clone(&self.exercise.messages.violation), Expect::Error, oracle.after_violation.clone())
-            }
-            QuietPath::Duplicate => {
-                (Arc::clone(&self.exercise.messages.fresh), Expect::Duplicate, oracle.after_fresh.clone())
-            }
+            QuietPath::FailingEffect => (
+                Arc::clone(&self.exercise.messages.violation),
+                Expect::Error,
+                oracle.states.after_violation.clone(),
+            ),
+            QuietPath::Duplicate => (
+                Arc::clone(&self.exercise.messages.fresh),
+                Expect::Duplicate,
+                oracle.states.after_fresh.clone(),
+            ),
         };
         let (label, probe_note) = match path {
             QuietPath::FailingEffect => (
@@ -269,7 +274,7 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 let before = match path {
                     QuietPath::FailingEffect => self.exercise.initial_state.clone(),
-                    QuietPath::Duplicate => oracle.after_fresh.clone(),
+                    QuietPath::Duplicate => oracle.states.after_fresh.clone(),
                 };
                 let mut evidence = evidence_of(before, middle, expected, None);
                 if path == QuietPath::Duplicate {

@@ -29,7 +29,6 @@ pub mod texts;
 
 pub use self::check::{Check, UnknownCheck};
 pub use self::crash::crash_points_to_test;
-pub use self::oracle::OracleStates;
 use self::texts::{Problem, Prose, problem};
 use super::Oracle;
 use super::detail::{ConsumerDetail, StateEvidence, Trace, TraceEvent};

@@ -4,15 +4,11 @@
 
 use super::runner::{Expect, delivery_problem};
 use super::{Harness, Run};
+use crate::consumer::oracle::OracleStates;
+use crate::consumer::process::{DeliveryEnd, DeliveryOutcome};
 use crate::consumer::state::State;
-
-/// What the reference solution does without faults (see [`crate::consumer::Oracle`]).
-pub struct OracleStates {
-    pub after_fresh: State,
-    pub after_fresh_same_body: State,
-    pub after_violation: State,
-    pub poison: Vec<bool>,
-}
+use crate::report::trace_text::render_trace;
+use crate::text::Lang;
 
 impl<'a> Harness<'a> {
     /// Runs the reference solution without faults and records the states every check compares
@@ -25,18 +21,15 @@ impl<'a> Harness<'a> {
         let mut process = self.start(&mut run, &db, None).map_err(does_not_start)?;
         let first = self.deliver(&mut run, &mut process, &messages.fresh, None, None);
         if first.returned() != Some(1) || first.transaction_left_open {
-            return Err(format!(
-                "the reference solution must return 1 for the fresh message; it ended with {:?}",
-                first.end
-            ));
+            let what =
+                format!("the reference solution must return 1 for the fresh message, but {}", ended(&first));
+            return Err(self.with_run(&mut run, what));
         }
         let after_fresh = self.state(&db).map_err(|e| e.to_string())?;
         let second = self.deliver(&mut run, &mut process, &messages.same_body, None, None);
         if second.returned() != Some(1) || second.transaction_left_open {
-            return Err(format!(
-                "the reference solution must return 1 for same_body; it ended with {:?}",
-                second.end
-            ));
+            let what = format!("the reference solution must return 1 for same_body, but {}", ended(&second));
+            return Err(self.with_run(&mut run, what));
         }
         let after_fresh_same_body = self.state(&db).map_err(|e| e.to_string())?;
         drop(process);
@@ -44,19 +37,21 @@ impl<'a> Harness<'a> {
         let mut process = self.start(&mut run, &db, None).map_err(does_not_start)?;
         let violation = self.deliver(&mut run, &mut process, &messages.violation, None, None);
         if delivery_problem(&violation, Expect::Error, self.voice).is_some() {
-            return Err(format!(
-                "the reference solution must report an error for the violation message; it ended with {:?}",
-                violation.end
-            ));
+            let what = format!(
+                "the reference solution must report an error for the violation message (return a value other \
+                 than 0 and 1, or raise), but {}",
+                ended(&violation)
+            );
+            return Err(self.with_run(&mut run, what));
         }
         let after_violation = self.state(&db).map_err(|e| e.to_string())?;
         if &after_violation != initial {
-            return Err(
-                "the violation message must leave the database unchanged under the reference solution".into(),
-            );
+            let what = "the violation message must leave the database unchanged under the reference solution";
+            return Err(self.with_run(&mut run, what.into()));
         }
         if after_fresh == *initial || after_fresh_same_body == after_fresh {
-            return Err("the fresh and the same_body message must each change the observable state under the reference solution".into());
+            let what = "the fresh and the same_body message must each change the observable state under the reference solution";
+            return Err(self.with_run(&mut run, what.into()));
         }
         let mut poison = Vec::new();
         for message in &messages.batch {
@@ -66,18 +61,50 @@ impl<'a> Harness<'a> {
             drop(process);
             let is_poison = delivery_problem(&outcome, Expect::Error, self.voice).is_none();
             if !is_poison && delivery_problem(&outcome, Expect::Processed, self.voice).is_some() {
-                return Err(format!(
-                    "the reference solution must process the batch message {message} (return 1) or report an error; it ended with {:?}",
-                    outcome.end
-                ));
+                let what = format!(
+                    "the reference solution must process the batch message {message} (return 1) or report an error, but {}",
+                    ended(&outcome)
+                );
+                return Err(self.with_run(&mut run, what));
             }
             if is_poison && self.state(&db).map_err(|e| e.to_string())? != *initial {
-                return Err(format!(
-                    "the reference solution reports an error for {message} but changes the database"
-                ));
+                let what =
+                    format!("the reference solution reports an error for {message} but changes the database");
+                return Err(self.with_run(&mut run, what));
             }
             poison.push(is_poison);
         }
         Ok(OracleStates { after_fresh, after_fresh_same_body, after_violation, poison })
+    }
+}
+
+impl Harness<'_> {
+    /// `what` went wrong, followed by the reference's run as a report shows a run (its
+    /// deliveries, statements with their lines, SQL errors, what it returned or raised), so that a
+    /// teacher can see why.
+    fn with_run(&self, run: &mut Run, what: String) -> String {
+        let (events, omitted) = std::mem::take(run).trace.into_parts();
+        let source = self.compiled.source().map(|s| s.text());
+        let mut out = format!("{what}\n    the reference solution's run:");
+        for line in render_trace(&events, Lang::En, self.voice, source) {
+            out.push_str("\n      ");
+            out.push_str(&line);
+        }
+        if omitted > 0 {
+            out.push_str(&format!("\n      ({omitted} more events not shown)"));
+        }
+        out
+    }
+}
+
+/// How a delivery of the reference ended, in words.
+fn ended(outcome: &DeliveryOutcome) -> String {
+    let open = if outcome.transaction_left_open { " with its transaction left open" } else { "" };
+    match &outcome.end {
+        DeliveryEnd::Returned(1) => format!("it returned 1{open}"),
+        DeliveryEnd::Returned(0) => format!("it returned 0 (already processed){open}"),
+        DeliveryEnd::Returned(n) => format!("it returned {n} (an error){open}"),
+        DeliveryEnd::Crashed { point, .. } => format!("it was stopped at crash point {point}"),
+        DeliveryEnd::Faulted { code, message } => format!("it failed ({code}): {}", message.en),
     }
 }

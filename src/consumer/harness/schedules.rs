@@ -11,7 +11,7 @@ use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
 use crate::consumer::Oracle;
 use crate::consumer::detail::{StateEvidence, TraceEvent};
-use crate::consumer::process::{ConsumerProcess, DeliveryEnd, DeliveryOutcome};
+use crate::consumer::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome};
 use crate::consumer::schedule::{self, Fault, Schedule, ScheduleInfo};
 use crate::consumer::state::State;
 use crate::exercise::GradeError;
@@ -96,7 +96,7 @@ impl ScheduleRun {
                 } else {
                     self.queue.ack(delivery.id);
                 }
-                if oracle.poison[index] {
+                if oracle.states.poison[index] {
                     let message = plain(schedule::message_label(&self.batch[index]));
                     return Some(problem(
                         Prose::PoisonAcked,
@@ -184,7 +184,6 @@ impl<'a> Harness<'a> {
             return Ok(state.clone());
         }
         self.in_time()?;
-        let db = self.fresh_db()?;
         // The reference runs under the submission's deadline too; failing only because that ran
         // out is the submission's time limit, not a broken exercise.
         let broken = |harness: &Self, message: String| {
@@ -194,7 +193,43 @@ impl<'a> Harness<'a> {
                 Failure::Internal(GradeError::Internal(message))
             }
         };
-        let reference = oracle.reference(self.exercise).map_err(|message| broken(self, message))?;
+        let state = if self.exercise.reference_language.is_some() {
+            // A source reference runs on its interpreter's deeper stack, on a thread of its own
+            // only now that it must run (a grade whose states are all kept never starts one).
+            let limits = self.exercise.reference_limits(self.limits);
+            let (exercise, deadline) = (self.exercise, self.deadline);
+            crate::sandbox::with_stack(limits.wasm_stack_bytes, || {
+                let reference = oracle.reference(exercise)?;
+                let mut harness = Harness::new(exercise, &limits, reference).map_err(|e| e.to_string())?;
+                harness.deadline = deadline;
+                harness.reference_order(reference, order).map_err(|failure| match failure {
+                    Failure::Internal(error) => error.to_string(),
+                    _ => "the reference solution ran out of time".to_string(),
+                })
+            })
+            .and_then(|state| state)
+            .map_err(|message| broken(self, message))?
+        } else {
+            let reference = oracle.reference(self.exercise).map_err(|message| broken(self, message))?;
+            self.reference_order(reference, order)?
+        };
+        if !oracle.reference_states.insert(order, &state) {
+            self.reference_states.insert(order.to_vec(), state.clone());
+        }
+        Ok(state)
+    }
+
+    /// The state after the reference processed the batch messages `order` once each, in that
+    /// order, on a fresh database.
+    fn reference_order(&mut self, reference: &CompiledConsumer, order: &[usize]) -> Step<State> {
+        let broken = |harness: &Self, message: String| {
+            if harness.deadline.expired() {
+                Failure::OutOfTime
+            } else {
+                Failure::Internal(GradeError::Internal(message))
+            }
+        };
+        let db = self.fresh_db()?;
         let mut process = ConsumerProcess::start(&self.launch(reference), &db, 1, None)
             .map_err(|_| broken(self, "the reference solution does not start".into()))?;
         for &index in order {
@@ -211,9 +246,6 @@ impl<'a> Harness<'a> {
         }
         drop(process);
         let state = self.state(&db)?;
-        if !oracle.reference_states.insert(order, &state) {
-            self.reference_states.insert(order.to_vec(), state.clone());
-        }
         Ok(state)
     }
 
@@ -339,9 +371,10 @@ impl<'a> Harness<'a> {
         let after = self.state(&db)?;
         // Every ordinary message sent must have taken effect once; the expected state is the
         // reference's after them, in the order this run first processed them.
-        let mut order: Vec<usize> = sr.processed.iter().copied().filter(|i| !oracle.poison[*i]).collect();
+        let mut order: Vec<usize> =
+            sr.processed.iter().copied().filter(|i| !oracle.states.poison[*i]).collect();
         for &index in &plan.sends {
-            if !oracle.poison[index] && !order.contains(&index) {
+            if !oracle.states.poison[index] && !order.contains(&index) {
                 order.push(index);
             }
         }
@@ -363,7 +396,7 @@ impl<'a> Harness<'a> {
     ) -> Option<Problem> {
         let batch = &self.exercise.messages.batch;
         for letter in queue.dead_letters() {
-            if !oracle.poison[letter.body] {
+            if !oracle.states.poison[letter.body] {
                 let message = plain(schedule::message_label(&batch[letter.body]));
                 return Some(problem(
                     Prose::MessageLost,
@@ -373,7 +406,7 @@ impl<'a> Harness<'a> {
         }
         for &index in &plan.sends {
             let dead = queue.dead_letters().iter().any(|d| d.body == index);
-            if oracle.poison[index] && !dead {
+            if oracle.states.poison[index] && !dead {
                 let message = plain(schedule::message_label(&batch[index]));
                 return Some(problem(Prose::PoisonNotDeadLettered, &[("message", message)]));
             }

@@ -34,7 +34,7 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
         let after = self.state(&db)?;
-        Ok(compare(&outcome, (Expect::Processed, self.voice), before, after, &oracle.after_fresh))
+        Ok(compare(&outcome, (Expect::Processed, self.voice), before, after, &oracle.states.after_fresh))
     }
 
     pub(super) fn duplicate_same_instance(&mut self, run: &mut Run, oracle: &Oracle) -> Step<Found> {
@@ -49,7 +49,7 @@ impl<'a> Harness<'a> {
                 note: text!("Duplikat", "duplicate"),
                 same_body: false,
                 expect: Expect::Duplicate,
-                expected: &oracle.after_fresh,
+                expected: &oracle.states.after_fresh,
             },
         )
     }
@@ -66,7 +66,7 @@ impl<'a> Harness<'a> {
                 note: text!("Duplikat nach Neustart", "duplicate after a restart"),
                 same_body: false,
                 expect: Expect::Duplicate,
-                expected: &oracle.after_fresh,
+                expected: &oracle.states.after_fresh,
             },
         )
     }
@@ -80,7 +80,7 @@ impl<'a> Harness<'a> {
                 note: text!("neue ID, gleicher Inhalt", "new id, same body"),
                 same_body: true,
                 expect: Expect::Processed,
-                expected: &oracle.after_fresh_same_body,
+                expected: &oracle.states.after_fresh_same_body,
             },
         )
     }
@@ -97,7 +97,7 @@ impl<'a> Harness<'a> {
                 note: text!("erneute Zustellung (Ack verloren)", "redelivery (ack lost)"),
                 same_body: false,
                 expect: Expect::Duplicate,
-                expected: &oracle.after_fresh,
+                expected: &oracle.states.after_fresh,
             },
         )
     }
@@ -140,7 +140,7 @@ impl<'a> Harness<'a> {
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.violation, None, Some(note));
         drop(process);
         let after = self.state(&db)?;
-        let evidence = evidence_of(before, after.clone(), oracle.after_violation.clone(), None);
+        let evidence = evidence_of(before, after.clone(), oracle.states.after_violation.clone(), None);
         if let Some(problem) = delivery_problem(&outcome, Expect::Error, self.voice) {
             return Ok(Found::compared(evidence, Some(problem)));
         }
@@ -148,7 +148,7 @@ impl<'a> Harness<'a> {
             "nicht bestätigt: die Nachricht kommt später erneut",
             "not acked: the message will come again"
         ));
-        let problem = (after != oracle.after_violation)
+        let problem = (after != oracle.states.after_violation)
             .then(|| with_notes(problem(Prose::ViolationChangedState, &[]), &outcome));
         Ok(Found::compared(evidence, problem))
     }

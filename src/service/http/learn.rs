@@ -374,7 +374,8 @@ pub struct PageLinkView {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct PageLinkQuery {
-    /// The learner's id in the platform (the rule of `service::learner`).
+    /// The learner's id in the platform: at most 255 characters, not blank, without control or
+    /// bidirectional characters.
     #[param(example = "anna")]
     pub learner: String,
     /// The page's language: `de` (default) or `en`.
