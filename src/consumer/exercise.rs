@@ -140,7 +140,7 @@ pub struct ConsumerExercise {
     pub mistakes: super::diagnose::mistakes::Mistakes,
     /// `[consumer.mutant_descriptions]`: one line per kind of mutant, by file stem.
     pub mutant_descriptions: std::collections::BTreeMap<String, crate::text::Text>,
-    pub(crate) oracle: OnceLock<Result<super::Oracle, String>>,
+    pub(crate) oracle: OnceLock<Result<super::oracle::Oracle, String>>,
     /// The folder's own texts per check, by the check's name.
     pub check_texts: std::collections::BTreeMap<String, CheckTexts>,
     /// The state after the fresh message as the teacher pinned it (`[consumer.expect] after_fresh`),

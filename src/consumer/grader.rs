@@ -1,7 +1,7 @@
 //! The consumer grader behind the [`Grader`] interface: a WebAssembly module under the crash
 //! harness.
 
-use super::ConsumerExercise;
+use super::exercise::ConsumerExercise;
 use crate::exercise::{Exercise, GradeError, GradeOptions, Grader, GraderEntry, Soundness};
 use crate::report::{GraderKind, Report};
 use crate::submission::{Submission, SubmissionKind};
@@ -35,11 +35,11 @@ impl Grader for ConsumerExercise {
         submission: &Submission,
         options: &GradeOptions,
     ) -> Result<Report, GradeError> {
-        super::grade(exercise, self, submission, options)
+        super::grading::grade(exercise, self, submission, options)
     }
 
     fn check(&self, exercise: &Exercise) -> Soundness {
-        super::check(exercise, self)
+        super::soundness::check(exercise, self)
     }
 
     fn fingerprint(&self, submission: &Submission) -> Option<Vec<u64>> {

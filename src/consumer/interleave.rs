@@ -24,9 +24,9 @@ use std::task::{Context, Poll};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
-use super::detail::TraceEvent;
 use super::process::{ConsumerProcess, DeliveryOutcome};
 use crate::limits::{INTERLEAVINGS_MAX, SAMPLED_INTERLEAVINGS};
+use crate::report::consumer::TraceEvent;
 
 /// What the controller grants a waiting instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 
 use super::abi::{self, GuestState, HostFault};
-use super::detail::{Boundary, CrashPoint, TraceEvent};
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
 use crate::deadline::Deadline;
 use crate::limits::{Limits, POOL_INSTANCES_PER_GRADING};
 use crate::report::Rejection;
+use crate::report::consumer::{Boundary, CrashPoint, TraceEvent};
 use crate::sandbox::limiter::{GuestLimiter, LimitHit};
 use crate::sandbox::{self, ModuleContract};
 use crate::text;

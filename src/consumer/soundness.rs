@@ -382,5 +382,5 @@ fn grade_file(
             text: String::from_utf8(bytes).map_err(|_| format!("{}: not UTF-8 text", file.display()))?,
         },
     };
-    super::grade(exercise, consumer, &submission, options).map_err(|e| e.to_string())
+    super::grading::grade(exercise, consumer, &submission, options).map_err(|e| e.to_string())
 }

@@ -8,12 +8,12 @@ use std::sync::Arc;
 use super::runner::{Expect, delivery_problem, evidence_of, left_open};
 use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::Oracle;
-use crate::consumer::detail::{StateEvidence, TraceEvent};
 use crate::consumer::interleave;
+use crate::consumer::oracle::Oracle;
 use crate::consumer::process::{ConsumerProcess, DeliveryEnd};
 use crate::consumer::state::State;
 use crate::exercise::GradeError;
+use crate::report::consumer::{StateEvidence, TraceEvent};
 use crate::text;
 
 /// The outcome of one interleaved run of the concurrent-duplicate check.

@@ -6,7 +6,6 @@ use std::sync::Arc;
 
 use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::detail::{StateEvidence, TraceEvent};
 use crate::consumer::interleave::GateHandle;
 use crate::consumer::process::{
     CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, Launch, StartError,
@@ -14,6 +13,7 @@ use crate::consumer::process::{
 use crate::consumer::rundb::RunDb;
 use crate::consumer::state::{State, diff};
 use crate::exercise::GradeError;
+use crate::report::consumer::{StateEvidence, TraceEvent};
 use crate::report::voice::Voice;
 use crate::text::Text;
 

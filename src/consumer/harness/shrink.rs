@@ -4,7 +4,7 @@
 
 use super::schedules::ScheduleOutcome;
 use super::{Harness, Step};
-use crate::consumer::Oracle;
+use crate::consumer::oracle::Oracle;
 use crate::consumer::schedule::{Fault, Schedule};
 use crate::limits::SHRINK_RUNS_MAX;
 

@@ -5,7 +5,7 @@
 use super::runner::{Expect, compare, delivery_problem, evidence_of, with_notes};
 use super::texts::{Prose, problem};
 use super::{Found, Harness, Run, Step};
-use crate::consumer::Oracle;
+use crate::consumer::oracle::Oracle;
 use crate::consumer::state::State;
 use crate::text;
 use crate::text::Text;
