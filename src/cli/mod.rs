@@ -307,6 +307,10 @@ pub enum NewLanguage {
 
 /// Parses the command line; the help of `serve` and `regrade` shows each setting's default, as the
 /// configuration reference states it.
+mod admin;
+
+use self::admin::{run_client, run_platform, run_regrade};
+
 pub fn parse() -> Cli {
     use clap::{CommandFactory, FromArgMatches};
     let command = Cli::command()
@@ -341,70 +345,10 @@ pub fn run(cli: Cli) -> Result<i32> {
                 _ => anyhow::bail!("give the submission: a module file, or --answer \"...\""),
             };
             let options = GradeOptions { learner, course_secret, compiler, replay };
-            // The same isolation as the service: a grading process of its own grades this submission.
-            let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
-            let module_cache = crate::isolation::once::grade_module_cache();
-            // A student's text may hold what a terminal acts on (escape sequences, bidi controls):
-            // both forms show it escaped.
-            let print = |report: &crate::report::Report| crate::isolation::outcome::Printed {
-                output: if json {
-                    format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
-                } else if full {
-                    crate::text::for_terminal(&crate::report::render_text_full(report, lang)).into_owned()
-                } else {
-                    crate::text::for_terminal(&crate::report::render_text(report, lang)).into_owned()
-                },
-                exit_code: report.verdict.exit_code(),
-            };
-            let printed = match crate::isolation::once::grade_once(
-                &program,
-                &exercise,
-                &submission,
-                &options,
-                module_cache,
-                &print,
-            ) {
-                Ok(graded) => graded?,
-                Err(failure) => {
-                    let reason = failure.reason();
-                    eprintln!("pruefstein: {}", reason.get(lang));
-                    return Ok(crate::report::Verdict::Rejected.exit_code());
-                }
-            };
-            print!("{}", printed.output);
-            Ok(printed.exit_code)
+            grade_and_print(&exercise, &submission, &options, json, full, lang)
         }
-        Command::Check { exercises, strict } => {
-            let mut all_sound = true;
-            for dir in exercises {
-                println!("== {}", dir.display());
-                let soundness = crate::check::check_dir(&dir);
-                print!("{}", soundness.render());
-                all_sound &= if strict { soundness.sound_strictly() } else { soundness.sound() };
-                if strict && soundness.sound() && !soundness.sound_strictly() {
-                    println!("NOT sound under --strict: {} warning(s)", soundness.warnings.len());
-                }
-            }
-            Ok(if all_sound { 0 } else { 1 })
-        }
-        Command::New { kind, dir, language } => {
-            let kind = match kind {
-                NewKind::Consumer => crate::exercise::GraderKind::Consumer,
-                NewKind::Prediction => crate::exercise::GraderKind::Prediction,
-            };
-            let language = language.map(|l| match l {
-                NewLanguage::Python => crate::submission::Language::Python,
-                NewLanguage::Javascript => crate::submission::Language::JavaScript,
-                NewLanguage::Typescript => crate::submission::Language::TypeScript,
-            });
-            let written = crate::authoring::scaffold_with(kind, &dir, language)?;
-            println!("wrote a {} exercise to {}:", kind.name(), dir.display());
-            for file in written {
-                println!("  {file}");
-            }
-            println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
-            Ok(0)
-        }
+        Command::Check { exercises, strict } => Ok(run_check(exercises, strict)),
+        Command::New { kind, dir, language } => run_new(kind, &dir, language),
         Command::GradeWorker { module_cache } => Ok(crate::isolation::worker::run(module_cache.as_deref())),
         Command::Serve(args) => {
             crate::service::log::init();
@@ -439,236 +383,82 @@ pub fn run(cli: Cli) -> Result<i32> {
     }
 }
 
-/// `pruefstein regrade`.
-fn run_regrade(
-    slug: &str,
-    dry_run: bool,
-    learners: Vec<String>,
-    verdict: Option<String>,
+/// Grades one submission in a grading process of its own, as the service does, and prints the
+/// report (JSON, the full text with every trace, or the text); the exit code is the verdict's.
+fn grade_and_print(
+    exercise: &Exercise,
+    submission: &Submission,
+    options: &GradeOptions,
     json: bool,
-    serve: &crate::service::config::ServeArgs,
+    full: bool,
+    lang: crate::text::Lang,
 ) -> Result<i32> {
-    let config = crate::service::config::Config::resolve(serve)?;
-    let request = crate::service::http::views::RegradeRequest {
-        learners: (!learners.is_empty()).then_some(learners),
-        verdict,
-        dry_run,
+    let program = std::env::current_exe().context("cannot find the pruefstein binary")?;
+    let module_cache = crate::isolation::once::grade_module_cache();
+    // A student's text may hold what a terminal acts on (escape sequences, bidi controls): both
+    // forms show it escaped.
+    let print = |report: &crate::report::Report| crate::isolation::outcome::Printed {
+        output: if json {
+            format!("{}\n", crate::text::json_for_terminal(&report.to_json()))
+        } else if full {
+            crate::text::for_terminal(&crate::report::render_text_full(report, lang)).into_owned()
+        } else {
+            crate::text::for_terminal(&crate::report::render_text(report, lang)).into_owned()
+        },
+        exit_code: report.verdict.exit_code(),
     };
-    let summary = crate::service::regrade::run_offline(&config, slug, &request)?;
-    if json {
-        println!("{}", crate::text::json_for_terminal(&serde_json::to_string_pretty(&summary)?));
-    } else {
-        print!("{}", crate::text::for_terminal(&crate::service::regrade::render_summary(&summary)));
-    }
-    Ok(0)
+    let printed = match crate::isolation::once::grade_once(
+        &program,
+        exercise,
+        submission,
+        options,
+        module_cache,
+        &print,
+    ) {
+        Ok(graded) => graded?,
+        Err(failure) => {
+            let reason = failure.reason();
+            eprintln!("pruefstein: {}", reason.get(lang));
+            return Ok(crate::report::Verdict::Rejected.exit_code());
+        }
+    };
+    print!("{}", printed.output);
+    Ok(printed.exit_code)
 }
 
-fn run_client(command: ClientCommand, config: &crate::service::config::Config) -> Result<i32> {
-    use crate::service::{clients, clock};
-    match command {
-        ClientCommand::Add { name, token_only, json, teacher } => {
-            let (token, record) = clients::add(config, &name, teacher)?;
-            if token_only {
-                println!("{token}");
-            } else if json {
-                let value = serde_json::json!({
-                    "name": record.name,
-                    "token": token,
-                    "webhook_secret": record.webhook_secret,
-                    "teacher": record.teacher,
-                });
-                println!("{value}");
-            } else {
-                println!("client:         {}", record.name);
-                println!("token:          {token}");
-                println!("webhook secret: {}", record.webhook_secret);
-                if record.teacher {
-                    println!("role:           teacher (may regrade and read analytics)");
-                }
-                println!("The token is shown only now; Prüfstein keeps only its hash.");
-            }
-            Ok(0)
-        }
-        ClientCommand::List => {
-            for client in clients::list(config)? {
-                let state = match client.revoked_at {
-                    Some(at) => format!("revoked {}", clock::rfc3339(at)),
-                    None => "active".to_string(),
-                };
-                let role = if client.teacher { "teacher" } else { "client" };
-                println!("{}\t{role}\tcreated {}\t{state}", client.name, clock::rfc3339(client.created_at));
-            }
-            Ok(0)
-        }
-        ClientCommand::Revoke { name } => {
-            if clients::revoke(config, &name)? {
-                println!("revoked {name}");
-                Ok(0)
-            } else {
-                anyhow::bail!("there is no client named {name:?}")
-            }
-        }
-        ClientCommand::Rotate { name, grace, token_only } => {
-            let grace = grace.unwrap_or(crate::limits::CLIENT_TOKEN_GRACE_MS);
-            let Some(token) = clients::rotate(config, &name, grace)? else {
-                anyhow::bail!("there is no active client named {name:?}")
-            };
-            if token_only {
-                println!("{token}");
-            } else {
-                println!("client:    {name}");
-                println!("new token: {token}");
-                println!(
-                    "The token before stays valid until {}; put the new one into the LMS before then.",
-                    clock::rfc3339(clock::now_ms() + grace as i64)
-                );
-            }
-            Ok(0)
-        }
-        ClientCommand::JobeKey { name } => {
-            let Some(key) = clients::jobe_key(config, &name)? else {
-                anyhow::bail!("there is no active client named {name:?}")
-            };
-            println!("{key}");
-            Ok(0)
-        }
-        ClientCommand::Remove { name } => {
-            if clients::remove(config, &name)? {
-                println!("removed {name}; the name may be used for a new client");
-                Ok(0)
-            } else {
-                anyhow::bail!("there is no client named {name:?}")
-            }
+/// `pruefstein check`: every folder's soundness; 0 when all are sound (under `--strict`, without
+/// warnings too), else 1.
+fn run_check(exercises: Vec<std::path::PathBuf>, strict: bool) -> i32 {
+    let mut all_sound = true;
+    for dir in exercises {
+        println!("== {}", dir.display());
+        let soundness = crate::check::check_dir(&dir);
+        print!("{}", soundness.render());
+        all_sound &= if strict { soundness.sound_strictly() } else { soundness.sound() };
+        if strict && soundness.sound() && !soundness.sound_strictly() {
+            println!("NOT sound under --strict: {} warning(s)", soundness.warnings.len());
         }
     }
+    if all_sound { 0 } else { 1 }
 }
 
-fn run_platform(command: PlatformCommand, config: &crate::service::config::Config) -> Result<i32> {
-    use crate::service::{platforms, store::NewPlatform};
-    match command {
-        PlatformCommand::Add {
-            name,
-            issuer,
-            client_id,
-            auth_url,
-            token_url,
-            jwks_url,
-            deployment_id,
-            json,
-        } => {
-            let platform =
-                NewPlatform { name, issuer, client_id, auth_url, token_url, jwks_url, deployment_id };
-            for note in platforms::private_notes(&platform) {
-                eprintln!("{note}");
-            }
-            let (token, record) = platforms::add(config, platform)?;
-            if json {
-                println!(
-                    "{}",
-                    serde_json::json!({"name": record.platform.name, "api_client": format!("lti-{}", record.platform.name), "token": token})
-                );
-            } else {
-                println!("platform:   {} ({})", record.platform.name, record.platform.issuer);
-                println!("API client: lti-{} with token {token}", record.platform.name);
-                println!("  (shown only now: it lists and redelivers the platform's dead score events)");
-                println!("At the platform, register the tool with (PUBLIC_URL as `serve --public-url`):");
-                println!("  tool URL / redirect URI:   PUBLIC_URL/lti/launch");
-                println!("  initiate login URL:        PUBLIC_URL/lti/login");
-                println!("  public keyset (JWKS) URL:  PUBLIC_URL/lti/jwks");
-                println!("  deep linking URL:          PUBLIC_URL/lti/launch");
-            }
-            Ok(0)
-        }
-        PlatformCommand::Update {
-            name,
-            issuer,
-            client_id,
-            auth_url,
-            token_url,
-            jwks_url,
-            deployment_id,
-            any_deployment,
-        } => {
-            let updated = platforms::update(config, &name, |p| {
-                let replace =
-                    |field: &mut String, value: Option<String>| *field = value.unwrap_or(field.clone());
-                replace(&mut p.issuer, issuer);
-                replace(&mut p.client_id, client_id);
-                replace(&mut p.auth_url, auth_url);
-                replace(&mut p.token_url, token_url);
-                replace(&mut p.jwks_url, jwks_url);
-                if any_deployment {
-                    p.deployment_id = None;
-                } else if deployment_id.is_some() {
-                    p.deployment_id = deployment_id;
-                }
-            })?;
-            let Some(platform) = updated else { anyhow::bail!("there is no platform named {name:?}") };
-            for note in platforms::private_notes(&platform) {
-                eprintln!("{note}");
-            }
-            println!("updated {name} ({})", platform.issuer);
-            Ok(0)
-        }
-        PlatformCommand::Remove { name } => {
-            if !platforms::remove(config, &name)? {
-                anyhow::bail!("there is no platform named {name:?}")
-            }
-            println!("removed {name}: its launches are refused from now on");
-            Ok(0)
-        }
-        PlatformCommand::ToolKey { rotate, switch_after, withdraw_after, switch, withdraw } => {
-            run_tool_key(config, rotate, switch_after, withdraw_after, switch, withdraw)
-        }
-        PlatformCommand::List => {
-            for record in platforms::list(config)? {
-                let p = &record.platform;
-                println!(
-                    "{}\t{}\tclient {}\tdeployment {}",
-                    p.name,
-                    p.issuer,
-                    p.client_id,
-                    p.deployment_id.as_deref().unwrap_or("(any)")
-                );
-            }
-            Ok(0)
-        }
+/// `pruefstein new`: a small sound exercise of `kind` in `dir`.
+fn run_new(kind: NewKind, dir: &std::path::Path, language: Option<NewLanguage>) -> Result<i32> {
+    let kind = match kind {
+        NewKind::Consumer => crate::exercise::GraderKind::Consumer,
+        NewKind::Prediction => crate::exercise::GraderKind::Prediction,
+    };
+    let language = language.map(|l| match l {
+        NewLanguage::Python => crate::submission::Language::Python,
+        NewLanguage::Javascript => crate::submission::Language::JavaScript,
+        NewLanguage::Typescript => crate::submission::Language::TypeScript,
+    });
+    let written = crate::authoring::scaffold_with(kind, dir, language)?;
+    println!("wrote a {} exercise to {}:", kind.name(), dir.display());
+    for file in written {
+        println!("  {file}");
     }
-}
-
-/// `pruefstein platform tool-key`: shows the tool's keys, or takes a step of a rollover.
-fn run_tool_key(
-    config: &crate::service::config::Config,
-    rotate: bool,
-    switch_after: Option<u64>,
-    withdraw_after: Option<u64>,
-    switch: bool,
-    withdraw: bool,
-) -> Result<i32> {
-    use crate::service::clock::{now_ms, rfc3339};
-    use crate::service::lti::rollover;
-    let store = crate::service::shared::open_store(config)?;
-    let now = now_ms();
-    let keys = if rotate {
-        let switch_after = switch_after.unwrap_or(crate::limits::LTI_KEY_SWITCH_AFTER_MS);
-        let withdraw_after = withdraw_after.unwrap_or(crate::limits::LTI_KEY_WITHDRAW_AFTER_MS);
-        rollover::rotate(store.as_ref(), now, switch_after, withdraw_after)
-    } else if switch {
-        rollover::switch_now(store.as_ref(), now)
-    } else if withdraw {
-        rollover::withdraw_now(store.as_ref(), now)
-    } else {
-        rollover::load(store.as_ref(), now)
-    }
-    .map_err(anyhow::Error::msg)?;
-    println!("signing:  {}", keys.signing.kid);
-    if let Some((key, at)) = &keys.next {
-        println!("next:     {} (published; signs from {})", key.kid, rfc3339(*at));
-    }
-    if let Some((key, until)) = &keys.previous {
-        println!("previous: {} (published until {})", key.kid, rfc3339(*until));
-    }
-    println!("A running server publishes the change at /lti/jwks within a minute.");
+    println!("Change it step by step and run `pruefstein check {}` after each step.", dir.display());
     Ok(0)
 }
 
