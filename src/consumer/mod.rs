@@ -12,10 +12,13 @@
 //! - `grading`: one grade (compile, run every check, the report); `soundness`: `pruefstein check`.
 
 pub mod abi;
+mod classify;
 pub mod diagnose;
 /// The evidence in a consumer report; its types belong to the report model.
 pub use crate::report::consumer as detail;
+mod exception;
 pub mod exercise;
+pub mod fault;
 mod grader;
 mod grading;
 // Dropping the virtual-table modules of a connection calls SQLite's C API.

@@ -13,89 +13,21 @@ use std::sync::Arc;
 use wasmtime::{Engine, InstancePre, Module, Store, Trap, TypedFunc};
 
 use super::abi::{self, GuestState, HostFault};
+use super::classify::{cause, classify, classify_at, epoch_ticks};
+use super::exception::{
+    hide_guest_module_frames, hide_interpreter_frames, javascript_exception_note, python_exception_note,
+};
+pub use super::fault::FaultCode;
 use super::guestdb::GuestDb;
 use super::interleave::GateHandle;
 use crate::deadline::Deadline;
 use crate::limits::{Limits, POOL_INSTANCES_PER_GRADING};
 use crate::report::Rejection;
 use crate::report::consumer::{Boundary, CrashPoint, TraceEvent};
-use crate::sandbox::limiter::{GuestLimiter, LimitHit};
+use crate::sandbox::limiter::GuestLimiter;
 use crate::sandbox::{self, ModuleContract};
 use crate::text;
 use crate::text::Text;
-
-/// Why an instance died on its own, as a stable code (shown in the trace as `[code]`).
-#[derive(Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FaultCode {
-    /// The harness injected a crash (see [`HostFault::InjectedCrash`]).
-    Crash,
-    PointerOutOfBounds,
-    MessagePath,
-    NotUtf8,
-    /// The module called `env.abort`.
-    Abort,
-    StatementLimit,
-    MissingMemory,
-    MemoryLimit,
-    TableLimit,
-    FuelExhausted,
-    /// The delivery's own wall-clock budget.
-    WallClockLimit,
-    /// The submission's deadline.
-    SubmissionTimeLimit,
-    StackLimit,
-    MemoryOutOfBounds,
-    /// The module reached `unreachable` (a panic, an abort in most languages).
-    Unreachable,
-    /// Any other trap.
-    Trap,
-    /// The start function waited for something that never came.
-    StartPending,
-}
-
-impl FaultCode {
-    /// The code as it appears in traces and reports.
-    pub const fn as_str(self) -> &'static str {
-        match self {
-            FaultCode::Crash => "crash",
-            FaultCode::PointerOutOfBounds => "pointer-out-of-bounds",
-            FaultCode::MessagePath => "message-path",
-            FaultCode::NotUtf8 => "not-utf8",
-            FaultCode::Abort => "abort",
-            FaultCode::StatementLimit => "statement-limit",
-            FaultCode::MissingMemory => "missing-memory",
-            FaultCode::MemoryLimit => "memory-limit",
-            FaultCode::TableLimit => "table-limit",
-            FaultCode::FuelExhausted => "fuel-exhausted",
-            FaultCode::WallClockLimit => "wall-clock-limit",
-            FaultCode::SubmissionTimeLimit => "submission-time-limit",
-            FaultCode::StackLimit => "stack-limit",
-            FaultCode::MemoryOutOfBounds => "memory-out-of-bounds",
-            FaultCode::Unreachable => "unreachable",
-            FaultCode::Trap => "trap",
-            FaultCode::StartPending => "start-pending",
-        }
-    }
-
-    /// A fault the consumer caused on purpose to report an error (abort, unreachable, another
-    /// trap): for a message whose effect fails, that is the error surfacing, not a failure.
-    pub const fn is_deliberate(self) -> bool {
-        matches!(self, FaultCode::Abort | FaultCode::Unreachable | FaultCode::Trap)
-    }
-}
-
-impl std::fmt::Display for FaultCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-/// Debug shows the code as a string, as in traces (teachers read it in an oracle's error).
-impl std::fmt::Debug for FaultCode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:?}", self.as_str())
-    }
-}
 
 /// A module compiled and linked, ready to start instances cheaply.
 pub struct CompiledConsumer {
@@ -349,117 +281,6 @@ impl DeliveryOutcome {
             _ => None,
         }
     }
-}
-
-/// The line a Python traceback starts with.
-const TRACEBACK_START: &str = "Traceback (most recent call last):";
-/// The start of a traceback line for a frame of the interpreter guest's own `sqlite3` module.
-const INTERPRETER_FRAME: &str = "  File \"sqlite3.py\"";
-
-/// Removes the frames of the guest's `sqlite3` module from the tracebacks `instance` logged: in
-/// CPython, `sqlite3` is written in C and its frames do not show, so a student reads only their own
-/// lines.
-fn hide_interpreter_frames(events: &mut Vec<TraceEvent>, instance: u32) {
-    let mut in_traceback = false;
-    events.retain(|event| match event {
-        TraceEvent::Log { instance: i, text } if *i == instance => {
-            if text == TRACEBACK_START {
-                in_traceback = true;
-                true
-            } else if in_traceback && text.starts_with(INTERPRETER_FRAME) {
-                false
-            } else {
-                in_traceback &= text.starts_with("  ");
-                true
-            }
-        }
-        _ => true,
-    });
-}
-
-/// The exception of the last traceback `instance` logged, as a note for the failure text: its
-/// type and message, and the line of the student's file it was raised at.
-fn python_exception_note(events: &[TraceEvent], instance: u32) -> Option<Text> {
-    let logged: Vec<&str> = events
-        .iter()
-        .filter_map(|event| match event {
-            TraceEvent::Log { instance: i, text } if *i == instance => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let start = logged.iter().rposition(|line| *line == TRACEBACK_START)?;
-    let rest = &logged[start + 1..];
-    let exception = rest.iter().find(|line| !line.starts_with("  "))?.trim();
-    let frame =
-        rest.iter().rev().filter_map(|line| line.strip_prefix("  File \"consumer.py\", line ")).find_map(
-            |tail| {
-                let (line, function) = tail.split_once(", in ")?;
-                Some((line.parse::<u32>().ok()?, function.trim()))
-            },
-        );
-    Some(match frame {
-        Some((line, function)) => text!(
-            "Python-Ausnahme in Zeile {line} ({function}): {exception}.",
-            "Python exception at line {line} ({function}): {exception}."
-        ),
-        None => text!("Python-Ausnahme: {exception}.", "Python exception: {exception}."),
-    })
-}
-
-/// Removes the frames of the JavaScript guest's own `node:sqlite` module from the stacks `instance`
-/// logged: in Node, `node:sqlite` is native and its frames do not show, so a student reads only
-/// their own lines.
-fn hide_guest_module_frames(events: &mut Vec<TraceEvent>, instance: u32) {
-    events.retain(|event| match event {
-        TraceEvent::Log { instance: i, text } if *i == instance => {
-            !(text.starts_with("    at ") && text.contains("(node:sqlite:"))
-        }
-        _ => true,
-    });
-}
-
-/// The line the JavaScript guest logs an uncaught error with: `Uncaught Name: message`.
-const UNCAUGHT_START: &str = "Uncaught ";
-
-/// The error of the last uncaught error `instance` logged, as a note for the failure text: its
-/// name and message, and the line of the student's file it was thrown at (the first frame of
-/// `consumer.js` in its stack, below the guest's own `node:sqlite` frames). For TypeScript
-/// (`stripped`), the line is one of the JavaScript its types were stripped to, and the note says so.
-fn javascript_exception_note(events: &[TraceEvent], instance: u32, stripped: bool) -> Option<Text> {
-    let logged: Vec<&str> = events
-        .iter()
-        .filter_map(|event| match event {
-            TraceEvent::Log { instance: i, text } if *i == instance => Some(text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let start = logged.iter().rposition(|line| line.starts_with(UNCAUGHT_START))?;
-    let error = logged[start].strip_prefix(UNCAUGHT_START)?.trim();
-    let frame = logged[start + 1..]
-        .iter()
-        .take_while(|line| line.starts_with("    at "))
-        .filter_map(|line| {
-            let tail = line.trim().strip_prefix("at ")?;
-            let (function, place) = match tail.split_once(" (") {
-                Some((function, place)) => (function, place.trim_end_matches(')')),
-                None => ("<anonymous>", tail),
-            };
-            let place = place.strip_prefix("consumer.js:")?;
-            let line = place.split(':').next()?.parse::<u32>().ok()?;
-            Some((line, function))
-        })
-        .next();
-    Some(match (frame, stripped) {
-        (Some((line, function)), false) => text!(
-            "JavaScript-Fehler in Zeile {line} ({function}): {error}.",
-            "JavaScript error at line {line} ({function}): {error}."
-        ),
-        (Some((line, function)), true) => text!(
-            "Fehler in Zeile {line} des JavaScripts, das aus consumer.ts ohne Typen wurde ({function}): {error}.",
-            "Error at line {line} of the JavaScript that consumer.ts became without its types ({function}): {error}."
-        ),
-        (None, _) => text!("JavaScript-Fehler: {error}.", "JavaScript error: {error}."),
-    })
 }
 
 pub struct ConsumerProcess {
@@ -769,116 +590,4 @@ impl ConsumerProcess {
     pub fn take_events(&mut self) -> Vec<TraceEvent> {
         std::mem::take(&mut self.store.data_mut().events)
     }
-}
-
-/// Epoch ticks for one start or delivery: its own wall-clock budget, capped to the time the
-/// submission has left; the second value says whether the cap binds.
-fn epoch_ticks(limits: &Limits, deadline: &Deadline) -> (u64, bool) {
-    let left = deadline.remaining().as_millis().min(u128::from(u64::MAX)) as u64;
-    let capped = left < limits.wall_ms_per_delivery;
-    if !capped {
-        return (sandbox::epoch_ticks(limits.wall_ms_per_delivery), false);
-    }
-    // Rounded up, plus one tick for the ticker's phase: a trap at the cap comes only once the
-    // deadline has passed, so the check that meets it knows that the submission's time is up.
-    let tick = sandbox::EPOCH_TICK.as_millis() as u64;
-    (left.div_ceil(tick) + 1, true)
-}
-
-/// [`classify`], except that an interrupt at an epoch deadline capped to the submission's names
-/// the submission's limit.
-fn classify_at(
-    error: &wasmtime::Error,
-    limits: &Limits,
-    deadline: &Deadline,
-    capped: bool,
-) -> (FaultCode, Text) {
-    if matches!(cause::<Trap>(error), Some(Trap::Interrupt)) && (capped || deadline.expired()) {
-        return (FaultCode::SubmissionTimeLimit, deadline.limit_text());
-    }
-    classify(error, limits)
-}
-
-/// The first error of type `E` in `error`'s chain: a trap or host fault that passed through an
-/// interpreter guest's trampolines arrives wrapped in the context of the calls it unwound.
-fn cause<E: std::error::Error + Send + Sync + 'static>(error: &wasmtime::Error) -> Option<&E> {
-    error.downcast_ref::<E>().or_else(|| error.chain().find_map(|c| c.downcast_ref::<E>()))
-}
-
-/// Turns a trap or host fault into a stable code and a message a student understands.
-pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
-    if let Some(fault) = cause::<HostFault>(error) {
-        return fault.explain();
-    }
-    if let Some(hit) = cause::<LimitHit>(error) {
-        return match hit {
-            LimitHit::Memory { desired, max } => (
-                FaultCode::MemoryLimit,
-                text!(
-                    "Das Modul wollte seinen Speicher auf {d} KiB vergrößern; erlaubt sind {m} KiB (Grenze „Speicher“).",
-                    "The module tried to grow its memory to {d} KiB; {m} KiB are allowed (limit \"memory\").",
-                    d = desired / 1024,
-                    m = max / 1024
-                ),
-            ),
-            LimitHit::Table { desired, max } => (
-                FaultCode::TableLimit,
-                text!(
-                    "Das Modul wollte eine Tabelle auf {desired} Einträge vergrößern; erlaubt sind {max}.",
-                    "The module tried to grow a table to {desired} elements; {max} are allowed."
-                ),
-            ),
-        };
-    }
-    if let Some(trap) = cause::<Trap>(error) {
-        let (code, message) = match trap {
-            Trap::OutOfFuel => (
-                FaultCode::FuelExhausted,
-                text!(
-                    "Das Rechenbudget ist aufgebraucht ({fuel} Einheiten Treibstoff pro Zustellung, Grenze „fuel“). \
-                     Läuft eine Schleife endlos?",
-                    "The computation budget is used up ({fuel} units of fuel per delivery, limit \"fuel\"). \
-                     Is there a loop that never ends?",
-                    fuel = limits.fuel_per_delivery
-                ),
-            ),
-            Trap::Interrupt => (
-                FaultCode::WallClockLimit,
-                text!(
-                    "Die Zustellung dauerte länger als {ms} ms (Grenze „Zeit pro Zustellung“).",
-                    "The delivery took longer than {ms} ms (limit \"time per delivery\").",
-                    ms = limits.wall_ms_per_delivery
-                ),
-            ),
-            Trap::StackOverflow => (
-                FaultCode::StackLimit,
-                text!(
-                    "Der Stapelspeicher ist übergelaufen ({kib} KiB, Grenze „Stack“): eine zu tiefe oder endlose Rekursion?",
-                    "The stack overflowed ({kib} KiB, limit \"stack\"): recursion too deep or endless?",
-                    kib = limits.wasm_stack_bytes / 1024
-                ),
-            ),
-            Trap::MemoryOutOfBounds => (
-                FaultCode::MemoryOutOfBounds,
-                text!(
-                    "Zugriff außerhalb des Speichers (memory out of bounds).",
-                    "Memory access out of bounds."
-                ),
-            ),
-            Trap::UnreachableCodeReached => (
-                FaultCode::Unreachable,
-                text!(
-                    "Das Modul hat „unreachable“ erreicht (so endet z. B. ein panic oder abort).",
-                    "The module reached \"unreachable\" (this is how a panic or abort ends)."
-                ),
-            ),
-            other => (
-                FaultCode::Trap,
-                text!("Das Modul ist abgestürzt (trap): {other}", "The module trapped: {other}"),
-            ),
-        };
-        return (code, message);
-    }
-    let first = format!("{error:#}").lines().next().unwrap_or("").to_string();
-    (FaultCode::Trap, text!("Das Modul ist abgestürzt: {first}", "The module failed: {first}"))
 }

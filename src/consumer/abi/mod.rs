@@ -14,10 +14,10 @@ use std::sync::{Arc, OnceLock};
 
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
+use super::fault::FaultCode;
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
 use super::interleave::{Arrival, GateHandle, Signal};
-use super::process::FaultCode;
 use super::state::SqlValue;
 use crate::limits::{ABORT_MESSAGE_UNITS_MAX, FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::report::consumer::{Boundary, CrashPoint, TraceEvent, clip, quote_sql};
