@@ -205,21 +205,7 @@ impl ConsumerExercise {
                 .collect::<Result<Vec<_>, String>>()
                 .map_err(|e| at(&["consumer", "languages"], format!("[consumer] languages: {e}")))?,
         };
-        let mistakes = match &section.mistakes {
-            None => super::diagnose::mistakes::Mistakes::lesson().clone(),
-            Some(file) => {
-                let path = files.path(file);
-                let text = files.text(file).map_err(|e| {
-                    at(
-                        &["consumer", "mistakes"],
-                        format!("the kinds of mistake {file:?} cannot be read: {e}"),
-                    )
-                })?;
-                let own = super::diagnose::mistakes::Mistakes::parse(text)
-                    .map_err(|message| ExerciseError::Invalid { path, message })?;
-                super::diagnose::mistakes::Mistakes::with_exercise(own)
-            }
-        };
+        let mistakes = load_mistakes(&files, section.mistakes.as_deref(), &at)?;
         let reference_path = files.path(&section.reference);
         let reference = files.bytes(&section.reference).map(<[u8]>::to_vec).map_err(|e| {
             at(
@@ -250,6 +236,25 @@ impl ConsumerExercise {
             check_texts,
         })
     }
+}
+
+/// The kinds of mistake the exercise's reports name: the lesson's, with the folder's own file
+/// (`mistakes`) beside them.
+fn load_mistakes(
+    files: &FolderFiles<'_>,
+    file: Option<&str>,
+    at: &dyn Fn(&[&str], String) -> ExerciseError,
+) -> Result<super::diagnose::mistakes::Mistakes, ExerciseError> {
+    let Some(file) = file else {
+        return Ok(super::diagnose::mistakes::Mistakes::lesson().clone());
+    };
+    let path = files.path(file);
+    let text = files.text(file).map_err(|e| {
+        at(&["consumer", "mistakes"], format!("the kinds of mistake {file:?} cannot be read: {e}"))
+    })?;
+    let own = super::diagnose::mistakes::Mistakes::parse(text)
+        .map_err(|message| ExerciseError::Invalid { path, message })?;
+    Ok(super::diagnose::mistakes::Mistakes::with_exercise(own))
 }
 
 impl ConsumerExercise {

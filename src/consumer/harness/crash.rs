@@ -107,9 +107,10 @@ impl<'a> Harness<'a> {
 
     /// Every crash point of the fresh message: afterwards all or nothing must have happened, and a
     /// redelivery must finish the effect exactly once.
-    fn crash_fresh(&mut self, check: &mut CrashCheck<'_>) -> Step<Found> {
-        let oracle = check.oracle;
-        // A fault-free run finds the crash points: one after each write and each COMMIT.
+    /// A fault-free run of the fresh message that finds the crash points (one after each write
+    /// and each COMMIT) and counts them; a consumer that does not process it, or writes nothing,
+    /// fails here.
+    fn probe_fresh(&mut self, check: &mut CrashCheck<'_>) -> Step<Vec<CrashPoint>> {
         check.run.queue(text!(
             "Probelauf ohne Fehler: nach welchen Anweisungen kann ein Absturz etwas ausmachen (nach jedem Schreibzugriff und jedem COMMIT)?",
             "fault-free run: after which statements can a crash matter (after every write and every COMMIT)?"
@@ -134,6 +135,12 @@ impl<'a> Harness<'a> {
         if outcome.writes == 0 {
             return Err(Failure::Student(problem(Prose::NoWrites, &[])));
         }
+        Ok(points)
+    }
+
+    fn crash_fresh(&mut self, check: &mut CrashCheck<'_>) -> Step<Found> {
+        let oracle = check.oracle;
+        let points = self.probe_fresh(check)?;
         let total = points.len();
         for point in check.points_to_try(&points) {
             self.in_time()?;
