@@ -10,39 +10,48 @@ use crate::deadline::format_ms;
 use crate::limits::SQL_WALL_MS_PER_STATEMENT;
 
 impl GuestDb {
-    /// Maps an SQLite error onto a status code and a message a student understands.
-    pub(super) fn describe_error(&self, sql: &str, error: &rusqlite::Error) -> (i32, String) {
+    /// The limit that stopped the statement, if one did: its SQL steps, its own time, or the
+    /// submission's.
+    fn stopped_by_limit(&self) -> Option<(i32, String)> {
         if self.step_limit_hit() {
-            return (
+            return Some((
                 status::ERROR,
                 format!(
                     "statement stopped: it took more than {} SQL steps (limit \"SQL steps per statement\"); \
                      is there a query that never ends, such as a recursive CTE without a stop condition?",
                     self.step_limit
                 ),
-            );
+            ));
         }
         match (self.wall_limit_hit(), &self.deadline) {
             (Some(true), Some(deadline)) => {
-                return (
+                return Some((
                     status::ERROR,
                     format!(
                         "statement stopped: the time for the whole submission ran out ({})",
                         deadline.limit_name().en
                     ),
-                );
+                ));
             }
             (Some(_), _) => {
-                return (
+                return Some((
                     status::ERROR,
                     format!(
                         "statement stopped: it ran longer than {} (limit \"SQL time per statement\"); does a \
                          query do heavy work on long strings, row after row?",
                         format_ms(SQL_WALL_MS_PER_STATEMENT)
                     ),
-                );
+                ));
             }
             (None, _) => {}
+        }
+        None
+    }
+
+    /// Maps an SQLite error onto a status code and a message a student understands.
+    pub(super) fn describe_error(&self, sql: &str, error: &rusqlite::Error) -> (i32, String) {
+        if let Some(stopped) = self.stopped_by_limit() {
+            return stopped;
         }
         if let rusqlite::Error::MultipleStatement = error {
             return (
@@ -92,61 +101,72 @@ impl GuestDb {
         let Some(code) = code else {
             return (status::ERROR, message);
         };
-        match code.code {
-            ErrorCode::ConstraintViolation => {
-                let duplicate = code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
-                    || code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY;
-                (if duplicate { status::DUPLICATE } else { status::CONSTRAINT }, message)
-            }
-            ErrorCode::AuthorizationForStatementDenied => {
-                // A schema change is denied at its first implied step (reading sqlite_schema), so
-                // name the statement itself.
-                if let Some(ddl) = schema_change(sql) {
-                    return (
-                        status::ERROR,
-                        format!(
-                            "not allowed: {ddl} (changing the schema is not allowed; use the tables of schema.sql)"
-                        ),
-                    );
-                }
-                let reason = denied.unwrap_or(message);
-                (status::ERROR, format!("not allowed: {reason}"))
-            }
-            ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
-                (status::ERROR, format!("{LOCKED_PREFIX}: {message}"))
-            }
-            ErrorCode::DiskFull => (
-                status::ERROR,
-                format!(
-                    "database full: limit \"scratch database size\" ({} bytes) reached; a consumer writes \
-                     one row per message, not bulk data",
-                    crate::limits::SCRATCH_DB_BYTES_MAX
-                ),
-            ),
-            ErrorCode::OutOfMemory => (
-                status::ERROR,
-                format!(
-                    "out of memory: limit \"SQL memory of the grading process\" ({} bytes) reached; the \
-                     statement builds too large a result",
-                    crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX
-                ),
-            ),
-            ErrorCode::TooBig if message.contains("statement too long") => (
-                status::ERROR,
-                format!(
-                    "statement too long: limit \"SQL text length\" ({} bytes)",
-                    crate::limits::SQL_TEXT_BYTES_MAX
-                ),
-            ),
-            ErrorCode::TooBig => (
-                status::ERROR,
-                format!(
-                    "value too long: limit \"SQL value length\" ({} bytes) for a string, blob or row",
-                    crate::limits::SQL_VALUE_BYTES_MAX
-                ),
-            ),
-            _ => (status::ERROR, message),
+        describe_code(sql, code, message, denied)
+    }
+}
+
+/// The status and message of an SQLite error by its code: a duplicate or another constraint, a
+/// denied statement (a schema change named as such), a lock, or a limit of the database.
+fn describe_code(
+    sql: &str,
+    code: &rusqlite::ffi::Error,
+    message: String,
+    denied: Option<String>,
+) -> (i32, String) {
+    match code.code {
+        ErrorCode::ConstraintViolation => {
+            let duplicate = code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                || code.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY;
+            (if duplicate { status::DUPLICATE } else { status::CONSTRAINT }, message)
         }
+        ErrorCode::AuthorizationForStatementDenied => {
+            // A schema change is denied at its first implied step (reading sqlite_schema), so
+            // name the statement itself.
+            if let Some(ddl) = schema_change(sql) {
+                return (
+                    status::ERROR,
+                    format!(
+                        "not allowed: {ddl} (changing the schema is not allowed; use the tables of schema.sql)"
+                    ),
+                );
+            }
+            let reason = denied.unwrap_or(message);
+            (status::ERROR, format!("not allowed: {reason}"))
+        }
+        ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked => {
+            (status::ERROR, format!("{LOCKED_PREFIX}: {message}"))
+        }
+        ErrorCode::DiskFull => (
+            status::ERROR,
+            format!(
+                "database full: limit \"scratch database size\" ({} bytes) reached; a consumer writes \
+                 one row per message, not bulk data",
+                crate::limits::SCRATCH_DB_BYTES_MAX
+            ),
+        ),
+        ErrorCode::OutOfMemory => (
+            status::ERROR,
+            format!(
+                "out of memory: limit \"SQL memory of the grading process\" ({} bytes) reached; the \
+                 statement builds too large a result",
+                crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX
+            ),
+        ),
+        ErrorCode::TooBig if message.contains("statement too long") => (
+            status::ERROR,
+            format!(
+                "statement too long: limit \"SQL text length\" ({} bytes)",
+                crate::limits::SQL_TEXT_BYTES_MAX
+            ),
+        ),
+        ErrorCode::TooBig => (
+            status::ERROR,
+            format!(
+                "value too long: limit \"SQL value length\" ({} bytes) for a string, blob or row",
+                crate::limits::SQL_VALUE_BYTES_MAX
+            ),
+        ),
+        _ => (status::ERROR, message),
     }
 }
 
