@@ -380,16 +380,7 @@ impl ConsumerProcess {
         // statements are async). Without a gate nothing in it waits, so one poll finishes it; the
         // loop only guards that invariant, and ends with the deadline.
         let instantiated = if interleaved {
-            let mut future = std::pin::pin!(pre.instantiate_async(&mut store));
-            let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-            loop {
-                if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
-                    break Some(result);
-                }
-                if deadline.expired() {
-                    break None;
-                }
-            }
+            poll_to_end(pre.instantiate_async(&mut store), deadline)
         } else {
             Some(pre.instantiate(&mut store))
         };
@@ -415,37 +406,7 @@ impl ConsumerProcess {
             }
         };
         if let Some(source) = &compiled.source {
-            let loaded = if interleaved {
-                let mut future =
-                    std::pin::pin!(super::interpreter::load_async(&mut store, &instance_handle, source));
-                let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
-                loop {
-                    if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
-                        break result;
-                    }
-                    if deadline.expired() {
-                        break Err(wasmtime::Error::new(Trap::Interrupt));
-                    }
-                }
-            } else {
-                super::interpreter::load(&mut store, &instance_handle, source)
-            };
-            let fuel_used = source.interpreter.fuel_to_load.saturating_sub(store.get_fuel().unwrap_or(0));
-            let fault = match loaded {
-                Ok(super::interpreter::Loaded::Ok) => None,
-                Ok(super::interpreter::Loaded::Raised(traceback)) => Some((
-                    FaultCode::Abort,
-                    text!(
-                        "Das Laden der Datei löste eine Ausnahme aus: {traceback}",
-                        "Loading the file raised an exception: {traceback}"
-                    ),
-                )),
-                Err(error) => Some(classify_at(&error, limits, deadline, capped)),
-            };
-            if let Some((code, message)) = fault {
-                let events = std::mem::take(&mut store.data_mut().events);
-                return Err(StartError::Fault { code, message, events, fuel_used });
-            }
+            load_source(&mut store, &instance_handle, source, interleaved, limits, deadline, capped)?;
         }
         let entry =
             instance_handle.get_typed_func::<(), i32>(&mut store, &compiled.entry).map_err(internal)?;
@@ -589,5 +550,58 @@ impl ConsumerProcess {
     /// Takes the trace events recorded since the last call.
     pub fn take_events(&mut self) -> Vec<TraceEvent> {
         std::mem::take(&mut self.store.data_mut().events)
+    }
+}
+
+/// Polls `future` until it is ready or `deadline` passes. Without a gate nothing in an instance
+/// waits, so one poll finishes it; the loop only guards that invariant, and ends with the deadline.
+fn poll_to_end<F: std::future::Future>(future: F, deadline: &Deadline) -> Option<F::Output> {
+    let mut future = std::pin::pin!(future);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(result) = future.as_mut().poll(&mut cx) {
+            return Some(result);
+        }
+        if deadline.expired() {
+            return None;
+        }
+    }
+}
+
+/// Loads a source consumer's file into its interpreter instance: an exception while loading, a
+/// trap or a limit is the instance's fault at start.
+fn load_source(
+    store: &mut Store<GuestState>,
+    instance: &wasmtime::Instance,
+    source: &super::interpreter::SourceFile,
+    interleaved: bool,
+    limits: &Limits,
+    deadline: &Deadline,
+    capped: bool,
+) -> Result<(), StartError> {
+    let loaded = if interleaved {
+        poll_to_end(super::interpreter::load_async(&mut *store, instance, source), deadline)
+            .unwrap_or_else(|| Err(wasmtime::Error::new(Trap::Interrupt)))
+    } else {
+        super::interpreter::load(&mut *store, instance, source)
+    };
+    let fuel_used = source.interpreter.fuel_to_load.saturating_sub(store.get_fuel().unwrap_or(0));
+    let fault = match loaded {
+        Ok(super::interpreter::Loaded::Ok) => None,
+        Ok(super::interpreter::Loaded::Raised(traceback)) => Some((
+            FaultCode::Abort,
+            text!(
+                "Das Laden der Datei löste eine Ausnahme aus: {traceback}",
+                "Loading the file raised an exception: {traceback}"
+            ),
+        )),
+        Err(error) => Some(classify_at(&error, limits, deadline, capped)),
+    };
+    match fault {
+        Some((code, message)) => {
+            let events = std::mem::take(&mut store.data_mut().events);
+            Err(StartError::Fault { code, message, events, fuel_used })
+        }
+        None => Ok(()),
     }
 }
