@@ -496,21 +496,8 @@ impl GuestDb {
     }
 
     fn run_inner(&mut self, sql: &str, want_row: bool, params: BTreeMap<i32, SqlValue>) -> StatementResult {
-        let failed = |status: i32, error: String, is_write: bool, step_limit_hit: bool| StatementResult {
-            status,
-            changes: 0,
-            is_write,
-            row: None,
-            error: Some(error),
-            error_code: 0,
-            step_limit_hit,
-            wall_limit_hit: None,
-            busy: false,
-            committed: false,
-            opened_transaction: false,
-        };
         if let Some(error) = self.pending_error.take() {
-            return failed(status::ERROR, error, false, false);
+            return failed_result(status::ERROR, error, false, false);
         }
         let own = Duration::from_millis(SQL_WALL_MS_PER_STATEMENT);
         let (until, submission_binds) = match &self.deadline {
@@ -549,7 +536,7 @@ impl GuestDb {
                 return StatementResult {
                     wall_limit_hit: self.wall_limit_hit(),
                     error_code: extended_code(&error),
-                    ..failed(status, message, false, self.step_limit_hit())
+                    ..failed_result(status, message, false, self.step_limit_hit())
                 };
             }
         };
@@ -560,45 +547,39 @@ impl GuestDb {
             if index > count {
                 let message =
                     format!("parameter ?{index} was bound, but the statement has only {count} parameter(s)");
-                return failed(status::ERROR, message, is_write, false);
+                return failed_result(status::ERROR, message, is_write, false);
             }
             if let Err(error) = stmt.raw_bind_parameter(index as usize, value) {
-                return failed(status::ERROR, error.to_string(), is_write, false);
+                return failed_result(status::ERROR, error.to_string(), is_write, false);
             }
         }
         let mut rows = stmt.raw_query();
-        let stepped: rusqlite::Result<FirstRow> = if want_row {
-            match rows.next() {
-                Ok(Some(row)) => match row.get_ref(0) {
-                    Ok(ValueRef::Integer(value)) => Ok(FirstRow::Integer(value)),
-                    Ok(other) => Ok(FirstRow::Other(other.data_type())),
-                    Err(error) => Err(error),
-                },
-                Ok(None) => Ok(FirstRow::None),
-                Err(error) => Err(error),
-            }
-        } else {
-            loop {
-                match rows.next() {
-                    Ok(Some(_)) => continue,
-                    Ok(None) => break Ok(FirstRow::None),
-                    Err(error) => break Err(error),
-                }
-            }
-        };
+        let stepped = step(&mut rows, want_row);
         drop(rows);
         drop(stmt);
         if is_write {
             // SQLite counts `changes()` anew with every INSERT, UPDATE or DELETE that ran.
             self.guard.changes_fresh.store(false, Ordering::Relaxed);
         }
+        self.result_of(sql, stepped, is_write, want_row)
+    }
+
+    /// The result of a statement that was prepared and stepped: its error described, or its
+    /// changes and (when a row is wanted) its first column as an integer.
+    fn result_of(
+        &self,
+        sql: &str,
+        stepped: rusqlite::Result<FirstRow>,
+        is_write: bool,
+        want_row: bool,
+    ) -> StatementResult {
         match stepped {
             Err(error) => {
                 let (status, message) = self.describe_error(sql, &error);
                 StatementResult {
                     wall_limit_hit: self.wall_limit_hit(),
                     error_code: extended_code(&error),
-                    ..failed(status, message, is_write, self.step_limit_hit())
+                    ..failed_result(status, message, is_write, self.step_limit_hit())
                 }
             }
             Ok(first) => {
@@ -651,6 +632,38 @@ enum FirstRow {
     None,
     Integer(i64),
     Other(rusqlite::types::Type),
+}
+
+/// The result of a statement that failed before or while it ran.
+fn failed_result(status: i32, error: String, is_write: bool, step_limit_hit: bool) -> StatementResult {
+    StatementResult {
+        status,
+        changes: 0,
+        is_write,
+        row: None,
+        error: Some(error),
+        error_code: 0,
+        step_limit_hit,
+        wall_limit_hit: None,
+        busy: false,
+        committed: false,
+        opened_transaction: false,
+    }
+}
+
+/// Steps a statement: to its first row's first column when a row is wanted, else to its end.
+fn step(rows: &mut rusqlite::Rows<'_>, want_row: bool) -> rusqlite::Result<FirstRow> {
+    if want_row {
+        return match rows.next()? {
+            Some(row) => match row.get_ref(0)? {
+                ValueRef::Integer(value) => Ok(FirstRow::Integer(value)),
+                other => Ok(FirstRow::Other(other.data_type())),
+            },
+            None => Ok(FirstRow::None),
+        };
+    }
+    while rows.next()?.is_some() {}
+    Ok(FirstRow::None)
 }
 
 /// Where a guest connection keeps its temporary tables: in memory only where SQLite's heap is capped
