@@ -286,7 +286,7 @@ impl<'a> Harness<'a> {
         let mut current: Option<ConsumerProcess> = None;
         let mut problem: Option<Problem> = None;
         let mut deliveries = 0;
-        'queue: while problem.is_none() {
+        while problem.is_none() {
             self.in_time()?;
             if deliveries >= SCHEDULE_DELIVERIES_MAX {
                 problem = Some(self::problem(
@@ -328,31 +328,9 @@ impl<'a> Harness<'a> {
             };
             let message = Arc::clone(&sr.batch[delivery.body]);
             if fault == Fault::Slow {
-                // The first instance is still working when the timeout runs out: a second one gets
-                // whatever is visible next, finishes first, and only then does the first finish.
-                sr.run.queue(text!(
-                    "#{n} arbeitet langsamer als das Visibility Timeout",
-                    "#{n} works slower than the visibility timeout",
-                    n = process.instance
-                ));
-                let _ = sr.queue.tick(schedule::VISIBILITY_TIMEOUT);
-                sr.flush();
-                if let Some(second) = sr.queue.receive() {
-                    sr.flush();
-                    let mut helper = match self.start_for_schedule(&mut sr, &db)? {
-                        Ok(process) => process,
-                        Err(text) => {
-                            problem = Some(text);
-                            break 'queue;
-                        }
-                    };
-                    let other = Arc::clone(&sr.batch[second.body]);
-                    let outcome = self.deliver(&mut sr.run, &mut helper, &other, None, None);
-                    problem = sr.settle(&second, &outcome, oracle, (false, self.voice));
-                    sr.flush();
-                    if problem.is_some() {
-                        break;
-                    }
+                problem = self.overtake(&mut sr, &db, oracle, process.instance)?;
+                if problem.is_some() {
+                    break;
                 }
             }
             let crash_after = match fault {
@@ -369,21 +347,55 @@ impl<'a> Harness<'a> {
         }
         drop(current);
         let after = self.state(&db)?;
-        // Every ordinary message sent must have taken effect once; the expected state is the
-        // reference's after them, in the order this run first processed them.
-        let mut order: Vec<usize> =
-            sr.processed.iter().copied().filter(|i| !oracle.states.poison[*i]).collect();
-        for &index in &plan.sends {
-            if !oracle.states.poison[index] && !order.contains(&index) {
-                order.push(index);
-            }
-        }
-        let expected = self.reference_state(oracle, &order)?;
+        let expected = self.expected_after(oracle, plan, &sr.processed)?;
         if problem.is_none() {
             problem = self.judge_schedule(&sr.queue, plan, oracle, &after, &expected);
         }
         let evidence = Some(evidence_of(before, after, expected, None));
         Ok(ScheduleOutcome { run: sr.run, problem, evidence, deliveries })
+    }
+
+    /// A slow first instance: the visibility timeout runs out while it works, and a second
+    /// instance gets whatever is visible next and finishes first. The problem it causes, if any.
+    fn overtake(
+        &self,
+        sr: &mut ScheduleRun,
+        db: &crate::consumer::rundb::RunDb,
+        oracle: &Oracle,
+        slow: u32,
+    ) -> Step<Option<Problem>> {
+        sr.run.queue(text!(
+            "#{n} arbeitet langsamer als das Visibility Timeout",
+            "#{n} works slower than the visibility timeout",
+            n = slow
+        ));
+        let _ = sr.queue.tick(schedule::VISIBILITY_TIMEOUT);
+        sr.flush();
+        let Some(second) = sr.queue.receive() else {
+            return Ok(None);
+        };
+        sr.flush();
+        let mut helper = match self.start_for_schedule(sr, db)? {
+            Ok(process) => process,
+            Err(text) => return Ok(Some(text)),
+        };
+        let other = Arc::clone(&sr.batch[second.body]);
+        let outcome = self.deliver(&mut sr.run, &mut helper, &other, None, None);
+        let problem = sr.settle(&second, &outcome, oracle, (false, self.voice));
+        sr.flush();
+        Ok(problem)
+    }
+
+    /// The state a schedule must leave: every ordinary message sent taken effect once, as the
+    /// reference leaves it after them in the order this run first processed them.
+    fn expected_after(&mut self, oracle: &Oracle, plan: &Schedule, processed: &[usize]) -> Step<State> {
+        let mut order: Vec<usize> = processed.iter().copied().filter(|i| !oracle.states.poison[*i]).collect();
+        for &index in &plan.sends {
+            if !oracle.states.poison[index] && !order.contains(&index) {
+                order.push(index);
+            }
+        }
+        self.reference_state(oracle, &order)
     }
 
     fn judge_schedule(
