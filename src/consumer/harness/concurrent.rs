@@ -118,21 +118,7 @@ impl<'a> Harness<'a> {
                 Err(other) => return Err(other),
             }
         }
-        for process in &processes {
-            let note = if process.instance == 1 {
-                text!("arbeitet langsam", "works slowly")
-            } else {
-                text!(
-                    "dieselbe Nachricht: das Visibility Timeout lief ab, während #1 noch arbeitete",
-                    "the same message: the visibility timeout expired while #1 was still working"
-                )
-            };
-            run.trace.push(TraceEvent::Deliver {
-                instance: process.instance,
-                message: (*message).clone(),
-                note: Some(note),
-            });
-        }
+        note_same_message(&mut run, &processes, &message);
         let [mut first, mut second]: [ConsumerProcess; 2] = match processes.try_into() {
             Ok(pair) => pair,
             Err(_) => return Err(GradeError::Internal("two instances expected".into()).into()),
@@ -191,20 +177,46 @@ impl<'a> Harness<'a> {
             problem = delivery_problem(&outcome, expect, self.voice);
         }
         let after = self.state(&db)?;
-        if problem.is_none() && (after != oracle.states.after_fresh || processed != 1) {
-            let count = [("count", plain(processed))];
-            problem = Some(match (processed > 1, after == oracle.states.after_fresh) {
-                (true, false) => self::problem(Prose::ConcurrentTwice, &count),
-                (true, true) => self::problem(Prose::ConcurrentTwiceOnce, &count),
-                (false, false) => self::problem(Prose::ConcurrentNotOnce, &[]),
-                // The effect is right and no process reported it processed: both said duplicate.
-                (false, true) => {
-                    self::problem(Prose::FreshReturnedDuplicate, &[("ended", self.voice.ended(0))])
-                }
-            });
+        if problem.is_none() {
+            problem = self.judge_concurrent(processed, after == oracle.states.after_fresh);
         }
         let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
+    }
+    /// What is wrong when both instances are done: the message processed other than once, or its
+    /// effect not the reference's.
+    fn judge_concurrent(&self, processed: usize, effect_right: bool) -> Option<Problem> {
+        if effect_right && processed == 1 {
+            return None;
+        }
+        let count = [("count", plain(processed))];
+        Some(match (processed > 1, effect_right) {
+            (true, false) => self::problem(Prose::ConcurrentTwice, &count),
+            (true, true) => self::problem(Prose::ConcurrentTwiceOnce, &count),
+            (false, false) => self::problem(Prose::ConcurrentNotOnce, &[]),
+            // The effect is right and no process reported it processed: both said duplicate.
+            (false, true) => self::problem(Prose::FreshReturnedDuplicate, &[("ended", self.voice.ended(0))]),
+        })
+    }
+}
+
+/// The trace says that both instances got the same message: the first works slowly, and the
+/// visibility timeout ran out while it did.
+fn note_same_message(run: &mut Run, processes: &[ConsumerProcess], message: &Arc<serde_json::Value>) {
+    for process in processes {
+        let note = if process.instance == 1 {
+            text!("arbeitet langsam", "works slowly")
+        } else {
+            text!(
+                "dieselbe Nachricht: das Visibility Timeout lief ab, während #1 noch arbeitete",
+                "the same message: the visibility timeout expired while #1 was still working"
+            )
+        };
+        run.trace.push(TraceEvent::Deliver {
+            instance: process.instance,
+            message: (**message).clone(),
+            note: Some(note),
+        });
     }
 }
 
