@@ -13,7 +13,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pruefstein::consumer::ConsumerExercise;
-use pruefstein::consumer::harness::{Check, Harness};
+use pruefstein::consumer::checks::Check;
+use pruefstein::consumer::harness::Harness;
 use pruefstein::consumer::process::CompiledConsumer;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
@@ -32,7 +33,7 @@ fn main() {
     let rounds: usize =
         std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(101);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
-    let exercise = Exercise::load(&dir).expect("exercise 03 loads");
+    let exercise = pruefstein::graders::load(&dir).expect("exercise 03 loads");
     let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
     let source = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
     let binary = wat::parse_bytes(&source).expect("valid wat").into_owned();

@@ -10,10 +10,10 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use pruefstein::consumer::ConsumerExercise;
-use pruefstein::consumer::harness::{Check, Harness};
+use pruefstein::consumer::checks::Check;
+use pruefstein::consumer::harness::Harness;
 use pruefstein::consumer::process::CompiledConsumer;
 use pruefstein::deadline::Deadline;
-use pruefstein::exercise::Exercise;
 use pruefstein::grade::{Compiler, GradeOptions, grade};
 use pruefstein::submission::Submission;
 
@@ -77,7 +77,7 @@ fn main() {
     let rounds: usize =
         std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(3);
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
-    let exercise = Exercise::load(&dir).expect("exercise 03 loads");
+    let exercise = pruefstein::graders::load(&dir).expect("exercise 03 loads");
     let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
     let oracle = pruefstein::consumer::oracle(&exercise, consumer).expect("oracle");
     let module = heavy_consumer(990).into_bytes();

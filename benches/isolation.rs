@@ -29,8 +29,10 @@ fn main() {
     let rounds: usize =
         std::env::args().skip_while(|a| a != "--rounds").nth(1).and_then(|n| n.parse().ok()).unwrap_or(101);
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
-    let consumer = Exercise::load(&root.join("03-idempotenter-konsument")).expect("exercise 03 loads");
-    let prediction = Exercise::load(&root.join("01-visibility-timeout")).expect("exercise 01 loads");
+    let consumer =
+        pruefstein::graders::load(&root.join("03-idempotenter-konsument")).expect("exercise 03 loads");
+    let prediction =
+        pruefstein::graders::load(&root.join("01-visibility-timeout")).expect("exercise 01 loads");
     let module =
         std::fs::read(root.join("03-idempotenter-konsument/solutions/reference.wat")).expect("reference");
     let module = wat::parse_bytes(&module).expect("valid wat").into_owned();

@@ -9,7 +9,6 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::submission::Submission;
 
@@ -55,7 +54,7 @@ fn main() {
 
     // Warm-up: engines, the interpreter's snapshot and module, the page cache.
     for dir in dirs {
-        let exercise = Exercise::load(dir).expect("loads");
+        let exercise = pruefstein::graders::load(dir).expect("loads");
         grade(&exercise, &submission, &options).expect("grades");
     }
 
@@ -64,7 +63,7 @@ fn main() {
     for _ in 0..rounds {
         for (i, dir) in dirs.into_iter().enumerate() {
             // A freshly loaded exercise: the first grade computes its oracle.
-            let exercise = Exercise::load(dir).expect("loads");
+            let exercise = pruefstein::graders::load(dir).expect("loads");
             let start = Instant::now();
             let report = grade(&exercise, &submission, &options).expect("grades");
             first[i].push(start.elapsed());

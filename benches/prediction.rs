@@ -70,7 +70,7 @@ fn main() {
         .iter()
         .map(|(name, wrong)| {
             let start = Instant::now();
-            let exercise = Exercise::load(&root.join(name)).expect("exercise loads");
+            let exercise = pruefstein::graders::load(&root.join(name)).expect("exercise loads");
             load_times.push((*name, start.elapsed()));
             let prediction = exercise.grader_as::<PredictionExercise>().expect("a prediction exercise");
             let correct = prediction.lesson().outcome.answer.render();
@@ -85,7 +85,7 @@ fn main() {
             .into_iter()
             .map(|label| Case { label, samples: Vec::new() })
             .collect();
-            let twin = Exercise::load(&root.join(name)).expect("exercise loads");
+            let twin = pruefstein::graders::load(&root.join(name)).expect("exercise loads");
             Bench { exercise, twin, correct, wrong: wrong.to_string(), cases }
         })
         .collect();

@@ -47,7 +47,7 @@ pub fn check_dir(dir: &std::path::Path) -> Soundness {
             return soundness;
         }
     }
-    match Exercise::load(dir) {
+    match crate::graders::load(dir) {
         Ok(exercise) => {
             let mut soundness = check_exercise(&exercise);
             let folder =

@@ -8,22 +8,20 @@ use crate::exercise::{Exercise, ExerciseError, FolderSnapshot, GraderEntry, Load
 /// Every grader kind, as the exercise loader knows them.
 pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::grader::GRADER];
 
-impl Exercise {
-    /// Loads and validates the exercise in `dir` (see [`Exercise::load_with`]).
-    pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
-        Exercise::load_with(dir, KINDS)
-    }
+/// Loads and validates the exercise in `dir` with every grader kind (see [`Exercise::load_with`]).
+pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
+    Exercise::load_with(dir, KINDS)
+}
 
-    /// Builds the exercise from `snapshot` alone, a version another process has loaded and sent:
-    /// nothing is read from the disk, and `dir` only names the folder in messages and reports.
-    pub fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
-        Exercise::load_snapshot_with(dir, snapshot, KINDS)
-    }
+/// Builds the exercise from `snapshot` alone, a version another process has loaded and sent:
+/// nothing is read from the disk, and `dir` only names the folder in messages and reports.
+pub fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
+    Exercise::load_snapshot_with(dir, snapshot, KINDS)
+}
 
-    /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
-    /// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
-    /// does not hide the others.
-    pub fn load_all(root: &Path) -> Result<LoadedExercises, ExerciseError> {
-        Exercise::load_all_with(root, KINDS)
-    }
+/// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
+/// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
+/// does not hide the others.
+pub fn load_all(root: &Path) -> Result<LoadedExercises, ExerciseError> {
+    Exercise::load_all_with(root, KINDS)
 }

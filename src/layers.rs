@@ -266,6 +266,180 @@ fn find_circle(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>
     None
 }
 
+/// The wings: top-level modules large enough to hold modules of their own, whose modules must not
+/// use each other in a circle either. A wing's `mod.rs` is its table of contents and no node.
+const WINGS: &[&str] = &["consumer", "service"];
+
+/// The modules of `wing` (its second-level modules) and which of them each one uses, through
+/// `crate::<wing>::<module>` or a `super::` chain that climbs to the wing.
+fn wing_graph(wing: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &src.join(wing), &mut files);
+    let members: BTreeSet<String> = files.iter().filter_map(|(m, _)| m.get(1).cloned()).collect();
+    let word_at =
+        |s: &str| s.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect::<String>();
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, text) in &files {
+        let Some(member) = module.get(1) else { continue };
+        let entry = edges.entry(member.clone()).or_default();
+        // A module's tests may reach any module of the wing: they are not part of its layer.
+        if module.last().is_some_and(|m| m == "tests") {
+            continue;
+        }
+        let code = text.split("\n#[cfg(test)]\n").next().unwrap_or(text);
+        for line in code.lines() {
+            let code = code_of(line);
+            let absolute = format!("crate::{wing}::");
+            let mut named = Vec::new();
+            let mut rest = code;
+            while let Some(at) = rest.find(&absolute) {
+                rest = &rest[at + absolute.len()..];
+                match rest.strip_prefix('{') {
+                    Some(group) => {
+                        let inner = group.split('}').next().unwrap_or("");
+                        named.extend(inner.split(',').map(|item| word_at(item.trim())));
+                    }
+                    None => named.push(word_at(rest)),
+                }
+            }
+            let mut rest = code;
+            while let Some(at) = rest.find("super::") {
+                let mut after = &rest[at..];
+                let mut depth = 0;
+                while let Some(next) = after.strip_prefix("super::") {
+                    depth += 1;
+                    after = next;
+                }
+                if depth + 1 == module.len() {
+                    match after.strip_prefix('{') {
+                        Some(group) => {
+                            let inner = group.split('}').next().unwrap_or("");
+                            named.extend(inner.split(',').map(|item| word_at(item.trim())));
+                        }
+                        None => named.push(word_at(after)),
+                    }
+                }
+                rest = after;
+            }
+            entry.extend(named.into_iter().filter(|n| n != member && members.contains(n)));
+        }
+    }
+    edges
+}
+
+/// The groups of nodes of `edges` that reach each other (each a circle or several), each sorted.
+fn circles_in(edges: &BTreeMap<String, BTreeSet<String>>) -> Vec<BTreeSet<String>> {
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(node) = todo.pop() {
+            for next in edges.get(&node).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> = edges.keys().map(|n| (n, reach(n))).collect();
+    let mut groups: Vec<BTreeSet<String>> = Vec::new();
+    for (node, from_node) in &reached {
+        if !from_node.contains(*node) || groups.iter().any(|g| g.contains(*node)) {
+            continue;
+        }
+        let group: BTreeSet<String> = from_node
+            .iter()
+            .filter(|other| reached.get(other).is_some_and(|r| r.contains(*node)))
+            .cloned()
+            .collect();
+        groups.push(group);
+    }
+    groups
+}
+
+#[test]
+fn no_circle_between_the_modules_of_a_wing() {
+    let mut problems = Vec::new();
+    for wing in WINGS {
+        let edges = wing_graph(wing);
+        assert!(edges.len() >= 10, "the sources of {wing} were read: {:?}", edges.keys());
+        for group in circles_in(&edges) {
+            let names: Vec<&str> = group.iter().map(String::as_str).collect();
+            problems.push(format!("{wing}: {} use each other in a circle", names.join(", ")));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// The type an inherent `impl` block of `line` is for (`impl Name {`, `impl<'a> Name<'a> {`), not
+/// a trait's (`impl Trait for Name`).
+fn inherent_impl_of(line: &str) -> Option<&str> {
+    let rest = line.strip_prefix("impl")?;
+    let rest = match rest.strip_prefix('<') {
+        Some(generics) => &generics[generics.find('>')? + 1..],
+        None => rest,
+    };
+    let rest = rest.strip_prefix(' ')?;
+    if !line.trim_end().ends_with('{') || rest.contains(" for ") {
+        return None;
+    }
+    let name = &rest[..rest.find(|c: char| !c.is_ascii_alphanumeric() && c != '_')?];
+    (!name.is_empty()).then_some(name)
+}
+
+/// The struct and enum a line of code defines, if it defines one.
+fn defined_type(line: &str) -> Option<&str> {
+    let rest = line.trim_start();
+    let rest = rest.strip_prefix("pub(crate) ").or_else(|| rest.strip_prefix("pub(super) ")).unwrap_or(rest);
+    let rest = rest.strip_prefix("pub ").unwrap_or(rest);
+    let rest = rest.strip_prefix("struct ").or_else(|| rest.strip_prefix("enum "))?;
+    let end = rest.find(|c: char| !c.is_ascii_alphanumeric() && c != '_').unwrap_or(rest.len());
+    (end > 0).then_some(&rest[..end])
+}
+
+/// A type's methods live in the top-level module that defines it: a module that adds an inherent
+/// `impl` to another's type makes every caller of those methods depend on it without naming it.
+#[test]
+fn methods_live_with_their_type() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &src, &mut files);
+    let mut defined: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, text) in &files {
+        let Some(top) = module.first() else { continue };
+        for line in text.lines() {
+            if let Some(name) = defined_type(code_of(line)) {
+                defined.entry(name.to_string()).or_default().insert(top.clone());
+            }
+        }
+    }
+    assert!(defined.contains_key("Exercise") && defined.contains_key("Report"), "the sources were read");
+    let mut problems = Vec::new();
+    for (module, text) in &files {
+        let Some(top) = module.first().filter(|t| *t != "layers") else { continue };
+        for line in text.lines() {
+            let Some(name) = inherent_impl_of(code_of(line)) else { continue };
+            let Some(homes) = defined.get(name) else { continue };
+            if !homes.contains(top) {
+                problems.push(format!("{} adds methods to {name}, a type of {homes:?}", module.join("::")));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_reader_finds_inherent_impls_and_type_definitions() {
+    assert_eq!(inherent_impl_of("impl Exercise {"), Some("Exercise"));
+    assert_eq!(inherent_impl_of("impl<'a> Harness<'a> {"), Some("Harness"));
+    assert_eq!(inherent_impl_of("impl ToSql for SqlValue {"), None);
+    assert_eq!(inherent_impl_of("impl<T: Clone> From<T> for X {"), None);
+    assert_eq!(defined_type("pub(crate) struct Oracle {"), Some("Oracle"));
+    assert_eq!(defined_type("pub enum Check {"), Some("Check"));
+    assert_eq!(defined_type("let x = 1;"), None);
+}
+
 #[test]
 fn no_circle_between_top_level_modules() {
     let graph = graph();

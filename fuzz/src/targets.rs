@@ -45,7 +45,8 @@ fn exercises() -> &'static [Exercise] {
     static LOADED: OnceLock<Vec<Exercise>> = OnceLock::new();
     LOADED.get_or_init(|| {
         let root = repo_root().join("exercises");
-        let loaded = Exercise::load_all(&root).unwrap_or_else(|e| panic!("cannot list exercises: {e}"));
+        let loaded =
+            pruefstein::graders::load_all(&root).unwrap_or_else(|e| panic!("cannot list exercises: {e}"));
         loaded
             .into_iter()
             .map(|(dir, result)| result.unwrap_or_else(|e| panic!("{} does not load: {e}", dir.display())))
@@ -280,7 +281,7 @@ pub fn exercise(data: &[u8]) {
     let dir = temp.path().join(name);
     copy_dir(base, &dir).unwrap_or_else(|e| panic!("cannot copy {}: {e}", base.display()));
     std::fs::write(dir.join(file), content).unwrap_or_else(|e| panic!("cannot write {file}: {e}"));
-    if let Err(error) = Exercise::load(&dir) {
+    if let Err(error) = pruefstein::graders::load(&dir) {
         let message = error.to_string();
         assert!(message.contains(&*dir.to_string_lossy()), "the error must name the file: {message}");
     }

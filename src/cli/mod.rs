@@ -335,7 +335,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             compiler,
         } => {
             let full = trace || replay.is_some();
-            let exercise = Exercise::load(&exercise)?;
+            let exercise = crate::graders::load(&exercise)?;
             let submission = match (file, answer) {
                 (Some(file), None) => {
                     let bytes = read_submission(&file)?;
@@ -375,7 +375,7 @@ pub fn run(cli: Cli) -> Result<i32> {
             run_platform(command, &config)
         }
         Command::Statement { exercise, learner, course_secret, lang } => {
-            let exercise = Exercise::load(&exercise)?;
+            let exercise = crate::graders::load(&exercise)?;
             let text = exercise.grader.statement(&exercise, learner.as_deref(), &course_secret, lang)?;
             print!("{text}");
             Ok(0)

@@ -177,6 +177,48 @@ pub struct ConsumerExercise {
 }
 
 impl ConsumerExercise {
+    /// The reference compiled under `limits` (the exercise's, with an interpreter's stack for a source
+    /// reference): a module through the module cache, or source on its interpreter (whose module the
+    /// cache keeps, as it keeps the oracle's states).
+    pub(crate) fn compile_reference(
+        &self,
+        limits: &crate::limits::Limits,
+    ) -> Result<super::process::CompiledConsumer, String> {
+        let rejected = |r: crate::report::Rejection| {
+            format!("the reference solution {} is rejected: {}", self.reference_path.display(), r.message.en)
+        };
+        let compiler = crate::exercise::Compiler::default();
+        match self.reference_language {
+            None => {
+                let engine = crate::sandbox::engine_for(compiler, limits)?;
+                super::process::CompiledConsumer::compile_trusted(
+                    engine,
+                    &self.reference,
+                    limits,
+                    &self.entry,
+                )
+                .map_err(rejected)
+            }
+            Some(language) => {
+                let engine = crate::sandbox::engine_with_stack(compiler, limits.wasm_stack_bytes)?;
+                let text = std::str::from_utf8(&self.reference).map_err(|_| {
+                    format!("the reference solution {} is not UTF-8 text", self.reference_path.display())
+                })?;
+                super::process::CompiledConsumer::compile_source(engine, language, text, limits, &self.entry)
+                    .map_err(rejected)
+            }
+        }
+    }
+
+    /// The compiled reference solution `oracle` keeps, compiled on first use (an oracle read
+    /// from the module cache compiles it only when a schedule asks for a state it did not keep).
+    pub fn compiled_reference<'o>(
+        &self,
+        oracle: &'o super::oracle::Oracle,
+    ) -> Result<&'o super::process::CompiledConsumer, String> {
+        oracle.reference.get_or_init(|| self.compile_reference(&oracle.limits)).as_ref().map_err(Clone::clone)
+    }
+
     pub fn load(
         files: FolderFiles<'_>,
         section: toml::Table,
@@ -198,7 +240,7 @@ impl ConsumerExercise {
         no_placeholders(&files)?;
         let mut check_texts = std::collections::BTreeMap::new();
         for (name, texts) in &section.checks {
-            let check: super::harness::Check = name
+            let check: super::checks::Check = name
                 .parse()
                 .map_err(|e| at(&["consumer", "checks", name.as_str()], format!("[consumer.checks]: {e}")))?;
             for (what, text) in [("explanation", &texts.explanation), ("hint", &texts.hint)] {

@@ -1,12 +1,14 @@
 //! One grade of a consumer submission: compile it, run every check against the oracle, build the
 //! report and diagnose it.
 
+use super::checks::Check;
+use super::checks::catalogue;
 use super::diagnose;
 use super::exercise::ConsumerExercise;
+use super::harness::oracle::{keep_oracle, oracle};
 use super::harness::replay::{REPLAY_HASH_CHARS, ReplayToken};
-use super::harness::{Check, CheckEnd, CheckResult, Harness, catalogue};
+use super::harness::{CheckEnd, CheckResult, Harness};
 use super::interpreter;
-use super::oracle::{keep_oracle, oracle};
 use super::process::{self, CompiledConsumer};
 use crate::deadline::Deadline;
 use crate::exercise::{Exercise, GradeError, GradeOptions, GraderKind};

@@ -3,7 +3,7 @@
 //! - `abi`: ABI v1, the host functions a module may import;
 //! - `guestdb`: the hardened SQLite connection behind `db.*`;
 //! - `process`: one consumer instance (a store, a connection), delivery and crash;
-//! - `harness`: the crash harness around the one list of checks ([`harness::Check`]), with the
+//! - `harness`: the crash harness around the one list of checks ([`checks::Check`]), with the
 //!   catalogue of their texts, the runners of each family of checks and replay tokens;
 //! - `rundb`: one run's database in memory, restored from the exercise's template;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
@@ -22,6 +22,7 @@ pub mod fault;
 mod grader;
 mod grading;
 // Dropping the virtual-table modules of a connection calls SQLite's C API.
+pub mod checks;
 pub mod gate;
 #[allow(unsafe_code)]
 pub mod guestdb;
@@ -41,5 +42,6 @@ pub use detail::ConsumerDetail;
 pub use exercise::ConsumerExercise;
 pub use grader::GRADER;
 pub use grading::{grade, seed_of};
-pub use oracle::{ORACLE_CACHE_KIND, Oracle, OracleStates, ReferenceStates, oracle};
+pub use harness::oracle::oracle;
+pub use oracle::{ORACLE_CACHE_KIND, Oracle, OracleStates, ReferenceStates};
 pub use soundness::{EXPECT_FAIL_MARK, check, expect_fail_on_line};

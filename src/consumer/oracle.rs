@@ -1,18 +1,13 @@
-//! The oracle: the reference solution's states without faults, computed once per loaded exercise
-//! (or read from the module cache) and compared against by every check. The reference may be a
-//! module (`.wat`, `.wasm`) or source in a language the grader interprets; either is compiled once
-//! and run by the harness's oracle run (`harness/oracle.rs`).
+//! The oracle: the reference solution's states without faults, which every check compares
+//! against, and the record of them the module cache keeps. The harness computes it once per loaded
+//! exercise or reads it back (`harness/oracle.rs`); the loaded exercise keeps it.
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use super::exercise::ConsumerExercise;
-use super::harness::Harness;
 use super::process::CompiledConsumer;
 use super::state::State;
-use crate::exercise::{Exercise, GradeError};
 use crate::limits::REFERENCE_STATES_CACHED_MAX;
-use crate::sandbox::module_cache::ModuleCache;
 
 /// What the reference solution does without faults: the states every check compares against.
 /// The one description of them, kept as it is in the module cache's record.
@@ -38,10 +33,10 @@ pub struct OracleStates {
 pub struct Oracle {
     /// The reference solution, compiled on first use: the schedules ask it for the expected state
     /// of the messages they processed.
-    reference: OnceLock<Result<CompiledConsumer, String>>,
+    pub(crate) reference: OnceLock<Result<CompiledConsumer, String>>,
     /// The limits the reference is compiled with (the exercise's, with an interpreter's stack for
     /// a source reference).
-    limits: crate::limits::Limits,
+    pub(crate) limits: crate::limits::Limits,
     /// The states without faults.
     pub states: OracleStates,
     /// The reference's state after the batch messages in a given order, shared by every grading.
@@ -57,7 +52,7 @@ pub const ORACLE_CACHE_KIND: &str = "consumer-oracle-2";
 
 /// An [`Oracle`]'s states as the module cache keeps them.
 #[derive(serde::Serialize, serde::Deserialize)]
-struct OracleRecord {
+pub(crate) struct OracleRecord {
     /// The exercise's content hash, which the entry's name holds too.
     exercise: String,
     states: OracleStates,
@@ -97,26 +92,24 @@ impl ReferenceStates {
 }
 
 impl Oracle {
-    /// The compiled reference solution, compiled on first use.
-    pub fn reference(&self, consumer: &ConsumerExercise) -> Result<&CompiledConsumer, String> {
-        self.reference
-            .get_or_init(|| compile_reference(&self.limits, consumer))
-            .as_ref()
-            .map_err(Clone::clone)
-    }
-
-    fn record(&self, exercise: &Exercise) -> OracleRecord {
+    /// The record the module cache keeps for the exercise whose content hash is `exercise`.
+    pub(crate) fn record(&self, exercise: &str) -> OracleRecord {
         let states = self.reference_states.0.lock().unwrap_or_else(|p| p.into_inner());
         let mut reference_states: Vec<(Vec<usize>, State)> =
             states.iter().map(|(order, state)| (order.clone(), state.clone())).collect();
         reference_states.sort_by(|a, b| a.0.cmp(&b.0));
-        OracleRecord { exercise: exercise.source.id.clone(), states: self.states.clone(), reference_states }
+        OracleRecord { exercise: exercise.to_string(), states: self.states.clone(), reference_states }
     }
 
-    /// The oracle a cache entry holds, if it is whole and of this exercise (its messages).
-    fn from_record(record: OracleRecord, exercise: &Exercise, consumer: &ConsumerExercise) -> Option<Oracle> {
-        let batch = consumer.messages.batch.len();
-        let fits = record.exercise == exercise.source.id
+    /// The oracle a cache entry holds, if it is whole and of this exercise: the one whose content
+    /// hash is `exercise`, with `batch` batch messages; its reference compiles under `limits`.
+    pub(crate) fn from_record(
+        record: OracleRecord,
+        exercise: &str,
+        batch: usize,
+        limits: crate::limits::Limits,
+    ) -> Option<Oracle> {
+        let fits = record.exercise == exercise
             && record.states.poison.len() == batch
             && record.reference_states.len() <= REFERENCE_STATES_CACHED_MAX
             && record.reference_states.iter().all(|(order, _)| order.iter().all(|&i| i < batch));
@@ -125,7 +118,7 @@ impl Oracle {
         }
         let oracle = Oracle {
             reference: OnceLock::new(),
-            limits: consumer.reference_limits(&exercise.limits),
+            limits,
             states: record.states,
             reference_states: ReferenceStates::default(),
             kept_states: AtomicUsize::new(record.reference_states.len()),
@@ -135,6 +128,28 @@ impl Oracle {
         }
         Some(oracle)
     }
+
+    /// An oracle just computed, with its compiled reference.
+    pub(crate) fn computed(
+        reference: CompiledConsumer,
+        limits: crate::limits::Limits,
+        states: OracleStates,
+    ) -> Oracle {
+        Oracle {
+            reference: OnceLock::from(Ok(reference)),
+            limits,
+            states,
+            reference_states: ReferenceStates::default(),
+            kept_states: AtomicUsize::new(usize::MAX),
+        }
+    }
+
+    /// Whether reference states were added since the module cache last got them (or it never
+    /// did); counts them as kept from now on.
+    pub(crate) fn take_unkept(&self) -> bool {
+        let states = self.reference_states.len();
+        self.kept_states.swap(states, Ordering::Relaxed) != states
+    }
 }
 
 impl std::fmt::Debug for Oracle {
@@ -143,100 +158,15 @@ impl std::fmt::Debug for Oracle {
     }
 }
 
-/// The oracle of `consumer`, once per loaded exercise: read from this process's module cache where
-/// it holds the exercise's states, else computed.
-pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result<&'a Oracle, GradeError> {
-    oracle_with_cache(exercise, consumer, crate::sandbox::module_cache::process_cache())
-}
-
-/// [`oracle`] with `cache` as the module cache.
-pub(crate) fn oracle_with_cache<'a>(
-    exercise: &Exercise,
-    consumer: &'a ConsumerExercise,
-    cache: Option<&ModuleCache>,
-) -> Result<&'a Oracle, GradeError> {
-    consumer
-        .oracle
-        .get_or_init(|| {
-            cache
-                .and_then(|cache| cache.load_data(ORACLE_CACHE_KIND, exercise.source.id.as_bytes()))
-                .and_then(|bytes| serde_json::from_slice::<OracleRecord>(&bytes).ok())
-                .and_then(|record| Oracle::from_record(record, exercise, consumer))
-                .map_or_else(|| compute_oracle(exercise, consumer), Ok)
-        })
-        .as_ref()
-        .map_err(|message| GradeError::Exercise { slug: exercise.slug.clone(), message: message.clone() })
-}
-
-fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
-    let limits = consumer.reference_limits(&exercise.limits);
-    crate::sandbox::with_stack(limits.wasm_stack_bytes, || compute_oracle_here(consumer, &limits))?
-}
-
-/// Keeps the oracle's states in `cache` when a grading added reference states since they were
-/// last kept (or they never were).
-pub(crate) fn keep_oracle(exercise: &Exercise, oracle: &Oracle, cache: Option<&ModuleCache>) {
-    let Some(cache) = cache else { return };
-    let states = oracle.reference_states.len();
-    if oracle.kept_states.swap(states, Ordering::Relaxed) == states {
-        return;
-    }
-    if let Ok(bytes) = serde_json::to_vec(&oracle.record(exercise)) {
-        cache.store_data(ORACLE_CACHE_KIND, exercise.source.id.as_bytes(), &bytes);
-    }
-}
-
-/// The reference compiled under `limits` (the exercise's, with an interpreter's stack for a source
-/// reference): a module through the module cache, or source on its interpreter (whose module the
-/// cache keeps, as it keeps the oracle's states).
-fn compile_reference(
-    limits: &crate::limits::Limits,
-    consumer: &ConsumerExercise,
-) -> Result<CompiledConsumer, String> {
-    let rejected = |r: crate::report::Rejection| {
-        format!("the reference solution {} is rejected: {}", consumer.reference_path.display(), r.message.en)
-    };
-    let compiler = crate::exercise::Compiler::default();
-    match consumer.reference_language {
-        None => {
-            let engine = crate::sandbox::engine_for(compiler, limits)?;
-            CompiledConsumer::compile_trusted(engine, &consumer.reference, limits, &consumer.entry)
-                .map_err(rejected)
-        }
-        Some(language) => {
-            let engine = crate::sandbox::engine_with_stack(compiler, limits.wasm_stack_bytes)?;
-            let text = std::str::from_utf8(&consumer.reference).map_err(|_| {
-                format!("the reference solution {} is not UTF-8 text", consumer.reference_path.display())
-            })?;
-            CompiledConsumer::compile_source(engine, language, text, limits, &consumer.entry)
-                .map_err(rejected)
-        }
-    }
-}
-
-fn compute_oracle_here(
-    consumer: &ConsumerExercise,
-    limits: &crate::limits::Limits,
-) -> Result<Oracle, String> {
-    let compiled = compile_reference(limits, consumer)?;
-    let mut harness = Harness::new(consumer, limits, &compiled).map_err(|e| e.to_string())?;
-    let states = harness.oracle_run(&consumer.initial_state)?;
-    drop(harness);
-    Ok(Oracle {
-        reference: OnceLock::from(Ok(compiled)),
-        limits: limits.clone(),
-        states,
-        reference_states: ReferenceStates::default(),
-        kept_states: AtomicUsize::new(usize::MAX),
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
     use super::*;
-    use crate::exercise::GradeOptions;
+    use crate::consumer::exercise::ConsumerExercise;
+    use crate::consumer::harness::oracle::{keep_oracle, oracle_with_cache};
+    use crate::exercise::{Exercise, GradeOptions};
+    use crate::sandbox::module_cache::ModuleCache;
     use crate::submission::Submission;
 
     #[test]
@@ -256,7 +186,8 @@ mod tests {
     /// Exercise 03, loaded afresh (its oracle not yet computed), and its reference module.
     fn exercise_03() -> (Exercise, Vec<u8>) {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
-        let exercise = Exercise::load(&dir).expect("exercise 03 loads");
+        let exercise = crate::exercise::Exercise::load_with(&dir, &[crate::consumer::GRADER])
+            .expect("exercise 03 loads");
         let reference = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
         (exercise, reference)
     }
@@ -349,7 +280,9 @@ mod tests {
         let scratch = tempfile::tempdir().expect("temporary directory");
         let cache = ModuleCache::open(&scratch.path().join("cache"), 1 << 24).expect("cache opens");
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/09-ueberweisung");
-        let load = || Exercise::load(&dir).expect("exercise 09 loads");
+        let load = || {
+            crate::exercise::Exercise::load_with(&dir, &[crate::consumer::GRADER]).expect("exercise 09 loads")
+        };
         let mutant = std::fs::read_to_string(dir.join("mutants/zwei-transaktionen.py")).expect("mutant");
         let submission = Submission::Source { language: crate::submission::Language::Python, text: mutant };
         let report = |exercise: &Exercise| {

@@ -228,14 +228,13 @@ impl Schedule {
 
 pub use crate::report::consumer::ScheduleInfo;
 
-impl ScheduleInfo {
-    pub fn of(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> ScheduleInfo {
-        ScheduleInfo {
-            seed: format!("{:#018x}", schedule.seed),
-            original_size: schedule.original_size,
-            size: schedule.size(),
-            description: schedule.describe(label),
-        }
+/// What the report says of `schedule`, each message named by `label`.
+pub fn schedule_info(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> ScheduleInfo {
+    ScheduleInfo {
+        seed: format!("{:#018x}", schedule.seed),
+        original_size: schedule.original_size,
+        size: schedule.size(),
+        description: schedule.describe(label),
     }
 }
 

@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use super::checks::Check;
 use super::exercise::ConsumerExercise;
-use super::harness::Check;
-use super::oracle::oracle;
+use super::harness::oracle::oracle;
 use crate::exercise::{Exercise, GradeError, GradeOptions, Soundness, SoundnessRow};
 use crate::report::{Report, Verdict};
 use crate::submission::Submission;

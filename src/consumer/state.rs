@@ -12,15 +12,14 @@ use serde::{Deserialize, Serialize};
 use crate::limits::{STATE_BYTES_MAX, STATE_ROWS_MAX};
 pub use crate::report::state::{Row, SqlValue, State, TableDiff};
 
-impl SqlValue {
-    pub(crate) fn from_ref(value: ValueRef<'_>) -> SqlValue {
-        match value {
-            ValueRef::Null => SqlValue::Null,
-            ValueRef::Integer(i) => SqlValue::Integer(i),
-            ValueRef::Real(r) => SqlValue::Real(r),
-            ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
-            ValueRef::Blob(b) => SqlValue::Blob { hex: hex::encode(b) },
-        }
+/// The report's value for a value SQLite returned.
+pub(crate) fn value_of(value: ValueRef<'_>) -> SqlValue {
+    match value {
+        ValueRef::Null => SqlValue::Null,
+        ValueRef::Integer(i) => SqlValue::Integer(i),
+        ValueRef::Real(r) => SqlValue::Real(r),
+        ValueRef::Text(t) => SqlValue::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Blob(b) => SqlValue::Blob { hex: hex::encode(b) },
     }
 }
 
@@ -127,7 +126,7 @@ pub fn read_state_bounded(
                     cut = true;
                     break;
                 }
-                values.push(SqlValue::from_ref(value));
+                values.push(value_of(value));
             }
             if cut {
                 break;

@@ -76,7 +76,7 @@ impl Exercise {
     }
 
     /// Loads and validates the exercise in `dir`, whose grader kind must be one of `kinds`
-    /// (`Exercise::load` passes every kind the program has, from `crate::graders`). The folder is
+    /// (`crate::graders::load` passes every kind the program has). The folder is
     /// read whole once and the exercise built from those bytes (see [`Exercise::source`]); a folder
     /// that changed while it was read is an error (it is being written: loading it again after the
     /// change is over gives a consistent version).

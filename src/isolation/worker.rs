@@ -105,7 +105,7 @@ fn load_version(wire: super::protocol::WireSnapshot) -> Result<Exercise, GradeEr
     // Messages and reports name the folder as the service does; the worker has no copy of it.
     let dir = PathBuf::from(&snapshot.folder);
     let folder = snapshot.folder.clone();
-    Exercise::load_snapshot(&dir, snapshot)
+    crate::graders::load_snapshot(&dir, snapshot)
         .map_err(|e| GradeError::Exercise { slug: folder, message: e.to_string() })
 }
 

@@ -30,7 +30,7 @@ impl Catalogue {
             .canonicalize()
             .with_context(|| format!("exercises folder {}", exercises_dir.display()))?;
         let mut exercises = BTreeMap::new();
-        for (dir, loaded) in Exercise::load_all(&root)? {
+        for (dir, loaded) in crate::graders::load_all(&root)? {
             match loaded {
                 Ok(exercise) => {
                     exercises.insert(exercise.slug.clone(), Arc::new(exercise));

@@ -17,7 +17,7 @@ use notify::{RecursiveMode, Watcher};
 use super::catalogue::Catalogue;
 use super::metrics::{Metrics, ReloadOutcome};
 use super::shared::Shared;
-use crate::exercise::{EXERCISE_FILE, Exercise};
+use crate::exercise::EXERCISE_FILE;
 use crate::limits::RELOAD_DELAY_MS_MAX;
 
 /// How long the folder must stay quiet after a change before it is reloaded: an editor's save or a
@@ -109,7 +109,7 @@ fn reload_folder(folder: &Path, catalogue: &Catalogue, metrics: &Metrics) {
         }
         return;
     }
-    let exercise = match Exercise::load(folder) {
+    let exercise = match crate::graders::load(folder) {
         Ok(exercise) => exercise,
         Err(error) => return reject(&error.to_string()),
     };

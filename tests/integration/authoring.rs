@@ -350,7 +350,7 @@ fn a_python_scaffold_passes_check_with_its_python_solution_and_mutant() {
     let soundness = check_dir(&dir);
     assert!(soundness.sound(), "{}", soundness.render());
     assert_eq!(soundness.mutants_caught(), (1, 1), "{}", soundness.render());
-    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let exercise = pruefstein::graders::load(&dir).expect("loads");
     let report = pruefstein::grade::grade(
         &exercise,
         &pruefstein::submission::Submission::Source {
@@ -527,7 +527,7 @@ fn two_folders_of_one_slug_make_the_second_an_error_at_its_slug() {
     scaffold(GraderKind::Prediction, &second).expect("scaffold");
     edit(&second, "exercise.toml", "slug = \"21-b\"", "slug = \"21-a\"");
     let line = line_of(&second, "exercise.toml", "slug = ");
-    let loaded = pruefstein::exercise::Exercise::load_all(temp.path()).expect("loads");
+    let loaded = pruefstein::graders::load_all(temp.path()).expect("loads");
     assert_eq!(loaded.len(), 2);
     assert!(loaded[0].1.is_ok(), "the first folder is the exercise");
     let error = loaded[1].1.as_ref().expect_err("the second is refused").to_string();
@@ -638,7 +638,7 @@ fn a_broken_reference_is_explained_with_its_run_in_words() {
 #[test]
 fn a_folders_own_check_texts_speak_in_its_reports() {
     let dir = root().join("exercises/09-ueberweisung");
-    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let exercise = pruefstein::graders::load(&dir).expect("loads");
     let mutant = std::fs::read_to_string(dir.join("mutants/fehler-verschluckt.py")).expect("mutant");
     let submission = pruefstein::submission::Submission::Source {
         language: pruefstein::submission::Language::Python,
@@ -691,7 +691,7 @@ fn a_folders_own_check_texts_speak_in_its_reports() {
 #[test]
 fn a_folders_check_text_names_the_return_values_in_the_students_language() {
     let dir = root().join("exercises/03-idempotenter-konsument");
-    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    let exercise = pruefstein::graders::load(&dir).expect("loads");
     for (file, language, duplicate) in [
         ("mutants/no-dedup.py", Some(pruefstein::submission::Language::Python), "`False`"),
         ("mutants/no-dedup.js", Some(pruefstein::submission::Language::JavaScript), "`false`"),

@@ -35,7 +35,7 @@ fn reference_and_three_correct_variants_pass() {
         let report = grade_bytes(std::fs::read(&file).expect("read"));
         assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
         assert_eq!(report.score.points, report.score.max);
-        assert_eq!(report.checks.len(), pruefstein::consumer::harness::Check::ALL.len());
+        assert_eq!(report.checks.len(), pruefstein::consumer::checks::Check::ALL.len());
         // Every crash point found is tried: after each write and each COMMIT of the fresh message,
         // of the message whose effect fails, and of a duplicate.
         let coverage = &report.coverage[0];

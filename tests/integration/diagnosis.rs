@@ -10,7 +10,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::consumer::{ConsumerDetail, TraceEvent};
 use pruefstein::report::diagnosis::{Effect, Finding, Memory};
@@ -880,7 +879,7 @@ fn an_exercise_brings_its_own_kinds_of_mistake() {
         )
     };
     std::fs::write(dir.join("mistakes.toml"), kind("doubled")).expect("write");
-    let exercise = Exercise::load(&dir).expect("loads with its own kinds");
+    let exercise = pruefstein::graders::load(&dir).expect("loads with its own kinds");
     let mutant = repo().join("exercises/03-idempotenter-konsument/mutants/no-dedup.wat");
     let report = grade(&exercise, &submission_of(&mutant), &GradeOptions::default()).expect("grades");
     let main = &report.diagnosis.as_ref().expect("diagnosis").main;
@@ -890,6 +889,6 @@ fn an_exercise_brings_its_own_kinds_of_mistake() {
     check_claims("no-dedup.wat with the exercise's kinds", &report, main);
 
     std::fs::write(dir.join("mistakes.toml"), kind("twice")).expect("write");
-    let error = Exercise::load(&dir).expect_err("an unknown effect is refused").to_string();
+    let error = pruefstein::graders::load(&dir).expect_err("an unknown effect is refused").to_string();
     assert!(error.contains("mistakes.toml") && error.contains("twice"), "{error}");
 }

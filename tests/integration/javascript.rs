@@ -252,7 +252,7 @@ fn an_exercise_restricted_to_python_refuses_javascript() {
         1,
     );
     std::fs::write(&toml, text).expect("write exercise.toml");
-    let exercise = Exercise::load(dir.path()).expect("loads");
+    let exercise = pruefstein::graders::load(dir.path()).expect("loads");
     let report = grade_javascript_in(&exercise, REFERENCE);
     assert_eq!(report.verdict, Verdict::Rejected);
     let rejection = report.rejection.expect("refused");

@@ -271,7 +271,7 @@ question.en = "Which value?"
 #[test]
 fn broken_teacher_scripts_fail_at_load_with_a_clear_error() {
     let ok = scratch_exercise("n * 2", "n = {{n}}");
-    let exercise = Exercise::load(ok.path()).expect("a working script loads");
+    let exercise = pruefstein::graders::load(ok.path()).expect("a working script loads");
     assert_eq!(prediction(&exercise).lesson().outcome.answer, parse("6").unwrap());
 
     let cases = [
@@ -294,7 +294,7 @@ fn broken_teacher_scripts_fail_at_load_with_a_clear_error() {
     for (script, statement, place, reason) in cases {
         let dir = scratch_exercise(script, statement);
         let started = std::time::Instant::now();
-        let error = Exercise::load(dir.path()).expect_err(script).to_string();
+        let error = pruefstein::graders::load(dir.path()).expect_err(script).to_string();
         assert!(error.contains(place), "{script:?}: {error}");
         assert!(error.contains(reason), "{script:?}: {error}");
         assert!(started.elapsed().as_secs() < 10, "stopped promptly");
@@ -392,7 +392,7 @@ fn a_script_that_breaks_for_some_learners_is_caught_by_check_and_never_hangs_gra
     // The lesson's n = 3 is fine; n = 7 loops forever.
     let dir =
         scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "if n == 7 {\n    loop { }\n}\nn", "n = {{n}}");
-    let exercise = Exercise::load(dir.path()).expect("the lesson's variant is fine");
+    let exercise = pruefstein::graders::load(dir.path()).expect("the lesson's variant is fine");
     let p = prediction(&exercise);
     let soundness = pruefstein::check::check_exercise(&exercise);
     assert!(!soundness.sound(), "{}", soundness.render());
@@ -463,7 +463,7 @@ fn cli_renders_and_grades_a_learners_variant() {
 fn check_finds_a_statement_that_hides_a_parameter_the_answer_depends_on() {
     // statement.de.md forgets {{n}}: learners read the same German text but must answer n.
     let dir = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert?");
-    let exercise = Exercise::load(dir.path()).expect("loads");
+    let exercise = pruefstein::graders::load(dir.path()).expect("loads");
     let soundness = pruefstein::check::check_exercise(&exercise);
     assert!(!soundness.sound(), "{}", soundness.render());
     let problems = soundness.problems.join("\n");
@@ -472,6 +472,7 @@ fn check_finds_a_statement_that_hides_a_parameter_the_answer_depends_on() {
     assert!(!problems.contains("statement.en.md"), "the English statement shows n: {problems}");
     // With the placeholder, the same exercise is sound.
     let fixed = scratch_exercise_with("lesson = 3\nmin = 1\nmax = 9", "n", "Welcher Wert hat n = {{n}}?");
-    let soundness = pruefstein::check::check_exercise(&Exercise::load(fixed.path()).expect("loads"));
+    let soundness =
+        pruefstein::check::check_exercise(&pruefstein::graders::load(fixed.path()).expect("loads"));
     assert!(soundness.sound(), "{}", soundness.render());
 }

@@ -64,7 +64,7 @@ def verarbeite(con, msg):
 fn the_lessons_code_passes_every_check_unchanged() {
     let report = grade_python(LESSON);
     assert_eq!(report.verdict, Verdict::Passed, "failed {:?}", failed(&report));
-    assert_eq!(report.checks.len(), pruefstein::consumer::harness::Check::ALL.len());
+    assert_eq!(report.checks.len(), pruefstein::consumer::checks::Check::ALL.len());
     // The same function without its import line: the lesson's file has sqlite3 at hand.
     let without_import = LESSON.replacen("import sqlite3\n", "", 1);
     assert_eq!(grade_python(&without_import).verdict, Verdict::Passed);
@@ -199,7 +199,7 @@ fn exercise_03_with(line: &str) -> (tempfile::TempDir, Result<Exercise, String>)
         1,
     );
     std::fs::write(&toml, text).expect("write exercise.toml");
-    let loaded = Exercise::load(dir.path()).map_err(|e| e.to_string());
+    let loaded = pruefstein::graders::load(dir.path()).map_err(|e| e.to_string());
     (dir, loaded)
 }
 

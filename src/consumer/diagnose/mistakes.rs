@@ -8,8 +8,8 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::consumer::harness::check::Check;
-use crate::consumer::harness::texts::{Problem, Prose, Template, TemplateError, Templates};
+use crate::consumer::checks::check::Check;
+use crate::consumer::checks::texts::{Problem, Prose, Template, TemplateError, Templates};
 use crate::report::diagnosis::{Effect, Facts, Memory};
 use crate::text::Text;
 

@@ -9,7 +9,7 @@ pub mod mistakes;
 
 use self::facts::{Segment, transaction_control};
 use self::mistakes::{Decisive, Mistake, Mistakes, Observed};
-use crate::consumer::harness::texts::fill;
+use crate::consumer::checks::texts::fill;
 use crate::report::consumer::{ConsumerDetail, TraceEvent, quote_sql, status};
 use crate::report::diagnosis::{Diagnosis, Effect, Facts, Finding};
 use crate::report::roles::{Role, Roles, written_table};

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use super::runner::{Expect, delivery_problem, evidence_of, left_open};
-use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
+use crate::consumer::checks::texts::{Problem, Prose, plain, problem};
 use crate::consumer::interleave;
 use crate::consumer::oracle::Oracle;
 use crate::consumer::process::{ConsumerProcess, DeliveryEnd};

@@ -2,39 +2,34 @@
 //! submission, compares the observable state with the oracle (the reference solution run without
 //! faults) and explains a failure with the trace that shows it.
 //!
-//! - `check`: the [`Check`] enum, the one list of checks; `catalogue`: their texts;
 //! - `runner`: what every check is made of (start, deliver, compare, a failed start in one place);
 //! - `oracle`: the reference run every check compares against;
 //! - `single`: the checks of one or two deliveries without a crash;
 //! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
 //! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
-//! - `texts`: the failure texts, templates from the catalogue filled in one place;
 //! - `replay`: replay tokens, which name one run of one check.
 //!
 //! Every loop (crash points, interleavings, schedules, shrinking, redeliveries) checks the
 //! submission's [`Deadline`] before each round; a check that meets it ends with
 //! [`CheckEnd::OutOfTime`] and names the limit, and the caller lists the checks after it as not run.
 
-pub mod catalogue;
-pub mod check;
 mod concurrent;
 mod crash;
-mod oracle;
+pub mod oracle;
 pub mod replay;
 mod runner;
 mod schedules;
 mod shrink;
 mod single;
-pub mod texts;
 
-pub use self::check::{Check, UnknownCheck};
 pub use self::crash::crash_points_to_test;
-use self::texts::{Problem, Prose, problem};
 use super::exercise::ConsumerExercise;
 use super::process::CompiledConsumer;
 use super::rundb::{RunDb, TemplateSource};
 use super::schedule::ScheduleInfo;
 use super::state::{State, read_state_from};
+use crate::consumer::checks::Check;
+use crate::consumer::checks::texts::{Problem, Prose, problem};
 use crate::consumer::oracle::Oracle;
 use crate::deadline::Deadline;
 use crate::exercise::GradeError;
@@ -361,7 +356,8 @@ mod tests {
     fn a_run_database_still_open_elsewhere_is_not_reused() {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
-        let exercise = crate::exercise::Exercise::load(&dir).expect("exercise 03 loads");
+        let exercise = crate::exercise::Exercise::load_with(&dir, &[crate::consumer::GRADER])
+            .expect("exercise 03 loads");
         let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
         let reference = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
         let engine = crate::sandbox::engine(crate::grade::Compiler::Winch).expect("engine");
@@ -394,7 +390,8 @@ mod tests {
     fn a_grading_after_another_on_its_thread_reuses_its_databases_and_sees_nothing_of_it() {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises/03-idempotenter-konsument");
-        let exercise = crate::exercise::Exercise::load(&dir).expect("exercise 03 loads");
+        let exercise = crate::exercise::Exercise::load_with(&dir, &[crate::consumer::GRADER])
+            .expect("exercise 03 loads");
         let reference = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
         let grade_json = |bytes: &[u8]| {
             let options = crate::grade::GradeOptions::default();

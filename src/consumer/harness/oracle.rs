@@ -1,14 +1,74 @@
-//! The oracle run: the reference solution without faults, once per loaded exercise. It records the
-//! states every check compares against and fails when the reference does not behave as a
-//! reference must (a teacher's error, reported with the message it concerns).
+//! The oracle run: the reference solution without faults, once per loaded exercise (or read back
+//! from the module cache, where a grading process keeps it). It records the states every check
+//! compares against and fails when the reference does not behave as a reference must (a teacher's
+//! error, reported with the message it concerns).
 
 use super::runner::{Expect, delivery_problem};
 use super::{Harness, Run};
-use crate::consumer::oracle::OracleStates;
+use crate::consumer::exercise::ConsumerExercise;
+use crate::consumer::oracle::{ORACLE_CACHE_KIND, Oracle, OracleRecord, OracleStates};
 use crate::consumer::process::{DeliveryEnd, DeliveryOutcome};
 use crate::consumer::state::State;
+use crate::exercise::{Exercise, GradeError};
 use crate::report::trace_text::render_trace;
+use crate::sandbox::module_cache::ModuleCache;
 use crate::text::Lang;
+
+/// The oracle of `consumer`, once per loaded exercise: read from this process's module cache where
+/// it holds the exercise's states, else computed.
+pub fn oracle<'a>(exercise: &Exercise, consumer: &'a ConsumerExercise) -> Result<&'a Oracle, GradeError> {
+    oracle_with_cache(exercise, consumer, crate::sandbox::module_cache::process_cache())
+}
+
+/// [`oracle`] with `cache` as the module cache.
+pub(crate) fn oracle_with_cache<'a>(
+    exercise: &Exercise,
+    consumer: &'a ConsumerExercise,
+    cache: Option<&ModuleCache>,
+) -> Result<&'a Oracle, GradeError> {
+    consumer
+        .oracle
+        .get_or_init(|| {
+            cache
+                .and_then(|cache| cache.load_data(ORACLE_CACHE_KIND, exercise.source.id.as_bytes()))
+                .and_then(|bytes| serde_json::from_slice::<OracleRecord>(&bytes).ok())
+                .and_then(|record| {
+                    let limits = consumer.reference_limits(&exercise.limits);
+                    Oracle::from_record(record, &exercise.source.id, consumer.messages.batch.len(), limits)
+                })
+                .map_or_else(|| compute_oracle(exercise, consumer), Ok)
+        })
+        .as_ref()
+        .map_err(|message| GradeError::Exercise { slug: exercise.slug.clone(), message: message.clone() })
+}
+
+fn compute_oracle(exercise: &Exercise, consumer: &ConsumerExercise) -> Result<Oracle, String> {
+    let limits = consumer.reference_limits(&exercise.limits);
+    crate::sandbox::with_stack(limits.wasm_stack_bytes, || compute_oracle_here(consumer, &limits))?
+}
+
+/// Keeps the oracle's states in `cache` when a grading added reference states since they were
+/// last kept (or they never were).
+pub(crate) fn keep_oracle(exercise: &Exercise, oracle: &Oracle, cache: Option<&ModuleCache>) {
+    let Some(cache) = cache else { return };
+    if !oracle.take_unkept() {
+        return;
+    }
+    if let Ok(bytes) = serde_json::to_vec(&oracle.record(&exercise.source.id)) {
+        cache.store_data(ORACLE_CACHE_KIND, exercise.source.id.as_bytes(), &bytes);
+    }
+}
+
+fn compute_oracle_here(
+    consumer: &ConsumerExercise,
+    limits: &crate::limits::Limits,
+) -> Result<Oracle, String> {
+    let compiled = consumer.compile_reference(limits)?;
+    let mut harness = Harness::new(consumer, limits, &compiled).map_err(|e| e.to_string())?;
+    let states = harness.oracle_run(&consumer.initial_state)?;
+    drop(harness);
+    Ok(Oracle::computed(compiled, limits.clone(), states))
+}
 
 impl<'a> Harness<'a> {
     /// Runs the reference solution without faults and records the states every check compares

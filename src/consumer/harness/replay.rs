@@ -2,7 +2,7 @@
 //! choices of an interleaving, the seed and shape of a schedule), e.g.
 //! `concurrent-duplicate@259d59a6182d:0110`. A former check name is still accepted.
 
-use super::check::Check;
+use crate::consumer::checks::check::Check;
 use crate::exercise::GradeError;
 
 /// Hex digits of the module's SHA-256 a replay token carries.
@@ -34,8 +34,9 @@ impl ReplayToken {
             Some((module, spec)) => (module, Some(spec.to_string())),
             None => (rest, None),
         };
-        let check: Check =
-            check.parse().map_err(|e: super::UnknownCheck| GradeError::Replay(e.to_string()))?;
+        let check: Check = check
+            .parse()
+            .map_err(|e: crate::consumer::checks::UnknownCheck| GradeError::Replay(e.to_string()))?;
         if module.len() < 8 || !module.bytes().all(|b| b.is_ascii_hexdigit()) {
             return Err(bad());
         }

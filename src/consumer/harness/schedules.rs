@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use super::runner::evidence_of;
 use super::runner::left_open;
-use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
+use crate::consumer::checks::texts::{Problem, Prose, plain, problem};
 use crate::consumer::oracle::Oracle;
 use crate::consumer::process::{CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome};
-use crate::consumer::schedule::{self, Fault, Schedule, ScheduleInfo};
+use crate::consumer::schedule::{self, Fault, Schedule};
 use crate::consumer::state::State;
 use crate::exercise::GradeError;
 use crate::limits::SCHEDULE_DELIVERIES_MAX;
@@ -161,7 +161,7 @@ impl<'a> Harness<'a> {
     fn show_schedule(&mut self, run: &mut Run, schedule: Schedule, outcome: ScheduleOutcome) -> Found {
         let batch = &self.exercise.messages.batch;
         let label = |i: usize| schedule::message_label(&batch[i]);
-        let info = ScheduleInfo::of(&schedule, &label);
+        let info = schedule::schedule_info(&schedule, &label);
         run.queue(Text {
             de: format!("Zeitplan (Seed {}): {}", info.seed, info.description.de),
             en: format!("schedule (seed {}): {}", info.seed, info.description.en),
@@ -199,7 +199,7 @@ impl<'a> Harness<'a> {
             let limits = self.exercise.reference_limits(self.limits);
             let (exercise, deadline) = (self.exercise, self.deadline);
             crate::sandbox::with_stack(limits.wasm_stack_bytes, || {
-                let reference = oracle.reference(exercise)?;
+                let reference = exercise.compiled_reference(oracle)?;
                 let mut harness = Harness::new(exercise, &limits, reference).map_err(|e| e.to_string())?;
                 harness.deadline = deadline;
                 harness.reference_order(reference, order).map_err(|failure| match failure {
@@ -210,7 +210,8 @@ impl<'a> Harness<'a> {
             .and_then(|state| state)
             .map_err(|message| broken(self, message))?
         } else {
-            let reference = oracle.reference(self.exercise).map_err(|message| broken(self, message))?;
+            let reference =
+                self.exercise.compiled_reference(oracle).map_err(|message| broken(self, message))?;
             self.reference_order(reference, order)?
         };
         if !oracle.reference_states.insert(order, &state) {

@@ -3,8 +3,8 @@
 //! effect violates a constraint.
 
 use super::runner::{Expect, compare, delivery_problem, evidence_of, with_notes};
-use super::texts::{Prose, problem};
 use super::{Found, Harness, Run, Step};
+use crate::consumer::checks::texts::{Prose, problem};
 use crate::consumer::oracle::Oracle;
 use crate::consumer::state::State;
 use crate::text;

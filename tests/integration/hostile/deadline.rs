@@ -10,8 +10,8 @@
 
 use std::time::Duration;
 
+use pruefstein::consumer::checks::Check;
 use pruefstein::consumer::detail::TraceEvent;
-use pruefstein::consumer::harness::Check;
 use pruefstein::limits::{CRASH_POINTS_MAX, WALL_MS_PER_SUBMISSION};
 use pruefstein::report::{CheckReport, Report, Verdict};
 

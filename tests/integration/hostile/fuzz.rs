@@ -157,7 +157,7 @@ fn load_error_with(schema: &str, state_sql: Option<&str>) -> String {
         let replaced = format!("{}sql = {sql:?}{}", &toml[..start], &toml[end..]);
         std::fs::write(dir.join("exercise.toml"), replaced).expect("exercise.toml written");
     }
-    match pruefstein::Exercise::load(&dir) {
+    match pruefstein::graders::load(&dir) {
         Ok(_) => panic!("the exercise loaded"),
         Err(e) => e.to_string(),
     }

@@ -11,7 +11,6 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use pruefstein::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::isolation::outcome::WorkerFailure;
 use pruefstein::isolation::pool::{WorkerProcess, WorkerSpec};
@@ -62,7 +61,7 @@ fn alive(pid: u32) -> bool {
 #[test]
 fn a_worker_grades_exactly_as_in_process_and_keeps_the_exercise_loaded() {
     let root = tempfile::tempdir().unwrap();
-    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let exercise = pruefstein::graders::load(&short_deadline_exercise(root.path())).unwrap();
     let mut worker = WorkerProcess::spawn(&spec(false)).unwrap();
     for answer in ["(2, 2, 0)", "(1, 1, 1)", "[[[[", "(9, 9, 9)"] {
         let submission = Submission::Answer(answer.into());
@@ -81,7 +80,7 @@ fn a_worker_grades_exactly_as_in_process_and_keeps_the_exercise_loaded() {
 #[test]
 fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_graded() {
     let root = tempfile::tempdir().unwrap();
-    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let exercise = pruefstein::graders::load(&short_deadline_exercise(root.path())).unwrap();
     let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
     let pid = worker.id();
     let started = Instant::now();
@@ -114,7 +113,7 @@ fn a_worker_that_overruns_is_killed_and_replaced_and_the_next_submission_is_grad
 #[test]
 fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
     let root = tempfile::tempdir().unwrap();
-    let exercise = Exercise::load(&short_deadline_exercise(root.path())).unwrap();
+    let exercise = pruefstein::graders::load(&short_deadline_exercise(root.path())).unwrap();
     let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
     let pid = worker.id() as i32;
     // The first heartbeat comes while the worker is grading: kill it then, from outside.
@@ -142,7 +141,7 @@ fn a_worker_killed_with_sigkill_mid_grade_is_reported_and_replaced() {
 #[test]
 fn a_worker_that_exhausts_its_address_space_or_crashes_dies_with_a_reason() {
     // The exercise's own deadline: filling the address space takes a loaded machine seconds.
-    let exercise = Exercise::load(&repo().join("exercises").join(PREDICTION)).unwrap();
+    let exercise = pruefstein::graders::load(&repo().join("exercises").join(PREDICTION)).unwrap();
     for name in ["memory", "crash"] {
         let mut worker = WorkerProcess::spawn(&spec(true)).unwrap();
         let failure = worker.grade(&exercise, &fault(name), &options(), Duration::from_secs(60), &mut || {});
@@ -162,7 +161,7 @@ fn a_worker_grades_the_version_it_was_sent_even_when_the_folder_is_gone() {
     let root = tempfile::tempdir().unwrap();
     let folder = root.path().join("03-idempotenter-konsument");
     crate::support::copy_tree(&repo().join("exercises/03-idempotenter-konsument"), &folder);
-    let exercise = Exercise::load(&folder).unwrap();
+    let exercise = pruefstein::graders::load(&folder).unwrap();
     // The worker has no copy of the folder to fall back on: it builds the version from the files
     // sent, in memory, and names the folder as the service does.
     std::fs::remove_dir_all(&folder).unwrap();
@@ -292,7 +291,7 @@ fn a_forked_grading_process_dies_with_the_cli_that_started_it() {
 #[test]
 fn the_cli_reports_exactly_what_grading_in_process_reports() {
     let consumer = repo().join("exercises/03-idempotenter-konsument");
-    let loaded = Exercise::load(&consumer).unwrap();
+    let loaded = pruefstein::graders::load(&consumer).unwrap();
     for file in ["solutions/reference.wat", "mutants/no-dedup.wat", "mutants/check-then-act.wat"] {
         let out = Command::new(BIN)
             .arg("grade")
@@ -313,9 +312,12 @@ fn the_cli_reports_exactly_what_grading_in_process_reports() {
     }
     let prediction = repo().join("exercises").join(PREDICTION);
     let out = cli_grade(&prediction, "(2, 2, 0)").arg("--json").output().unwrap();
-    let in_process =
-        grade(&Exercise::load(&prediction).unwrap(), &Submission::Answer("(2, 2, 0)".into()), &options())
-            .unwrap();
+    let in_process = grade(
+        &pruefstein::graders::load(&prediction).unwrap(),
+        &Submission::Answer("(2, 2, 0)".into()),
+        &options(),
+    )
+    .unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("{}\n", in_process.to_json()));
 }
 

@@ -426,7 +426,6 @@ fn deep_reference(depth: u32) -> String {
 /// with the stack limit named under the default.
 #[test]
 fn the_exercise_stack_limit_is_honoured() {
-    use pruefstein::exercise::Exercise;
     use pruefstein::grade::{GradeOptions, grade};
     use pruefstein::submission::Submission;
 
@@ -436,9 +435,9 @@ fn the_exercise_stack_limit_is_honoured() {
     let toml = larger.join("exercise.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(&toml, format!("{text}\n[limits]\nwasm_stack_bytes = 4_194_304\n")).unwrap();
-    let larger = Exercise::load(&larger).unwrap();
+    let larger = pruefstein::graders::load(&larger).unwrap();
     assert_eq!(larger.limits.wasm_stack_bytes, 4 * 1024 * 1024);
-    let default = Exercise::load(&repo().join("exercises").join(CONSUMER)).unwrap();
+    let default = pruefstein::graders::load(&repo().join("exercises").join(CONSUMER)).unwrap();
     assert_eq!(default.limits.wasm_stack_bytes, pruefstein::limits::WASM_STACK_BYTES_MAX);
 
     // One engine per (compiler, stack): the stack is an engine setting in wasmtime.

@@ -263,7 +263,6 @@ fn three_nodes_kill_9_and_lost_connections_lose_nothing_and_duplicate_nothing() 
 /// graded by the version served now, which the result records.
 #[test]
 fn two_nodes_with_different_exercise_versions_never_grade_one_exercise_two_ways() {
-    use pruefstein::exercise::Exercise;
     use pruefstein::service::store::{Intake, NewSubmission, Store};
     use pruefstein::submission::Submission;
 
@@ -275,8 +274,9 @@ fn two_nodes_with_different_exercise_versions_never_grade_one_exercise_two_ways(
     let statement = changed.join(PREDICTION).join("statement.en.md");
     let text = std::fs::read_to_string(&statement).unwrap();
     std::fs::write(&statement, format!("{text}\nA sentence the teacher added.\n")).unwrap();
-    let version =
-        |dir: &std::path::Path| Exercise::load(&dir.join(PREDICTION)).unwrap().content_hash().to_string();
+    let version = |dir: &std::path::Path| {
+        pruefstein::graders::load(&dir.join(PREDICTION)).unwrap().content_hash().to_string()
+    };
     let (v_a, v_b) = (version(&repo().join("exercises")), version(&changed));
     assert_ne!(v_a, v_b);
 

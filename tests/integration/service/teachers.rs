@@ -68,7 +68,7 @@ const AFTER: &str = "// Fixed: the second part is n + 1.\n[1, n + 1]\n";
 
 /// The learner's `n`, as the service derives it with the course secret.
 fn n_of(dir: &Path, learner: &str) -> i64 {
-    let exercise = pruefstein::exercise::Exercise::load(dir).unwrap();
+    let exercise = pruefstein::graders::load(dir).unwrap();
     let params = exercise.grader.variant_parameters(&exercise, learner, COURSE_SECRET);
     assert_eq!(params.len(), 1, "{params:?}");
     params[0].1

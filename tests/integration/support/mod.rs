@@ -34,7 +34,7 @@ pub fn exercise_dir(slug: &str) -> PathBuf {
 
 /// Loads a bundled exercise afresh.
 pub fn load(slug: &str) -> Exercise {
-    Exercise::load(&exercise_dir(slug)).unwrap_or_else(|e| panic!("{slug} loads: {e}"))
+    pruefstein::graders::load(&exercise_dir(slug)).unwrap_or_else(|e| panic!("{slug} loads: {e}"))
 }
 
 /// Exercise 03's folder.
@@ -46,7 +46,7 @@ pub fn consumer_dir() -> PathBuf {
 /// the service; its grader caches its compiled artefacts inside it).
 pub fn consumer_exercise() -> &'static Exercise {
     static EXERCISE: OnceLock<Exercise> = OnceLock::new();
-    EXERCISE.get_or_init(|| Exercise::load(&consumer_dir()).expect("exercise 03 loads"))
+    EXERCISE.get_or_init(|| pruefstein::graders::load(&consumer_dir()).expect("exercise 03 loads"))
 }
 
 /// Grades module bytes (wasm or WAT) with the default options.
