@@ -224,10 +224,10 @@ fn with_folder_texts(
     for check in &mut report.checks {
         let Some(texts) = consumer.check_texts.get(&check.name) else { continue };
         if let Some(explanation) = &texts.explanation {
-            check.explanation = super::exercise::fill_folder_text(explanation, &values);
+            check.explanation = super::folder_texts::fill_folder_text(explanation, &values);
         }
         if !check.passed {
-            check.hint = texts.hint.as_ref().map(|hint| super::exercise::fill_folder_text(hint, &values));
+            check.hint = texts.hint.as_ref().map(|hint| super::folder_texts::fill_folder_text(hint, &values));
         }
     }
     report

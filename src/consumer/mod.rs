@@ -3,15 +3,18 @@
 //! - `abi`: ABI v1, the host functions a module may import;
 //! - `guestdb`: the hardened SQLite connection behind `db.*`;
 //! - `process`: one consumer instance (a store, a connection), delivery and crash;
-//! - `harness`: the crash harness around the one list of checks ([`checks::Check`]), with the
-//!   catalogue of their texts, the runners of each family of checks and replay tokens;
+//! - `checks`: the one list of checks ([`checks::Check`]) and the catalogue of their texts;
+//!   `folder_texts`: an exercise folder's own texts per check;
+//! - `harness`: the crash harness: the runners of each family of checks, the oracle run, replay
+//!   tokens; `gate` and `interleave`: two instances taking turns at statement boundaries;
 //! - `rundb`: one run's database in memory, restored from the exercise's template;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
 //! - `exercise`: the `[consumer]` exercise format;
-//! - `oracle`: the reference's states without faults, computed once or read from the module cache;
+//! - `oracle`: the reference's states without faults and the record the module cache keeps;
 //! - `grading`: one grade (compile, run every check, the report); `soundness`: `pruefstein check`.
 
 pub mod abi;
+pub mod checks;
 mod classify;
 pub mod diagnose;
 /// The evidence in a consumer report; its types belong to the report model.
@@ -19,11 +22,11 @@ pub use crate::report::consumer as detail;
 mod exception;
 pub mod exercise;
 pub mod fault;
+mod folder_texts;
+pub mod gate;
 mod grader;
 mod grading;
 // Dropping the virtual-table modules of a connection calls SQLite's C API.
-pub mod checks;
-pub mod gate;
 #[allow(unsafe_code)]
 pub mod guestdb;
 pub mod harness;

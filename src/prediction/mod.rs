@@ -397,11 +397,18 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
         ),
     });
 
+    check_answers(exercise, prediction, &mut soundness);
+    check_learner_variants(exercise, prediction, &mut soundness);
+    soundness
+}
+
+/// The lesson's answer passes, and a wrong value in one part fails exactly that part.
+fn check_answers(exercise: &Exercise, prediction: &PredictionExercise, soundness: &mut Soundness) {
+    let lesson = prediction.lesson();
     let options = GradeOptions::default();
     let grade_text = |text: String, options: &GradeOptions| {
         grade(exercise, prediction, &Submission::Answer(text), options).map_err(|e| e.to_string())
     };
-    // The lesson's answer passes; a wrong value in one part fails exactly that part.
     let expected_parts: Vec<Value> = prediction
         .split_parts(&lesson.outcome.answer)
         .map(|parts| parts.into_iter().cloned().collect())
@@ -435,8 +442,16 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
         };
         soundness.rows.push(row);
     }
+}
 
-    // Learner variants.
+/// [`CHECK_LEARNERS`] learners' variants: each valid, its statements rendered, its own answer
+/// passing; two learners who read the same statement have the same answer; parameters that have
+/// ranges vary.
+fn check_learner_variants(exercise: &Exercise, prediction: &PredictionExercise, soundness: &mut Soundness) {
+    let lesson = prediction.lesson();
+    let grade_text = |text: String, options: &GradeOptions| {
+        grade(exercise, prediction, &Submission::Answer(text), options).map_err(|e| e.to_string())
+    };
     let mut params_seen = BTreeSet::new();
     let mut answers_seen = BTreeSet::new();
     let mut failures = 0;
@@ -516,7 +531,6 @@ pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness 
     if prediction.has_variants() && params_seen.len() < 2 && failures == 0 {
         soundness.problems.push("parameters have ranges, but every learner got the same values".into());
     }
-    soundness
 }
 
 #[cfg(test)]
