@@ -136,6 +136,26 @@ pub enum Command {
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
+    /// A learner's data on request: export it as JSON, or erase it from the store.
+    Learner {
+        #[command(subcommand)]
+        command: LearnerCommand,
+    },
+    /// The audit log: teachers' exports, erasures, regrades and analytics reads, and the retention
+    /// sweeps, oldest first (learners appear only as keyed hashes).
+    Audit {
+        /// Only entries after this number.
+        #[arg(long, default_value_t = 0)]
+        after: i64,
+        /// At most this many entries.
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
     /// The teachers' dashboard in a browser, for operators without a learning platform.
     Teacher {
         #[command(subcommand)]
@@ -251,6 +271,29 @@ pub enum PlatformCommand {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum LearnerCommand {
+    /// Print every submission, source, report and result version of the learner as JSON.
+    Export {
+        /// The learner's id, as the learning platform submitted it.
+        learner: String,
+        /// Only the learner of this client (by name); without it, the learner of every client.
+        #[arg(long = "client")]
+        client: Option<String>,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
+    /// Erase everything of the learner from the store; the erasure is recorded without its id.
+    Erase {
+        learner: String,
+        /// Only the learner of this client (by name); without it, the learner of every client.
+        #[arg(long = "client")]
+        client: Option<String>,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
 pub enum ClientCommand {
     /// Add a client and print its bearer token (shown once; only its hash is kept) and its webhook
     /// signing secret.
@@ -308,6 +351,7 @@ pub enum NewLanguage {
 /// Parses the command line; the help of `serve` and `regrade` shows each setting's default, as the
 /// configuration reference states it.
 mod admin;
+mod learners;
 
 use self::admin::{run_client, run_platform, run_regrade};
 
@@ -365,6 +409,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Regrade { slug, dry_run, learners, verdict, json, serve } => {
             run_regrade(&slug, dry_run, learners, verdict, json, &serve)
         }
+        Command::Learner { command } => learners::run_learner(command),
+        Command::Audit { after, limit, json, serve } => learners::run_audit(after, limit, json, &serve),
         Command::Teacher { command: TeacherCommand::Link { expires, lang, serve } } => {
             let config = crate::service::config::Config::resolve(&serve)?;
             println!("{}", crate::service::dashboard::service_link(&config, expires, lang)?);

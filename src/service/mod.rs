@@ -31,6 +31,7 @@ pub mod lti;
 pub mod metrics;
 pub mod outbound;
 pub mod platforms;
+pub mod privacy;
 pub mod problem;
 pub mod regrade;
 pub mod reload;

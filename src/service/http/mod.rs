@@ -16,6 +16,7 @@ pub mod health;
 pub mod intake;
 pub mod jobe;
 pub mod learn;
+pub mod learners;
 pub mod lti;
 pub mod metrics;
 pub mod openapi;

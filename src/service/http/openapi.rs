@@ -11,6 +11,7 @@ use super::exercises::*;
 use super::health::*;
 use super::jobe::*;
 use super::learn::*;
+use super::learners::*;
 use super::lti::*;
 use super::metrics::*;
 use super::reports::*;
@@ -67,6 +68,8 @@ impl utoipa::Modify for SecurityAddon {
         redeliver_webhook,
         report_page,
         page_link,
+        export_learner,
+        erase_learner,
         page,
         submit,
         jwks,
@@ -117,7 +120,12 @@ impl utoipa::Modify for SecurityAddon {
         RunRequest,
         RunSpec,
         RunResult,
-        PutFile
+        PutFile,
+        crate::service::privacy::LearnerExport,
+        crate::service::privacy::ExportedSubmission,
+        crate::service::privacy::ExportedResult,
+        crate::service::privacy::ExportedLaunch,
+        crate::service::privacy::ErasureSummary
     )),
     modifiers(&SecurityAddon)
 )]
@@ -208,6 +216,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     constrain_request_schemas(doc, &shapes)?;
     constrain_view_schemas(doc, &shapes)?;
     constrain_other_schemas(doc, &shapes)?;
+    super::learners::constrain(doc, &shapes.learner)?;
     link_field_names(doc);
     Ok(())
 }
@@ -440,7 +449,7 @@ fn constrain_request_schemas(doc: &mut Value, shapes: &Shapes) -> Result<(), Str
     )?;
     merge(
         at(doc, &property("SubmissionRequest", "callback_url"))?,
-        json!({"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX,
+        json!({"type": ["string", "null"], "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX,
                "examples": ["https://lms.example/hooks/pruefstein"]}),
     )?;
     merge(

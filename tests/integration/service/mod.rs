@@ -158,4 +158,5 @@ mod operations;
 mod teachers;
 
 mod page;
+mod privacy;
 mod webhooks;

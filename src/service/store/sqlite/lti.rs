@@ -148,9 +148,9 @@ pub(super) fn take_state(tx: &Transaction<'_>, state: &str, now: Millis) -> Sql<
     Ok(found.filter(|(_, expires_at)| *expires_at > now).map(|(entry, _)| entry))
 }
 
-const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
+pub(super) const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
 
-fn context_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LtiContext> {
+pub(super) fn context_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LtiContext> {
     Ok(LtiContext {
         id: row.get(0)?,
         platform_id: row.get(1)?,
