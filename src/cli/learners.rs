@@ -1,9 +1,10 @@
-//! The operator's commands on learners' data: `pruefstein learner export|erase` and
-//! `pruefstein audit`, run against the store the configuration names (beside a running server).
+//! The operator's commands on learners' data and the store: `pruefstein learner export|erase`,
+//! `pruefstein audit`, `pruefstein backup` and `restore`, run against the store the configuration
+//! names (beside a running server, but for a restore).
 
 use anyhow::{Context, Result};
 
-use super::LearnerCommand;
+use super::{LearnerCommand, StoreArgs};
 use crate::service::config::{Config, ServeArgs};
 use crate::service::learner::Learner;
 use crate::service::privacy::{self, Actor};
@@ -87,5 +88,33 @@ pub(super) fn run_audit(after: i64, limit: usize, json: bool, serve: &ServeArgs)
             println!("{}", crate::text::for_terminal(&line));
         }
     }
+    Ok(0)
+}
+
+/// The store's configuration; a PostgreSQL store has its own tools for what SQLite's needs here.
+fn sqlite_store(store: StoreArgs, what: &str) -> Result<Config> {
+    let config = Config::store_only(store.config.as_deref(), store.data_dir, store.database)?;
+    if config.database.is_some() {
+        anyhow::bail!(
+            "the store is PostgreSQL: {what} it with pg_dump and pg_restore (README, \"Backup and restore\")"
+        );
+    }
+    Ok(config)
+}
+
+/// `pruefstein backup DEST`.
+pub(super) fn run_backup(dest: &std::path::Path, store: StoreArgs) -> Result<i32> {
+    let config = sqlite_store(store, "back up")?;
+    let source = config.data_dir.join(crate::service::store::sqlite::DATABASE_FILE);
+    let copied = crate::service::backup::backup(&source, dest)?;
+    print!("{}", crate::text::for_terminal(&copied.to_string()));
+    Ok(0)
+}
+
+/// `pruefstein restore SRC`.
+pub(super) fn run_restore(src: &std::path::Path, store: StoreArgs) -> Result<i32> {
+    let config = sqlite_store(store, "restore")?;
+    let copied = crate::service::backup::restore(src, &config.data_dir, crate::service::run::lock_data_dir)?;
+    print!("{}", crate::text::for_terminal(&copied.to_string()));
     Ok(0)
 }

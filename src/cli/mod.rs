@@ -156,6 +156,21 @@ pub enum Command {
         #[command(flatten)]
         serve: crate::service::config::ServeArgs,
     },
+    /// Copy the SQLite store while the service runs: a consistent snapshot, checked, written to a
+    /// temporary file and renamed to DEST; prints its size and rows. (PostgreSQL: pg_dump.)
+    Backup {
+        /// The backup file to write (replaced only once the new copy is checked).
+        dest: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Put a backup into a new, empty data directory (refused for one that holds anything).
+    Restore {
+        /// The backup file.
+        src: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
     /// The teachers' dashboard in a browser, for operators without a learning platform.
     Teacher {
         #[command(subcommand)]
@@ -268,6 +283,20 @@ pub enum PlatformCommand {
         #[arg(long)]
         withdraw: bool,
     },
+}
+
+/// Where the store is: a data directory, or a PostgreSQL database.
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// The service's data directory [default: ./data].
+    #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// The service's PostgreSQL database, if it uses one (`postgres://…`).
+    #[arg(long, env = "PRUEFSTEIN_DATABASE", hide_env_values = true)]
+    database: Option<String>,
+    /// The service's TOML configuration (for its data directory or database).
+    #[arg(long, env = "PRUEFSTEIN_CONFIG")]
+    config: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -411,6 +440,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Learner { command } => learners::run_learner(command),
         Command::Audit { after, limit, json, serve } => learners::run_audit(after, limit, json, &serve),
+        Command::Backup { dest, store } => learners::run_backup(&dest, store),
+        Command::Restore { src, store } => learners::run_restore(&src, store),
         Command::Teacher { command: TeacherCommand::Link { expires, lang, serve } } => {
             let config = crate::service::config::Config::resolve(&serve)?;
             println!("{}", crate::service::dashboard::service_link(&config, expires, lang)?);

@@ -15,6 +15,7 @@
 
 pub mod analytics;
 pub mod auth;
+pub mod backup;
 pub mod catalogue;
 pub mod clients;
 pub mod clock;

@@ -18,7 +18,7 @@ use crate::service::{clock, data_dir, http, reload, secrets, versions, webhook, 
 /// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
 /// held as long as the returned file is open, and the operating system drops it with the process.
 /// The directory and the lock file are created private ([`data_dir`]).
-fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
+pub fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
     data_dir::create_dir(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     let file =

@@ -21,6 +21,7 @@ pub mod lti;
 pub mod metrics;
 pub mod openapi;
 pub mod reports;
+mod security_scheme;
 pub mod server;
 pub mod submissions;
 pub mod teach;
