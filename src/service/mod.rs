@@ -36,6 +36,7 @@ pub mod privacy;
 pub mod problem;
 pub mod regrade;
 pub mod reload;
+pub mod retention;
 pub mod run;
 pub mod secrets;
 pub mod shared;

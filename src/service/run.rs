@@ -135,14 +135,17 @@ pub fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
     result
 }
 
-/// Renews this node's announcement every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS)
-/// and forgets old idempotency keys every hour, until shutdown.
+/// Renews this node's announcement every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS),
+/// forgets old idempotency keys every hour and, with `--retention-days`, sweeps old data (see
+/// [`crate::service::retention`]), until shutdown.
 fn maintenance_loop(shared: &Shared) {
     const FORGET_EVERY: Duration = Duration::from_secs(3600);
     let heartbeat = Duration::from_millis(crate::limits::NODE_HEARTBEAT_MS);
     let mut seen = shared.work.generation();
     let mut next_forget = std::time::Instant::now();
     let mut next_announce = std::time::Instant::now() + heartbeat;
+    // The first retention sweep at start, then every RETENTION_SWEEP_EVERY_MS.
+    let mut next_sweep = std::time::Instant::now();
     while shared.accepting.load(Ordering::SeqCst) {
         let now = std::time::Instant::now();
         if now >= next_forget {
@@ -151,6 +154,12 @@ fn maintenance_loop(shared: &Shared) {
                 tracing::error!(event = "maintenance_failed", error = %e);
             }
             next_forget = now + FORGET_EVERY;
+        }
+        if let Some(days) = shared.config.retention_days
+            && now >= next_sweep
+        {
+            crate::service::retention::run(shared.store.as_ref(), &shared.metrics, days, clock::now_ms());
+            next_sweep = now + Duration::from_millis(crate::limits::RETENTION_SWEEP_EVERY_MS);
         }
         if now >= next_announce {
             // A failure is logged; the next beat tries again.

@@ -231,3 +231,58 @@ fn the_operator_exports_and_erases_on_the_command_line_within_a_client_or_every_
         (server.get("/readyz", "").status == 200).then_some(())
     });
 }
+
+/// `--retention-days`: the sweep at start deletes what is older than the retention (its report
+/// links answer 410), keeps what is younger, counts itself in the metrics and logs a line; a
+/// retention of 0 days is refused at start.
+#[test]
+fn the_retention_sweep_deletes_what_is_older_and_keeps_the_rest() {
+    use pruefstein::service::store::{Intake, JobOutcome, NewSubmission, Store, sqlite};
+    let dir = tempfile::tempdir().unwrap();
+    let now = pruefstein::service::clock::now_ms();
+    let day = 24 * 3600 * 1000;
+    let (old, young) = {
+        let store = sqlite::SqliteStore::open(dir.path(), sqlite::Durability::Normal).unwrap();
+        let client =
+            store.add_client("lms", &pruefstein::service::auth::token_hash("token-1"), "whsec_x", 0).unwrap();
+        let submit = |at: i64| {
+            let new = NewSubmission {
+                client_id: client.id,
+                exercise: crate::support::PREDICTION.into(),
+                learner: "anna".into(),
+                submission: pruefstein::submission::Submission::Answer("(2, 2, 0)".into()),
+                callback_url: None,
+                metadata: None,
+                idempotency_key: None,
+                request_hash: at.to_string(),
+                exercise_hash: None,
+            };
+            let Intake::Created(record) = store.submit(&new, 100, at).unwrap() else { panic!("not created") };
+            // Graded, so that no open job keeps it.
+            let job = store.lease_jobs(1, 1, 60_000, at).unwrap().pop().unwrap();
+            let (tx, rx) = std::sync::mpsc::channel();
+            let outcome = JobOutcome::Failed { reason: "seeded".into() };
+            store.complete_job(job, outcome, None, at, Box::new(move |r| tx.send(r.is_ok()).unwrap()));
+            assert!(rx.recv().unwrap());
+            record.id
+        };
+        (submit(now - 10 * day), submit(now - day))
+    };
+    let refused = Command::new(BIN)
+        .args(["serve", "--retention-days", "0", "--data-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("retention-days must be 1 to"));
+    let server = Server::start(dir.path(), &["--retention-days", "3"]);
+    let log = server.log_until("the sweep's log line", |log| log.contains("retention_sweep"));
+    assert!(log.contains("retention_sweep"), "{log}");
+    let gone = server.get(&format!("/api/v1/submissions/sub_{old}"), "token-1");
+    assert_eq!(gone.status, 410, "{}", gone.text());
+    let kept = server.get(&format!("/api/v1/submissions/sub_{young}"), "token-1");
+    assert_eq!(kept.status, 200, "{}", kept.text());
+    let metrics = server.get("/metrics", "").text();
+    assert!(metrics.contains("pruefstein_retention_sweeps_total 1"), "{metrics}");
+    assert!(metrics.contains("pruefstein_retention_rows_total "), "{metrics}");
+}
