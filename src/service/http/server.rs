@@ -82,7 +82,7 @@ fn listen(
                 use actix_web::dev::Service;
                 let started = Instant::now();
                 let method = req.method().to_string();
-                let path = req.path().to_string();
+                let path = learners::loggable_path(req.path());
                 let call = srv.call(req);
                 async move {
                     let response = call.await?;

@@ -156,6 +156,8 @@ fn an_erased_learner_is_gone_from_every_route_page_and_file_and_the_rest_of_the_
     assert!(!contains_canary(log.as_bytes()), "{log}");
     let metrics = server.get("/metrics", "").text();
     assert!(metrics.contains("pruefstein_learners_erased_total 1"), "{metrics}");
+    let log = server.log_until("the erasure's log line", |log| log.contains("learner_erased"));
+    assert!(!contains_canary(log.as_bytes()), "the log names the learner: {log}");
 }
 
 #[test]
