@@ -143,7 +143,12 @@ fn an_erased_learner_is_gone_from_every_route_page_and_file_and_the_rest_of_the_
         assert!(!contains_canary(&bytes), "{name} still holds the canary");
     }
 
-    // The audit log records the erasure and the export, with no learner in clear.
+    let regrade = format!("/api/v1/exercises/{CONSUMER}/regrade");
+    let (status, queued) = server.call_json("POST", &regrade, &teacher, &json!({"learners": ["berta"]}));
+    assert_eq!((status, queued["queued"].as_array().map(Vec::len)), (202, Some(1)), "{queued}");
+
+    // The audit log records the erasure, the export, the analytics reads and the regrade, with no
+    // learner in clear.
     let out = Command::new(BIN).args(["audit", "--json", "--data-dir"]).arg(dir.path()).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let log = String::from_utf8(out.stdout).unwrap();
@@ -153,6 +158,7 @@ fn an_erased_learner_is_gone_from_every_route_page_and_file_and_the_rest_of_the_
         .collect();
     assert!(actions.contains(&"export".to_string()) && actions.contains(&"erase".to_string()), "{log}");
     assert!(actions.contains(&"analytics".to_string()), "{log}");
+    assert!(actions.contains(&"regrade".to_string()), "{log}");
     assert!(!contains_canary(log.as_bytes()), "{log}");
     let metrics = server.get("/metrics", "").text();
     assert!(metrics.contains("pruefstein_learners_erased_total 1"), "{metrics}");
