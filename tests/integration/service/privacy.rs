@@ -196,6 +196,11 @@ fn hostile_learner_ids_an_unknown_learner_and_a_missing_token_change_nothing() {
     let again = server.get(&format!("/api/v1/submissions/{}", kept["id"].as_str().unwrap()), &token).json();
     assert_eq!(again["status"], "graded", "nothing was lost");
     assert_eq!(server.get("/api/v1/learners/anna/export", &token).status, 200);
+    // A learner id with a slash, percent-encoded in the path, names that learner.
+    graded(&server, &token, "kurs/anna", "slash");
+    let export = server.get("/api/v1/learners/kurs%2Fanna/export", &token);
+    assert_eq!(export.status, 200, "{}", export.text());
+    assert_eq!(export.json()["learner"], "kurs/anna");
 }
 
 #[test]
