@@ -331,3 +331,45 @@ fn postgres_keeps_no_row_of_an_erased_learner() {
     assert_eq!(holding(&store), Vec::<String>::new());
     assert!(store.submission(kept).unwrap().is_some());
 }
+
+/// PostgreSQL: after an erasure (which vacuums) and a checkpoint, no table, index or TOAST file of
+/// the database holds the canary's bytes (before the erasure, one does). PostgreSQL's write-ahead
+/// log (`pg_wal`) still does until its segments are recycled: see decision record 0120.
+#[test]
+fn postgres_keeps_no_byte_of_an_erased_learner_in_its_table_files() {
+    let backend = Postgres::new();
+    let store = backend.open("a", postgres::LeaseClock::Caller);
+    let client = store.add_client("a", "ha", "whsec_a", 0).unwrap();
+    graded_submission(&store, &of_learner(client.id, CANARY, &format!("# {CANARY}")), 1);
+    let kept = graded_submission(&store, &of_learner(client.id, "berta", "# berta"), 2);
+    let holding = |store: &postgres::PgStore| -> Vec<String> {
+        store.query_texts("CHECKPOINT").unwrap();
+        let dir = store.query_texts("SELECT setting FROM pg_settings WHERE name = 'data_directory'").unwrap();
+        assert!(
+            std::path::Path::new(&dir[0]).is_dir(),
+            "this test reads the server's files: it needs the throwaway server on this machine, not {}",
+            scratch::TEST_DATABASE_VAR
+        );
+        let files = store
+            .query_texts(
+                "SELECT pg_relation_filepath(c.oid) FROM pg_class c \
+                 WHERE c.relkind IN ('r', 'i', 't') AND pg_relation_filepath(c.oid) IS NOT NULL",
+            )
+            .unwrap();
+        files
+            .into_iter()
+            .filter(|file| {
+                let bytes = std::fs::read(std::path::Path::new(&dir[0]).join(file)).unwrap_or_default();
+                bytes.windows(CANARY.len()).any(|w| w == CANARY.as_bytes())
+            })
+            .collect()
+    };
+    assert!(!holding(&store).is_empty(), "the canary is on disk first");
+    let scope = privacy_scope(CANARY, Some(client.id));
+    assert!(matches!(
+        store.erase_learner(&scope, &audit(Some(client.id)), 9).unwrap(),
+        LearnerFound::Found(_)
+    ));
+    assert_eq!(holding(&store), Vec::<String>::new());
+    assert!(store.submission(kept).unwrap().is_some());
+}
