@@ -4,7 +4,7 @@
 //! same id is not touched, and answers as unknown. See `service::privacy`.
 
 use actix_web::http::{StatusCode, header};
-use actix_web::{HttpResponse, web};
+use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Value, json};
 
 use super::auth::Client;
@@ -15,9 +15,33 @@ use crate::service::problem::Problem;
 use crate::service::store::LearnerFound;
 use crate::service::{clock, store::Millis};
 
-/// The learner of the path, by the one rule: 400 (`bad-learner`) if it breaks it.
-fn learner(raw: &str) -> Result<Learner, Problem> {
-    Learner::parse(raw).map_err(|invalid| Problem::bad_learner("bad-learner", invalid))
+/// The learner of the path, by the one rule: 400 (`bad-learner`) if it breaks it. The path's
+/// segment is decoded here, strictly: a percent-encoding that is not UTF-8 is refused, never
+/// replaced by U+FFFD (which would name another learner).
+fn learner(req: &HttpRequest) -> Result<Learner, Problem> {
+    let raw = req.uri().path().strip_prefix("/api/v1/learners/").unwrap_or_default();
+    let segment = raw.split('/').next().unwrap_or_default();
+    let not_utf8 = || {
+        Problem::bad_request(
+            "bad-learner",
+            "The learner id in the path is not percent-encoded UTF-8.",
+            "Die Kennung im Pfad ist kein prozentkodiertes UTF-8.",
+        )
+    };
+    let mut bytes = Vec::with_capacity(segment.len());
+    let mut rest = segment.as_bytes();
+    while let Some((&first, tail)) = rest.split_first() {
+        if first == b'%' {
+            let hex = tail.get(..2).and_then(|h| std::str::from_utf8(h).ok()).ok_or_else(not_utf8)?;
+            bytes.push(u8::from_str_radix(hex, 16).map_err(|_| not_utf8())?);
+            rest = &tail[2..];
+        } else {
+            bytes.push(first);
+            rest = tail;
+        }
+    }
+    let text = String::from_utf8(bytes).map_err(|_| not_utf8())?;
+    Learner::parse(&text).map_err(|invalid| Problem::bad_learner("bad-learner", invalid))
 }
 
 fn actor(client: &crate::service::store::ClientRecord) -> Actor {
@@ -69,11 +93,11 @@ fn erased(at: Millis) -> Problem {
     security(("bearer" = []))
 )]
 pub async fn export_learner(
-    path: web::Path<String>,
+    req: HttpRequest,
     shared: Data,
     Client(client): Client,
 ) -> Result<HttpResponse, Problem> {
-    let learner = learner(&path.into_inner())?;
+    let learner = learner(&req)?;
     let key = shared.report_key.current().to_vec();
     let (asked, actor) = (learner.clone(), actor(&client));
     let found =
@@ -105,11 +129,11 @@ pub async fn export_learner(
     security(("bearer" = []))
 )]
 pub async fn erase_learner(
-    path: web::Path<String>,
+    req: HttpRequest,
     shared: Data,
     Client(client): Client,
 ) -> Result<HttpResponse, Problem> {
-    let learner = learner(&path.into_inner())?;
+    let learner = learner(&req)?;
     let key = shared.report_key.current().to_vec();
     let (asked, actor) = (learner.clone(), actor(&client));
     let found =

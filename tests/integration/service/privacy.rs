@@ -185,6 +185,11 @@ fn hostile_learner_ids_an_unknown_learner_and_a_missing_token_change_nothing() {
             );
         }
     }
+    for path in ["/api/v1/learners/%FF%FE/export", "/api/v1/learners/%C3"] {
+        let method = if path.ends_with("export") { "GET" } else { "DELETE" };
+        let (status, problem) = server.call_json(method, path, &token, &Value::Null);
+        assert_eq!(status, 400, "not UTF-8: {path}: {problem}");
+    }
     for (method, path) in [("GET", "/api/v1/learners/niemand/export"), ("DELETE", "/api/v1/learners/niemand")]
     {
         let (status, problem) = server.call_json(method, path, &token, &Value::Null);
