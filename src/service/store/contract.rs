@@ -198,7 +198,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// Takes a login initiation (once: it is removed); none if unknown or expired.
     fn take_lti_state(&self, state: &str, now: Millis) -> Result<Option<LtiState>, StoreError>;
-    /// The context of a launch: found, or created.
+    /// The context of a launch: found (its time renewed to `now`: the retention sweep counts a
+    /// launch record's age from its last launch), or created.
     fn lti_context(
         &self,
         platform_id: i64,

@@ -226,6 +226,9 @@ fn the_retention_sweep_deletes_exactly_what_is_older_in_batches_and_spares_open_
     let platform = store.add_platform(&platform, client.id, 0).unwrap();
     store.lti_context(platform.id, "s", "01-visibility-timeout", "", 60).unwrap();
     let young_launch = store.lti_context(platform.id, "t", "01-visibility-timeout", "", 220).unwrap();
+    // Launched first long ago, and again since: its age counts from the last launch.
+    let relaunched = store.lti_context(platform.id, "u", "01-visibility-timeout", "", 5).unwrap();
+    assert_eq!(store.lti_context(platform.id, "u", "01-visibility-timeout", "", 150).unwrap(), relaunched);
 
     let before = 100;
     let first = store.sweep_retention(before, 2, 300).unwrap();
@@ -244,6 +247,7 @@ fn the_retention_sweep_deletes_exactly_what_is_older_in_batches_and_spares_open_
     assert!(store.jobe_file(client.id, "old").unwrap().is_none());
     assert!(store.jobe_file(client.id, "young").unwrap().is_some());
     assert_eq!(store.lti_context_by_id(young_launch.id).unwrap(), Some(young_launch));
+    assert_eq!(store.lti_context_by_id(relaunched.id).unwrap(), Some(relaunched));
     let job = lease(store.as_ref(), 300).unwrap();
     assert_eq!(job.submission_id, open.id, "the old open job is still graded");
 }

@@ -532,7 +532,8 @@ pub(super) async fn lti_context<C: GenericClient>(
 ) -> Sql<LtiContext> {
     tx.execute(
         "INSERT INTO lti_contexts (platform_id, subject, exercise, lineitem, created_at) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (platform_id, subject, exercise, lineitem) DO NOTHING",
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (platform_id, subject, exercise, lineitem) \
+         DO UPDATE SET created_at = greatest(lti_contexts.created_at, excluded.created_at)",
         &[&platform_id, &subject, &exercise, &lineitem, &now],
     )
     .await?;

@@ -170,7 +170,8 @@ pub(super) fn context(
 ) -> Sql<LtiContext> {
     tx.prepare_cached(
         "INSERT INTO lti_contexts (platform_id, subject, exercise, lineitem, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (platform_id, subject, exercise, lineitem) DO NOTHING",
+         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (platform_id, subject, exercise, lineitem) \
+         DO UPDATE SET created_at = max(created_at, excluded.created_at)",
     )?
     .execute(params![platform_id, subject, exercise, lineitem, now])?;
     let context = tx.query_row(
