@@ -15,7 +15,7 @@ pub(super) fn run_regrade(
     serve: &crate::service::config::ServeArgs,
 ) -> Result<i32> {
     let config = crate::service::config::Config::resolve(serve)?;
-    let request = crate::service::http::views::RegradeRequest {
+    let request = crate::service::regrade::RegradeRequest {
         learners: (!learners.is_empty()).then_some(learners),
         verdict,
         dry_run,

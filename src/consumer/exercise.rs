@@ -70,6 +70,34 @@ pub struct CheckTexts {
     pub hint: Option<crate::text::Text>,
 }
 
+/// The placeholders a folder's check text may name: the return values, in the words of the
+/// student's language (`True`/`False`, `true`/`false`, 1/0).
+pub const FOLDER_TEXT_PLACEHOLDERS: [&str; 2] = ["processed", "duplicate"];
+
+/// `text` with each of `values`' placeholders (`{name}`) replaced by its value in that language.
+pub fn fill_folder_text(text: &crate::text::Text, values: &[(&str, crate::text::Text)]) -> crate::text::Text {
+    let fill = |source: &str, pick: &dyn Fn(&crate::text::Text) -> &str| {
+        values
+            .iter()
+            .fold(source.to_string(), |out, (name, value)| out.replace(&format!("{{{name}}}"), pick(value)))
+    };
+    crate::text::Text { de: fill(&text.de, &|t| &t.de), en: fill(&text.en, &|t| &t.en) }
+}
+
+/// The first `{name}` in `text` (outside code in backticks) that is not a placeholder of
+/// [`FOLDER_TEXT_PLACEHOLDERS`]: a word in braces a teacher meant as one, which students would
+/// read as written.
+fn unknown_placeholder(text: &str) -> Option<&str> {
+    text.split('`').step_by(2).find_map(|prose| {
+        prose.match_indices('{').find_map(|(start, _)| {
+            let rest = &prose[start + 1..];
+            let name = &rest[..rest.find('}')?];
+            let a_name = !name.is_empty() && name.chars().all(|c| c.is_ascii_lowercase() || c == '_');
+            (a_name && !FOLDER_TEXT_PLACEHOLDERS.contains(&name)).then_some(name)
+        })
+    })
+}
+
 /// `[consumer.expect]`: what the teacher knows the reference must leave.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -173,6 +201,22 @@ impl ConsumerExercise {
             let check: super::harness::Check = name
                 .parse()
                 .map_err(|e| at(&["consumer", "checks", name.as_str()], format!("[consumer.checks]: {e}")))?;
+            for (what, text) in [("explanation", &texts.explanation), ("hint", &texts.hint)] {
+                let Some(text) = text else { continue };
+                for (lang, words) in [("de", &text.de), ("en", &text.en)] {
+                    if let Some(placeholder) = unknown_placeholder(words) {
+                        return Err(at(
+                            &["consumer", "checks", name.as_str(), what, lang],
+                            format!(
+                                "[consumer.checks.{check}] {what}.{lang} names {{{placeholder}}}, which is not a placeholder \
+                                 (a check's text may name {{processed}} and {{duplicate}}, the return values in \
+                                 the student's language)",
+                                check = check.name()
+                            ),
+                        ));
+                    }
+                }
+            }
             check_texts.insert(check.name().to_string(), texts.clone());
         }
         let messages = read_messages(&section.messages, &at)?;

@@ -208,19 +208,24 @@ fn with_diagnosis(
         file: source.map(|s| s.interpreter.file),
         source: source.map(|s| s.text()),
     };
-    with_source(with_folder_texts(diagnose::attach(report, &context), consumer), compiled)
+    with_source(with_folder_texts(diagnose::attach(report, &context), consumer, compiled.voice()), compiled)
 }
 
 /// `report` with the exercise's own texts per check: its explanation instead of the lesson's, and
-/// its hint on a failed check.
-fn with_folder_texts(mut report: Report, consumer: &ConsumerExercise) -> Report {
+/// its hint on a failed check, their `{processed}` and `{duplicate}` in `voice`'s words.
+fn with_folder_texts(
+    mut report: Report,
+    consumer: &ConsumerExercise,
+    voice: crate::report::voice::Voice,
+) -> Report {
+    let values = [("processed", voice.processed()), ("duplicate", voice.duplicate())];
     for check in &mut report.checks {
         let Some(texts) = consumer.check_texts.get(&check.name) else { continue };
         if let Some(explanation) = &texts.explanation {
-            check.explanation = explanation.clone();
+            check.explanation = super::exercise::fill_folder_text(explanation, &values);
         }
         if !check.passed {
-            check.hint = texts.hint.clone();
+            check.hint = texts.hint.as_ref().map(|hint| super::exercise::fill_folder_text(hint, &values));
         }
     }
     report

@@ -4,7 +4,10 @@
 //! interpreter guest has the same exports: `pf_init` (started once per process, then kept as a
 //! snapshot), `pf_source`/`pf_load` (the student's file into an instance), `verarbeite` (one
 //! delivery, as a compiled module's), `pf_error_ptr`/`pf_error_len`. The languages differ in their
-//! [`Interpreter`] only: [`super::python`], [`super::javascript`].
+//! [`Interpreter`] only: [`python`], [`javascript`].
+
+pub mod javascript;
+pub mod python;
 
 use std::sync::{Mutex, OnceLock};
 
@@ -37,8 +40,8 @@ pub struct Interpreter {
 /// [`super::typescript`]).
 pub fn of(language: Language) -> &'static Interpreter {
     match language {
-        Language::Python => &super::python::INTERPRETER,
-        Language::JavaScript | Language::TypeScript => &super::javascript::INTERPRETER,
+        Language::Python => &python::INTERPRETER,
+        Language::JavaScript | Language::TypeScript => &javascript::INTERPRETER,
     }
 }
 
@@ -101,7 +104,7 @@ fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
         limits.sql_steps_per_statement,
     )
     .map_err(|e| e.to_string())?;
-    let mut store = Store::new(engine, super::process::guest_state(db, &limits, 0));
+    let mut store = Store::new(engine, super::abi::GuestState::fresh(db, &limits, 0));
     store.limiter(|state| &mut state.limiter);
     store.set_fuel(interpreter.fuel_to_init).map_err(|e| format!("{e:#}"))?;
     store.set_epoch_deadline(crate::sandbox::epoch_ticks(INTERPRETER_INIT_WALL_MS));
@@ -437,18 +440,6 @@ fn error_text(store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::R
     let mut bytes = vec![0u8; len.max(0) as usize];
     memory.read(&*store, ptr as u32 as usize, &mut bytes)?;
     Ok(String::from_utf8_lossy(&bytes).trim_end().to_string())
-}
-
-impl super::process::CompiledConsumer {
-    /// Whose words the report uses: the language of the student's file, ABI v1's for a module.
-    pub fn voice(&self) -> crate::report::voice::Voice {
-        use crate::report::voice::Voice;
-        match self.source().map(|s| s.submitted) {
-            None => Voice::Module,
-            Some(Language::Python) => Voice::Python,
-            Some(Language::JavaScript | Language::TypeScript) => Voice::JavaScript,
-        }
-    }
 }
 
 /// The student's file with the lines its checks speak of: statements and crash points of every

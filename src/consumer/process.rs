@@ -18,13 +18,12 @@ use super::exception::{
     hide_guest_module_frames, hide_interpreter_frames, javascript_exception_note, python_exception_note,
 };
 pub use super::fault::FaultCode;
+use super::gate::GateHandle;
 use super::guestdb::GuestDb;
-use super::interleave::GateHandle;
 use crate::deadline::Deadline;
 use crate::limits::{Limits, POOL_INSTANCES_PER_GRADING};
 use crate::report::Rejection;
 use crate::report::consumer::{Boundary, CrashPoint, TraceEvent};
-use crate::sandbox::limiter::GuestLimiter;
 use crate::sandbox::{self, ModuleContract};
 use crate::text;
 use crate::text::Text;
@@ -146,7 +145,7 @@ impl CompiledConsumer {
             limits.sql_steps_per_statement,
         )
         .map_err(|e| internal(e.to_string()))?;
-        let mut store = Store::new(&self.engine, guest_state(db, limits, 0));
+        let mut store = Store::new(&self.engine, GuestState::fresh(db, limits, 0));
         store.limiter(|state| &mut state.limiter);
         store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
         store.epoch_deadline_trap();
@@ -161,7 +160,7 @@ impl CompiledConsumer {
                 let loaded = memory.data(&store).to_vec();
                 let mut fresh_store = Store::new(
                     &self.engine,
-                    guest_state(
+                    GuestState::fresh(
                         GuestDb::open(
                             Path::new(":memory:"),
                             Arc::from(Vec::<String>::new()),
@@ -224,30 +223,6 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
             "Der {name}-Interpreter von Prüfstein ließ sich nicht starten: {e}",
             "The grader's {name} interpreter could not be started: {e}"
         ),
-    }
-}
-
-/// The store data of a fresh instance on `db`.
-pub(super) fn guest_state(db: GuestDb, limits: &Limits, instance: u32) -> GuestState {
-    GuestState {
-        statement_line: None,
-        return_line: None,
-        limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
-        db,
-        instance,
-        message: None,
-        events: Vec::new(),
-        writes: 0,
-        commits: 0,
-        crash_points: Vec::new(),
-        crash_after: None,
-        statements: 0,
-        statement_limit: limits.sql_statements_per_delivery,
-        log_bytes: 0,
-        log_limit: limits.log_bytes_per_run,
-        notes: Vec::new(),
-        // Attached after the start function ran (see `start`).
-        gate: None,
     }
 }
 
@@ -367,7 +342,7 @@ impl ConsumerProcess {
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
         db.set_deadline(*deadline);
         let interleaved = gate.is_some();
-        let state = guest_state(db, limits, instance);
+        let state = GuestState::fresh(db, limits, instance);
         let live = LiveInstance::new();
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -603,5 +578,19 @@ fn load_source(
             Err(StartError::Fault { code, message, events, fuel_used })
         }
         None => Ok(()),
+    }
+}
+
+impl CompiledConsumer {
+    /// Whose words the report uses: the language of the student's file, ABI v1's for a module.
+    pub fn voice(&self) -> crate::report::voice::Voice {
+        use crate::report::voice::Voice;
+        match self.source().map(|s| s.submitted) {
+            None => Voice::Module,
+            Some(crate::submission::Language::Python) => Voice::Python,
+            Some(crate::submission::Language::JavaScript | crate::submission::Language::TypeScript) => {
+                Voice::JavaScript
+            }
+        }
     }
 }

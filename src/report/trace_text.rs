@@ -138,7 +138,9 @@ impl Speaker<'_> {
         if let Some(write) = write {
             let _ = write!(text, ", {} {write}", self.pick("Schreibzugriff", "write"));
         }
-        if let Some(error) = error {
+        // A missing row is said in the report's language above; the host's own note on it is not
+        // SQLite's text to quote.
+        if let Some(error) = error.as_ref().filter(|_| *code != status::NO_ROW) {
             let _ = write!(text, ": {error}");
         }
         let at = match line {

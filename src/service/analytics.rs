@@ -16,7 +16,6 @@ use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
 use crate::report::{GraderKind, Report, Verdict};
-use crate::service::shared::Shared;
 use crate::service::store::SubmissionRecord;
 
 /// The verdict a record's result names (none while it is not graded).
@@ -311,7 +310,7 @@ fn behaves_like(
             *like.entry(mutant.clone()).or_default() += 1;
         }
         failing.push(FailingSubmission {
-            submission_id: Shared::public_id(record.id),
+            submission_id: crate::service::public_id::of(record.id),
             learner: record.learner.clone(),
             failed_checks: set.into_iter().collect(),
             behaves_like,
@@ -432,7 +431,8 @@ fn group_by_mistake(
         .into_iter()
         .map(|(mistake, (files, submissions))| {
             let mut submissions: Vec<String> = submissions.into_iter().map(str::to_string).collect();
-            submissions.sort_by_key(|id| (Shared::parse_id(id).unwrap_or(i64::MAX), id.clone()));
+            submissions
+                .sort_by_key(|id| (crate::service::public_id::parse(id).unwrap_or(i64::MAX), id.clone()));
             MistakeShare {
                 mistake: mistake.to_string(),
                 description: descriptions.get(mistake).cloned(),

@@ -326,10 +326,10 @@ impl Config {
     }
 
     /// The trusted proxies' networks; an entry that is not one stops the start.
-    pub fn trusted_networks(&self) -> Result<Vec<super::lti::logins::Network>> {
+    pub fn trusted_networks(&self) -> Result<Vec<super::address::Network>> {
         self.trusted_proxies
             .iter()
-            .map(|n| super::lti::logins::Network::parse(n).map_err(|e| anyhow::anyhow!("trusted-proxy: {e}")))
+            .map(|n| super::address::Network::parse(n).map_err(|e| anyhow::anyhow!("trusted-proxy: {e}")))
             .collect()
     }
 

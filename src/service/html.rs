@@ -7,7 +7,6 @@
 use maud::{DOCTYPE, Markup, PreEscaped, html};
 
 use super::clock;
-use super::shared::Shared;
 use super::store::{Status, SubmissionRecord};
 use crate::report::html::{render_report, t};
 use crate::report::{Report, Verdict};
@@ -41,7 +40,7 @@ impl PageLink {
     pub fn href(&self, lang: Lang, selected: Option<i64>) -> String {
         let mut href = format!("/learn/{}?{}&lang={}", self.slug, self.query(), lang.code());
         if let Some(id) = selected {
-            href.push_str(&format!("&s={}", Shared::public_id(id)));
+            href.push_str(&format!("&s={}", crate::service::public_id::of(id)));
         }
         href
     }
@@ -423,7 +422,7 @@ fn result_section(record: &SubmissionRecord, report: Option<&Report>, lang: Lang
     html! {
     @let (class, word) = verdict_label(record, report, lang);
     section id="result" {
-        h2 { (t(lang, "Bericht", "Report")) " · " (Shared::public_id(record.id)) }
+        h2 { (t(lang, "Bericht", "Report")) " · " (crate::service::public_id::of(record.id)) }
         p {
             span class={ "verdict " (class) } { (word) }
             @if let Some(report) = &report {
@@ -467,7 +466,7 @@ fn history_section(view: &StudentPage<'_>, lang: Lang, shown_id: Option<i64>) ->
                         @let record_report: Option<Report> = record.result.as_ref().and_then(|r| r.report.as_deref()).and_then(|j| serde_json::from_str(j).ok());
                         @let (class, word) = verdict_label(record, record_report.as_ref(), lang);
                         li {
-                            a href={ (link.href(lang, Some(record.id))) "#result" } { (Shared::public_id(record.id)) }
+                            a href={ (link.href(lang, Some(record.id))) "#result" } { (crate::service::public_id::of(record.id)) }
                             " · " (clock::rfc3339(record.created_at)) " · "
                             span class={ "verdict small " (class) } { (word) }
                             @if let Some(result) = &record.result {

@@ -13,6 +13,7 @@
 //! This file is the table of contents: the state every part shares is [`shared`], the start and
 //! stop of the service [`run`].
 
+pub mod address;
 pub mod analytics;
 pub mod auth;
 pub mod backup;
@@ -34,6 +35,7 @@ pub mod outbound;
 pub mod platforms;
 pub mod privacy;
 pub mod problem;
+pub mod public_id;
 pub mod regrade;
 pub mod reload;
 pub mod retention;

@@ -15,8 +15,10 @@
 //! `pruefstein regrade` grades in a worker process of its own, or in this thread with `--isolation
 //! thread`.
 
+use serde::{Deserialize, Serialize};
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, mpsc};
+use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
 use crate::grade::{GradeOptions, grade};
@@ -25,7 +27,6 @@ use crate::limits::{REGRADE_DRY_RUN_MAX, REGRADE_LEARNERS_MAX, REGRADE_SUBMISSIO
 use crate::report::Report;
 use crate::service::config::Isolation;
 use crate::service::dryruns::DryRunTask;
-use crate::service::http::views::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
 use crate::service::learner::Learner;
 use crate::service::shared::Shared;
 use crate::service::store::{RegradeFilter, Store, StoreError};
@@ -179,8 +180,8 @@ pub fn regrade(
         let ids: Vec<i64> = selected.iter().map(|s| s.id).collect();
         // Graded by this version of the exercise while a living node serves it.
         let queued = store.queue_regrades(&ids, Some(exercise.content_hash()))?;
-        summary.queued = queued.queued.into_iter().map(Shared::public_id).collect();
-        summary.already_open = queued.already_open.into_iter().map(Shared::public_id).collect();
+        summary.queued = queued.queued.into_iter().map(crate::service::public_id::of).collect();
+        summary.already_open = queued.already_open.into_iter().map(crate::service::public_id::of).collect();
         return Ok(summary);
     }
     for record in &selected {
@@ -198,16 +199,16 @@ pub fn regrade(
                 };
                 if new != old {
                     summary.changes.push(RegradeChange {
-                        submission_id: Shared::public_id(record.id),
+                        submission_id: crate::service::public_id::of(record.id),
                         learner: record.learner.clone(),
                         old,
                         new,
                     });
                 }
             }
-            Err(reason) => {
-                summary.not_graded.push(NotGraded { submission_id: Shared::public_id(record.id), reason })
-            }
+            Err(reason) => summary
+                .not_graded
+                .push(NotGraded { submission_id: crate::service::public_id::of(record.id), reason }),
         }
     }
     summary.would_change = Some(summary.changes.len());
@@ -283,4 +284,68 @@ pub fn render_summary(summary: &RegradeSummary) -> String {
         );
     }
     out
+}
+
+/// The body of `POST /api/v1/exercises/{slug}/regrade` (every field optional; an empty body
+/// regrades the latest submission of every learner).
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RegradeRequest {
+    /// Only these learners.
+    #[serde(default)]
+    pub learners: Option<Vec<String>>,
+    /// Only submissions whose latest verdict is this one: `passed`, `failed` or `rejected`.
+    #[serde(default)]
+    pub verdict: Option<String>,
+    /// Grade now and report what would change, without writing anything.
+    #[serde(default)]
+    pub dry_run: bool,
+}
+
+/// A verdict and points.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
+pub struct Outcome {
+    /// `passed`, `failed` or `rejected`; absent when it could not be graded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub points: Option<u32>,
+}
+
+/// A submission whose verdict or points a dry run would change.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegradeChange {
+    pub submission_id: String,
+    pub learner: String,
+    pub old: Outcome,
+    pub new: Outcome,
+}
+
+/// What a regrade did, or (dry run) would do.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RegradeSummary {
+    pub exercise: String,
+    /// The exercise version regraded against (the one loaded now).
+    pub exercise_hash: String,
+    pub dry_run: bool,
+    /// Submissions selected: the latest of each learner, filtered.
+    pub selected: usize,
+    /// Regrade jobs queued now (not in a dry run).
+    pub queued: Vec<String>,
+    /// Submissions that had an open job already: nothing queued for them.
+    pub already_open: Vec<String>,
+    /// Dry run: how many verdicts or points would change, and which.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub would_change: Option<usize>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<RegradeChange>,
+    /// Dry run: submissions that could not be graded, with the reason.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub not_graded: Vec<NotGraded>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct NotGraded {
+    pub submission_id: String,
+    pub reason: String,
 }

@@ -82,24 +82,14 @@ impl Shared {
         (clock::now_ms().max(0) as u64).saturating_sub(self.grading_progress.load(Ordering::Relaxed))
     }
 
-    /// The public id of a submission.
-    pub fn public_id(id: i64) -> String {
-        format!("sub_{id}")
-    }
-
-    /// The internal id of a public one: exactly what `public_id` writes (`sub_12`; the pattern the
-    /// OpenAPI document declares), nothing else (no bare number, sign or leading zero).
-    pub fn parse_id(public: &str) -> Option<i64> {
-        let digits = public.strip_prefix("sub_")?;
-        if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        digits.parse::<i64>().ok()
+    /// What LTI's functions read of this state.
+    pub fn lti_context(&self) -> lti::Context<'_> {
+        lti::Context { store: self.store.as_ref(), lti: &self.lti, config: &self.config }
     }
 
     /// The student's report link, with its token.
     pub fn report_url(&self, id: i64) -> String {
-        let public = Shared::public_id(id);
+        let public = crate::service::public_id::of(id);
         format!(
             "{}/reports/{public}?t={}",
             self.config.public_url,
@@ -291,7 +281,7 @@ mod tests {
 
     #[test]
     fn a_public_id_is_read_only_as_it_is_written() {
-        assert_eq!(Shared::parse_id(&Shared::public_id(12)), Some(12));
+        assert_eq!(crate::service::public_id::parse(&crate::service::public_id::of(12)), Some(12));
         for wrong in [
             "12",
             "sub_",
@@ -303,7 +293,7 @@ mod tests {
             "sub_1x",
             "sub_99999999999999999999",
         ] {
-            assert_eq!(Shared::parse_id(wrong), None, "{wrong}");
+            assert_eq!(crate::service::public_id::parse(wrong), None, "{wrong}");
         }
     }
 }

@@ -10,7 +10,6 @@ use utoipa::ToSchema;
 
 use crate::exercise::Exercise;
 use crate::limits::{SIMILARITY_PAIRS_MAX, SIMILARITY_SUBMISSIONS_MAX, SIMILARITY_THRESHOLD_PER_MILLE};
-use crate::service::shared::Shared;
 use crate::service::store::SubmissionRecord;
 use crate::submission::Submission;
 
@@ -80,9 +79,9 @@ pub fn closest_pairs(exercise: &Exercise, latest: &[(SubmissionRecord, Submissio
             let similarity = jaccard_per_mille(print_a, print_b);
             if similarity >= SIMILARITY_THRESHOLD_PER_MILLE {
                 pairs.push(SimilarPair {
-                    submission_a: Shared::public_id(a.id),
+                    submission_a: crate::service::public_id::of(a.id),
                     learner_a: a.learner.clone(),
-                    submission_b: Shared::public_id(b.id),
+                    submission_b: crate::service::public_id::of(b.id),
                     learner_b: b.learner.clone(),
                     similarity_per_mille: similarity,
                 });

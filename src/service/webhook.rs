@@ -58,7 +58,7 @@ fn deliver(shared: &Shared, event: &OutboxEvent) {
     let attempt = event.attempts + 1;
     let outcome = if event.event_id.starts_with(super::lti::ags::EVENT_PREFIX) {
         // A score for an LTI platform's line item.
-        super::lti::ags::deliver(shared, event)
+        super::lti::ags::deliver(&shared.lti_context(), event)
     } else {
         match send_webhook(shared, event) {
             Some(outcome) => outcome,

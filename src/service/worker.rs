@@ -188,7 +188,7 @@ fn renew_lease(shared: &Shared, id: i64, attempt: u32) -> Renewal {
     match shared.store.renew_lease(id, attempt, shared.config.job_lease_ms, clock::now_ms()) {
         Ok(true) => Renewal::Renewed,
         Ok(false) => {
-            tracing::warn!(event = "lease_lost", submission = %Shared::public_id(id));
+            tracing::warn!(event = "lease_lost", submission = %crate::service::public_id::of(id));
             Renewal::Lost
         }
         Err(e) => {
@@ -204,7 +204,7 @@ fn process(shared: &Arc<Shared>, slot: &mut Slot, kills: &Kills, job: LeasedJob,
     // Every event while this submission is graded carries it, its exercise and its attempt.
     let span = tracing::info_span!(
         "grade",
-        submission = %Shared::public_id(job.submission_id),
+        submission = %crate::service::public_id::of(job.submission_id),
         exercise = %job.exercise,
         attempt = job.attempt,
     );
@@ -329,7 +329,7 @@ fn outcome_of(
         }
         Graded::Panicked => {
             // A panic is a bug in Prüfstein: try again (counted) until attempts run out.
-            tracing::error!(event = "grading_panicked", submission = %Shared::public_id(job.submission_id));
+            tracing::error!(event = "grading_panicked", submission = %crate::service::public_id::of(job.submission_id));
             if let Err(e) = shared.store.release_job(job, true) {
                 tracing::error!(event = "release_failed", error = %e);
             }
@@ -342,7 +342,7 @@ fn outcome_of(
 /// One line in the log for a decided job.
 fn log_outcome(job: &LeasedJob, outcome: &JobOutcome, seconds: f64) {
     let ms = format!("{:.1}", seconds * 1e3);
-    let public = Shared::public_id(job.submission_id);
+    let public = crate::service::public_id::of(job.submission_id);
     match outcome {
         JobOutcome::Graded { verdict, .. } => tracing::info!(
             event = "graded",
@@ -375,7 +375,7 @@ fn complete(shared: &Arc<Shared>, job: LeasedJob, outcome: JobOutcome, seconds: 
             url: url.clone(),
             payload: event_payload(shared, &job, &outcome, now),
         }),
-        None => super::lti::ags::score_event(shared, &job, &outcome, now),
+        None => super::lti::ags::score_event(&shared.lti_context(), &job, &outcome, now),
     };
     let id = job.submission_id;
     let has_event = event.is_some();
@@ -413,7 +413,7 @@ fn complete(shared: &Arc<Shared>, job: LeasedJob, outcome: JobOutcome, seconds: 
             }
             // The lease stays; it expires and the job is graded again (the same result).
             Err(e) => {
-                tracing::error!(event = "complete_failed", submission = %Shared::public_id(id), error = %e)
+                tracing::error!(event = "complete_failed", submission = %crate::service::public_id::of(id), error = %e)
             }
         }),
     );
@@ -430,7 +430,7 @@ fn retry_elsewhere(
     reason: String,
 ) -> Option<JobOutcome> {
     let count = kills.count(job.submission_id);
-    let submission = Shared::public_id(job.submission_id);
+    let submission = crate::service::public_id::of(job.submission_id);
     tracing::warn!(event, submission = %submission, exercise = %job.exercise, reason = %reason, count);
     if count >= WORKER_KILLS_PER_SUBMISSION_MAX {
         return Some(JobOutcome::Failed { reason });
@@ -524,7 +524,7 @@ fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Opt
     }
     tracing::warn!(
         event = "exercise_unavailable",
-        submission = %Shared::public_id(job.submission_id),
+        submission = %crate::service::public_id::of(job.submission_id),
         exercise = %job.exercise,
         reason = %reason,
         retry_ms = delay,
@@ -536,7 +536,7 @@ fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Opt
 /// The one event of a submission: its id is derived from the submission, so it is the same on
 /// every attempt, after a redelivery, and if the job was graded twice.
 pub fn event_id(submission_id: i64) -> String {
-    format!("evt_{}", Shared::public_id(submission_id))
+    format!("evt_{}", crate::service::public_id::of(submission_id))
 }
 
 /// The event of a result version: the first result's is [`event_id`], a regrade's adds its version

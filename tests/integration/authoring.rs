@@ -669,6 +669,58 @@ fn a_folders_own_check_texts_speak_in_its_reports() {
     std::fs::write(dir.join("exercise.toml"), toml).expect("write");
     let line = line_of(&dir, "exercise.toml", "[consumer.checks.crash-pionts]");
     assert_problem(&check_dir(&dir), &[&format!("exercise.toml:{line}:"), "crash-pionts", "crash-points"]);
+
+    // A word in braces that is not one of the placeholders is refused at its line, since students
+    // would read it as written; code in backticks may hold braces.
+    let (_temp, dir) = consumer_scaffold("29-texts");
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    toml.push_str(
+        "\n[consumer.checks.lost-ack]\nhint.de = \"Gib `{ ok: 1 }` nicht zurück.\"\nhint.en = \"Return {returned}.\"\n",
+    );
+    std::fs::write(dir.join("exercise.toml"), toml).expect("write");
+    let line = line_of(&dir, "exercise.toml", "hint.en = \"Return {returned}.\"");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("exercise.toml:{line}:"), "{returned}", "{processed}", "{duplicate}"],
+    );
+}
+
+/// A folder's check text names the return values as `{processed}` and `{duplicate}`, and each
+/// student reads them in their own language's words (exercise 03 keeps the lesson's explanations
+/// this way, in WAT, Python and JavaScript alike).
+#[test]
+fn a_folders_check_text_names_the_return_values_in_the_students_language() {
+    let dir = root().join("exercises/03-idempotenter-konsument");
+    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("loads");
+    for (file, language, duplicate) in [
+        ("mutants/no-dedup.py", Some(pruefstein::submission::Language::Python), "`False`"),
+        ("mutants/no-dedup.js", Some(pruefstein::submission::Language::JavaScript), "`false`"),
+        ("mutants/no-dedup.wat", None, "0"),
+    ] {
+        let bytes = std::fs::read(dir.join(file)).expect("mutant");
+        let submission = match language {
+            Some(language) => pruefstein::submission::Submission::Source {
+                language,
+                text: String::from_utf8(bytes).expect("UTF-8"),
+            },
+            None => pruefstein::submission::Submission::Module(bytes),
+        };
+        let report =
+            pruefstein::grade::grade(&exercise, &submission, &pruefstein::grade::GradeOptions::default())
+                .expect("grades");
+        let check = report.checks.iter().find(|c| c.name == "constraint-violation").expect("the check");
+        assert!(
+            check.explanation.de.contains("Obergrenze"),
+            "{file}: the lesson's words: {:?}",
+            check.explanation
+        );
+        assert!(
+            check.explanation.de.contains(&format!("weder {duplicate} noch"))
+                && !check.explanation.en.contains('{'),
+            "{file}: {:?}",
+            check.explanation
+        );
+    }
 }
 
 /// The code blocks of the walk-through in `exercises/README.md`, in order, with their language.

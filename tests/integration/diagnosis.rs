@@ -50,7 +50,7 @@ const fn sql(statement: &'static str) -> (Option<u32>, Option<&'static str>) {
     (None, Some(statement))
 }
 
-/// Every mutant of exercise 03 and 04, with its expected diagnosis.
+/// Every mutant of the diagnosed exercises, with its expected diagnosis.
 const TABLE: &[Expected] = &[
     row(
         "03-idempotenter-konsument/mutants/check-then-act.ts",
@@ -360,6 +360,55 @@ const TABLE: &[Expected] = &[
         sql("COMMIT"),
         "ID gemerkt, Wirkung fehlt",
     ),
+    row(
+        "09-ueberweisung/mutants/fehler-verschluckt.py",
+        "constraint-violation",
+        "failed-id-kept",
+        at(10),
+        "ID ist gemerkt",
+    ),
+    row(
+        "09-ueberweisung/mutants/ohne-dedup.py",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(7),
+        "doppelt",
+    ),
+    row(
+        "09-ueberweisung/mutants/pruefen-dann-buchen.py",
+        "concurrent-duplicate",
+        "concurrent-double",
+        at(7),
+        "doppelt",
+    ),
+    row(
+        "09-ueberweisung/mutants/zwei-transaktionen.py",
+        "concurrent-duplicate",
+        "concurrent-double",
+        at(10),
+        "mehr als einmal",
+    ),
+    row(
+        "10-punkte-einloesen/mutants/bei-null-gekappt.js",
+        "constraint-violation",
+        "violation-acked",
+        at(11),
+        "nicht erlaubt",
+    ),
+    row(
+        "10-punkte-einloesen/mutants/duplikat-als-fehler.js",
+        "duplicate-same-instance",
+        "duplicate-raised",
+        at(9),
+        "endet mit einem Fehler",
+    ),
+    row(
+        "10-punkte-einloesen/mutants/getrennt-geschrieben.js",
+        "duplicate-same-instance",
+        "effect-before-dedup",
+        at(9),
+        "doppelt",
+    ),
 ];
 
 fn submission_of(path: &Path) -> Submission {
@@ -370,13 +419,17 @@ fn submission_of(path: &Path) -> Submission {
     }
 }
 
+/// The consumer exercises whose every mutant is in the table.
+const DIAGNOSED_EXERCISES: [&str; 4] =
+    ["03-idempotenter-konsument", "04-lager", "09-ueberweisung", "10-punkte-einloesen"];
+
 /// Every mutant's report (graded once for all tests of this module), by its path under
 /// `exercises/`.
 fn reports() -> &'static [(String, Report)] {
     static REPORTS: OnceLock<Vec<(String, Report)>> = OnceLock::new();
     REPORTS.get_or_init(|| {
         let mut out = Vec::new();
-        for slug in ["03-idempotenter-konsument", "04-lager"] {
+        for slug in DIAGNOSED_EXERCISES {
             let mut exercise = load(slug);
             // Every check must run: on a busy machine a debug build may need more than the
             // submission's wall-clock backstop, which only a runaway submission should meet.
@@ -622,6 +675,12 @@ fn said(text: &str) -> String {
     for line in text.lines() {
         let line = line.split(" pruefstein ").next().unwrap_or(line);
         let line = line.split("Ausgabe:").next().unwrap_or(line).split("output:").next().unwrap_or(line);
+        // What a statement came to (after its last arrow) is the report's own words, also where
+        // the statement before it is the student's quoted code.
+        let (line, outcome) = match line.rfind(" → ") {
+            Some(i) => (&line[..i], unquoted_error(&line[i..])),
+            None => (line, String::new()),
+        };
         let line = ["Error:", "Error ", "constraint failed", "Zeile ", "line "].iter().fold(
             line.to_string(),
             |l, cut| {
@@ -641,6 +700,7 @@ fn said(text: &str) -> String {
                 }
             },
         );
+        let line = line + &outcome;
         let mut kept = String::new();
         let mut quote: Option<char> = None;
         let mut depth = 0;
@@ -658,7 +718,15 @@ fn said(text: &str) -> String {
         out.push_str(&kept);
         out.push('\n');
     }
-    out.replace("03-idempotenter-konsument", "").replace("04-lager", "")
+    DIAGNOSED_EXERCISES.iter().fold(out, |out, slug| out.replace(slug, ""))
+}
+
+/// `outcome` up to an error's own text (SQLite's, or the runtime's exception), which is quoted.
+fn unquoted_error(outcome: &str) -> String {
+    ["Error:", "Error ", "constraint failed"]
+        .iter()
+        .fold(outcome, |o, cut| o.find(cut).map_or(o, |i| &o[..i]))
+        .to_string()
 }
 
 const ENGLISH: &[&str] = &[

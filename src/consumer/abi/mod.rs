@@ -15,9 +15,9 @@ use std::sync::{Arc, OnceLock};
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
 use super::fault::FaultCode;
+use super::gate::{Arrival, GateHandle, Signal};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
-use super::interleave::{Arrival, GateHandle, Signal};
 use super::state::SqlValue;
 use crate::limits::{ABORT_MESSAGE_UNITS_MAX, FUEL_PER_HOST_BYTE, FUEL_PER_HOST_CALL, GUEST_TEXT_BYTES_MAX};
 use crate::report::consumer::{Boundary, CrashPoint, TraceEvent, clip, quote_sql};
@@ -91,6 +91,32 @@ pub struct GuestState {
     /// The line of the student's source whose `return` ended the entry function, as an
     /// interpreter guest announces it (`env.pf_return_line`); taken by the delivery's return event.
     pub return_line: Option<u32>,
+}
+
+impl GuestState {
+    /// The store data of a fresh instance on `db`.
+    pub fn fresh(db: GuestDb, limits: &crate::limits::Limits, instance: u32) -> GuestState {
+        GuestState {
+            statement_line: None,
+            return_line: None,
+            limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
+            db,
+            instance,
+            message: None,
+            events: Vec::new(),
+            writes: 0,
+            commits: 0,
+            crash_points: Vec::new(),
+            crash_after: None,
+            statements: 0,
+            statement_limit: limits.sql_statements_per_delivery,
+            log_bytes: 0,
+            log_limit: limits.log_bytes_per_run,
+            notes: Vec::new(),
+            // Attached after the start function ran (see `start`).
+            gate: None,
+        }
+    }
 }
 
 /// A fault the host detects in a guest's call; ends the instance like a trap.

@@ -99,7 +99,7 @@ impl<'a> Harness<'a> {
         let message = Arc::clone(&self.exercise.messages.fresh);
         let db = self.fresh_db()?;
         let before = self.exercise.initial_state.clone();
-        let gates = interleave::gates();
+        let gates = crate::consumer::gate::gates();
         let mut processes = Vec::with_capacity(2);
         for gate in &gates {
             match self.start(&mut run, &db, Some(gate.clone())) {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use super::texts::{Problem, Prose, plain, problem};
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::interleave::GateHandle;
+use crate::consumer::gate::GateHandle;
 use crate::consumer::process::{
     CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, Launch, StartError,
 };

@@ -11,8 +11,7 @@ use crate::report::Report;
 use crate::report::html::{render_report, t};
 use crate::service::clock;
 use crate::service::html::page_with_style;
-use crate::service::http::views::RegradeSummary;
-use crate::service::shared::Shared;
+use crate::service::regrade::RegradeSummary;
 use crate::service::store::SubmissionRecord;
 use crate::text::Lang;
 
@@ -141,7 +140,7 @@ pub fn learner_page(
         } @else {
             ol class="history" reversed {
                 @for record in records {
-                    @let id = Shared::public_id(record.id);
+                    @let id = crate::service::public_id::of(record.id);
                     li {
                         a href=(report(&id)) { (id) } " · " (record.exercise) " · "
                         (clock::rfc3339(record.created_at)) " · " (verdict(record, lang))
@@ -162,14 +161,18 @@ pub fn learner_page(
 pub fn compare_page(link: &DashboardLink, pair: [&SubmissionRecord; 2]) -> String {
     let lang = link.lang;
     let title = t(lang, "Zwei Abgaben nebeneinander", "Two submissions side by side");
-    let more = format!("&a={}&b={}", Shared::public_id(pair[0].id), Shared::public_id(pair[1].id));
+    let more = format!(
+        "&a={}&b={}",
+        crate::service::public_id::of(pair[0].id),
+        crate::service::public_id::of(pair[1].id)
+    );
     let body = html! {
         (header(link, lang, "/teach/compare", &more, title))
         div class="sides" {
             @for record in pair {
                 @let report: Option<Report> = record.result.as_ref().and_then(|r| r.report.as_deref()).and_then(|j| serde_json::from_str(j).ok());
                 section {
-                    h2 { (Shared::public_id(record.id)) " · " (record.learner) " · " (verdict(record, lang)) }
+                    h2 { (crate::service::public_id::of(record.id)) " · " (record.learner) " · " (verdict(record, lang)) }
                     @if let Some(report) = &report { (render_report(report, lang)) }
                 }
             }

@@ -7,7 +7,6 @@ use actix_web::{HttpRequest, HttpResponse, web};
 
 use super::auth::Teacher;
 use super::handler::{Data, db};
-use super::views::{RegradeRequest, RegradeSummary};
 use crate::exercise::Exercise;
 use crate::grade::GradeOptions;
 use crate::limits::{ANALYTICS_SUBMISSIONS_MAX, REGRADE_BODY_BYTES_MAX, SIMILARITY_SUBMISSIONS_MAX};
@@ -16,6 +15,7 @@ use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
 use crate::service::privacy::{self, Actor};
 use crate::service::problem::Problem;
 use crate::service::regrade::{self, DryRunGrader, RegradeError};
+use crate::service::regrade::{RegradeRequest, RegradeSummary};
 use crate::service::similarity;
 use crate::service::store::{AuditAction, RegradeFilter, Store};
 use crate::text::Lang;

@@ -377,7 +377,7 @@ pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpR
         Ok(record) => record,
         Err(problem) => return jobe_error(StatusCode::SERVICE_UNAVAILABLE, problem.detail),
     };
-    let public = Shared::public_id(record.id);
+    let public = crate::service::public_id::of(record.id);
     let (outcome, stdout) = outcome(&shared, record, lang, wait_ms);
     run_answer(RunResult {
         run_id: Some(public),
@@ -434,7 +434,7 @@ fn outcome(shared: &Shared, record: SubmissionRecord, lang: Lang, wait_ms: u64) 
                 .unwrap_or_else(|| "the submission could not be graded".into()),
         ),
         _ => {
-            let (public, url) = (Shared::public_id(record.id), shared.report_url(record.id));
+            let (public, url) = (crate::service::public_id::of(record.id), shared.report_url(record.id));
             let text = if lang == Lang::De {
                 format!(
                     "{public} wird nach {wait_ms} ms noch bewertet (jobe_wait_ms); der Bericht folgt unter {url}"

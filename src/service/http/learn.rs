@@ -112,7 +112,7 @@ pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<Page
 /// `frame-ancestors` of the student's page: this service and the registered LTI platforms.
 pub fn frame_ancestors(shared: &Shared) -> String {
     let mut sources = vec!["'self'".to_string()];
-    sources.extend(crate::service::lti::platform_origins(shared));
+    sources.extend(crate::service::lti::platform_origins(&shared.lti_context()));
     sources.join(" ")
 }
 
@@ -174,7 +174,7 @@ pub async fn page(path: web::Path<String>, query: web::Query<PageQuery>, shared:
     let Some(link) = check_link(&shared, &slug, &query) else {
         return not_found(&shared, page_lang(query.lang.as_deref()));
     };
-    let selected = query.s.as_deref().and_then(Shared::parse_id);
+    let selected = query.s.as_deref().and_then(crate::service::public_id::parse);
     render(&shared, &link, selected, None).await
 }
 

@@ -20,7 +20,8 @@ use super::learn::{page_response, page_url};
 use crate::limits::{
     LTI_DEEP_LINK_DATA_BYTES_MAX, LTI_FORM_BYTES_MAX, LTI_JWT_TTL_S, LTI_PARAM_BYTES_MAX, LTI_STATE_TTL_MS,
 };
-use crate::service::lti::logins::{AddressKey, Bound, REFUSALS_LOG_MS, Refused, client_address};
+use crate::service::address::{AddressKey, client_address};
+use crate::service::lti::logins::{Bound, REFUSALS_LOG_MS, Refused};
 use crate::service::lti::rollover::{tool_key, tool_keys};
 use crate::service::lti::verify::{
     DEEP_LINKING, LTI_VERSION, LaunchClaims, LaunchError, RESOURCE_LINK, verify,
@@ -43,7 +44,7 @@ use crate::text::{Lang, Text};
     )
 )]
 pub async fn jwks(shared: Data) -> HttpResponse {
-    let key = web::block(move || tool_keys(&shared)).await;
+    let key = web::block(move || tool_keys(&shared.lti_context())).await;
     match key {
         Ok(Ok(key)) => {
             HttpResponse::Ok().insert_header((header::CACHE_CONTROL, "public, max-age=3600")).json(key.jwks())
@@ -382,7 +383,7 @@ pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> Ht
     };
     let verified = {
         let (shared, platform) = (shared.clone(), platform.clone());
-        web::block(move || verify(&shared, &platform, &id_token, &login.nonce)).await
+        web::block(move || verify(&shared.lti_context(), &platform, &id_token, &login.nonce)).await
     };
     let claims = match verified {
         Ok(Ok(claims)) => claims,
@@ -654,7 +655,7 @@ pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) ->
     let response = DeepLinkingResponse { claims, data: returned.unwrap_or_default() };
     let signed = {
         let shared = shared.clone();
-        web::block(move || tool_key(&shared).and_then(|key| key.sign(&response))).await
+        web::block(move || tool_key(&shared.lti_context()).and_then(|key| key.sign(&response))).await
     };
     let jwt = match signed {
         Ok(Ok(jwt)) => jwt,

@@ -21,6 +21,7 @@ use super::webhooks::*;
 use crate::service::analytics::*;
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
+use crate::service::regrade::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
 use crate::service::similarity::{SimilarPair, Similarity};
 
 use super::security_scheme::SecurityAddon;
@@ -117,7 +118,7 @@ pub async fn openapi() -> HttpResponse {
 
 /// A slug as `exercise::is_slug` accepts it.
 pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
-/// A submission id as the API writes it (`Shared::public_id`).
+/// A submission id as the API writes it (`crate::service::public_id::of`).
 pub const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
 /// An outbox event id: a webhook (`worker::version_event_id`) or an LTI score
 /// (`lti::ags::score_event`); a regrade's event names its result version.

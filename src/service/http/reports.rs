@@ -10,7 +10,6 @@ use futures_util::future::LocalBoxFuture;
 use super::handler::{Data, db};
 use super::views::ReportQuery;
 use crate::service::problem::Problem;
-use crate::service::shared::Shared;
 use crate::service::{auth, clock, html};
 use crate::text::Lang;
 
@@ -44,7 +43,7 @@ impl FromRequest for ReportLink {
             let token_ok = query.t.as_deref().is_some_and(|t| {
                 shared.report_key.any_valid(clock::now_ms(), |key| auth::report_token_valid(key, &public, t))
             });
-            let id = Shared::parse_id(&public).filter(|_| token_ok);
+            let id = crate::service::public_id::parse(&public).filter(|_| token_ok);
             Ok(ReportLink { public, lang, token: query.t.unwrap_or_default(), id })
         })
     }

@@ -19,7 +19,7 @@ use crate::limits::{QUEUE_DEPTH_MAX, SUBMISSIONS_PAGE_DEFAULT, SUBMISSIONS_PAGE_
 use crate::service::clock;
 use crate::service::learner::Learner;
 use crate::service::problem::Problem;
-use crate::service::shared::{Registration, Shared};
+use crate::service::shared::Registration;
 use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
 
 #[utoipa::path(
@@ -100,7 +100,7 @@ pub async fn create_submission(
                 "This Idempotency-Key was used before with a different request. Use a new key for a new submission.",
                 "Dieser Idempotency-Key wurde schon für eine andere Anfrage benutzt. Für eine neue Abgabe einen neuen Schlüssel verwenden.",
             );
-            problem.submission_id = Some(Shared::public_id(record.id));
+            problem.submission_id = Some(crate::service::public_id::of(record.id));
             return Err(problem);
         }
         Intake::QueueFull { depth } => {
@@ -181,7 +181,7 @@ pub async fn get_submission(
 ) -> Result<HttpResponse, Problem> {
     let wait_ms = parse_wait(query.wait.as_deref())?;
     let public = path.into_inner();
-    let id = Shared::parse_id(&public).ok_or_else(|| submission_not_found(&public))?;
+    let id = crate::service::public_id::parse(&public).ok_or_else(|| submission_not_found(&public))?;
     let mark = shared.waiters.mark();
     let (record, gone) =
         db(&shared, move |store| Ok((store.submission(id)?, store.submission_gone(id)?))).await?;

@@ -27,9 +27,9 @@ use crate::limits::{
 use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
 use crate::service::dashboard::pages::{self, ExerciseRow};
 use crate::service::dashboard::{Course, DashboardLink, LinkQuery, Members, check_link};
-use crate::service::http::views::RegradeRequest;
 use crate::service::lti::verify::{LaunchClaims, LaunchError};
 use crate::service::privacy::{self, Actor};
+use crate::service::regrade::RegradeRequest;
 use crate::service::regrade::{self, DryRunGrader};
 use crate::service::shared::Shared;
 use crate::service::store::{AuditAction, RowCounts};
@@ -315,7 +315,7 @@ async fn run_regrade(
     exercise: std::sync::Arc<crate::exercise::Exercise>,
     request: &RegradeRequest,
 ) -> Result<
-    Result<crate::service::http::views::RegradeSummary, regrade::RegradeError>,
+    Result<crate::service::regrade::RegradeSummary, regrade::RegradeError>,
     crate::service::problem::Problem,
 > {
     let filter = match regrade::filter(request) {
@@ -387,7 +387,8 @@ pub async fn compare(query: web::Query<PageQuery>, shared: Data) -> HttpResponse
         Ok(link) => link,
         Err(lang) => return not_found(&shared, lang),
     };
-    let ids = [query.a.as_deref(), query.b.as_deref()].map(|id| id.and_then(Shared::parse_id));
+    let ids =
+        [query.a.as_deref(), query.b.as_deref()].map(|id| id.and_then(crate::service::public_id::parse));
     let [Some(a), Some(b)] = ids else { return not_found(&shared, link.lang) };
     let course = link.course.clone();
     let pair = db(&shared, move |store| {

@@ -76,7 +76,7 @@ pub struct Links {
 
 pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> SubmissionView {
     let result = record.result.as_ref();
-    let public = Shared::public_id(record.id);
+    let public = crate::service::public_id::of(record.id);
     SubmissionView {
         status: record.status.name().to_string(),
         exercise: record.exercise.clone(),
@@ -291,68 +291,4 @@ pub struct SubmissionList {
     /// Pass as `cursor` for the next page; absent on the last page.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<String>,
-}
-
-/// The body of `POST /api/v1/exercises/{slug}/regrade` (every field optional; an empty body
-/// regrades the latest submission of every learner).
-#[derive(Debug, Default, Deserialize, ToSchema)]
-#[serde(deny_unknown_fields)]
-pub struct RegradeRequest {
-    /// Only these learners.
-    #[serde(default)]
-    pub learners: Option<Vec<String>>,
-    /// Only submissions whose latest verdict is this one: `passed`, `failed` or `rejected`.
-    #[serde(default)]
-    pub verdict: Option<String>,
-    /// Grade now and report what would change, without writing anything.
-    #[serde(default)]
-    pub dry_run: bool,
-}
-
-/// A verdict and points.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-pub struct Outcome {
-    /// `passed`, `failed` or `rejected`; absent when it could not be graded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub verdict: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub points: Option<u32>,
-}
-
-/// A submission whose verdict or points a dry run would change.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RegradeChange {
-    pub submission_id: String,
-    pub learner: String,
-    pub old: Outcome,
-    pub new: Outcome,
-}
-
-/// What a regrade did, or (dry run) would do.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct RegradeSummary {
-    pub exercise: String,
-    /// The exercise version regraded against (the one loaded now).
-    pub exercise_hash: String,
-    pub dry_run: bool,
-    /// Submissions selected: the latest of each learner, filtered.
-    pub selected: usize,
-    /// Regrade jobs queued now (not in a dry run).
-    pub queued: Vec<String>,
-    /// Submissions that had an open job already: nothing queued for them.
-    pub already_open: Vec<String>,
-    /// Dry run: how many verdicts or points would change, and which.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub would_change: Option<usize>,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub changes: Vec<RegradeChange>,
-    /// Dry run: submissions that could not be graded, with the reason.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub not_graded: Vec<NotGraded>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct NotGraded {
-    pub submission_id: String,
-    pub reason: String,
 }

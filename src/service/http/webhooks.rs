@@ -9,7 +9,6 @@ use super::views::{DeadEvent, DeadEventList};
 use crate::limits::DEAD_EVENTS_LISTED_MAX;
 use crate::service::clock;
 use crate::service::problem::Problem;
-use crate::service::shared::Shared;
 
 #[utoipa::path(
     get,
@@ -29,7 +28,7 @@ pub async fn dead_webhooks(shared: Data, Client(client): Client) -> Result<HttpR
         .into_iter()
         .map(|e| DeadEvent {
             redeliver: format!("{base}/api/v1/webhooks/dead/{}/redeliver", e.event_id),
-            submission_id: Shared::public_id(e.submission_id),
+            submission_id: crate::service::public_id::of(e.submission_id),
             url: e.url,
             attempts: e.attempts,
             last_error: e.last_error,

@@ -12,11 +12,11 @@ use std::time::{Duration, Instant};
 use serde::Deserialize;
 use serde_json::json;
 
+use super::Context;
 use super::SCORE_SCOPE;
 use super::rollover::tool_key;
 use crate::limits::{LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX, LTI_JWT_TTL_S, LTI_TOKEN_MARGIN_S};
 use crate::service::outbound::{AttemptError, Exchange, exchange, status_outcome};
-use crate::service::shared::Shared;
 use crate::service::store::{JobOutcome, LeasedJob, NewEvent, OutboxEvent, PlatformRecord};
 use crate::service::{auth, clock};
 
@@ -29,11 +29,16 @@ pub const EVENT_PREFIX: &str = "lti_";
 pub const CONTEXT_KEY: &str = "lti_context";
 
 /// The score event of a graded submission made from a launched page with a line item, or none.
-pub fn score_event(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: i64) -> Option<NewEvent> {
+pub fn score_event(
+    service: &Context<'_>,
+    job: &LeasedJob,
+    outcome: &JobOutcome,
+    now: i64,
+) -> Option<NewEvent> {
     let JobOutcome::Graded { points, max_points, .. } = outcome else { return None };
     let metadata: serde_json::Value = serde_json::from_str(job.metadata.as_deref()?).ok()?;
     let context_id = metadata.get(CONTEXT_KEY)?.as_i64()?;
-    let context = match shared.store.lti_context_by_id(context_id) {
+    let context = match service.store.lti_context_by_id(context_id) {
         Ok(context) => context?,
         Err(e) => {
             // The result is stored without its score event; the log says so.
@@ -41,7 +46,7 @@ pub fn score_event(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: 
             return None;
         }
     };
-    let platform = platform_of_client(shared, job.client_id)?;
+    let platform = platform_of_client(service, job.client_id)?;
     if context.platform_id != platform.id || context.lineitem.is_empty() || context.exercise != job.exercise {
         return None;
     }
@@ -65,7 +70,7 @@ pub fn score_event(shared: &Shared, job: &LeasedJob, outcome: &JobOutcome, now: 
 /// event of its own version (`lti_sub_12_v2`), posted with the later timestamp, so that the platform
 /// takes it over the first.
 pub fn score_event_id(submission_id: i64, version: u32) -> String {
-    let public = Shared::public_id(submission_id);
+    let public = crate::service::public_id::of(submission_id);
     if version <= 1 {
         format!("{EVENT_PREFIX}{public}")
     } else {
@@ -82,8 +87,8 @@ pub fn scores_url(lineitem: &str) -> Option<String> {
 }
 
 /// The platform whose API client is `client_id`.
-fn platform_of_client(shared: &Shared, client_id: i64) -> Option<PlatformRecord> {
-    match shared.store.list_platforms() {
+fn platform_of_client(service: &Context<'_>, client_id: i64) -> Option<PlatformRecord> {
+    match service.store.list_platforms() {
         Ok(platforms) => platforms.into_iter().find(|p| p.api_client_id == client_id),
         Err(e) => {
             tracing::error!(event = "lti_platforms_unreadable", error = %e);
@@ -100,15 +105,15 @@ struct TokenAnswer {
 }
 
 /// An access token for score passback: cached, or fetched with the client-credentials grant.
-fn access_token(shared: &Shared, platform: &PlatformRecord) -> Result<String, AttemptError> {
+fn access_token(service: &Context<'_>, platform: &PlatformRecord) -> Result<String, AttemptError> {
     let permanent = |message: String| AttemptError { message, retry: false };
     if let Some((token, until)) =
-        shared.lti.tokens.lock().unwrap_or_else(|p| p.into_inner()).get(&platform.id)
+        service.lti.tokens.lock().unwrap_or_else(|p| p.into_inner()).get(&platform.id)
         && Instant::now() < *until
     {
         return Ok(token.clone());
     }
-    let key = tool_key(shared).map_err(|e| AttemptError { message: e, retry: true })?;
+    let key = tool_key(service).map_err(|e| AttemptError { message: e, retry: true })?;
     let now = clock::now_ms() / 1000;
     let jti = hex::encode(auth::random_bytes(16).map_err(|e| AttemptError { message: e, retry: true })?);
     let client_id = &platform.platform.client_id;
@@ -133,7 +138,7 @@ fn access_token(shared: &Shared, platform: &PlatformRecord) -> Result<String, At
             body: form.as_bytes(),
             read_max: LTI_FETCH_BYTES_MAX,
         },
-        shared.config.allow_private_callbacks,
+        service.config.allow_private_callbacks,
         LTI_FETCH_MS_MAX,
     )?;
     status_outcome(status)
@@ -141,7 +146,7 @@ fn access_token(shared: &Shared, platform: &PlatformRecord) -> Result<String, At
     let answer: TokenAnswer = serde_json::from_slice(&body)
         .map_err(|e| permanent(format!("token endpoint: the answer is not a token: {e}")))?;
     let lifetime = answer.expires_in.unwrap_or(3600).saturating_sub(LTI_TOKEN_MARGIN_S);
-    shared
+    service
         .lti
         .tokens
         .lock()
@@ -151,11 +156,11 @@ fn access_token(shared: &Shared, platform: &PlatformRecord) -> Result<String, At
 }
 
 /// One attempt to deliver a score event. Blocking.
-pub fn deliver(shared: &Shared, event: &OutboxEvent) -> Result<(), AttemptError> {
-    let Some(platform) = platform_of_client(shared, event.client_id) else {
+pub fn deliver(service: &Context<'_>, event: &OutboxEvent) -> Result<(), AttemptError> {
+    let Some(platform) = platform_of_client(service, event.client_id) else {
         return Err(AttemptError { message: "the platform is no longer registered".into(), retry: false });
     };
-    let token = access_token(shared, &platform)?;
+    let token = access_token(service, &platform)?;
     let (status, _) = exchange(
         Exchange {
             method: "POST",
@@ -165,12 +170,12 @@ pub fn deliver(shared: &Shared, event: &OutboxEvent) -> Result<(), AttemptError>
             body: event.payload.as_bytes(),
             read_max: 0,
         },
-        shared.config.allow_private_callbacks,
-        shared.config.webhook_timeout_ms,
+        service.config.allow_private_callbacks,
+        service.config.webhook_timeout_ms,
     )?;
     if status == 401 {
         // The token was revoked or expired early: the next attempt fetches a new one.
-        shared.lti.tokens.lock().unwrap_or_else(|p| p.into_inner()).remove(&platform.id);
+        service.lti.tokens.lock().unwrap_or_else(|p| p.into_inner()).remove(&platform.id);
         return Err(AttemptError {
             message: "the line item answered 401; a new token is fetched".into(),
             retry: true,

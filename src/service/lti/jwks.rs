@@ -14,11 +14,11 @@ use std::time::{Duration, Instant};
 use jsonwebtoken::DecodingKey;
 use jsonwebtoken::jwk::JwkSet;
 
+use super::Context;
 use crate::limits::{
     LTI_FETCH_BYTES_MAX, LTI_FETCH_MS_MAX, LTI_JWKS_MAX_AGE_DEFAULT_MS, LTI_JWKS_MAX_AGE_MS,
 };
 use crate::service::outbound::{Exchange, exchange_answer};
-use crate::service::shared::Shared;
 use crate::service::store::PlatformRecord;
 
 /// Why no key could be had.
@@ -85,7 +85,7 @@ pub fn lifetime(cache_control: Option<&str>, interval: Duration) -> Duration {
 
 /// Fetches a platform's JWKS (bounded in time and size) and the `Cache-Control` it came with.
 /// Blocking.
-fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<String>), KeyError> {
+fn fetch(service: &Context<'_>, platform: &PlatformRecord) -> Result<(JwkSet, Option<String>), KeyError> {
     let answer = exchange_answer(
         Exchange {
             method: "GET",
@@ -95,7 +95,7 @@ fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<S
             body: b"",
             read_max: LTI_FETCH_BYTES_MAX,
         },
-        shared.config.allow_private_callbacks,
+        service.config.allow_private_callbacks,
         LTI_FETCH_MS_MAX,
     )
     .map_err(|e| KeyError::Fetch(e.message))?;
@@ -109,9 +109,9 @@ fn fetch(shared: &Shared, platform: &PlatformRecord) -> Result<(JwkSet, Option<S
 
 /// The platform's key with `kid`: from its cached set while that is fresh, otherwise from a fetch
 /// (at most one per interval). Blocking: it may wait for a fetch.
-pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, KeyError> {
-    let interval = Duration::from_millis(shared.config.lti_jwks_interval_ms);
-    let entry = shared.lti.jwks.of(platform.id);
+pub fn key_for(service: &Context<'_>, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, KeyError> {
+    let interval = Duration::from_millis(service.config.lti_jwks_interval_ms);
+    let entry = service.lti.jwks.of(platform.id);
     // Held through a fetch: the platform's other launches wait for it and use its answer.
     let mut keys = entry.lock().unwrap_or_else(|p| p.into_inner());
     if keys.url != platform.platform.jwks_url {
@@ -128,7 +128,7 @@ pub fn key_for(shared: &Shared, platform: &PlatformRecord, kid: &str) -> Result<
         return find(keys.set.as_deref(), kid).unwrap_or_else(|| Err(KeyError::Unknown(kid.into())));
     }
     keys.fetched_at = Some(now);
-    match fetch(shared, platform) {
+    match fetch(service, platform) {
         Ok((set, cache_control)) => {
             keys.fresh_until = Some(now + lifetime(cache_control.as_deref(), interval));
             keys.set = Some(Arc::new(set));

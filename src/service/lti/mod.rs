@@ -32,7 +32,6 @@ use std::time::Instant;
 
 use super::store::PlatformRecord;
 use crate::service::learner::Learner;
-use crate::service::shared::Shared;
 use crate::submission::sha256_hex;
 
 /// What the LTI side keeps in memory.
@@ -47,7 +46,7 @@ pub struct Lti {
     /// The logins this node started that wait for their launch, bounded.
     pub(crate) logins: logins::Logins,
     /// The reverse proxies whose `X-Forwarded-For` names the client.
-    pub(crate) trusted_proxies: Vec<logins::Network>,
+    pub(crate) trusted_proxies: Vec<crate::service::address::Network>,
 }
 
 impl Lti {
@@ -64,11 +63,20 @@ impl Lti {
 /// The OAuth scope of score passback.
 pub const SCORE_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
 
+/// What LTI's functions read of the running service: its store, its LTI state (tool keys, the
+/// platforms' key sets, pending logins, access tokens) and its settings. The service's shared state
+/// lends it out (`Shared::lti_context`), so LTI does not know the rest of that state.
+pub struct Context<'a> {
+    pub store: &'a dyn crate::service::store::Store,
+    pub lti: &'a Lti,
+    pub config: &'a crate::service::config::Config,
+}
+
 /// The origins of the registered platforms (their issuer and authorisation endpoint), which may
 /// frame the student's page. A store that cannot be read gives none (the page is then framed by
 /// this service only).
-pub fn platform_origins(shared: &Shared) -> Vec<String> {
-    let platforms = match shared.store.list_platforms() {
+pub fn platform_origins(service: &Context<'_>) -> Vec<String> {
+    let platforms = match service.store.list_platforms() {
         Ok(platforms) => platforms,
         Err(e) => {
             tracing::error!(event = "lti_platforms_unreadable", error = %e);

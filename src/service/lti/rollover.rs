@@ -15,8 +15,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use super::Context;
 use super::keys::{KEY_SETTING, ToolKey, generate_pem};
-use crate::service::shared::Shared;
 use crate::service::store::{Millis, Store};
 
 /// The next key (PKCS#8 PEM), published before it signs.
@@ -158,24 +158,24 @@ pub fn withdraw_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> 
 /// they change by themselves or [`crate::limits::LTI_TOOL_KEYS_REFRESH_MS`] passes (a rollover
 /// started from the command line reaches a running server within that). Blocking: call it off the
 /// executor.
-pub fn tool_keys(shared: &Shared) -> Result<Arc<ToolKeys>, String> {
+pub fn tool_keys(service: &Context<'_>) -> Result<Arc<ToolKeys>, String> {
     let now = crate::service::clock::now_ms();
-    let mut cached = shared.lti.key.lock().unwrap_or_else(|p| p.into_inner());
+    let mut cached = service.lti.key.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((keys, until)) = cached.as_ref()
         && now < *until
     {
         return Ok(keys.clone());
     }
-    let keys = Arc::new(load(shared.store.as_ref(), now)?);
-    let refresh = now + shared.config.lti_tool_keys_refresh_ms as Millis;
+    let keys = Arc::new(load(service.store, now)?);
+    let refresh = now + service.config.lti_tool_keys_refresh_ms as Millis;
     let until = keys.changes_at().map_or(refresh, |at| at.min(refresh));
     *cached = Some((keys.clone(), until));
     Ok(keys)
 }
 
 /// The key that signs the tool's JWTs now.
-pub fn tool_key(shared: &Shared) -> Result<Arc<ToolKey>, String> {
-    Ok(tool_keys(shared)?.signing.clone())
+pub fn tool_key(service: &Context<'_>) -> Result<Arc<ToolKey>, String> {
+    Ok(tool_keys(service)?.signing.clone())
 }
 
 #[cfg(test)]

@@ -16,9 +16,9 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 use serde_json::value::RawValue;
 
+use super::Context;
 use super::jwks::KeyError;
 use crate::limits::LTI_CLOCK_LEEWAY_S;
-use crate::service::shared::Shared;
 use crate::service::store::PlatformRecord;
 use crate::text::Text;
 
@@ -361,7 +361,7 @@ fn too_many_logins_text(per_platform: bool, address: &str, pending: usize, retry
 /// Verifies a launch's `id_token` for `platform` and the login's `nonce`. Blocking (it may fetch
 /// the platform's JWKS).
 pub fn verify(
-    shared: &Shared,
+    service: &Context<'_>,
     platform: &PlatformRecord,
     id_token: &str,
     nonce: &str,
@@ -371,7 +371,7 @@ pub fn verify(
         return Err(LaunchError::NotAJwt(format!("its algorithm is {:?}", header.alg)));
     }
     let kid = header.kid.ok_or_else(|| LaunchError::NotAJwt("its header names no kid".into()))?;
-    let key = super::jwks::key_for(shared, platform, &kid).map_err(|e| match e {
+    let key = super::jwks::key_for(service, platform, &kid).map_err(|e| match e {
         KeyError::Unknown(kid) => LaunchError::UnknownKey(kid),
         KeyError::Unusable(message) => LaunchError::NotAJwt(message),
         KeyError::Fetch(message) => LaunchError::Jwks(message),

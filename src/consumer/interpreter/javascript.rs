@@ -5,7 +5,7 @@
 //! (see the guest's `glue/sqlite.js`). How the guest is started and loaded is
 //! [`super::interpreter`]'s.
 
-use super::interpreter::Interpreter;
+use super::Interpreter;
 use crate::limits::{JAVASCRIPT_FUEL_TO_INIT, JAVASCRIPT_FUEL_TO_LOAD};
 use crate::report::Rejection;
 use crate::submission::Language;
@@ -13,7 +13,7 @@ use crate::text;
 
 /// The interpreter guest, as built by `graders/consumer/interpreters/javascript/build.sh`.
 pub const JAVASCRIPT_WASM: &[u8] =
-    include_bytes!("../../graders/consumer/interpreters/javascript/javascript.wasm");
+    include_bytes!("../../../graders/consumer/interpreters/javascript/javascript.wasm");
 
 /// The modules a student's file may import (anything else is refused at load, naming it).
 pub const IMPORTS_ALLOWED: &[&str] = &["node:sqlite"];

@@ -3,14 +3,14 @@
 //! `verarbeite(con, msg)` gets a `sqlite3` connection as CPython 3.11's (see the guest's
 //! `glue/sqlite3.py`). How the guest is started and loaded is [`super::interpreter`]'s.
 
-use super::interpreter::Interpreter;
+use super::Interpreter;
 use crate::limits::{PYTHON_FUEL_TO_INIT, PYTHON_FUEL_TO_LOAD};
 use crate::report::Rejection;
 use crate::submission::Language;
 use crate::text;
 
 /// The interpreter guest, as built by `graders/consumer/interpreters/python/build.sh`.
-pub const PYTHON_WASM: &[u8] = include_bytes!("../../graders/consumer/interpreters/python/python.wasm");
+pub const PYTHON_WASM: &[u8] = include_bytes!("../../../graders/consumer/interpreters/python/python.wasm");
 
 /// The modules a student's file may import (what the guest has built in; any other import fails
 /// at load and is refused naming it).
