@@ -17,6 +17,8 @@ CREATE INDEX audit_log_subject ON audit_log (action, subject);
 CREATE INDEX submissions_learner_any ON submissions (learner, client_id, id);
 CREATE INDEX submissions_age ON submissions (created_at, id);
 CREATE INDEX outbox_age ON outbox (created_at);
+-- An erasure and the sweep delete a submission's events by its id.
+CREATE INDEX outbox_submission ON outbox (submission_id);
 CREATE INDEX jobe_files_age ON jobe_files (stored_at);
 CREATE INDEX lti_contexts_age ON lti_contexts (created_at);
 CREATE INDEX lti_contexts_subject ON lti_contexts (platform_id, subject);
