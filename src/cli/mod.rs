@@ -136,6 +136,41 @@ pub enum Command {
         #[arg(long, env = "PRUEFSTEIN_CONFIG", global = true)]
         config: Option<PathBuf>,
     },
+    /// A learner's data on request: export it as JSON, or erase it from the store.
+    Learner {
+        #[command(subcommand)]
+        command: LearnerCommand,
+    },
+    /// The audit log: teachers' exports, erasures, regrades and analytics reads, and the retention
+    /// sweeps, oldest first (learners appear only as keyed hashes).
+    Audit {
+        /// Only entries after this number.
+        #[arg(long, default_value_t = 0)]
+        after: i64,
+        /// At most this many entries.
+        #[arg(long, default_value_t = 1000)]
+        limit: usize,
+        /// One JSON object per line.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
+    /// Copy the SQLite store while the service runs: a consistent snapshot, checked, written to a
+    /// temporary file and renamed to DEST; prints its size and rows. (PostgreSQL: pg_dump.)
+    Backup {
+        /// The backup file to write (replaced only once the new copy is checked).
+        dest: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
+    /// Put a backup into a new, empty data directory (refused for one that holds anything).
+    Restore {
+        /// The backup file.
+        src: PathBuf,
+        #[command(flatten)]
+        store: StoreArgs,
+    },
     /// The teachers' dashboard in a browser, for operators without a learning platform.
     Teacher {
         #[command(subcommand)]
@@ -250,6 +285,43 @@ pub enum PlatformCommand {
     },
 }
 
+/// Where the store is: a data directory, or a PostgreSQL database.
+#[derive(Debug, clap::Args)]
+pub struct StoreArgs {
+    /// The service's data directory [default: ./data].
+    #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
+    data_dir: Option<PathBuf>,
+    /// The service's PostgreSQL database, if it uses one (`postgres://…`).
+    #[arg(long, env = "PRUEFSTEIN_DATABASE", hide_env_values = true)]
+    database: Option<String>,
+    /// The service's TOML configuration (for its data directory or database).
+    #[arg(long, env = "PRUEFSTEIN_CONFIG")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LearnerCommand {
+    /// Print every submission, source, report and result version of the learner as JSON.
+    Export {
+        /// The learner's id, as the learning platform submitted it.
+        learner: String,
+        /// Only the learner of this client (by name); without it, the learner of every client.
+        #[arg(long = "client")]
+        client: Option<String>,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
+    /// Erase everything of the learner from the store; the erasure is recorded without its id.
+    Erase {
+        learner: String,
+        /// Only the learner of this client (by name); without it, the learner of every client.
+        #[arg(long = "client")]
+        client: Option<String>,
+        #[command(flatten)]
+        serve: crate::service::config::ServeArgs,
+    },
+}
+
 #[derive(Debug, Subcommand)]
 pub enum ClientCommand {
     /// Add a client and print its bearer token (shown once; only its hash is kept) and its webhook
@@ -308,6 +380,7 @@ pub enum NewLanguage {
 /// Parses the command line; the help of `serve` and `regrade` shows each setting's default, as the
 /// configuration reference states it.
 mod admin;
+mod learners;
 
 use self::admin::{run_client, run_platform, run_regrade};
 
@@ -365,6 +438,10 @@ pub fn run(cli: Cli) -> Result<i32> {
         Command::Regrade { slug, dry_run, learners, verdict, json, serve } => {
             run_regrade(&slug, dry_run, learners, verdict, json, &serve)
         }
+        Command::Learner { command } => learners::run_learner(command),
+        Command::Audit { after, limit, json, serve } => learners::run_audit(after, limit, json, &serve),
+        Command::Backup { dest, store } => learners::run_backup(&dest, store),
+        Command::Restore { src, store } => learners::run_restore(&src, store),
         Command::Teacher { command: TeacherCommand::Link { expires, lang, serve } } => {
             let config = crate::service::config::Config::resolve(&serve)?;
             println!("{}", crate::service::dashboard::service_link(&config, expires, lang)?);

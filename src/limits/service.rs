@@ -69,6 +69,16 @@ pub const SIMILARITY_PAIRS_MAX: usize = 50;
 /// them), and the characters of a bar's label it shows.
 pub const CHART_BARS_MAX: usize = 40;
 pub const CHART_LABEL_CHARS_MAX: usize = 36;
+/// Rows of each kind one retention sweep batch deletes in one transaction: a batch is short, so
+/// that intake and grading wait for it at most a few milliseconds (`--retention-days`).
+pub const RETENTION_BATCH_ROWS_MAX: usize = 500;
+/// Batches one retention sweep runs at most; what is left waits for the next sweep.
+pub const RETENTION_BATCHES_MAX: usize = 1_000;
+/// How often the retention sweep runs.
+pub const RETENTION_SWEEP_EVERY_MS: u64 = 3600 * 1000;
+/// The longest retention the service takes (about 100 years): beyond it, milliseconds overflow nothing
+/// but the setting means "forever", which is no `--retention-days` at all.
+pub const RETENTION_DAYS_MAX: u32 = 36_500;
 /// How long an `Idempotency-Key` is remembered (the IETF draft asks for at least 24 hours).
 pub const IDEMPOTENCY_KEY_RETENTION_MS: u64 = 7 * 24 * 3600 * 1000;
 /// Longest `Idempotency-Key`, exercise slug and client name, in bytes.

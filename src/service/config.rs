@@ -162,6 +162,12 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_LTI_LOGINS_PER_PLATFORM")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub lti_logins_per_platform: Option<usize>,
+    /// Delete submissions (with their results, reports and result versions), webhook events, uploaded
+    /// Jobe files and LTI launch records older than this many days, in a sweep every hour (a
+    /// submission whose job is still queued or running stays).
+    #[arg(long, env = "PRUEFSTEIN_RETENTION_DAYS")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retention_days: Option<u32>,
     /// Reverse proxies (addresses or networks, e.g. 127.0.0.1,10.0.0.0/8) whose X-Forwarded-For
     /// names the client: the last address in it that is not a trusted proxy; without any, the
     /// connection's peer is the client.
@@ -225,6 +231,8 @@ pub struct Config {
     pub lti_tool_keys_refresh_ms: u64,
     pub lti_logins_per_address: usize,
     pub lti_logins_per_platform: usize,
+    /// How many days learners' data is kept (None: until erased), see [`super::retention`].
+    pub retention_days: Option<u32>,
     /// Addresses or networks of reverse proxies whose `X-Forwarded-For` is believed.
     pub trusted_proxies: Vec<String>,
 }
@@ -261,6 +269,7 @@ impl Default for Config {
             lti_tool_keys_refresh_ms: limits::LTI_TOOL_KEYS_REFRESH_MS,
             lti_logins_per_address: limits::LTI_LOGINS_PER_ADDRESS_MAX,
             lti_logins_per_platform: limits::LTI_LOGINS_PER_PLATFORM_MAX,
+            retention_days: None,
             trusted_proxies: Vec::new(),
         }
     }
@@ -278,6 +287,14 @@ impl Config {
         config.public_url = config.public_url.trim_end_matches('/').to_string();
         if config.webhook_attempts == 0 {
             anyhow::bail!("webhook-attempts must be at least 1");
+        }
+        if let Some(days) = config.retention_days
+            && !(1..=limits::RETENTION_DAYS_MAX).contains(&days)
+        {
+            anyhow::bail!(
+                "retention-days must be 1 to {} (retention_days_max); leave it out to keep data until it is erased",
+                limits::RETENTION_DAYS_MAX
+            );
         }
         within(
             "webhook-timeout-ms",

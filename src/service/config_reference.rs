@@ -20,6 +20,7 @@ fn default_text(key: &str, defaults: &serde_json::Map<String, Value>) -> String 
         ("database", _) => "none: SQLite in the data directory".into(),
         ("admin_bind", _) => "none: the operator's routes on the public address".into(),
         ("trusted_proxies", _) => "none: the connection's peer is the client".into(),
+        ("retention_days", _) => "none: kept until erased".into(),
         (_, Some(Value::Null)) | (_, None) => "none".into(),
         (_, Some(Value::Array(items))) if items.is_empty() => "none".into(),
         (_, Some(Value::Bool(true))) => "on".into(),

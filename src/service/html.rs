@@ -174,6 +174,21 @@ pub fn not_found_page(lang: Lang) -> String {
     page(lang, title, false, html! { h1 { (title) } p { (text) } })
 }
 
+/// The page of a report that was erased on request or deleted after the retention period.
+pub fn gone_page(lang: Lang) -> String {
+    let (title, text) = match lang {
+        Lang::De => (
+            "Bericht gelöscht",
+            "Diese Abgabe und ihr Bericht wurden gelöscht (auf Wunsch oder nach Ablauf der Aufbewahrungsfrist).",
+        ),
+        Lang::En => (
+            "Report deleted",
+            "This submission and its report were deleted (on request, or after the retention period).",
+        ),
+    };
+    page(lang, title, false, html! { h1 { (title) } p { (text) } })
+}
+
 pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
     let (title, text) = match lang {
         Lang::De => ("Fehler", de),

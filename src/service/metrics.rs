@@ -153,6 +153,11 @@ pub struct Metrics {
     /// Log lines dropped so far, copied from [`super::log::lines_dropped`] at scrape time.
     log_lines_dropped: Counter,
     lti_logins: Series<LtiLogin, Counter>,
+    /// Learners erased on request (by a client or the operator through this process).
+    pub learners_erased: Counter,
+    /// Retention sweeps run, and the rows they deleted.
+    pub retention_sweeps: Counter,
+    pub retention_rows: Counter,
     registry: Registry,
 }
 
@@ -177,6 +182,9 @@ impl Default for Metrics {
             job_leases: Counter::default(),
             log_lines_dropped: Counter::default(),
             lti_logins: Series::default(),
+            learners_erased: Counter::default(),
+            retention_sweeps: Counter::default(),
+            retention_rows: Counter::default(),
             registry: Registry::default(),
         };
         let mut registry = Registry::default();
@@ -242,6 +250,22 @@ impl Default for Metrics {
             "LTI login initiations, by outcome (refused at the client address's or at the \
              platform's bound; evicted: a pending login given up for a newer one at the platform's bound)",
             metrics.lti_logins.clone(),
+        );
+        registry.register(
+            "pruefstein_learners_erased",
+            "Learners whose data was erased on request",
+            metrics.learners_erased.clone(),
+        );
+        registry.register(
+            "pruefstein_retention_sweeps",
+            "Retention sweeps run (--retention-days)",
+            metrics.retention_sweeps.clone(),
+        );
+        registry.register(
+            "pruefstein_retention_rows",
+            "Rows the retention sweep deleted (submissions, results, result versions, webhook events, \
+             uploaded files, LTI launch records)",
+            metrics.retention_rows.clone(),
         );
         Metrics { registry, ..metrics }
     }

@@ -18,7 +18,7 @@ use crate::service::{clock, data_dir, http, reload, secrets, versions, webhook, 
 /// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
 /// held as long as the returned file is open, and the operating system drops it with the process.
 /// The directory and the lock file are created private ([`data_dir`]).
-fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
+pub fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
     data_dir::create_dir(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     let file =
@@ -135,14 +135,17 @@ pub fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
     result
 }
 
-/// Renews this node's announcement every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS)
-/// and forgets old idempotency keys every hour, until shutdown.
+/// Renews this node's announcement every [`NODE_HEARTBEAT_MS`](crate::limits::NODE_HEARTBEAT_MS),
+/// forgets old idempotency keys every hour and, with `--retention-days`, sweeps old data (see
+/// [`crate::service::retention`]), until shutdown.
 fn maintenance_loop(shared: &Shared) {
     const FORGET_EVERY: Duration = Duration::from_secs(3600);
     let heartbeat = Duration::from_millis(crate::limits::NODE_HEARTBEAT_MS);
     let mut seen = shared.work.generation();
     let mut next_forget = std::time::Instant::now();
     let mut next_announce = std::time::Instant::now() + heartbeat;
+    // The first retention sweep at start, then every RETENTION_SWEEP_EVERY_MS.
+    let mut next_sweep = std::time::Instant::now();
     while shared.accepting.load(Ordering::SeqCst) {
         let now = std::time::Instant::now();
         if now >= next_forget {
@@ -151,6 +154,12 @@ fn maintenance_loop(shared: &Shared) {
                 tracing::error!(event = "maintenance_failed", error = %e);
             }
             next_forget = now + FORGET_EVERY;
+        }
+        if let Some(days) = shared.config.retention_days
+            && now >= next_sweep
+        {
+            crate::service::retention::run(shared.store.as_ref(), &shared.metrics, days, clock::now_ms());
+            next_sweep = now + Duration::from_millis(crate::limits::RETENTION_SWEEP_EVERY_MS);
         }
         if now >= next_announce {
             // A failure is logged; the next beat tries again.

@@ -12,11 +12,12 @@ use crate::grade::GradeOptions;
 use crate::limits::{ANALYTICS_SUBMISSIONS_MAX, REGRADE_BODY_BYTES_MAX, SIMILARITY_SUBMISSIONS_MAX};
 use crate::service::analytics::{self, Analytics};
 use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
+use crate::service::privacy::{self, Actor};
 use crate::service::problem::Problem;
 use crate::service::regrade::{self, DryRunGrader, RegradeError};
 use crate::service::regrade::{RegradeRequest, RegradeSummary};
 use crate::service::similarity;
-use crate::service::store::{RegradeFilter, Store};
+use crate::service::store::{AuditAction, RegradeFilter, Store};
 use crate::text::Lang;
 
 /// The served exercise `slug`, or 404 naming the ones there are.
@@ -103,7 +104,7 @@ async fn read_small_body(
 pub async fn regrade_exercise(
     path: web::Path<String>,
     shared: Data,
-    _teacher: Teacher,
+    Teacher(teacher): Teacher,
     payload: web::Payload,
 ) -> Result<HttpResponse, Problem> {
     let slug = path.into_inner();
@@ -137,8 +138,19 @@ pub async fn regrade_exercise(
     };
     // A dry run grades in the service's worker pool, never beside it.
     let mut grader = DryRunGrader::in_pool(shared.clone().into_inner(), exercise.clone());
+    let actor = Actor { name: teacher.name, client_id: Some(teacher.id) };
     let summary = db(&shared, move |store| {
-        Ok(regrade::regrade(store, &exercise, &filter, dry_run, &options, &mut grader))
+        let summary = regrade::regrade(store, &exercise, &filter, dry_run, &options, &mut grader);
+        if let Ok(summary) = &summary {
+            let counts = [
+                ("selected".to_string(), summary.selected as u64),
+                ("queued".to_string(), summary.queued.len() as u64),
+                ("dry_run".to_string(), u64::from(dry_run)),
+            ]
+            .into();
+            privacy::record(store, &actor, AuditAction::Regrade, &exercise.slug, counts);
+        }
+        Ok(summary)
     })
     .await??;
     if !summary.queued.is_empty() {
@@ -228,14 +240,21 @@ pub async fn exercise_analytics(
     query: web::Query<AnalyticsQuery>,
     req: HttpRequest,
     shared: Data,
-    _teacher: Teacher,
+    Teacher(teacher): Teacher,
 ) -> Result<HttpResponse, Problem> {
     let slug = path.into_inner();
     let format = analytics_format(&query, &req)?;
     let lang = super::exercises::parse_lang(query.lang.as_deref())?;
     let exercise = served_exercise(&shared, &slug)?;
     let secret = shared.course_secret.clone();
-    let analytics = db(&shared, move |store| analytics_of(store, &exercise, &secret, &|_| true)).await?;
+    let actor = Actor { name: teacher.name, client_id: Some(teacher.id) };
+    let analytics = db(&shared, move |store| {
+        let analytics = analytics_of(store, &exercise, &secret, &|_| true)?;
+        let counts = [("submissions".to_string(), analytics.submissions as u64)].into();
+        privacy::record(store, &actor, AuditAction::Analytics, &exercise.slug, counts);
+        Ok(analytics)
+    })
+    .await?;
     // The course's data in every form: not kept by caches, not sniffed; the page as a report page.
     let mut answer = HttpResponse::Ok();
     answer

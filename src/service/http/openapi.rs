@@ -11,6 +11,7 @@ use super::exercises::*;
 use super::health::*;
 use super::jobe::*;
 use super::learn::*;
+use super::learners::*;
 use super::lti::*;
 use super::metrics::*;
 use super::reports::*;
@@ -23,30 +24,7 @@ use crate::service::problem::Problem;
 use crate::service::regrade::{NotGraded, Outcome, RegradeChange, RegradeRequest, RegradeSummary};
 use crate::service::similarity::{SimilarPair, Similarity};
 
-struct SecurityAddon;
-
-impl utoipa::Modify for SecurityAddon {
-    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
-        use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-        let components = openapi.components.get_or_insert_with(Default::default);
-        components.add_security_scheme(
-            "bearer",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .description(Some("A client token from `pruefstein client add NAME`"))
-                    .build(),
-            ),
-        );
-        components.add_security_scheme(
-            "jobe_api_key",
-            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(
-                "X-API-KEY",
-                "A client token, for the Jobe-compatible endpoint (CodeRunner's Jobe server API key)",
-            ))),
-        );
-    }
-}
+use super::security_scheme::SecurityAddon;
 
 #[derive(OpenApi)]
 #[openapi(
@@ -68,6 +46,8 @@ impl utoipa::Modify for SecurityAddon {
         redeliver_webhook,
         report_page,
         page_link,
+        export_learner,
+        erase_learner,
         page,
         submit,
         jwks,
@@ -118,7 +98,12 @@ impl utoipa::Modify for SecurityAddon {
         RunRequest,
         RunSpec,
         RunResult,
-        PutFile
+        PutFile,
+        crate::service::privacy::LearnerExport,
+        crate::service::privacy::ExportedSubmission,
+        crate::service::privacy::ExportedResult,
+        crate::service::privacy::ExportedLaunch,
+        crate::service::privacy::ErasureSummary
     )),
     modifiers(&SecurityAddon)
 )]
@@ -209,6 +194,7 @@ fn constrain(doc: &mut Value) -> Result<(), String> {
     constrain_request_schemas(doc, &shapes)?;
     constrain_view_schemas(doc, &shapes)?;
     constrain_other_schemas(doc, &shapes)?;
+    super::learners::constrain(doc, &shapes.learner)?;
     link_field_names(doc);
     Ok(())
 }
@@ -441,7 +427,7 @@ fn constrain_request_schemas(doc: &mut Value, shapes: &Shapes) -> Result<(), Str
     )?;
     merge(
         at(doc, &property("SubmissionRequest", "callback_url"))?,
-        json!({"type": "string", "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX,
+        json!({"type": ["string", "null"], "format": "uri", "maxLength": CALLBACK_URL_BYTES_MAX,
                "examples": ["https://lms.example/hooks/pruefstein"]}),
     )?;
     merge(

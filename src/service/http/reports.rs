@@ -58,20 +58,29 @@ impl FromRequest for ReportLink {
     responses(
         (status = 200, description = "The report as an HTML page (no JavaScript)", content_type = "text/html"),
         (status = 404, description = "No such report, or a wrong token", content_type = "text/html"),
+        (status = 410, description = "The report was erased on request or deleted after the retention period", content_type = "text/html"),
     )
 )]
 pub async fn report_page(link: ReportLink, shared: Data) -> HttpResponse {
     let ReportLink { public, lang, token, id } = link;
     let record = match id {
         None => None,
-        Some(id) => match db(&shared, move |store| store.submission(id)).await {
-            Ok(record) => record,
-            Err(problem) => {
-                return HttpResponse::InternalServerError()
-                    .content_type("text/html; charset=utf-8")
-                    .body(html::error_page(lang, &problem.detail_de, &problem.detail));
+        Some(id) => {
+            match db(&shared, move |store| Ok((store.submission(id)?, store.submission_gone(id)?))).await {
+                Ok((None, true)) => {
+                    return HttpResponse::Gone()
+                        .content_type("text/html; charset=utf-8")
+                        .insert_header((header::CACHE_CONTROL, "no-store"))
+                        .body(html::gone_page(lang));
+                }
+                Ok((record, _)) => record,
+                Err(problem) => {
+                    return HttpResponse::InternalServerError()
+                        .content_type("text/html; charset=utf-8")
+                        .body(html::error_page(lang, &problem.detail_de, &problem.detail));
+                }
             }
-        },
+        }
     };
     let Some(record) = record else {
         return HttpResponse::NotFound()

@@ -13,7 +13,8 @@ use crate::service::shared::Shared;
 
 use super::handler::Data;
 use super::{
-    course, exercises, health, jobe, learn, lti, metrics, openapi, reports, submissions, teach, webhooks,
+    course, exercises, health, jobe, learn, learners, lti, metrics, openapi, reports, submissions, teach,
+    webhooks,
 };
 
 /// Runs the HTTP server until SIGTERM or SIGINT, then stops taking requests and lets running ones
@@ -81,7 +82,7 @@ fn listen(
                 use actix_web::dev::Service;
                 let started = Instant::now();
                 let method = req.method().to_string();
-                let path = req.path().to_string();
+                let path = learners::loggable_path(req.path());
                 let call = srv.call(req);
                 async move {
                     let response = call.await?;
@@ -155,6 +156,8 @@ fn api_routes(cfg: &mut web::ServiceConfig) {
     .service(get("/api/v1/webhooks/dead", webhooks::dead_webhooks))
     .service(post("/api/v1/webhooks/dead/{event_id}/redeliver", webhooks::redeliver_webhook))
     .service(get("/api/v1/exercises/{slug}/page", learn::page_link))
+    .service(get("/api/v1/learners/{id}/export", learners::export_learner))
+    .service(delete("/api/v1/learners/{id}", learners::erase_learner))
     .service(get("/reports/{id}", reports::report_page))
     .service(get("/teach", teach::dashboard))
     .service(get("/teach/learner", teach::learner))
@@ -237,6 +240,18 @@ where
     web::resource(path)
         .route(web::post().to(handler))
         .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "POST") }))
+}
+
+/// A path served with DELETE only; any other method: 405.
+fn delete<F, Args>(path: &str, handler: F) -> actix_web::Resource
+where
+    F: actix_web::Handler<Args>,
+    Args: actix_web::FromRequest + 'static,
+    F::Output: actix_web::Responder + 'static,
+{
+    web::resource(path)
+        .route(web::delete().to(handler))
+        .default_service(web::to(|req: HttpRequest| async move { method_not_allowed(&req, "DELETE") }))
 }
 
 /// 405 for a method that a known path does not serve: a problem document with `Allow` naming the

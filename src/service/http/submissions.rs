@@ -169,6 +169,7 @@ fn submission_not_found(public: &str) -> Problem {
         (status = 400, description = "Malformed `wait`", body = Problem, content_type = "application/problem+json"),
         (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
         (status = 404, description = "No such submission of this client", body = Problem, content_type = "application/problem+json"),
+        (status = 410, description = "The submission was erased on request or deleted after the retention period", body = Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
 )]
@@ -182,10 +183,20 @@ pub async fn get_submission(
     let public = path.into_inner();
     let id = crate::service::public_id::parse(&public).ok_or_else(|| submission_not_found(&public))?;
     let mark = shared.waiters.mark();
-    let record = db(&shared, move |store| store.submission(id))
-        .await?
-        .filter(|r| r.client_id == client.id)
-        .ok_or_else(|| submission_not_found(&public))?;
+    let (record, gone) =
+        db(&shared, move |store| Ok((store.submission(id)?, store.submission_gone(id)?))).await?;
+    if gone && record.is_none() {
+        return Err(Problem::new(
+            actix_web::http::StatusCode::GONE,
+            "submission-erased",
+            "Gone",
+            format!("The submission {public:?} was erased on request or deleted after the retention period."),
+            format!(
+                "Die Abgabe {public:?} wurde auf Wunsch oder nach Ablauf der Aufbewahrungsfrist gelöscht."
+            ),
+        ));
+    }
+    let record = record.filter(|r| r.client_id == client.id).ok_or_else(|| submission_not_found(&public))?;
     let record = wait_for(&shared, record, mark, wait_ms).await?;
     Ok(HttpResponse::Ok().json(submission_view(&shared, &record)))
 }

@@ -28,9 +28,11 @@ use crate::service::dashboard::analytics_page::{AnalyticsLinks, analytics_page};
 use crate::service::dashboard::pages::{self, ExerciseRow};
 use crate::service::dashboard::{Course, DashboardLink, LinkQuery, Members, check_link};
 use crate::service::lti::verify::{LaunchClaims, LaunchError};
+use crate::service::privacy::{self, Actor};
 use crate::service::regrade::RegradeRequest;
 use crate::service::regrade::{self, DryRunGrader};
 use crate::service::shared::Shared;
+use crate::service::store::{AuditAction, RowCounts};
 use crate::service::store::{PlatformRecord, SubmissionRecord};
 use crate::service::{auth, clock, html};
 use crate::text::{Lang, Text};
@@ -167,7 +169,11 @@ pub async fn exercise(path: web::Path<String>, query: web::Query<LinkQuery>, sha
     })
     .await;
     let analytics = match analytics {
-        Ok(analytics) => analytics,
+        Ok(analytics) => {
+            let counts = [("submissions".to_string(), analytics.submissions as u64)];
+            audit(&shared, &link.course, AuditAction::Analytics, &slug, counts.into());
+            analytics
+        }
         Err(p) => {
             return failure(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, Text::new(p.detail_de, p.detail));
         }
@@ -245,6 +251,12 @@ pub async fn regrade(
                 shared.work.notify();
             }
             tracing::info!(event = "regrade", exercise = %summary.exercise, dry_run, from = "dashboard");
+            let counts = [
+                ("selected".to_string(), summary.selected as u64),
+                ("queued".to_string(), summary.queued.len() as u64),
+                ("dry_run".to_string(), u64::from(dry_run)),
+            ];
+            audit(&shared, &link.course, AuditAction::Regrade, &slug, counts.into());
             page_response(&shared, StatusCode::OK, pages::regrade_page(&link, &slug, &summary))
         }
         Ok(Err(e)) => {
@@ -258,6 +270,24 @@ pub async fn regrade(
         }
         Err(p) => failure(&shared, lang, StatusCode::SERVICE_UNAVAILABLE, Text::new(p.detail_de, p.detail)),
     }
+}
+
+/// Records a dashboard action in the audit log (on the blocking pool, not waited for): the actor
+/// is the dashboard of the link's course.
+fn audit(shared: &Data, course: &Course, action: AuditAction, slug: &str, counts: RowCounts) {
+    let name = match course {
+        Course::Service => "dashboard".to_string(),
+        Course::Lti { platform, context } => {
+            format!("dashboard of course {context:?} of platform {platform}")
+        }
+    };
+    let (store, slug) = (shared.store.clone(), slug.to_string());
+    actix_web::rt::spawn(async move {
+        let _ = web::block(move || {
+            privacy::record(store.as_ref(), &Actor { name, client_id: None }, action, &slug, counts)
+        })
+        .await;
+    });
 }
 
 /// The learners of the course who submitted `slug`: none for the service's course (every

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use super::privacy::{AuditEntry, LearnerData, LearnerFound, LearnerScope, RowCounts};
 use super::records::{
     ClientRecord, Delivery, Intake, JobOutcome, LeasedJob, LtiContext, LtiState, Millis, NewEvent,
     NewPlatform, NewSubmission, OutboxEvent, PlatformRecord, RegradeFilter, RegradesQueued, ResultRecord,
@@ -197,7 +198,8 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// Takes a login initiation (once: it is removed); none if unknown or expired.
     fn take_lti_state(&self, state: &str, now: Millis) -> Result<Option<LtiState>, StoreError>;
-    /// The context of a launch: found, or created.
+    /// The context of a launch: found (its time renewed to `now`: the retention sweep counts a
+    /// launch record's age from its last launch), or created.
     fn lti_context(
         &self,
         platform_id: i64,
@@ -226,6 +228,34 @@ pub trait Store: Send + Sync + 'static {
     ) -> Result<(), StoreError>;
     /// A client's uploaded file, if it is kept.
     fn jobe_file(&self, client_id: i64, file_id: &str) -> Result<Option<Vec<u8>>, StoreError>;
+
+    // ---- Learners' data: export, erasure, retention, the audit log ----
+    /// Everything stored of the learner in `scope`: each submission with its bytes and every
+    /// result version with its report, and the LTI launch contexts that name the learner. When
+    /// nothing is stored: `Erased` if an erasure of the same learner (key) in scope is recorded,
+    /// else `Unknown`.
+    fn learner_data(&self, scope: &LearnerScope) -> Result<LearnerFound<LearnerData>, StoreError>;
+    /// Deletes everything stored of the learner in `scope` (its submissions with their jobs,
+    /// results, result versions and outbox events, and its LTI launch contexts), records the
+    /// submissions' ids as gone and `audit` with the rows deleted per table, in one transaction.
+    /// A job completed after it stores nothing. When nothing is stored, nothing changes: `Erased`
+    /// or `Unknown` as [`Store::learner_data`] says.
+    fn erase_learner(
+        &self,
+        scope: &LearnerScope,
+        audit: &AuditEntry,
+        now: Millis,
+    ) -> Result<LearnerFound<RowCounts>, StoreError>;
+    /// Whether the submission `id` was erased or deleted by the retention sweep.
+    fn submission_gone(&self, id: i64) -> Result<bool, StoreError>;
+    fn record_audit(&self, entry: &AuditEntry) -> Result<(), StoreError>;
+    /// The audit log's entries with an id above `after`, oldest first, at most `limit`.
+    fn audit_log(&self, after: i64, limit: usize) -> Result<Vec<AuditEntry>, StoreError>;
+    /// One batch of the retention sweep, one short transaction: at most `batch` submissions
+    /// created before `before` whose job is not open (with their results, versions and events),
+    /// and at most `batch` each of outbox events, uploaded Jobe files and LTI launch contexts
+    /// older than that. The rows deleted per table; the caller repeats while a count is `batch`.
+    fn sweep_retention(&self, before: Millis, batch: usize, now: Millis) -> Result<RowCounts, StoreError>;
 
     // ---- Several nodes ----
     /// Announces that this store's node lives and serves `versions` (exercise slug, content hash),

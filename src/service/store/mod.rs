@@ -13,10 +13,15 @@
 pub mod contract;
 pub mod payload;
 pub mod postgres;
+pub mod privacy;
 pub mod records;
 pub mod sqlite;
 #[cfg(test)]
 mod tests;
 
 pub use self::contract::{Notice, Store};
+pub use self::privacy::{
+    AuditAction, AuditEntry, LearnerData, LearnerFound, LearnerScope, LearnerSubmission, LtiSubject,
+    RowCounts,
+};
 pub use self::records::*;

@@ -984,3 +984,6 @@ fn an_outcome_reads_back_as_the_record_a_waiting_request_is_answered_with(backen
         );
     }
 }
+
+#[path = "tests_privacy.rs"]
+mod privacy;

@@ -113,6 +113,14 @@ fn forged_expired_and_changed_dashboard_links_and_forms_without_their_csrf_token
     let r = post(&server, &action, &format!("csrf={csrf}&dry_run=false"));
     assert_eq!(r.status, 200, "{}", r.text());
     assert!(r.text().contains("Regrade queued"), "{}", r.text());
+    // Both are in the audit log, as the dashboard's (written beside the answer: polled).
+    poll("the dashboard's regrades in the audit log", Duration::from_secs(10), || {
+        let out =
+            Command::new(BIN).args(["audit", "--json", "--data-dir"]).arg(&server.data).output().unwrap();
+        let log = String::from_utf8_lossy(&out.stdout).into_owned();
+        (log.matches("\"action\":\"regrade\"").count() == 2 && log.contains("\"actor\":\"dashboard"))
+            .then_some(())
+    });
 
     // The command line's link: bounded expiry, and a link that opens.
     for expires in ["0s", "31d"] {

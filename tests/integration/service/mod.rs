@@ -146,6 +146,7 @@ fn signature_valid(secret: &str, r: &Received) -> bool {
 // The API contract: one focused test per promise, each against a fresh server of its own.
 
 mod a11y;
+mod backup;
 mod browser;
 mod contract;
 mod dashboard;
@@ -158,4 +159,5 @@ mod operations;
 mod teachers;
 
 mod page;
+mod privacy;
 mod webhooks;

@@ -14,6 +14,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0002_exercise_versions", include_str!("migrations/0002_exercise_versions.sql")),
     ("0003_client_tokens", include_str!("migrations/0003_client_tokens.sql")),
     ("0004_lti_courses", include_str!("migrations/0004_lti_courses.sql")),
+    ("0005_privacy", include_str!("migrations/0005_privacy.sql")),
 ];
 
 /// The advisory lock's key: any number the nodes agree on ("prüf" in ASCII).

@@ -14,6 +14,7 @@ pub mod error;
 mod listen;
 pub mod migrate;
 mod nodes;
+mod privacy;
 mod queue;
 mod records;
 pub mod scratch;
@@ -627,6 +628,43 @@ impl Store for PgStore {
     fn version_census(&self, now: Millis) -> Result<VersionCensus, StoreError> {
         let now = self.lease_now(now);
         read!(self, "read the exercise versions in use", |c| nodes::census(c, now).await)
+    }
+
+    fn learner_data(&self, scope: &LearnerScope) -> Result<LearnerFound<LearnerData>, StoreError> {
+        let scope = scope.clone();
+        read!(self, "read a learner's data", |c| privacy::learner_data(c, &scope).await)
+    }
+
+    fn erase_learner(
+        &self,
+        scope: &LearnerScope,
+        audit: &AuditEntry,
+        now: Millis,
+    ) -> Result<LearnerFound<RowCounts>, StoreError> {
+        let (scope, audit) = (scope.clone(), audit.clone());
+        let erased =
+            in_transaction!(self, "erase a learner", |tx| privacy::erase(&tx, &scope, &audit, now).await)?;
+        if matches!(erased, LearnerFound::Found(_)) {
+            read!(self, "vacuum after an erasure", |c| c.batch_execute(privacy::VACUUM_AFTER_ERASURE).await)?;
+        }
+        Ok(erased)
+    }
+
+    fn submission_gone(&self, id: i64) -> Result<bool, StoreError> {
+        read!(self, "read whether a submission is gone", |c| privacy::gone(c, id).await)
+    }
+
+    fn record_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        let entry = entry.clone();
+        autocommit!(self, "write the audit log", |c| privacy::record_audit(&c, &entry).await)
+    }
+
+    fn audit_log(&self, after: i64, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
+        read!(self, "read the audit log", |c| privacy::audit_log(c, after, limit).await)
+    }
+
+    fn sweep_retention(&self, before: Millis, batch: usize, now: Millis) -> Result<RowCounts, StoreError> {
+        in_transaction!(self, "sweep old data", |tx| privacy::sweep(&tx, before, batch, now).await)
     }
 
     fn listen(&self, hear: Arc<dyn Fn(Notice) + Send + Sync>) -> Result<(), StoreError> {

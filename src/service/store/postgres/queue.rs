@@ -374,6 +374,12 @@ pub(super) async fn complete<C: GenericClient>(
     event: Option<&NewEvent>,
     now: Millis,
 ) -> Sql<bool> {
+    // An erased (or swept) submission: the grading's result must not bring any of it back. The
+    // row lock waits for an erasure under way, then finds the submission gone.
+    let stmt = tx.prepare_cached("SELECT 1 FROM submissions WHERE id = $1 FOR SHARE").await?;
+    if tx.query_opt(&stmt, &[&job.submission_id]).await?.is_none() {
+        return Ok(false);
+    }
     let columns = outcome.columns();
     let previous = if job.regrade { latest_verdict_and_points(tx, job.submission_id).await? } else { None };
     let inserted = insert_result(tx, job, &columns, now).await? == 1;

@@ -510,9 +510,9 @@ pub(super) async fn take_lti_state<C: GenericClient>(
     Ok(Some(LtiState { nonce: row.try_get(0)?, platform_id: row.try_get(1)? }))
 }
 
-const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
+pub(super) const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
 
-fn context_from_row(row: &Row) -> Result<LtiContext, tokio_postgres::Error> {
+pub(super) fn context_from_row(row: &Row) -> Result<LtiContext, tokio_postgres::Error> {
     Ok(LtiContext {
         id: row.try_get(0)?,
         platform_id: row.try_get(1)?,
@@ -532,7 +532,8 @@ pub(super) async fn lti_context<C: GenericClient>(
 ) -> Sql<LtiContext> {
     tx.execute(
         "INSERT INTO lti_contexts (platform_id, subject, exercise, lineitem, created_at) \
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (platform_id, subject, exercise, lineitem) DO NOTHING",
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (platform_id, subject, exercise, lineitem) \
+         DO UPDATE SET created_at = greatest(lti_contexts.created_at, excluded.created_at)",
         &[&platform_id, &subject, &exercise, &lineitem, &now],
     )
     .await?;

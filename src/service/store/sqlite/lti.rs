@@ -148,9 +148,9 @@ pub(super) fn take_state(tx: &Transaction<'_>, state: &str, now: Millis) -> Sql<
     Ok(found.filter(|(_, expires_at)| *expires_at > now).map(|(entry, _)| entry))
 }
 
-const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
+pub(super) const CONTEXT_COLUMNS: &str = "id, platform_id, subject, exercise, lineitem";
 
-fn context_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LtiContext> {
+pub(super) fn context_from_row(row: &rusqlite::Row<'_>) -> rusqlite::Result<LtiContext> {
     Ok(LtiContext {
         id: row.get(0)?,
         platform_id: row.get(1)?,
@@ -170,7 +170,8 @@ pub(super) fn context(
 ) -> Sql<LtiContext> {
     tx.prepare_cached(
         "INSERT INTO lti_contexts (platform_id, subject, exercise, lineitem, created_at) \
-         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (platform_id, subject, exercise, lineitem) DO NOTHING",
+         VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (platform_id, subject, exercise, lineitem) \
+         DO UPDATE SET created_at = max(created_at, excluded.created_at)",
     )?
     .execute(params![platform_id, subject, exercise, lineitem, now])?;
     let context = tx.query_row(

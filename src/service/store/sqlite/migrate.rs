@@ -20,6 +20,7 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
     ("0006_exercise_versions", include_str!("../migrations/0006_exercise_versions.sql")),
     ("0007_client_tokens", include_str!("../migrations/0007_client_tokens.sql")),
     ("0008_lti_courses", include_str!("../migrations/0008_lti_courses.sql")),
+    ("0009_privacy", include_str!("../migrations/0009_privacy.sql")),
 ];
 
 /// The schema version this program writes: the number of migrations.

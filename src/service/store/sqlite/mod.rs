@@ -14,6 +14,7 @@ mod lti;
 pub mod migrate;
 mod nodes;
 mod outbox;
+mod privacy;
 mod results;
 mod teachers;
 pub mod writer;
@@ -163,6 +164,9 @@ fn configure(conn: &Connection, durability: Durability) -> Sql<()> {
         },
     )?;
     conn.pragma_update(None, "foreign_keys", true)?;
+    // Deleted rows are overwritten with zeros, not left in free pages: an erased learner's bytes
+    // are gone from the file once the log is checkpointed.
+    conn.pragma_update(None, "secure_delete", true)?;
     Ok(())
 }
 
@@ -513,6 +517,47 @@ impl Store for SqliteStore {
     fn version_census(&self, now: Millis) -> Result<VersionCensus, StoreError> {
         let alive_since = now - crate::limits::NODE_LIVENESS_MS as i64;
         self.read("read the exercise versions in use", |conn| nodes::census(conn, alive_since))
+    }
+
+    fn learner_data(&self, scope: &LearnerScope) -> Result<LearnerFound<LearnerData>, StoreError> {
+        self.read("read a learner's data", |conn| privacy::learner_data(conn, scope))
+    }
+
+    fn erase_learner(
+        &self,
+        scope: &LearnerScope,
+        audit: &AuditEntry,
+        now: Millis,
+    ) -> Result<LearnerFound<RowCounts>, StoreError> {
+        let (scope, audit) = (scope.clone(), audit.clone());
+        let erased =
+            self.writer.write("erase a learner", move |tx| privacy::erase(tx, &scope, &audit, now))?;
+        if matches!(erased, LearnerFound::Found(_))
+            && !privacy::truncate_wal(&self.path).during("truncate the log")?
+        {
+            tracing::warn!(
+                event = "wal_not_truncated",
+                "a reader held the write-ahead log: the erased rows' old pages stay in it until the next checkpoint"
+            );
+        }
+        Ok(erased)
+    }
+
+    fn submission_gone(&self, id: i64) -> Result<bool, StoreError> {
+        self.read("read whether a submission is gone", |conn| privacy::gone(conn, id))
+    }
+
+    fn record_audit(&self, entry: &AuditEntry) -> Result<(), StoreError> {
+        let entry = entry.clone();
+        self.writer.write("write the audit log", move |tx| privacy::record_audit(tx, &entry))
+    }
+
+    fn audit_log(&self, after: i64, limit: usize) -> Result<Vec<AuditEntry>, StoreError> {
+        self.read("read the audit log", |conn| privacy::audit_log(conn, after, limit))
+    }
+
+    fn sweep_retention(&self, before: Millis, batch: usize, now: Millis) -> Result<RowCounts, StoreError> {
+        self.writer.write("sweep old data", move |tx| privacy::sweep(tx, before, batch, now))
     }
 }
 

@@ -19,6 +19,14 @@ pub(super) fn complete(
     event: Option<&NewEvent>,
     now: Millis,
 ) -> Sql<bool> {
+    // An erased (or swept) submission: the grading's result must not bring any of it back.
+    let exists = tx
+        .prepare_cached("SELECT 1 FROM submissions WHERE id = ?1")?
+        .query_row([job.submission_id], |_| Ok(()))
+        .optional()?;
+    if exists.is_none() {
+        return Ok(false);
+    }
     if job.regrade {
         return complete_regrade(tx, job, outcome, event, now);
     }
