@@ -7,7 +7,8 @@
 //!   catalogue of their texts, the runners of each family of checks and replay tokens;
 //! - `rundb`: one run's database in memory, restored from the exercise's template;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
-//! - `exercise`: the `[consumer]` exercise format;
+//! - `exercise`: the `[consumer]` exercise format; `world`: the outside services it declares (a
+//!   mail provider), shared by a run's instances; `invariants`: what must hold, as data;
 //! - `oracle`: the reference's states without faults, computed once or read from the module cache;
 //! - `grading`: one grade (compile, run every check, the report); `soundness`: `pruefstein check`.
 
@@ -27,6 +28,7 @@ pub mod guestdb;
 pub mod harness;
 pub mod interleave;
 pub mod interpreter;
+pub mod invariants;
 pub mod javascript;
 pub mod oracle;
 pub mod process;
@@ -36,6 +38,7 @@ pub mod schedule;
 mod soundness;
 pub mod state;
 pub mod typescript;
+pub mod world;
 
 pub use self::harness::replay::ReplayToken;
 pub use detail::ConsumerDetail;

@@ -208,8 +208,14 @@ fn compile_reference(
             let text = std::str::from_utf8(&consumer.reference).map_err(|_| {
                 format!("the reference solution {} is not UTF-8 text", consumer.reference_path.display())
             })?;
-            CompiledConsumer::compile_source(engine, language, text, limits, &consumer.entry)
-                .map_err(rejected)
+            CompiledConsumer::compile_source_in(
+                engine,
+                (language, text),
+                limits,
+                &consumer.entry,
+                &consumer.world,
+            )
+            .map_err(rejected)
         }
     }
 }

@@ -30,7 +30,15 @@ fn statement(instance: u32, sql: &str) -> TraceEvent {
 }
 
 fn crash(instance: u32) -> TraceEvent {
-    TraceEvent::Crash { instance, point: 1, after_write: Some(1), after_commit: None, line: None }
+    TraceEvent::Crash {
+        instance,
+        point: 1,
+        after_write: Some(1),
+        after_commit: None,
+        after_call: None,
+        before_commit: false,
+        line: None,
+    }
 }
 
 /// The crash check's story: #1 gets the message and crashes after its first write, #2 starts

@@ -1,0 +1,120 @@
+//! Exercise 05 end to end: a consumer that books and sends a confirmation through the exercise's
+//! mail provider (ABI v1.1). Every solution (Python and WAT) passes, every mutant fails the check it
+//! declares; a crash after `send_mail` and before the COMMIT is tested and named in the student's
+//! words; the recorded mails survive the crash while the booking rolls back.
+
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use pruefstein::consumer::detail::TraceEvent;
+use pruefstein::exercise::Exercise;
+use pruefstein::grade::{GradeOptions, grade};
+use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::{Language, Submission};
+
+use crate::support::{check, consumer_detail, exercise_dir, failed, load};
+
+const SLUG: &str = "05-buchung-und-mail";
+
+fn exercise() -> &'static Exercise {
+    static EXERCISE: OnceLock<Exercise> = OnceLock::new();
+    EXERCISE.get_or_init(|| load(SLUG))
+}
+
+fn files_in(folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(SLUG).join(folder))
+        .expect("folder exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn grade_file(path: &PathBuf) -> Report {
+    let text = std::fs::read_to_string(path).expect("read");
+    let submission = if path.extension().is_some_and(|e| e == "py") {
+        Submission::Source { language: Language::Python, text }
+    } else {
+        Submission::Module(text.into_bytes())
+    };
+    grade(exercise(), &submission, &GradeOptions::default()).expect("grading runs")
+}
+
+#[test]
+fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
+    let solutions = files_in("solutions");
+    assert!(solutions.iter().any(|p| p.ends_with("reference.py")) && solutions.len() >= 2, "{solutions:?}");
+    for file in &solutions {
+        let report = grade_file(file);
+        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
+    }
+    let mutants = files_in("mutants");
+    assert!(mutants.len() >= 6, "{mutants:?}");
+    for file in mutants {
+        let source = std::fs::read_to_string(&file).expect("read");
+        let declared = source
+            .lines()
+            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
+            .expect("mutant declares its check");
+        let report = grade_file(&file);
+        assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
+        assert!(
+            failed(&report).contains(&declared),
+            "{}: declares {declared}, fails {:?}",
+            file.display(),
+            failed(&report)
+        );
+    }
+}
+
+#[test]
+fn the_crash_after_send_mail_before_the_commit_is_tested_and_the_key_keeps_the_mail_single() {
+    let report = grade_file(&exercise_dir(SLUG).join("solutions/reference.py"));
+    let coverage = report.coverage.iter().find(|c| c.name == "crash-points").expect("coverage");
+    // Fresh message: INSERT, UPDATE, send_mail, COMMIT; plus the failing and duplicate paths.
+    assert!(coverage.exercised >= 4, "{coverage:?}");
+    // Replay the crash-points check in full: its trace names the crash after send_mail in words,
+    // and the redelivery's call is replayed by the provider, not sent again.
+    let token = format!("crash-points@{}", &report.submission_sha256[..12]);
+    let options = GradeOptions { replay: Some(token), ..GradeOptions::default() };
+    let text = std::fs::read_to_string(exercise_dir(SLUG).join("solutions/reference.py")).expect("read");
+    let source = text.clone();
+    let full = grade(exercise(), &Submission::Source { language: Language::Python, text }, &options)
+        .expect("grades");
+    let trace = &consumer_detail(check(&full, "crash-points")).trace;
+    let crash = trace
+        .iter()
+        .position(|e| matches!(e, TraceEvent::Crash { after_call: Some(call), before_commit: true, .. } if call == "send_mail"))
+        .expect("a crash right after send_mail, before the COMMIT");
+    let answers: Vec<&str> = trace[crash..]
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Outside { answer, .. } => Some(answer.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(answers.first(), Some(&"replayed"), "the redelivery's mail is the stored result: {answers:?}");
+    let lines = pruefstein::report::trace_text::render_trace(
+        trace,
+        pruefstein::text::Lang::De,
+        pruefstein::report::voice::Voice::Python,
+        Some(&source),
+    );
+    assert!(
+        lines.iter().any(|l| l.contains("ABSTURZ nach `send_mail`, vor dem COMMIT in Zeile 19")),
+        "{lines:#?}"
+    );
+}
+
+#[test]
+fn sending_after_the_commit_is_caught_where_the_mail_is_lost() {
+    let report = grade_file(&exercise_dir(SLUG).join("mutants/mail-nach-commit.py"));
+    assert_eq!(failed(&report), vec!["crash-points".to_string()]);
+    let failure = check(&report, "crash-points").failure.as_ref().expect("failed");
+    assert!(
+        failure.de.contains("nach dem COMMIT der 1. Transaktion, vor der nächsten Anweisung `send_mail(…)`"),
+        "{}",
+        failure.de
+    );
+}
