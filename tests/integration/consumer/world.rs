@@ -15,14 +15,22 @@ use pruefstein::submission::{Language, Submission};
 use crate::support::{check, consumer_detail, exercise_dir, failed, load};
 
 const SLUG: &str = "05-buchung-und-mail";
+/// Its twin whose provider has no idempotency keys.
+const WITHOUT_KEYS: &str = "05-mail-ohne-schluessel";
 
-fn exercise() -> &'static Exercise {
-    static EXERCISE: OnceLock<Exercise> = OnceLock::new();
-    EXERCISE.get_or_init(|| load(SLUG))
+fn exercise_of(slug: &str) -> &'static Exercise {
+    static WITH: OnceLock<Exercise> = OnceLock::new();
+    static WITHOUT: OnceLock<Exercise> = OnceLock::new();
+    let cell = if slug == SLUG { &WITH } else { &WITHOUT };
+    cell.get_or_init(|| load(slug))
 }
 
-fn files_in(folder: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(SLUG).join(folder))
+fn exercise() -> &'static Exercise {
+    exercise_of(SLUG)
+}
+
+fn files_in(slug: &str, folder: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(slug).join(folder))
         .expect("folder exists")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py"))
@@ -32,40 +40,68 @@ fn files_in(folder: &str) -> Vec<PathBuf> {
 }
 
 fn grade_file(path: &PathBuf) -> Report {
+    grade_in(SLUG, path)
+}
+
+fn grade_in(slug: &str, path: &PathBuf) -> Report {
     let text = std::fs::read_to_string(path).expect("read");
     let submission = if path.extension().is_some_and(|e| e == "py") {
         Submission::Source { language: Language::Python, text }
     } else {
         Submission::Module(text.into_bytes())
     };
-    grade(exercise(), &submission, &GradeOptions::default()).expect("grading runs")
+    grade(exercise_of(slug), &submission, &GradeOptions::default()).expect("grading runs")
 }
 
 #[test]
 fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
-    let solutions = files_in("solutions");
-    assert!(solutions.iter().any(|p| p.ends_with("reference.py")) && solutions.len() >= 2, "{solutions:?}");
-    for file in &solutions {
-        let report = grade_file(file);
-        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
-    }
-    let mutants = files_in("mutants");
-    assert!(mutants.len() >= 6, "{mutants:?}");
-    for file in mutants {
-        let source = std::fs::read_to_string(&file).expect("read");
-        let declared = source
-            .lines()
-            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
-            .expect("mutant declares its check");
-        let report = grade_file(&file);
-        assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
+    for slug in [SLUG, WITHOUT_KEYS] {
+        let solutions = files_in(slug, "solutions");
         assert!(
-            failed(&report).contains(&declared),
-            "{}: declares {declared}, fails {:?}",
-            file.display(),
-            failed(&report)
+            solutions.iter().any(|p| p.ends_with("reference.py")) && solutions.len() >= 2,
+            "{solutions:?}"
         );
+        for file in &solutions {
+            let report = grade_in(slug, file);
+            assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
+        }
+        let mutants = files_in(slug, "mutants");
+        assert!(mutants.len() >= 5, "{mutants:?}");
+        for file in mutants {
+            let source = std::fs::read_to_string(&file).expect("read");
+            let declared = source
+                .lines()
+                .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
+                .expect("mutant declares its check");
+            let report = grade_in(slug, &file);
+            assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
+            let failed = failed(&report);
+            assert!(failed.contains(&declared), "{}: declares {declared}, fails {failed:?}", file.display());
+        }
     }
+}
+
+#[test]
+fn without_keys_one_extra_mail_after_a_crash_before_the_commit_passes_and_anything_worse_is_named() {
+    // The reference passes although its crash after send_mail sends a second mail: the honest
+    // guarantee is exactly that.
+    let report = grade_in(WITHOUT_KEYS, &exercise_dir(WITHOUT_KEYS).join("solutions/reference.py"));
+    assert_eq!(report.verdict, Verdict::Passed, "{:?}", failed(&report));
+    // A second mail without a crash breaks the invariant, and the failure says which, in its words.
+    let report = grade_in(WITHOUT_KEYS, &exercise_dir(WITHOUT_KEYS).join("mutants/mail-vor-dedup.py"));
+    let failure = check(&report, "duplicate-same-instance").failure.as_ref().expect("failed");
+    assert!(
+        failure
+            .de
+            .starts_with("Die Invariante „zusaetzliche-mail-nur-nach-absturz“ gilt nicht: Ohne Absturz"),
+        "{}",
+        failure.de
+    );
+    assert!(failure.en.contains("Violated by: ('7', 2)."), "{}", failure.en);
+    // A lost mail (sent only after the COMMIT) breaks the other one, at the crash after the COMMIT.
+    let report = grade_in(WITHOUT_KEYS, &exercise_dir(WITHOUT_KEYS).join("mutants/mail-nach-commit.py"));
+    let failure = check(&report, "crash-points").failure.as_ref().expect("failed");
+    assert!(failure.en.contains("\"jede-buchung-hat-ihre-mail\" does not hold"), "{}", failure.en);
 }
 
 #[test]
