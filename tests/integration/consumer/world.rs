@@ -1,5 +1,5 @@
 //! Exercise 05 end to end: a consumer that books and sends a confirmation through the exercise's
-//! mail provider (ABI v1.1). Every solution (Python and WAT) passes, every mutant fails the check it
+//! mail provider (ABI v1.1). Every solution (Python, JavaScript and WAT) passes, every mutant fails the check it
 //! declares; a crash after `send_mail` and before the COMMIT is tested and named in the student's
 //! words; the recorded mails survive the crash while the booking rolls back.
 
@@ -33,7 +33,7 @@ fn files_in(slug: &str, folder: &str) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(slug).join(folder))
         .expect("folder exists")
         .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py"))
+        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py" || e == "js"))
         .collect();
     files.sort();
     files
@@ -45,10 +45,10 @@ fn grade_file(path: &PathBuf) -> Report {
 
 fn grade_in(slug: &str, path: &PathBuf) -> Report {
     let text = std::fs::read_to_string(path).expect("read");
-    let submission = if path.extension().is_some_and(|e| e == "py") {
-        Submission::Source { language: Language::Python, text }
-    } else {
-        Submission::Module(text.into_bytes())
+    let submission = match path.extension().and_then(|e| e.to_str()) {
+        Some("py") => Submission::Source { language: Language::Python, text },
+        Some("js") => Submission::Source { language: Language::JavaScript, text },
+        _ => Submission::Module(text.into_bytes()),
     };
     grade(exercise_of(slug), &submission, &GradeOptions::default()).expect("grading runs")
 }
