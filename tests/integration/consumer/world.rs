@@ -147,6 +147,10 @@ fn the_crash_after_send_mail_before_the_commit_is_tested_and_the_key_keeps_the_m
 fn sending_after_the_commit_is_caught_where_the_mail_is_lost() {
     let report = grade_file(&exercise_dir(SLUG).join("mutants/mail-nach-commit.py"));
     assert_eq!(failed(&report), vec!["crash-points".to_string()]);
+    // The exercise's own kind of mistake names it (mistakes.toml), not the lesson's advice.
+    assert!(report.summary.de.contains("Die Mail ging verloren"), "{}", report.summary.de);
+    let other = grade_file(&exercise_dir(SLUG).join("mutants/zwei-transaktionen.py"));
+    assert!(!other.summary.de.contains("Die Mail ging verloren"), "{}", other.summary.de);
     let failure = check(&report, "crash-points").failure.as_ref().expect("failed");
     assert!(
         failure.de.contains("nach dem COMMIT der 1. Transaktion, vor der nächsten Anweisung `send_mail(…)`"),
