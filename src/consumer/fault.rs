@@ -28,7 +28,7 @@ pub enum FaultCode {
     Trap,
     /// The start function waited for something that never came.
     StartPending,
-    /// `world.send_mail` in an exercise that declares no mail provider.
+    /// `world.send_mail` (or `world.publish`) in an exercise that declares no such service.
     NoProvider,
     /// More calls to outside services in one run than [`crate::limits::OUTSIDE_CALLS_PER_RUN_MAX`].
     OutsideCallLimit,

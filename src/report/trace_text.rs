@@ -255,7 +255,10 @@ impl Speaker<'_> {
             TraceEvent::Outside { instance, line, call, key, to, answer, .. } => {
                 let at = line.map(|n| format!(" ({} {n})", self.pick("Zeile", "line"))).unwrap_or_default();
                 let answer = outside_answer(answer, de);
-                if de {
+                if call == "publish" {
+                    let (service, topic) = if de { ("Broker", "Thema") } else { ("broker", "topic") };
+                    format!("#{instance} {service}: {call}({topic} {to}, key „{key}“){at} → {answer}")
+                } else if de {
                     format!("#{instance} Mail-Dienst: {call}(key „{key}“, an {to}){at} → {answer}")
                 } else {
                     format!("#{instance} mail provider: {call}(key \"{key}\", to {to}){at} → {answer}")
@@ -307,6 +310,8 @@ fn outside_answer(answer: &str, de: bool) -> &str {
     match (answer, de) {
         ("sent", true) => "gesendet",
         ("sent", false) => "sent",
+        ("published", true) => "veröffentlicht",
+        ("published", false) => "published",
         ("replayed", true) => "Ergebnis wiederholt, keine neue Mail",
         ("replayed", false) => "result replayed, no new mail",
         ("422 key reused", true) => "abgelehnt (422): derselbe Schlüssel mit anderem Inhalt",

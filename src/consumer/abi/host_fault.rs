@@ -25,6 +25,8 @@ pub enum HostFault {
     NoMemory,
     #[error("world.send_mail called, but the exercise declares no mail provider")]
     NoProvider,
+    #[error("world.publish called, but the exercise declares no broker")]
+    NoBroker,
     #[error("more than {limit} calls to outside services in one run")]
     OutsideCallLimit { limit: usize },
 }
@@ -85,6 +87,13 @@ impl HostFault {
                 text!(
                     "send_mail wurde aufgerufen, aber diese Aufgabe hat keinen Mail-Dienst.",
                     "send_mail was called, but this exercise has no mail provider."
+                ),
+            ),
+            HostFault::NoBroker => (
+                FaultCode::NoProvider,
+                text!(
+                    "publish wurde aufgerufen, aber diese Aufgabe hat keinen Broker.",
+                    "publish was called, but this exercise has no broker."
                 ),
             ),
             HostFault::OutsideCallLimit { limit } => (

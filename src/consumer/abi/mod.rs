@@ -57,6 +57,7 @@ abi_v1! {
     "env"."log"(I32, I32) -> () => env_log;
     "env"."abort"(I32, I32, I32, I32) -> () => env_abort;
     "world"."send_mail"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_send_mail;
+    "world"."publish"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_publish;
 }
 
 /// The store data of one consumer instance.

@@ -1,5 +1,5 @@
-//! ABI v1.1's optional host function for the outside services an exercise declares:
-//! `world.send_mail(key, to, body) -> status`. The call goes to the run's shared
+//! ABI v1.1's optional host functions for the outside services an exercise declares:
+//! `world.send_mail(key, to, body) -> status` and `world.publish(topic, key, payload) -> status`. The call goes to the run's shared
 //! [`crate::consumer::world::World`] (its effect survives a crash of the instance), is recorded in
 //! the trace, and is a crash point of its own: the harness kills the consumer right after it, as
 //! after a write or a COMMIT. In an interleaved run the call is a turn of its own: while it is in
@@ -9,12 +9,15 @@ use wasmtime::Caller;
 
 use super::{GuestState, HostFault, HostResult, charge, read_bytes};
 use crate::consumer::interleave::Arrival;
+use crate::consumer::world::broker::PublishRequest;
 use crate::consumer::world::{MailAnswer, MailRequest};
 use crate::limits::GUEST_TEXT_BYTES_MAX;
 use crate::report::consumer::{Boundary, CrashPoint, TraceEvent};
 
 /// The call's name in the trace, the crash point and the report.
 pub const SEND_MAIL: &str = "send_mail";
+/// The broker's call's name.
+pub const PUBLISH: &str = "publish";
 
 /// What one `world.send_mail` call asks, read from the guest's memory.
 struct MailArgs {
@@ -77,11 +80,21 @@ fn ask(caller: &mut Caller<'_, GuestState>, args: &MailArgs) -> HostResult<MailA
 
 /// Marks the crash point right after the call, and injects the crash if it is the one to crash at.
 fn crash_point_after_call(caller: &mut Caller<'_, GuestState>, answer: MailAnswer) -> HostResult<i32> {
+    crash_point_after(caller, SEND_MAIL, answer.status())
+}
+
+/// Marks the crash point right after the call `name` (which answered `status`), and injects the
+/// crash if it is the one to crash at.
+fn crash_point_after(
+    caller: &mut Caller<'_, GuestState>,
+    name: &'static str,
+    status: i32,
+) -> HostResult<i32> {
     let state = caller.data_mut();
     state.calls += 1;
     let in_transaction = state.db.in_transaction();
-    let after = Boundary::Call { call: state.calls, name: SEND_MAIL, in_transaction };
-    let statement = format!("{SEND_MAIL}(…)");
+    let after = Boundary::Call { call: state.calls, name, in_transaction };
+    let statement = format!("{name}(…)");
     if let Some(last) = state.crash_points.last_mut()
         && last.next.is_none()
     {
@@ -100,13 +113,62 @@ fn crash_point_after_call(caller: &mut Caller<'_, GuestState>, answer: MailAnswe
             point: number,
             after_write: None,
             after_commit: None,
-            after_call: Some(SEND_MAIL.to_string()),
+            after_call: Some(name.to_string()),
             before_commit: in_transaction,
             line: line.flatten(),
         });
         return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
     }
-    Ok(answer.status())
+    Ok(status)
+}
+
+/// `world.publish(topic_ptr, topic_len, key_ptr, key_len, payload_ptr, payload_len) -> status`:
+/// 0 published, 3 refused as malformed. Every publication is recorded, duplicates included.
+pub(super) fn world_publish(
+    mut caller: Caller<'_, GuestState>,
+    topic_ptr: i32,
+    topic_len: i32,
+    key_ptr: i32,
+    key_len: i32,
+    payload_ptr: i32,
+    payload_len: i32,
+) -> HostResult<i32> {
+    // The same three ranges as a mail: (topic, key, payload) read in the places of (key, to, body).
+    let args =
+        read_args(&mut caller, (topic_ptr, topic_len), (key_ptr, key_len), (payload_ptr, payload_len))?;
+    let (topic, key, payload) = (args.key, args.to, args.body);
+    let state = caller.data_mut();
+    let Some(world) = state.world.clone() else {
+        return Err(wasmtime::Error::new(HostFault::NoBroker));
+    };
+    let instance = state.instance;
+    let msg_id =
+        state.message.as_ref().and_then(|m| m.get("id").map(ToString::to_string)).unwrap_or_default();
+    let accepted = {
+        let mut world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        if world.config().broker.is_none() {
+            return Err(wasmtime::Error::new(HostFault::NoBroker));
+        }
+        let request = PublishRequest { instance, msg_id, topic: &topic, key: &key, payload: &payload };
+        world.publish(request).map_err(|_| {
+            wasmtime::Error::new(HostFault::OutsideCallLimit {
+                limit: crate::limits::OUTSIDE_CALLS_PER_RUN_MAX,
+            })
+        })?
+    };
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let event = TraceEvent::Outside {
+        instance,
+        line: state.statement_line.take(),
+        call: PUBLISH.to_string(),
+        key: text(&key),
+        to: text(&topic),
+        body: text(&payload),
+        answer: if accepted { "published" } else { "400 invalid" }.to_string(),
+    };
+    state.events.push(event.clipped(GUEST_TEXT_BYTES_MAX));
+    let status = if accepted { MailAnswer::Sent.status() } else { MailAnswer::Invalid.status() };
+    crash_point_after(&mut caller, PUBLISH, status)
 }
 
 /// `world.send_mail(key_ptr, key_len, to_ptr, to_len, body_ptr, body_len) -> status`.

@@ -222,13 +222,21 @@ pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::rep
         full: true,
     });
     // The outside service gets a lane of its own, right of the database, when the trace calls it.
-    let provider = events.iter().any(|e| matches!(e, TraceEvent::Outside { .. })).then_some(database + 1);
+    let calls: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Outside { call, .. } => Some(call.as_str()),
+            _ => None,
+        })
+        .collect();
+    let provider = (!calls.is_empty()).then_some(database + 1);
     if let Some(provider) = provider {
-        lanes.push(Lane {
-            header: t(lang, "Mail-Dienst", "Mail provider").to_string(),
-            x: lane_x(provider),
-            full: true,
-        });
+        let header = match (calls.iter().all(|c| *c == "publish"), calls.contains(&"publish")) {
+            (true, _) => "Broker",
+            (false, true) => t(lang, "Dienste", "Services"),
+            (false, false) => t(lang, "Mail-Dienst", "Mail provider"),
+        };
+        lanes.push(Lane { header: header.to_string(), x: lane_x(provider), full: true });
     }
 
     let mut deliveries = Deliveries::default();

@@ -158,3 +158,71 @@ fn sending_after_the_commit_is_caught_where_the_mail_is_lost() {
         failure.de
     );
 }
+
+/// A copy of exercise 05 whose world also has a broker, with an invariant over the recorded
+/// publications: the consumer publishes each booking once (more only after a crash).
+fn with_broker() -> (tempfile::TempDir, Exercise) {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path().join(SLUG);
+    crate::support::copy_tree(&exercise_dir(SLUG), &dir);
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("toml");
+    toml.push_str(
+        r#"
+[consumer.world.broker]
+
+[[consumer.invariants]]
+name = "einmal-veroeffentlicht"
+violations = "SELECT msg_id, count(*) FROM published WHERE crashed = 0 AND accepted = 1 GROUP BY msg_id HAVING count(*) > 1"
+text.de = "Ohne Absturz wird jede Buchung höchstens einmal veröffentlicht."
+text.en = "Without a crash each booking is published at most once."
+"#,
+    );
+    std::fs::write(dir.join("exercise.toml"), toml).expect("write");
+    let reference = std::fs::read_to_string(dir.join("solutions/reference.py")).expect("reference");
+    let publishing = reference.replace(
+        "        return True\n",
+        "        broker.publish(topic=\"buchungen\", key=str(msg[\"id\"]), payload=json.dumps(buchung))\n        return True\n",
+    );
+    std::fs::write(dir.join("solutions/reference.py"), format!("import broker\nimport json\n{publishing}"))
+        .expect("write");
+    let exercise = pruefstein::exercise::Exercise::load(&dir).expect("the copy loads");
+    (temp, exercise)
+}
+
+#[test]
+fn a_broker_records_every_publication_and_an_invariant_sees_a_second_one() {
+    let (temp, brokered) = with_broker();
+    let dir = temp.path().join(SLUG);
+    let grade_text = |text: String| {
+        grade(&brokered, &Submission::Source { language: Language::Python, text }, &GradeOptions::default())
+            .expect("grades")
+    };
+    let reference = std::fs::read_to_string(dir.join("solutions/reference.py")).expect("read");
+    let report = grade_text(reference.clone());
+    assert_eq!(
+        report.verdict,
+        Verdict::Passed,
+        "{:?}",
+        report.checks.iter().filter_map(|c| c.failure.as_ref()).map(|f| f.en.clone()).collect::<Vec<_>>()
+    );
+    let twice = reference.replace(
+        "        return True\n",
+        "        broker.publish(topic=\"buchungen\", key=str(msg[\"id\"]), payload=\"noch einmal\")\n        return True\n",
+    );
+    let report = grade_text(twice);
+    let failure = check(&report, "fresh-message").failure.as_ref().expect("publishing twice fails");
+    assert!(failure.en.contains("\"einmal-veroeffentlicht\" does not hold"), "{}", failure.en);
+    // The broker is a lane of the diagram and a line of the trace in its words.
+    let trace = &consumer_detail(check(&report, "fresh-message")).trace;
+    let published =
+        trace.iter().filter(|e| matches!(e, TraceEvent::Outside { call, .. } if call == "publish")).count();
+    assert_eq!(published, 2, "{trace:?}");
+    // In an exercise without a broker, `import broker` is refused at load.
+    let plain = grade(
+        exercise(),
+        &Submission::Source { language: Language::Python, text: reference },
+        &GradeOptions::default(),
+    )
+    .expect("grades");
+    assert!(plain.rejection.is_some(), "{:?}", failed(&plain));
+}

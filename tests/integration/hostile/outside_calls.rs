@@ -148,3 +148,51 @@ fn a_module_calling_send_mail_in_an_exercise_without_a_provider_ends_with_a_name
     let failure = check(&report, "fresh-message").failure.as_ref().expect("failed");
     assert!(failure.en.contains("this exercise has no mail provider"), "{}", failure.en);
 }
+
+#[test]
+fn a_flood_of_publications_and_a_ten_megabyte_payload_end_with_named_limits() {
+    let temp = tempfile::tempdir().expect("temp dir");
+    let dir = temp.path().join("05-buchung-und-mail");
+    crate::support::copy_tree(&crate::support::exercise_dir("05-buchung-und-mail"), &dir);
+    let mut toml = std::fs::read_to_string(dir.join("exercise.toml")).expect("toml");
+    toml.push_str("\n[consumer.world.broker]\n");
+    std::fs::write(dir.join("exercise.toml"), toml).expect("write");
+    let brokered = Exercise::load(&dir).expect("the copy loads");
+    let publish = |pages: u32, body: &str| {
+        format!(
+            r#"(module
+  (import "world" "publish" (func $publish (param i32 i32 i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") {pages})
+  (data (i32.const 64) "topic")
+  (func (export "verarbeite") (result i32) (local $i i32) (local $s i32)
+    {body}))"#
+        )
+    };
+    let flood = publish(
+        1,
+        "(loop $more
+           (drop (call $publish (i32.const 64) (i32.const 5) (i32.const 64) (i32.const 1) (i32.const 64) (i32.const 5)))
+           (local.set $i (i32.add (local.get $i) (i32.const 1)))
+           (br_if $more (i32.lt_u (local.get $i) (i32.const 1000000))))
+         (i32.const 1)",
+    );
+    let report = grade_module(&brokered, flood.into_bytes());
+    let failure = check(&report, "fresh-message").failure.as_ref().expect("the flood fails");
+    assert!(failure.en.contains("limit \"outside calls per run\""), "{}", failure.en);
+    assert!(serde_json::to_string(&report).expect("json").len() <= REPORT_BYTES_MAX);
+    let ten_mb = 10 * 1024 * 1024;
+    let huge = publish(
+        161,
+        &format!(
+            "(memory.fill (i32.const 1024) (i32.const 120) (i32.const {ten_mb}))
+             (local.set $s (call $publish (i32.const 64) (i32.const 5) (i32.const 64) (i32.const 1) (i32.const 1024) (i32.const {ten_mb})))
+             (if (result i32) (i32.eq (local.get $s) (i32.const 3)) (then (i32.const 7)) (else (i32.const 1)))"
+        ),
+    );
+    let report = grade_module(&brokered, huge.into_bytes());
+    assert_eq!(report.verdict, Verdict::Failed);
+    let json = serde_json::to_string(&report).expect("json");
+    assert!(json.len() <= REPORT_BYTES_MAX);
+    let answers = outside_answers(&report, "fresh-message");
+    assert!(json.contains("fuel-exhausted") || answers.iter().all(|a| a.0 == "400 invalid"), "{answers:?}");
+}

@@ -13,6 +13,10 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite.js" SQLITE_JS > "$WORK/sqlit
 if ! cmp -s "$WORK/sqlite_js.h" "$HERE/glue/sqlite_js.h"; then
     cp "$WORK/sqlite_js.h" "$HERE/glue/sqlite_js.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/broker.js" BROKER_JS > "$WORK/broker_js.h"
+if ! cmp -s "$WORK/broker_js.h" "$HERE/glue/broker_js.h"; then
+    cp "$WORK/broker_js.h" "$HERE/glue/broker_js.h"
+fi
 python3 "$HERE/../embed_text.py" "$HERE/glue/mail.js" MAIL_JS > "$WORK/mail_js.h"
 if ! cmp -s "$WORK/mail_js.h" "$HERE/glue/mail_js.h"; then
     cp "$WORK/mail_js.h" "$HERE/glue/mail_js.h"

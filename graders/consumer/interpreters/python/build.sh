@@ -16,6 +16,10 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$WORK/sql
 if ! cmp -s "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"; then
     cp "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/broker.py" BROKER_PY > "$WORK/broker_py.h"
+if ! cmp -s "$WORK/broker_py.h" "$HERE/glue/broker_py.h"; then
+    cp "$WORK/broker_py.h" "$HERE/glue/broker_py.h"
+fi
 python3 "$HERE/../embed_text.py" "$HERE/glue/mail.py" MAIL_PY > "$WORK/mail_py.h"
 if ! cmp -s "$WORK/mail_py.h" "$HERE/glue/mail_py.h"; then
     cp "$WORK/mail_py.h" "$HERE/glue/mail_py.h"

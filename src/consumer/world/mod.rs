@@ -1,5 +1,5 @@
 //! The world outside the consumer that an exercise declares (`[consumer.world]`): a mail provider
-//! with or without idempotency keys. One [`World`] belongs to one run and is shared by every
+//! with or without idempotency keys, and a message broker (`broker`). One [`World`] belongs to one run and is shared by every
 //! instance of it: what a provider did happened outside, so it survives an instance's crash, while
 //! the run's database rolls back the crashed instance's open transaction.
 //!
@@ -16,6 +16,8 @@ use std::sync::{Arc, Mutex};
 
 use serde::Deserialize;
 
+pub mod broker;
+
 use crate::limits::{
     OUTSIDE_ADDRESS_BYTES_MAX, OUTSIDE_CALLS_PER_RUN_MAX, OUTSIDE_PAYLOAD_BYTES_MAX, PROVIDER_KEY_BYTES_MAX,
     PROVIDER_KEY_TTL_DELIVERIES_MAX,
@@ -31,6 +33,9 @@ pub struct WorldConfig {
     /// A mail provider (`world.send_mail`).
     #[serde(default)]
     pub mail: Option<MailConfig>,
+    /// A message broker (`world.publish`).
+    #[serde(default)]
+    pub broker: Option<broker::BrokerConfig>,
 }
 
 /// `[consumer.world.mail]`: the mail provider.
@@ -51,7 +56,7 @@ fn default_ttl() -> u32 {
 impl WorldConfig {
     /// Whether the world declares any service.
     pub fn is_empty(&self) -> bool {
-        self.mail.is_none()
+        self.mail.is_none() && self.broker.is_none()
     }
 
     /// The problem with the declaration, if it has one.
@@ -184,6 +189,7 @@ pub struct World {
     delivery_of: HashMap<u32, u32>,
     keys: HashMap<String, KeptKey>,
     calls: Vec<MailCall>,
+    published: Vec<broker::Publication>,
 }
 
 /// One run's world, shared by its instances (each instance's store holds a clone).
@@ -233,13 +239,16 @@ impl World {
         for call in self.calls.iter_mut().filter(|c| c.instance == instance && c.delivery == delivery) {
             call.crashed = true;
         }
+        for p in self.published.iter_mut().filter(|p| p.instance == instance && p.delivery == delivery) {
+            p.crashed = true;
+        }
         self.finish_in_flight(instance);
     }
 
     /// Starts a call: answers it at once, or (a kept key's first call) marks the key in flight until
     /// [`World::finish_in_flight`]. `None` past [`OUTSIDE_CALLS_PER_RUN_MAX`].
     pub fn send_mail(&mut self, request: MailRequest<'_>) -> Result<MailAnswer, CallLimit> {
-        if self.calls.len() >= OUTSIDE_CALLS_PER_RUN_MAX {
+        if self.calls.len() + self.published.len() >= OUTSIDE_CALLS_PER_RUN_MAX {
             return Err(CallLimit);
         }
         let Some(mail) = self.config.mail.clone() else { return Ok(MailAnswer::Invalid) };
@@ -310,9 +319,10 @@ impl World {
     }
 }
 
-/// Creates the table [`MAILS_TABLE`] on `conn` (in its `temp` schema: a guest's connection never
-/// sees it) if it is not there yet.
+/// Creates the tables [`MAILS_TABLE`] and [`broker::PUBLISHED_TABLE`] on `conn` (in its `temp`
+/// schema: a guest's connection never sees them) if they are not there yet.
 pub fn create_observer_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
+    broker::create_observer_table(conn)?;
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS mails (
              key TEXT, recipient TEXT, body TEXT, msg_id TEXT, instance INTEGER, delivery INTEGER,
@@ -341,7 +351,7 @@ pub fn show_to_observer(conn: &rusqlite::Connection, world: &World) -> rusqlite:
             call.crashed,
         ])?;
     }
-    Ok(())
+    broker::show_to_observer(conn, world)
 }
 
 #[cfg(test)]
@@ -349,7 +359,10 @@ mod tests {
     use super::*;
 
     fn world(keys: bool, ttl: u32) -> World {
-        World::new(WorldConfig { mail: Some(MailConfig { idempotency_keys: keys, ttl_deliveries: ttl }) })
+        World::new(WorldConfig {
+            mail: Some(MailConfig { idempotency_keys: keys, ttl_deliveries: ttl }),
+            broker: None,
+        })
     }
 
     fn send(world: &mut World, instance: u32, key: &str, body: &str) -> MailAnswer {
