@@ -226,3 +226,28 @@ fn a_broker_records_every_publication_and_an_invariant_sees_a_second_one() {
     .expect("grades");
     assert!(plain.rejection.is_some(), "{:?}", failed(&plain));
 }
+
+/// Two instances with the same message, interleaved: a mail sent before the transaction is in
+/// flight while the other instance takes its turn, and the provider refuses the same key meanwhile
+/// (409, status 6, which this module turns into an error return).
+#[test]
+fn a_key_in_flight_in_another_instance_is_refused_with_409() {
+    let mutant =
+        std::fs::read_to_string(exercise_dir(SLUG).join("mutants/mail-vor-buchung.wat")).expect("read");
+    let module = mutant.replacen(
+        "    (if (call $mail) (then (return (i32.const 2))))",
+        "    (local.set $status (call $mail))\n    (if (i32.eq (local.get $status) (i32.const 6)) (then (return (i32.const 9))))",
+        1,
+    );
+    assert_ne!(module, mutant);
+    let report = grade(exercise(), &Submission::Module(module.into_bytes()), &GradeOptions::default())
+        .expect("grades");
+    let trace = &consumer_detail(check(&report, "concurrent-duplicate")).trace;
+    let refused =
+        trace.iter().any(|e| matches!(e, TraceEvent::Outside { answer, .. } if answer == "409 in flight"));
+    assert!(refused, "{trace:#?}");
+    assert!(
+        trace.iter().any(|e| matches!(e, TraceEvent::Return { value: 9, .. })),
+        "the module saw status 6"
+    );
+}
