@@ -498,6 +498,16 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
             points.commits
         )
     };
+    if points.calls > 0 {
+        // Inside the parentheses: "(3 nach Schreibzugriffen, 1 nach COMMIT, 1 nach Aufrufen …)".
+        line.pop();
+        let calls = points.calls;
+        let _ = if de {
+            write!(line, ", {calls} nach Aufrufen externer Dienste)")
+        } else {
+            write!(line, ", {calls} after calls to outside services)")
+        };
+    }
     if points.sampled {
         line.push_str(if de { ", Stichprobe aus dem Seed" } else { ", sampled from the seed" });
     }

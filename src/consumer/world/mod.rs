@@ -245,8 +245,9 @@ impl World {
         self.finish_in_flight(instance);
     }
 
-    /// Starts a call: answers it at once, or (a kept key's first call) marks the key in flight until
-    /// [`World::finish_in_flight`]. `None` past [`OUTSIDE_CALLS_PER_RUN_MAX`].
+    /// Answers a call and records it; `Err` past [`OUTSIDE_CALLS_PER_RUN_MAX`] (mails and
+    /// publications together). An interleaved run then keeps a sent call's key in flight
+    /// ([`World::start_in_flight`]) while the other instance takes its turn.
     pub fn send_mail(&mut self, request: MailRequest<'_>) -> Result<MailAnswer, CallLimit> {
         if self.calls.len() + self.published.len() >= OUTSIDE_CALLS_PER_RUN_MAX {
             return Err(CallLimit);
