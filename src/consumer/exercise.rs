@@ -9,7 +9,9 @@ use std::sync::{Arc, OnceLock};
 
 use serde::Deserialize;
 
+use super::invariants::Invariant;
 use super::state::{State, StateQuery, read_state_from};
+use super::world::WorldConfig;
 use crate::exercise::{ExerciseError, FolderFiles, parse_section};
 use crate::limits::{
     BATCH_MESSAGES_MAX, Limits, SCHEMA_DB_BYTES_MAX, SCHEMA_SQL_STEPS_MAX, SQL_VALUE_BYTES_MAX,
@@ -55,6 +57,12 @@ struct ConsumerSection {
     /// The folder's own texts per check (`[consumer.checks.<check>]`).
     #[serde(default)]
     checks: std::collections::BTreeMap<String, super::folder_texts::CheckTexts>,
+    /// The outside services the consumer talks to (`[consumer.world]`).
+    #[serde(default)]
+    world: WorldConfig,
+    /// What must hold in every state, as data (`[[consumer.invariants]]`).
+    #[serde(default)]
+    invariants: Vec<Invariant>,
 }
 
 /// `[consumer.expect]`: what the teacher knows the reference must leave.
@@ -133,6 +141,10 @@ pub struct ConsumerExercise {
     /// The state after the fresh message as the teacher pinned it (`[consumer.expect] after_fresh`),
     /// only the queries named there; `check` compares the oracle's with it.
     pub expect_after_fresh: Option<State>,
+    /// The outside services the consumer talks to.
+    pub world: WorldConfig,
+    /// What must hold in every state the harness reads.
+    pub invariants: Vec<Invariant>,
 }
 
 impl ConsumerExercise {
@@ -163,8 +175,14 @@ impl ConsumerExercise {
                 let text = std::str::from_utf8(&self.reference).map_err(|_| {
                     format!("the reference solution {} is not UTF-8 text", self.reference_path.display())
                 })?;
-                super::process::CompiledConsumer::compile_source(engine, language, text, limits, &self.entry)
-                    .map_err(rejected)
+                super::process::CompiledConsumer::compile_source_in(
+                    engine,
+                    (language, text),
+                    limits,
+                    &self.entry,
+                    &self.world,
+                )
+                .map_err(rejected)
             }
         }
     }
@@ -198,6 +216,7 @@ impl ConsumerExercise {
         }
         no_placeholders(&files)?;
         let check_texts = super::folder_texts::read_check_texts(&section.checks, &at)?;
+        check_world_and_invariants(&section, &at)?;
         let messages = read_messages(&section.messages, &at)?;
         let expect_after_fresh = match &section.expect {
             None => None,
@@ -210,16 +229,18 @@ impl ConsumerExercise {
         let schema = files.text(&section.schema).map_err(|e| {
             at(&["consumer", "schema"], format!("the schema {:?} cannot be read: {e}", section.schema))
         })?;
-        let (template, tables, initial_state) =
-            build_template(schema, &section.state).map_err(|problem| match problem {
-                TemplateProblem::Schema { line, column, message } => {
-                    ExerciseError::At { path: schema_path.clone(), line, column, message }
-                }
-                TemplateProblem::State(message) => at(&["consumer", "state"], message),
-                TemplateProblem::Other(message) => {
-                    ExerciseError::Invalid { path: schema_path.clone(), message }
-                }
-            })?;
+        let (template, tables, initial_state) = build_template(
+            schema,
+            &section.state,
+            (&section.world, &section.invariants),
+        )
+        .map_err(|problem| match problem {
+            TemplateProblem::Schema { line, column, message } => {
+                ExerciseError::At { path: schema_path.clone(), line, column, message }
+            }
+            TemplateProblem::State(message) => at(&["consumer", "state"], message),
+            TemplateProblem::Other(message) => ExerciseError::Invalid { path: schema_path.clone(), message },
+        })?;
         let languages = match &section.languages {
             None => crate::submission::Language::ALL.to_vec(),
             Some(names) => names
@@ -257,6 +278,8 @@ impl ConsumerExercise {
             oracle: OnceLock::new(),
             expect_after_fresh,
             check_texts,
+            world: section.world,
+            invariants: section.invariants,
         })
     }
 }
@@ -301,6 +324,30 @@ impl ConsumerExercise {
         let fresh_id = self.messages.fresh.get("id").cloned().unwrap_or_default();
         crate::report::roles::Roles::infer(&queries, &self.initial_state, after_fresh, &fresh_id)
     }
+}
+
+/// `[consumer.world]` and `[[consumer.invariants]]`, checked: a world the harness can simulate, at
+/// most [`crate::limits::INVARIANTS_MAX`] invariants, each well-formed.
+fn check_world_and_invariants(
+    section: &ConsumerSection,
+    at: &dyn Fn(&[&str], String) -> ExerciseError,
+) -> Result<(), ExerciseError> {
+    if let Some(problem) = section.world.problem() {
+        return Err(at(&["consumer", "world"], problem));
+    }
+    if section.invariants.len() > crate::limits::INVARIANTS_MAX {
+        return Err(at(
+            &["consumer", "invariants"],
+            format!(
+                "at most {} [[consumer.invariants]] (limit \"invariants\")",
+                crate::limits::INVARIANTS_MAX
+            ),
+        ));
+    }
+    if let Some(problem) = section.invariants.iter().find_map(Invariant::problem) {
+        return Err(at(&["consumer", "invariants"], problem));
+    }
+    Ok(())
 }
 
 /// The messages of `[consumer.messages]`, checked: each a table with an id and a body, ids unique,
@@ -556,6 +603,7 @@ fn only_comments(chunk: &str) -> bool {
 fn build_template(
     schema: &str,
     queries: &[StateQuery],
+    (world, invariants): (&WorldConfig, &[Invariant]),
 ) -> Result<(Vec<u8>, Vec<String>, State), TemplateProblem> {
     // In memory: the template is a throwaway whose bytes are all that is kept (a file here cost an
     // fsync per schema statement, most of an exercise's load).
@@ -574,9 +622,16 @@ fn build_template(
             message: "the schema creates no table".into(),
         });
     }
+    if !world.is_empty() {
+        super::world::create_observer_tables(&conn)?;
+    }
     let state = read_state_from(&conn, queries)
         .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))
         .map_err(|problem| name_template_limit(problem, &stopped))?;
+    if let Err(e) = super::invariants::first_violation(&conn, invariants) {
+        let problem = TemplateProblem::State(format!("a [[consumer.invariants]] query fails: {e}"));
+        return Err(name_template_limit(problem, &stopped));
+    }
     let bytes = conn.serialize(rusqlite::MAIN_DB)?.to_vec();
     conn.close().map_err(|(_, e)| TemplateProblem::Other(e.to_string()))?;
     Ok((bytes, tables, state))

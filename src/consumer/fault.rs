@@ -28,6 +28,10 @@ pub enum FaultCode {
     Trap,
     /// The start function waited for something that never came.
     StartPending,
+    /// `world.send_mail` (or `world.publish`) in an exercise that declares no such service.
+    NoProvider,
+    /// More calls to outside services in one run than [`crate::limits::OUTSIDE_CALLS_PER_RUN_MAX`].
+    OutsideCallLimit,
 }
 
 impl FaultCode {
@@ -51,6 +55,8 @@ impl FaultCode {
             FaultCode::Unreachable => "unreachable",
             FaultCode::Trap => "trap",
             FaultCode::StartPending => "start-pending",
+            FaultCode::NoProvider => "no-provider",
+            FaultCode::OutsideCallLimit => "outside-call-limit",
         }
     }
 

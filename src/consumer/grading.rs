@@ -112,9 +112,13 @@ fn compile_submission(
                 },
             ))));
         }
-        Submission::Source { language, text } => {
-            CompiledConsumer::compile_source(engine, *language, text, &exercise.limits, &consumer.entry)
-        }
+        Submission::Source { language, text } => CompiledConsumer::compile_source_in(
+            engine,
+            (*language, text),
+            &exercise.limits,
+            &consumer.entry,
+            &consumer.world,
+        ),
         Submission::Answer(_) => {
             return Ok(Err(Box::new(rejected(
                 exercise,

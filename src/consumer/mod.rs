@@ -9,7 +9,8 @@
 //!   tokens; `gate` and `interleave`: two instances taking turns at statement boundaries;
 //! - `rundb`: one run's database in memory, restored from the exercise's template;
 //! - `state`: observable state and diffs, `detail`: the evidence in the report;
-//! - `exercise`: the `[consumer]` exercise format;
+//! - `exercise`: the `[consumer]` exercise format; `world`: the outside services it declares (a
+//!   mail provider, a broker), shared by a run's instances; `invariants`: what must hold, as data;
 //! - `oracle`: the reference's states without faults and the record the module cache keeps;
 //! - `grading`: one grade (compile, run every check, the report); `soundness`: `pruefstein check`.
 
@@ -32,6 +33,7 @@ pub mod guestdb;
 pub mod harness;
 pub mod interleave;
 pub mod interpreter;
+pub mod invariants;
 pub mod oracle;
 pub mod process;
 pub mod rundb;
@@ -39,6 +41,7 @@ pub mod schedule;
 mod soundness;
 pub mod state;
 pub mod typescript;
+pub mod world;
 
 pub use self::harness::replay::ReplayToken;
 pub use detail::ConsumerDetail;

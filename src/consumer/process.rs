@@ -94,6 +94,19 @@ impl CompiledConsumer {
         limits: &Limits,
         entry: &str,
     ) -> Result<Self, Rejection> {
+        let world = super::world::WorldConfig::default();
+        Self::compile_source_in(engine, (language, text), limits, entry, &world)
+    }
+
+    /// [`CompiledConsumer::compile_source`] for an exercise that declares outside services: the
+    /// file is loaded where they exist (the guest sets up its `mail` module only then).
+    pub fn compile_source_in(
+        engine: &Engine,
+        (language, text): (crate::submission::Language, &str),
+        limits: &Limits,
+        entry: &str,
+        world: &super::world::WorldConfig,
+    ) -> Result<Self, Rejection> {
         // A leading byte-order mark is the encoding's signature, not code: CPython and Node drop it.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let submitted = language;
@@ -122,7 +135,7 @@ impl CompiledConsumer {
             entry: super::interpreter::GUEST_ENTRY.to_string(),
             source: Some(source),
         };
-        if let Some(image) = compiled.trial_load(limits)? {
+        if let Some(image) = compiled.trial_load(limits, world)? {
             compiled.source = compiled.source.take().map(|source| source.with_image(image));
         }
         Ok(compiled)
@@ -136,7 +149,11 @@ impl CompiledConsumer {
     /// Loads the student's file once, on an empty database: what fails here fails every instance.
     /// When loading ran no statement and logged nothing, the loaded memory is returned: every
     /// instance can start from it (it does not depend on the database).
-    fn trial_load(&self, limits: &Limits) -> Result<Option<super::interpreter::LoadedImage>, Rejection> {
+    fn trial_load(
+        &self,
+        limits: &Limits,
+        world: &super::world::WorldConfig,
+    ) -> Result<Option<super::interpreter::LoadedImage>, Rejection> {
         let Some(source) = &self.source else { return Ok(None) };
         let internal = interpreter_unavailable(source.interpreter);
         let db = GuestDb::open(
@@ -145,7 +162,9 @@ impl CompiledConsumer {
             limits.sql_steps_per_statement,
         )
         .map_err(|e| internal(e.to_string()))?;
-        let mut store = Store::new(&self.engine, GuestState::fresh(db, limits, 0));
+        let mut state = GuestState::fresh(db, limits, 0);
+        state.world = (!world.is_empty()).then(|| super::world::World::shared(world));
+        let mut store = Store::new(&self.engine, state);
         store.limiter(|state| &mut state.limiter);
         store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
         store.epoch_deadline_trap();
@@ -338,11 +357,13 @@ impl ConsumerProcess {
         let (compiled, limits, deadline) = (*compiled, *limits, *deadline);
         let tables = Arc::clone(tables);
         let pre = if gate.is_some() { &compiled.pre_interleaved } else { &compiled.pre };
+        let run_db = db;
         let mut db = GuestDb::open_reusing(db.spares(), db.uri(), tables, limits.sql_steps_per_statement)
             .map_err(|e| StartError::Internal(format!("cannot open the exercise database: {e}")))?;
         db.set_deadline(*deadline);
         let interleaved = gate.is_some();
-        let state = GuestState::fresh(db, limits, instance);
+        let mut state = GuestState::fresh(db, limits, instance);
+        state.world = Some(Arc::clone(run_db.world()));
         let live = LiveInstance::new();
         let mut store = Store::new(&compiled.engine, state);
         store.limiter(|state| &mut state.limiter);
@@ -430,6 +451,10 @@ impl ConsumerProcess {
         state.message = Some(Arc::clone(message));
         state.writes = 0;
         state.commits = 0;
+        state.calls = 0;
+        if let Some(world) = &state.world {
+            world.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).begin_delivery(self.instance);
+        }
         state.crash_points.clear();
         state.statements = 0;
         state.crash_after = crash_after;
@@ -494,6 +519,11 @@ impl ConsumerProcess {
                 // The process is dead: SQLite discards what it had not committed, and its locks go
                 // with it (another instance waiting for them may go on).
                 self.store.data_mut().db.rollback();
+                if let (Some(HostFault::InjectedCrash { .. }), Some(world)) =
+                    (cause::<HostFault>(&error), &self.store.data().world)
+                {
+                    world.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).crashed(self.instance);
+                }
                 match cause::<HostFault>(&error) {
                     Some(HostFault::InjectedCrash { point, after }) => {
                         DeliveryEnd::Crashed { point: *point, after: *after }

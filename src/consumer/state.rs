@@ -50,6 +50,11 @@ pub struct StateQuery {
     /// reference solution when not given (see `report::roles`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub role: Option<crate::report::roles::Role>,
+    /// The query reads what outside services did (the recorded calls of `[consumer.world]`): a
+    /// crash does not undo that, so the all-or-nothing comparison right after a crash leaves it
+    /// out; the state after the redelivery compares it with the rest.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside: bool,
 }
 
 /// Sorts `rows` into the canonical order every state keeps (so that [`diff`] can compare).
@@ -239,7 +244,7 @@ mod bounded_tests {
     }
 
     fn queries() -> Vec<StateQuery> {
-        vec![StateQuery { name: "t".into(), sql: "SELECT k FROM t".into(), role: None }]
+        vec![StateQuery { name: "t".into(), sql: "SELECT k FROM t".into(), role: None, outside: false }]
     }
 
     #[test]

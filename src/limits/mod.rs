@@ -14,6 +14,7 @@ mod lti;
 mod relations;
 mod sandbox;
 mod service;
+mod world;
 
 pub use self::exercise::Limits;
 pub use self::grading::*;
@@ -22,3 +23,4 @@ pub use self::isolation::*;
 pub use self::lti::*;
 pub use self::sandbox::*;
 pub use self::service::*;
+pub use self::world::*;

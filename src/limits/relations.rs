@@ -2,7 +2,7 @@
 //! how it relates to another, the relation is asserted here, so changing one limit cannot
 //! silently break what another one's comment promises.
 
-use super::{grading::*, isolation::*, sandbox::*, service::*};
+use super::{grading::*, isolation::*, sandbox::*, service::*, world::*};
 
 /// A job's lease outlives a whole grading and its kill margin, so a live grader never loses it.
 const _: () = assert!(JOB_LEASE_MS > WALL_MS_PER_SUBMISSION + WORKER_KILL_MARGIN_MS);
@@ -68,3 +68,8 @@ const _: () = assert!(IDEMPOTENCY_KEY_RETENTION_MS >= 24 * 3600 * 1000);
 const _: () = assert!(WAIT_MS_MAX < JOB_LEASE_MS);
 const _: () = assert!(NODE_LIVENESS_MS >= 3 * NODE_HEARTBEAT_MS);
 const _: () = assert!(JOBE_FILE_BYTES_PER_CLIENT_MAX >= REQUEST_BODY_BYTES_MAX as u64);
+/// Every delivery of the longest schedule may make one outside call, and a recorded payload is
+/// no longer than a value the guest may bind.
+const _: () = assert!(OUTSIDE_CALLS_PER_RUN_MAX >= SCHEDULE_DELIVERIES_MAX);
+const _: () = assert!(OUTSIDE_PAYLOAD_BYTES_MAX <= SQL_VALUE_BYTES_MAX);
+const _: () = assert!(PROVIDER_KEY_BYTES_MAX <= OUTSIDE_ADDRESS_BYTES_MAX);

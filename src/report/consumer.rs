@@ -171,6 +171,9 @@ pub struct CrashPoints {
     /// Crash points that come right after the statement that committed a transaction.
     #[serde(default)]
     pub commits: u32,
+    /// Crash points that come right after a call to an outside service.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub calls: u32,
     /// Crash points tested, in the order they happen (a sample of them beyond
     /// [`crate::limits::CRASH_POINTS_MAX`]).
     pub tested: u32,
@@ -188,7 +191,7 @@ pub struct CrashPoints {
 impl CrashPoints {
     /// Every crash point found.
     pub fn total(&self) -> u32 {
-        self.writes + self.commits
+        self.writes + self.commits + self.calls
     }
 }
 
@@ -201,6 +204,9 @@ pub enum Boundary {
     /// The statement that committed the delivery's `transaction`-th transaction (`COMMIT`, `END`,
     /// `RELEASE` of the outermost savepoint).
     Commit { transaction: u32 },
+    /// The delivery's `call`-th call to an outside service (`name`, such as `send_mail`);
+    /// `in_transaction` when a transaction was open then (its COMMIT still to come).
+    Call { call: u32, name: &'static str, in_transaction: bool },
 }
 
 impl Boundary {
@@ -214,7 +220,20 @@ impl Boundary {
                 de: format!("nach dem COMMIT der {transaction}. Transaktion"),
                 en: format!("after the COMMIT of transaction {transaction}"),
             },
+            Boundary::Call { name, in_transaction, .. } => call_boundary(name, in_transaction),
         }
+    }
+}
+
+/// "nach `send_mail`, vor dem COMMIT": a crash point right after a call to an outside service.
+pub fn call_boundary(name: &str, in_transaction: bool) -> Text {
+    if in_transaction {
+        Text {
+            de: format!("nach `{name}`, vor dem COMMIT"),
+            en: format!("after `{name}`, before the COMMIT"),
+        }
+    } else {
+        Text { de: format!("nach `{name}`"), en: format!("after `{name}`") }
     }
 }
 
@@ -264,6 +283,7 @@ impl CrashPoint {
                 format!(" (`{}`, in der offenen Transaktion)", self.statement),
                 format!(" (`{}`, inside the open transaction)", self.statement),
             ),
+            Boundary::Call { .. } => (String::new(), String::new()),
             Boundary::Commit { .. } => {
                 let plain = self.statement.trim_end_matches(';').trim().eq_ignore_ascii_case("COMMIT");
                 if plain {
@@ -340,6 +360,20 @@ pub enum TraceEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<String>,
     },
+    /// A call to an outside service the exercise declares (`world.send_mail`): what was asked and
+    /// what the service answered. It happened outside: a crash does not undo it.
+    Outside {
+        instance: u32,
+        /// The line of the student's source that made the call (interpreted consumers).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+        call: String,
+        key: String,
+        to: String,
+        body: String,
+        /// `sent`, `replayed`, `422 key reused`, `409 in flight`, `400 invalid`.
+        answer: String,
+    },
     /// The statement found the database locked by the other instance's transaction and waits.
     Wait { instance: u32, sql: String },
     /// A line from `env.log`.
@@ -357,6 +391,12 @@ pub enum TraceEvent {
         /// The crash came right after the COMMIT of this transaction of the delivery.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         after_commit: Option<u32>,
+        /// The crash came right after a call to this outside service (`send_mail`).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        after_call: Option<String>,
+        /// That call was made inside a transaction whose COMMIT had not come yet.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        before_commit: bool,
         /// The line of the student's source whose statement was the last before the crash.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         line: Option<u32>,
@@ -422,6 +462,15 @@ impl TraceEvent {
                 TraceEvent::RolledBack { instance, reason: clip_text(reason, max) }
             }
             TraceEvent::Queue { text } => TraceEvent::Queue { text: clip_text(text, max) },
+            TraceEvent::Outside { instance, line, call, key, to, body, answer } => TraceEvent::Outside {
+                instance,
+                line,
+                call,
+                key: clip_owned(key, max),
+                to: clip_owned(to, max),
+                body: clip_owned(body, max),
+                answer,
+            },
             other @ (TraceEvent::Start { .. } | TraceEvent::Crash { .. } | TraceEvent::Return { .. }) => {
                 other
             }
@@ -449,6 +498,16 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
             points.commits
         )
     };
+    if points.calls > 0 {
+        // Inside the parentheses: "(3 nach Schreibzugriffen, 1 nach COMMIT, 1 nach Aufrufen …)".
+        line.pop();
+        let calls = points.calls;
+        let _ = if de {
+            write!(line, ", {calls} nach Aufrufen externer Dienste)")
+        } else {
+            write!(line, ", {calls} after calls to outside services)")
+        };
+    }
     if points.sampled {
         line.push_str(if de { ", Stichprobe aus dem Seed" } else { ", sampled from the seed" });
     }

@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::consumer::{
-    Boundary, ConsumerDetail, StateEvidence, TraceEvent, crash_points_line, row_text, status,
+    Boundary, ConsumerDetail, StateEvidence, TraceEvent, call_boundary, crash_points_line, row_text, status,
 };
 use super::state::State;
 use super::voice::Voice;
@@ -254,14 +254,35 @@ impl Speaker<'_> {
                     self.pick("wartet auf die Sperre der Datenbank", "waits for the database lock")
                 )
             }
-            TraceEvent::Crash { instance, point, after_write, after_commit, line } => {
+            TraceEvent::Outside { instance, line, call, key, to, answer, .. } => {
+                let at = line.map(|n| format!(" ({} {n})", self.pick("Zeile", "line"))).unwrap_or_default();
+                let answer = outside_answer(answer, de);
+                if call == "publish" {
+                    let (service, topic) = if de { ("Broker", "Thema") } else { ("broker", "topic") };
+                    format!("#{instance} {service}: {call}({topic} {to}, key „{key}“){at} → {answer}")
+                } else if de {
+                    format!("#{instance} Mail-Dienst: {call}(key „{key}“, an {to}){at} → {answer}")
+                } else {
+                    format!("#{instance} mail provider: {call}(key \"{key}\", to {to}){at} → {answer}")
+                }
+            }
+            TraceEvent::Crash {
+                instance,
+                point,
+                after_write,
+                after_commit,
+                line,
+                after_call,
+                before_commit,
+            } => {
                 let after = match (after_commit, after_write) {
-                    (Some(transaction), _) => Some(Boundary::Commit { transaction: *transaction }),
-                    (None, Some(write)) => Some(Boundary::Write { write: *write, autocommit: false }),
-                    (None, None) => None,
+                    (Some(transaction), _) => Some(Boundary::Commit { transaction: *transaction }.describe()),
+                    (None, Some(write)) => {
+                        Some(Boundary::Write { write: *write, autocommit: false }.describe())
+                    }
+                    (None, None) => after_call.as_deref().map(|name| call_boundary(name, *before_commit)),
                 };
-                let mut after =
-                    after.map(|a| format!(" {}", a.describe().get(self.lang))).unwrap_or_default();
+                let mut after = after.map(|a| format!(" {}", a.get(self.lang))).unwrap_or_default();
                 if let Some(n) = line {
                     let _ = write!(after, " {} {n}", self.pick("in Zeile", "at line"));
                 }
@@ -283,6 +304,24 @@ impl Speaker<'_> {
             }
             TraceEvent::Queue { text } => format!("Queue: {}", text.get(self.lang)),
         });
+    }
+}
+
+/// An outside service's answer (as recorded: `sent`, `replayed`, `422 key reused`, …) in words.
+fn outside_answer(answer: &str, de: bool) -> &str {
+    match (answer, de) {
+        ("sent", true) => "gesendet",
+        ("sent", false) => "sent",
+        ("published", true) => "veröffentlicht",
+        ("published", false) => "published",
+        ("replayed", true) => "Ergebnis wiederholt, keine neue Mail",
+        ("replayed", false) => "result replayed, no new mail",
+        ("422 key reused", true) => "abgelehnt (422): derselbe Schlüssel mit anderem Inhalt",
+        ("422 key reused", false) => "refused (422): the same key with another payload",
+        ("409 in flight", true) => "abgelehnt (409): der Schlüssel ist noch in Bearbeitung",
+        ("409 in flight", false) => "refused (409): the key is still in flight",
+        (_, true) => "abgelehnt (400): ungültige Anfrage",
+        (_, false) => "refused (400): invalid request",
     }
 }
 

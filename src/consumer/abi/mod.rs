@@ -14,7 +14,7 @@ use std::sync::{Arc, OnceLock};
 
 use wasmtime::{Caller, Engine, Extern, Linker, Trap};
 
-use super::fault::FaultCode;
+pub use self::host_fault::HostFault;
 use super::gate::{Arrival, GateHandle, Signal};
 use super::guestdb::LOCKED_PREFIX;
 use super::guestdb::{GuestDb, StatementResult, status};
@@ -56,6 +56,8 @@ abi_v1! {
     "db"."last_error"(I32, I32) -> (I32) => db_last_error;
     "env"."log"(I32, I32) -> () => env_log;
     "env"."abort"(I32, I32, I32, I32) -> () => env_abort;
+    "world"."send_mail"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_send_mail;
+    "world"."publish"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_publish;
 }
 
 /// The store data of one consumer instance.
@@ -72,6 +74,10 @@ pub struct GuestState {
     /// Statements in the current delivery that committed a transaction they did not open themselves
     /// (`COMMIT`, `END`, `RELEASE` of the outermost savepoint).
     pub commits: u32,
+    /// Calls to outside services in the current delivery.
+    pub calls: u32,
+    /// The outside services of the run this instance belongs to (none outside a run).
+    pub world: Option<crate::consumer::world::SharedWorld>,
     /// The crash points of the current delivery so far, in order.
     pub crash_points: Vec<CrashPoint>,
     /// Kill the instance right after this crash point (crash injection).
@@ -108,6 +114,8 @@ impl GuestState {
             commits: 0,
             crash_points: Vec::new(),
             crash_after: None,
+            calls: 0,
+            world: None,
             statements: 0,
             statement_limit: limits.sql_statements_per_delivery,
             log_bytes: 0,
@@ -115,87 +123,6 @@ impl GuestState {
             notes: Vec::new(),
             // Attached after the start function ran (see `start`).
             gate: None,
-        }
-    }
-}
-
-/// A fault the host detects in a guest's call; ends the instance like a trap.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum HostFault {
-    #[error("crash injected at crash point {point}")]
-    InjectedCrash { point: u32, after: Boundary },
-    #[error("{call}: the range {ptr}..{ptr}+{len} lies outside the module's memory ({memory} bytes)")]
-    OutOfBounds { call: &'static str, ptr: u32, len: u32, memory: usize },
-    #[error("{call}: the message has no {problem}")]
-    MessagePath { call: &'static str, path: String, problem: String },
-    #[error("{call}: the {what} is not valid UTF-8")]
-    NotUtf8 { call: &'static str, what: &'static str },
-    #[error("abort called: {message} at {file}:{line}:{column}")]
-    Abort { message: String, file: String, line: u32, column: u32 },
-    #[error("more than {limit} statements in one delivery")]
-    StatementLimit { limit: u32 },
-    #[error("the module has no memory export")]
-    NoMemory,
-}
-
-impl HostFault {
-    /// A stable code and a message a student understands.
-    pub fn explain(&self) -> (FaultCode, Text) {
-        match self {
-            HostFault::InjectedCrash { point, after } => {
-                let after = after.describe();
-                (
-                    FaultCode::Crash,
-                    Text {
-                        de: format!(
-                            "Absturz an Absturzpunkt {point}, {} (von der Prüfung ausgelöst)",
-                            after.de
-                        ),
-                        en: format!("crash at crash point {point}, {} (injected by the harness)", after.en),
-                    },
-                )
-            }
-            HostFault::OutOfBounds { call, ptr, len, memory } => (
-                FaultCode::PointerOutOfBounds,
-                text!(
-                    "{call}: Zeiger {ptr} mit Länge {len} liegt außerhalb des Speichers ({memory} Bytes). \
-                     Übergib Zeiger und Länge eines Puffers, der wirklich im Modulspeicher liegt.",
-                    "{call}: pointer {ptr} with length {len} lies outside the memory ({memory} bytes). \
-                     Pass the pointer and length of a buffer that really is in the module's memory."
-                ),
-            ),
-            HostFault::MessagePath { call, path, problem } => (
-                FaultCode::MessagePath,
-                text!(
-                    "{call}(\"{path}\"): {problem}. Pfade sind z. B. \"id\" oder \"body.kunde\".",
-                    "{call}(\"{path}\"): {problem}. Paths look like \"id\" or \"body.kunde\"."
-                ),
-            ),
-            HostFault::NotUtf8 { call, what } => (
-                FaultCode::NotUtf8,
-                text!("{call}: {what} ist kein gültiges UTF-8.", "{call}: the {what} is not valid UTF-8."),
-            ),
-            HostFault::Abort { message, file, line, column } => (
-                FaultCode::Abort,
-                text!(
-                    "Das Modul hat abort aufgerufen: „{message}“ ({file}:{line}:{column}).",
-                    "The module called abort: \"{message}\" ({file}:{line}:{column})."
-                ),
-            ),
-            HostFault::StatementLimit { limit } => (
-                FaultCode::StatementLimit,
-                text!(
-                    "Mehr als {limit} SQL-Anweisungen in einer Zustellung (Grenze „Anweisungen pro Zustellung“).",
-                    "More than {limit} SQL statements in one delivery (limit \"statements per delivery\")."
-                ),
-            ),
-            HostFault::NoMemory => (
-                FaultCode::MissingMemory,
-                text!(
-                    "Das Modul exportiert keinen Speicher „memory“.",
-                    "The module exports no memory \"memory\"."
-                ),
-            ),
         }
     }
 }
@@ -241,6 +168,13 @@ fn build_interleaving_linker(engine: &Engine) -> Linker<GuestState> {
             "query_int",
             |caller: Caller<'_, GuestState>, (ptr, len, out): (i32, i32, i32)| {
                 Box::new(db_statement_interleaved(caller, "db.query_int", ptr, len, Some(out)))
+            },
+        )?;
+        linker.func_wrap_async(
+            "world",
+            "send_mail",
+            |caller: Caller<'_, GuestState>, args: (i32, i32, i32, i32, i32, i32)| {
+                Box::new(world::world_send_mail_interleaved(caller, args))
             },
         )?;
         sjlj::define_async(&mut linker)?;
@@ -543,8 +477,17 @@ fn finish_statement(
         let (after_write, after_commit) = match after {
             Boundary::Write { write, .. } => (Some(write), None),
             Boundary::Commit { transaction } => (None, Some(transaction)),
+            Boundary::Call { .. } => (None, None),
         };
-        state.events.push(TraceEvent::Crash { instance, point: number, after_write, after_commit, line });
+        state.events.push(TraceEvent::Crash {
+            instance,
+            point: number,
+            after_write,
+            after_commit,
+            after_call: None,
+            before_commit: false,
+            line,
+        });
         return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
     }
     Ok(result.status)
@@ -693,8 +636,10 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
     String::from_utf16_lossy(&units)
 }
 
+mod host_fault;
 mod own;
 pub mod sjlj;
+pub mod world;
 
 #[cfg(test)]
 mod tests;

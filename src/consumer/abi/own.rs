@@ -9,7 +9,9 @@ use super::{GuestState, HostResult, charge};
 /// result code of the last failed statement, which the JavaScript guest's `node:sqlite` names in
 /// an error's `code` and `errcode`; `env.pf_statement_line`, the line of the student's source that
 /// issues the next statement, which the trace records with it; `env.pf_return_line`, the line whose
-/// `return` ended the student's entry function, which the trace records with the return.
+/// `return` ended the student's entry function, which the trace records with the return;
+/// `env.pf_world`, the outside services the exercise declares (bit 1: a mail provider, bit 2: a
+/// broker), so that the guest sets up its `mail` and `broker` modules only where they exist.
 pub(super) fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap(
         "env",
@@ -28,6 +30,13 @@ pub(super) fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmt
             Ok(())
         },
     )?;
+    linker.func_wrap("env", "pf_world", |mut caller: Caller<'_, GuestState>| -> HostResult<i32> {
+        charge(&mut caller, 0)?;
+        let world = caller.data().world.clone();
+        let Some(world) = world else { return Ok(0) };
+        let world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        Ok(i32::from(world.config().mail.is_some()) | (i32::from(world.config().broker.is_some()) << 1))
+    })?;
     linker.func_wrap(
         "env",
         "pf_return_line",

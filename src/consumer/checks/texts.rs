@@ -244,6 +244,8 @@ impl Problem {
     pub const FAULT: &'static str = "fault";
     /// The key of a problem that is the submission's time running out.
     pub const OUT_OF_TIME: &'static str = "out-of-time";
+    /// The key of a problem that is an exercise's invariant found violated.
+    pub const INVARIANT: &'static str = "invariant";
 
     pub fn fault(text: Text) -> Problem {
         Problem { key: Problem::FAULT, text }

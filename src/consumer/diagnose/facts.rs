@@ -28,7 +28,8 @@ fn instance_of(event: &TraceEvent) -> Option<u32> {
         | TraceEvent::Crash { instance, .. }
         | TraceEvent::Return { instance, .. }
         | TraceEvent::Fault { instance, .. }
-        | TraceEvent::RolledBack { instance, .. } => Some(*instance),
+        | TraceEvent::RolledBack { instance, .. }
+        | TraceEvent::Outside { instance, .. } => Some(*instance),
         TraceEvent::Queue { .. } => None,
     }
 }

@@ -57,6 +57,7 @@ impl CrashCheck<'_> {
             match point.after {
                 Boundary::Write { .. } => counted.writes += 1,
                 Boundary::Commit { .. } => counted.commits += 1,
+                Boundary::Call { .. } => counted.calls += 1,
             }
         }
     }
@@ -126,6 +127,7 @@ impl<'a> Harness<'a> {
         check.counted = Some(CrashPoints {
             writes: 0,
             commits: 0,
+            calls: 0,
             tested: 0,
             sampled: false,
             failed_at: None,
@@ -166,7 +168,8 @@ impl<'a> Harness<'a> {
                 }
             }
             let middle = self.state(&db)?;
-            let nothing = middle == before;
+            // What happened outside stays after a crash: "nothing" is said of the database alone.
+            let nothing = self.inside(&middle) == self.inside(&before);
             let everything = middle == oracle.states.after_fresh;
             if !nothing && !everything {
                 check.mark_failed(tested, &place);

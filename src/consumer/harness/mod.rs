@@ -105,6 +105,8 @@ pub struct Harness<'a> {
     /// The reference's states this grading needed beyond what the exercise keeps
     /// ([`crate::consumer::ReferenceStates`]), computed once per grading.
     reference_states: std::collections::HashMap<Vec<usize>, State>,
+    /// The first violation of an exercise's invariant in a state read during the current check.
+    violation: std::cell::RefCell<Option<crate::consumer::invariants::Violation>>,
 }
 
 /// An exercise's template opened as the source of run databases, and the run databases kept for
@@ -235,6 +237,7 @@ impl<'a> Harness<'a> {
             voice: compiled.voice(),
             roles: Roles::default(),
             reference_states: Default::default(),
+            violation: Default::default(),
         })
     }
 
@@ -256,6 +259,7 @@ impl<'a> Harness<'a> {
     ) -> Result<CheckResult, GradeError> {
         let mut run = Run::default();
         let mut crash_points = None;
+        self.violation.replace(None);
         let outcome = match check {
             Check::FreshMessage => self.fresh_message(&mut run, oracle),
             Check::DuplicateSameInstance => self.duplicate_same_instance(&mut run, oracle),
@@ -280,6 +284,14 @@ impl<'a> Harness<'a> {
                 (Found::failed(Problem { key: Problem::OUT_OF_TIME, text }), CheckEnd::OutOfTime)
             }
             Err(Failure::Internal(error)) => return Err(error),
+        };
+        // A check that found nothing else wrong fails when a state it read broke an invariant.
+        let (found, end) = match (found.problem.is_none(), self.violation.take()) {
+            (true, Some(violation)) => {
+                let problem = Problem { key: Problem::INVARIANT, text: violation.describe() };
+                (Found { problem: Some(problem), ..found }, end)
+            }
+            _ => (found, end),
         };
         // A check whose deliveries met the deadline (a capped epoch, a stopped statement) failed
         // because time ran out, whatever it concluded from them.
@@ -320,6 +332,7 @@ impl<'a> Harness<'a> {
                 continue;
             };
             if db.idle() && db.restore_from(source).is_ok() {
+                db.reset_world(&self.exercise.world);
                 return Ok(std::rc::Rc::clone(kept));
             }
             // Still open somewhere (an instance that outlived its run), or not restorable: never
@@ -331,16 +344,40 @@ impl<'a> Harness<'a> {
                 .restore()
                 .map_err(|e| GradeError::Internal(format!("cannot create a run's database: {e}")))?,
         );
+        db.reset_world(&self.exercise.world);
         if run_dbs.len() < crate::limits::RUN_DBS_KEPT_MAX {
             run_dbs.push(std::rc::Rc::clone(&db));
         }
         Ok(db)
     }
 
+    /// `state` without the queries that read what outside services did.
+    fn inside(&self, state: &State) -> State {
+        let outside: Vec<&str> =
+            self.exercise.state_queries.iter().filter(|q| q.outside).map(|q| q.name.as_str()).collect();
+        state
+            .iter()
+            .filter(|(name, _)| !outside.contains(&name.as_str()))
+            .map(|(n, r)| (n.clone(), r.clone()))
+            .collect()
+    }
+
     /// The observable state of the database `db`, read through its observer connection.
     fn state(&self, db: &RunDb) -> Result<State, GradeError> {
-        db.observe(|conn| read_state_from(conn, &self.exercise.state_queries))
-            .map_err(|e| GradeError::Internal(format!("cannot read the database state: {e}")))
+        let world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let shows_world = !world.config().is_empty();
+        db.observe(|conn| {
+            if shows_world {
+                super::world::show_to_observer(conn, &world)?;
+            }
+            let state = read_state_from(conn, &self.exercise.state_queries)?;
+            let mut violation = self.violation.borrow_mut();
+            if violation.is_none() {
+                *violation = crate::consumer::invariants::first_violation(conn, &self.exercise.invariants)?;
+            }
+            Ok(state)
+        })
+        .map_err(|e| GradeError::Internal(format!("cannot read the database state: {e}")))
     }
 }
 

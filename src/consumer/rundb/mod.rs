@@ -65,7 +65,14 @@ impl TemplateSource {
         // bounds the buffer memdb grows for it.
         vfs::limit_size(&holder, crate::limits::SCRATCH_DB_BYTES_MAX)?;
         self.copy_into(&mut holder)?;
-        Ok(RunDb { name, uri, holder, spares: Arc::default(), observer: std::cell::RefCell::default() })
+        Ok(RunDb {
+            name,
+            uri,
+            holder,
+            spares: Arc::default(),
+            observer: std::cell::RefCell::default(),
+            world: Arc::default(),
+        })
     }
 
     /// Copies every page of the template over the database `holder` has open, in one step: one
@@ -116,6 +123,9 @@ pub struct RunDb {
     /// The harness's read-only connection to it, opened at the first state read and kept with the
     /// database, so that its prepared state queries serve every run on it.
     observer: std::cell::RefCell<Option<Connection>>,
+    /// The outside services of the run on this database, shared by its instances: what they did
+    /// survives an instance's crash ([`crate::consumer::world`]).
+    world: crate::consumer::world::SharedWorld,
 }
 
 impl RunDb {
@@ -151,6 +161,17 @@ impl RunDb {
         let result = read(&conn);
         *observer = Some(conn);
         result
+    }
+
+    /// The outside services of the run on this database.
+    pub fn world(&self) -> &crate::consumer::world::SharedWorld {
+        &self.world
+    }
+
+    /// Starts the run's outside services afresh, as `config` declares them.
+    pub fn reset_world(&self, config: &crate::consumer::world::WorldConfig) {
+        let mut world = self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        *world = crate::consumer::world::World::new(config.clone());
     }
 
     /// Makes this database the template again, for the next run under the same name: what the

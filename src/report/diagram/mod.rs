@@ -150,7 +150,8 @@ fn instance_of(event: &TraceEvent) -> Option<u32> {
         | TraceEvent::Crash { instance, .. }
         | TraceEvent::Return { instance, .. }
         | TraceEvent::Fault { instance, .. }
-        | TraceEvent::RolledBack { instance, .. } => Some(*instance),
+        | TraceEvent::RolledBack { instance, .. }
+        | TraceEvent::Outside { instance, .. } => Some(*instance),
         TraceEvent::Queue { .. } => None,
     }
 }
@@ -220,6 +221,23 @@ pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::rep
         x: lane_x(database),
         full: true,
     });
+    // The outside service gets a lane of its own, right of the database, when the trace calls it.
+    let calls: Vec<&str> = events
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Outside { call, .. } => Some(call.as_str()),
+            _ => None,
+        })
+        .collect();
+    let provider = (!calls.is_empty()).then_some(database + 1);
+    if let Some(provider) = provider {
+        let header = match (calls.iter().all(|c| *c == "publish"), calls.contains(&"publish")) {
+            (true, _) => "Broker",
+            (false, true) => t(lang, "Dienste", "Services"),
+            (false, false) => t(lang, "Mail-Dienst", "Mail provider"),
+        };
+        lanes.push(Lane { header: header.to_string(), x: lane_x(provider), full: true });
+    }
 
     let mut deliveries = Deliveries::default();
     let rows: Vec<Row> = events
@@ -227,7 +245,7 @@ pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::rep
         .map(|event| {
             let instance = instance_of(event);
             let lane = instance.and_then(|i| lane_of.get(&i).copied()).unwrap_or(1);
-            let (kind, mark) = deliveries.mark(event, lane, database);
+            let (kind, mark) = deliveries.mark(event, lane, (database, provider.unwrap_or(database)));
             Row { kind, instance, mark, label: clip_label(&voiced_label(event, lang, voice)) }
         })
         .collect();
@@ -265,9 +283,17 @@ impl Deliveries {
     }
 
     /// The row kind and mark of `event`, drawn in `lane` (its instance's) with the database in
-    /// lane `database`.
-    fn mark(&mut self, event: &TraceEvent, lane: usize, database: usize) -> (&'static str, Mark) {
+    /// lane `database` and the outside service in lane `provider`.
+    fn mark(
+        &mut self,
+        event: &TraceEvent,
+        lane: usize,
+        (database, provider): (usize, usize),
+    ) -> (&'static str, Mark) {
         match event {
+            TraceEvent::Outside { .. } => {
+                ("outside", Mark::Arrow { from: lane, to: provider, dashed: false })
+            }
             TraceEvent::Start { .. } => ("start", Mark::Head { lane }),
             TraceEvent::Deliver { instance, message, .. } => {
                 let key = message.to_string();

@@ -30,7 +30,15 @@ fn statement(instance: u32, sql: &str) -> TraceEvent {
 }
 
 fn crash(instance: u32) -> TraceEvent {
-    TraceEvent::Crash { instance, point: 1, after_write: Some(1), after_commit: None, line: None }
+    TraceEvent::Crash {
+        instance,
+        point: 1,
+        after_write: Some(1),
+        after_commit: None,
+        after_call: None,
+        before_commit: false,
+        line: None,
+    }
 }
 
 /// The crash check's story: #1 gets the message and crashes after its first write, #2 starts
@@ -66,6 +74,43 @@ fn lanes_are_queue_instances_database() {
     let svg = render(&layout, "d").into_string();
     assert!(svg.contains("<g class=\"lifeline\" data-instance=\"2\">"), "{svg}");
     assert!(svg.contains(">#2</text>"), "{svg}");
+}
+
+/// A trace that calls an outside service gets its lane right of the database, an arrow to it per
+/// call and the crash after the call named in the row; a trace without one has no such lane.
+#[test]
+fn an_outside_service_gets_a_lane_of_its_own_only_when_called() {
+    let mail = TraceEvent::Outside {
+        instance: 1,
+        line: Some(19),
+        call: "send_mail".into(),
+        key: "7".into(),
+        to: "anna@example.org".into(),
+        body: "ok".into(),
+        answer: "sent".into(),
+    };
+    let after_mail = TraceEvent::Crash {
+        instance: 1,
+        point: 3,
+        after_write: None,
+        after_commit: None,
+        after_call: Some("send_mail".into()),
+        before_commit: true,
+        line: Some(19),
+    };
+    let trace = vec![TraceEvent::Start { instance: 1 }, deliver(1, 7), mail, after_mail];
+    let layout = consumer_layout(&detail(trace), Lang::De);
+    let headers: Vec<&str> = layout.lanes.iter().map(|l| l.header.as_str()).collect();
+    assert_eq!(headers, vec!["Queue", "", "Datenbank", "Mail-Dienst"]);
+    assert_eq!(layout.rows[2].kind, "outside");
+    assert_eq!(layout.rows[2].mark, Mark::Arrow { from: 1, to: 3, dashed: false });
+    assert!(
+        layout.rows[3].label.contains("ABSTURZ nach `send_mail`, vor dem COMMIT"),
+        "{:?}",
+        layout.rows[3]
+    );
+    let plain = consumer_layout(&detail(crash_and_redelivery()), Lang::De);
+    assert!(plain.lanes.iter().all(|l| l.header != "Mail-Dienst"));
 }
 
 /// Two instances alive at once get lanes side by side; beyond the limit they share.

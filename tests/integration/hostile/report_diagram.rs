@@ -73,6 +73,8 @@ fn largest_trace() -> ConsumerDetail {
                     point: 1,
                     after_write: Some(1),
                     after_commit: None,
+                    after_call: None,
+                    before_commit: false,
                     line: Some(u32::MAX),
                 },
                 3 => TraceEvent::Log { instance, text: hostile_text(i) },

@@ -13,6 +13,14 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite.js" SQLITE_JS > "$WORK/sqlit
 if ! cmp -s "$WORK/sqlite_js.h" "$HERE/glue/sqlite_js.h"; then
     cp "$WORK/sqlite_js.h" "$HERE/glue/sqlite_js.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/broker.js" BROKER_JS > "$WORK/broker_js.h"
+if ! cmp -s "$WORK/broker_js.h" "$HERE/glue/broker_js.h"; then
+    cp "$WORK/broker_js.h" "$HERE/glue/broker_js.h"
+fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/mail.js" MAIL_JS > "$WORK/mail_js.h"
+if ! cmp -s "$WORK/mail_js.h" "$HERE/glue/mail_js.h"; then
+    cp "$WORK/mail_js.h" "$HERE/glue/mail_js.h"
+fi
 CFLAGS="--target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -O2 -std=gnu11
     -ffile-prefix-map=$HERE=. -fno-ident -D_GNU_SOURCE -DEMSCRIPTEN=1 -DFE_DOWNWARD=0 -DFE_UPWARD=0
     -DNDEBUG -DPRUEFSTEIN_STACK_LIMIT -DPRUEFSTEIN_CALLER_LINE -I$HERE/../common -I$HERE/glue -I$HERE/vendor -Wno-unused-command-line-argument

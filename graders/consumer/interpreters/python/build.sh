@@ -16,6 +16,14 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/sqlite3.py" SQLITE3_PY > "$WORK/sql
 if ! cmp -s "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"; then
     cp "$WORK/sqlite3_py.h" "$HERE/glue/sqlite3_py.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/broker.py" BROKER_PY > "$WORK/broker_py.h"
+if ! cmp -s "$WORK/broker_py.h" "$HERE/glue/broker_py.h"; then
+    cp "$WORK/broker_py.h" "$HERE/glue/broker_py.h"
+fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/mail.py" MAIL_PY > "$WORK/mail_py.h"
+if ! cmp -s "$WORK/mail_py.h" "$HERE/glue/mail_py.h"; then
+    cp "$WORK/mail_py.h" "$HERE/glue/mail_py.h"
+fi
 CFLAGS="--target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -O2 -std=gnu99
     -mllvm -enable-emscripten-sjlj -ffile-prefix-map=$HERE=. -fno-ident
     -I$HERE/../common -I$HERE/glue/include -I$HERE/glue -I$HERE/vendor -DNDEBUG -DPRUEFSTEIN_FRAMES=1 -DPRUEFSTEIN_CALL_LINE=1 -Wno-unused-command-line-argument"

@@ -20,6 +20,8 @@
 
 #include "sql_scan.h"
 #include "sqlite_js.h"
+#include "mail_js.h"
+#include "broker_js.h"
 
 #define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
 #define EXPORT(n) __attribute__((export_name(n)))
@@ -35,6 +37,15 @@ IMPORT("env", "log") void host_log(const char *ptr, int len);
 IMPORT("env", "pf_last_error_code") int host_last_error_code(void);
 IMPORT("env", "pf_statement_line") void host_statement_line(int line);
 IMPORT("env", "pf_return_line") void host_return_line(int line);
+IMPORT("env", "pf_world") int host_world(void);
+IMPORT("world", "publish") int host_publish(const char *topic, int topic_len, const char *key, int key_len,
+    const char *payload, int payload_len);
+IMPORT("world", "send_mail") int host_send_mail(const char *key, int key_len, const char *to, int to_len,
+    const char *body, int body_len);
+
+/* The bits of env.pf_world: the outside services the exercise declares. */
+#define PF_WORLD_MAIL 1
+#define PF_WORLD_BROKER 2
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (8 * 1024 * 1024)
@@ -391,7 +402,66 @@ static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueCon
     return triple;
 }
 
-/* ---- modules: node:sqlite is the guest's; nothing else can be imported ---- */
+/* ABI v1.1's world.send_mail(key, to, body) for the module `mail` (glue/mail.js): the status code. */
+static JSValue js_send_mail(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    if (argc < 3) {
+        return JS_ThrowTypeError(c, "send_mail needs key, to and body");
+    }
+    size_t key_len, to_len, body_len;
+    const char *key = JS_ToCStringLen(c, &key_len, argv[0]);
+    const char *to = key ? JS_ToCStringLen(c, &to_len, argv[1]) : NULL;
+    const char *body = to ? JS_ToCStringLen(c, &body_len, argv[2]) : NULL;
+    int status = 0;
+    if (body) {
+        host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
+        status = host_send_mail(key, (int)key_len, to, (int)to_len, body, (int)body_len);
+    }
+    JS_FreeCString(c, key);
+    JS_FreeCString(c, to);
+    JS_FreeCString(c, body);
+    return body ? JS_NewInt32(c, status) : JS_EXCEPTION;
+}
+
+/* ABI v1.1's world.publish(topic, key, payload) for the module `broker` (glue/broker.js). */
+static JSValue js_publish(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    if (argc < 3) {
+        return JS_ThrowTypeError(c, "publish needs topic, key and payload");
+    }
+    size_t topic_len, key_len, payload_len;
+    const char *topic = JS_ToCStringLen(c, &topic_len, argv[0]);
+    const char *key = topic ? JS_ToCStringLen(c, &key_len, argv[1]) : NULL;
+    const char *payload = key ? JS_ToCStringLen(c, &payload_len, argv[2]) : NULL;
+    int status = 0;
+    if (payload) {
+        host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
+        status = host_publish(topic, (int)topic_len, key, (int)key_len, payload, (int)payload_len);
+    }
+    JS_FreeCString(c, topic);
+    JS_FreeCString(c, key);
+    JS_FreeCString(c, payload);
+    return payload ? JS_NewInt32(c, status) : JS_EXCEPTION;
+}
+
+/* A module of the world (`mail`, `broker`): its source compiled, its host call left in `global`
+ * for the module to take. */
+static JSModuleDef *world_module(JSContext *c, const char *global_name, JSCFunction *fn, const char *fn_name,
+    const char *code, size_t len, const char *name) {
+    JSValue global = JS_GetGlobalObject(c);
+    JS_SetPropertyStr(c, global, global_name, JS_NewCFunction(c, fn, fn_name, 3));
+    JS_FreeValue(c, global);
+    JSValue compiled = JS_Eval(c, code, len, name, JS_EVAL_TYPE_MODULE | JS_EVAL_FLAG_COMPILE_ONLY);
+    if (JS_IsException(compiled)) {
+        return NULL;
+    }
+    JSModuleDef *module = JS_VALUE_GET_PTR(compiled);
+    JS_FreeValue(c, compiled);
+    return module;
+}
+
+/* ---- modules: node:sqlite is the guest's, `mail` and `broker` where the exercise declares them;
+ * nothing else can be imported ---- */
 
 static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
     (void)opaque;
@@ -404,6 +474,12 @@ static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
         JSModuleDef *module = JS_VALUE_GET_PTR(compiled);
         JS_FreeValue(c, compiled);
         return module;
+    }
+    if (strcmp(name, "mail") == 0 && (host_world() & PF_WORLD_MAIL)) {
+        return world_module(c, "__pf_mail", js_send_mail, "send_mail", MAIL_JS, sizeof(MAIL_JS) - 1, "mail");
+    }
+    if (strcmp(name, "broker") == 0 && (host_world() & PF_WORLD_BROKER)) {
+        return world_module(c, "__pf_broker", js_publish, "publish", BROKER_JS, sizeof(BROKER_JS) - 1, "broker");
     }
     JS_ThrowReferenceError(c, "import not allowed: '%s' (a consumer may import only node:sqlite)", name);
     return NULL;

@@ -22,6 +22,8 @@
 
 #include "sql_scan.h"
 #include "sqlite3_py.h"
+#include "mail_py.h"
+#include "broker_py.h"
 
 #define IMPORT(m, n) __attribute__((import_module(m), import_name(n)))
 #define EXPORT(n) __attribute__((export_name(n)))
@@ -34,8 +36,17 @@ IMPORT("db", "query_int") int host_query_int(const char *sql, int len, long long
 IMPORT("db", "changes") long long host_changes(void);
 IMPORT("db", "last_error") int host_last_error(char *buf, int cap);
 IMPORT("env", "log") void host_log(const char *ptr, int len);
+IMPORT("world", "publish") int host_publish(const char *topic, int topic_len, const char *key, int key_len,
+    const char *payload, int payload_len);
+IMPORT("world", "send_mail") int host_send_mail(const char *key, int key_len, const char *to, int to_len,
+    const char *body, int body_len);
 IMPORT("env", "pf_statement_line") void host_statement_line(int line);
 IMPORT("env", "pf_return_line") void host_return_line(int line);
+IMPORT("env", "pf_world") int host_world(void);
+
+/* The bits of env.pf_world: the outside services the exercise declares. */
+#define PF_WORLD_MAIL 1
+#define PF_WORLD_BROKER 2
 
 /* Limits of the guest (their host-side names are in src/limits.rs). */
 #define PF_HEAP_BYTES (2 * 1024 * 1024)
@@ -168,6 +179,28 @@ static mp_obj_t pf_query_int(mp_obj_t sql_in) {
     return mp_obj_new_tuple(2, items);
 }
 static MP_DEFINE_CONST_FUN_OBJ_1(pf_query_int_obj, pf_query_int);
+
+/* ABI v1.1's world.send_mail: key, recipient and body as str or bytes; the status code. */
+static mp_obj_t pf_send_mail(mp_obj_t key_in, mp_obj_t to_in, mp_obj_t body_in) {
+    size_t key_len, to_len, body_len;
+    const char *key = mp_obj_str_get_data(key_in, &key_len);
+    const char *to = mp_obj_str_get_data(to_in, &to_len);
+    const char *body = mp_obj_str_get_data(body_in, &body_len);
+    tell_statement_line();
+    return MP_OBJ_NEW_SMALL_INT(host_send_mail(key, (int)key_len, to, (int)to_len, body, (int)body_len));
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(pf_send_mail_obj, pf_send_mail);
+
+/* ABI v1.1's world.publish: topic, key and payload as str or bytes; the status code. */
+static mp_obj_t pf_publish(mp_obj_t topic_in, mp_obj_t key_in, mp_obj_t payload_in) {
+    size_t topic_len, key_len, payload_len;
+    const char *topic = mp_obj_str_get_data(topic_in, &topic_len);
+    const char *key = mp_obj_str_get_data(key_in, &key_len);
+    const char *payload = mp_obj_str_get_data(payload_in, &payload_len);
+    tell_statement_line();
+    return MP_OBJ_NEW_SMALL_INT(host_publish(topic, (int)topic_len, key, (int)key_len, payload, (int)payload_len));
+}
+static MP_DEFINE_CONST_FUN_OBJ_3(pf_publish_obj, pf_publish);
 
 static mp_obj_t pf_bind_int(mp_obj_t index, mp_obj_t value) {
     long long v;
@@ -377,6 +410,24 @@ EXPORT("pf_load") int pf_load(int entry_len, int source_len) {
     nlr_buf_t nlr;
     if (nlr_push(&nlr) == 0) {
         mp_obj_dict_t *main = mp_globals_get();
+        /* The broker and the mail provider, only in an exercise that declares them (glue/broker.py,
+         * glue/mail.py): `import broker`, `import mail`, or the globals. Elsewhere nothing of them
+         * is on the heap. */
+        int world = host_world();
+        if (world & PF_WORLD_BROKER) {
+            mp_obj_t broker = mp_obj_new_module(qstr_from_str("broker"));
+            mp_obj_t broker_dict = MP_OBJ_FROM_PTR(mp_obj_module_get_globals(broker));
+            store(broker_dict, "_world_publish", MP_OBJ_FROM_PTR(&pf_publish_obj));
+            exec_in("broker.py", BROKER_PY, sizeof(BROKER_PY) - 1, mp_obj_module_get_globals(broker));
+            store(MP_OBJ_FROM_PTR(main), "broker", broker);
+        }
+        if (world & PF_WORLD_MAIL) {
+            mp_obj_t mail = mp_obj_new_module(qstr_from_str("mail"));
+            mp_obj_t mail_dict = MP_OBJ_FROM_PTR(mp_obj_module_get_globals(mail));
+            store(mail_dict, "_world_send_mail", MP_OBJ_FROM_PTR(&pf_send_mail_obj));
+            exec_in("mail.py", MAIL_PY, sizeof(MAIL_PY) - 1, mp_obj_module_get_globals(mail));
+            store(MP_OBJ_FROM_PTR(main), "mail", mail);
+        }
         exec_in("consumer.py", source + entry_len, (size_t)source_len, main);
         mp_obj_t name = mp_obj_new_str(source, entry_len);
         mp_map_elem_t *elem = mp_map_lookup(&main->map, name, MP_MAP_LOOKUP);

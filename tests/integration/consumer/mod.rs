@@ -8,6 +8,8 @@ use pruefstein::grade::{Compiler, GradeOptions, grade};
 use pruefstein::report::{CheckDetail, Report, Verdict};
 use pruefstein::submission::Submission;
 
+mod world;
+
 use crate::support::{
     BIN, consumer_dir as exercise_dir, consumer_exercise as exercise, failed, grade_consumer as grade_bytes,
     repo,

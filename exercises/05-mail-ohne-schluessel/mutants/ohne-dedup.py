@@ -1,0 +1,13 @@
+# expect-fail: duplicate-same-instance
+# No dedup row: every delivery books again and sends again.
+import mail
+
+
+def verarbeite(con, msg):
+    buchung = msg["body"]
+    with con:
+        con.execute("UPDATE konten SET saldo = saldo - ? WHERE konto = ?",
+                    (buchung["betrag"], buchung["konto"]))
+        mail.send_mail(to=buchung["email"],
+                       body="Abbuchung von %d bestätigt." % buchung["betrag"])
+        return True
