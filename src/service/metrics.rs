@@ -187,88 +187,94 @@ impl Default for Metrics {
             retention_rows: Counter::default(),
             registry: Registry::default(),
         };
-        let mut registry = Registry::default();
-        // Counters are named without `_total`: the encoder adds it.
-        registry.register(
-            "pruefstein_submissions",
-            "Submissions accepted by intake (repeats excluded)",
-            metrics.accepted.clone(),
-        );
-        registry.register(
-            "pruefstein_idempotent_repeats",
-            "Requests answered with an earlier submission",
-            metrics.idempotent_repeats.clone(),
-        );
-        registry.register(
-            "pruefstein_graded",
-            "Submissions graded, by verdict (failed_to_grade: no verdict)",
-            metrics.graded.clone(),
-        );
-        registry.register(
-            "pruefstein_queue_depth",
-            "Jobs waiting for a worker or being graded",
-            metrics.queue_depth.clone(),
-        );
-        registry.register(
-            "pruefstein_grade_duration_seconds",
-            "Time to grade one submission",
-            metrics.grade_duration.clone(),
-        );
-        registry.register(
-            "pruefstein_webhook_attempts",
-            "Webhook delivery attempts, by outcome",
-            metrics.webhook_attempts.clone(),
-        );
-        registry.register(
-            "pruefstein_webhook_events",
-            "Webhook events waiting for delivery, and dead ones",
-            metrics.webhook_events.clone(),
-        );
-        registry.register(
-            "pruefstein_exercise_reloads",
-            "Exercise folders reloaded while running, by outcome",
-            metrics.exercise_reloads.clone(),
-        );
-        registry.register(
-            "pruefstein_version_mismatches",
-            "Jobs recorded for another exercise version than this node serves, by what the node did",
-            metrics.version_mismatches.clone(),
-        );
-        registry.register(
-            "pruefstein_job_leases",
-            "Leases that gave a grading thread jobs, each one round trip to the store for up to \
-             job_lease_batch_max jobs (pruefstein_submissions_total over this: jobs per lease)",
-            metrics.job_leases.clone(),
-        );
-        registry.register(
-            "pruefstein_log_lines_dropped",
-            "Log lines dropped because the log queue was full or standard error refused them (a closed pipe)",
-            metrics.log_lines_dropped.clone(),
-        );
-        registry.register(
-            "pruefstein_lti_logins",
-            "LTI login initiations, by outcome (refused at the client address's or at the \
-             platform's bound; evicted: a pending login given up for a newer one at the platform's bound)",
-            metrics.lti_logins.clone(),
-        );
-        registry.register(
-            "pruefstein_learners_erased",
-            "Learners whose data was erased on request",
-            metrics.learners_erased.clone(),
-        );
-        registry.register(
-            "pruefstein_retention_sweeps",
-            "Retention sweeps run (--retention-days)",
-            metrics.retention_sweeps.clone(),
-        );
-        registry.register(
-            "pruefstein_retention_rows",
-            "Rows the retention sweep deleted (submissions, results, result versions, webhook events, \
-             uploaded files, LTI launch records)",
-            metrics.retention_rows.clone(),
-        );
+        let registry = registry_of(&metrics);
         Metrics { registry, ..metrics }
     }
+}
+
+/// The registry that encodes `metrics`: each one under its name and help text.
+fn registry_of(metrics: &Metrics) -> Registry {
+    let mut registry = Registry::default();
+    // Counters are named without `_total`: the encoder adds it.
+    registry.register(
+        "pruefstein_submissions",
+        "Submissions accepted by intake (repeats excluded)",
+        metrics.accepted.clone(),
+    );
+    registry.register(
+        "pruefstein_idempotent_repeats",
+        "Requests answered with an earlier submission",
+        metrics.idempotent_repeats.clone(),
+    );
+    registry.register(
+        "pruefstein_graded",
+        "Submissions graded, by verdict (failed_to_grade: no verdict)",
+        metrics.graded.clone(),
+    );
+    registry.register(
+        "pruefstein_queue_depth",
+        "Jobs waiting for a worker or being graded",
+        metrics.queue_depth.clone(),
+    );
+    registry.register(
+        "pruefstein_grade_duration_seconds",
+        "Time to grade one submission",
+        metrics.grade_duration.clone(),
+    );
+    registry.register(
+        "pruefstein_webhook_attempts",
+        "Webhook delivery attempts, by outcome",
+        metrics.webhook_attempts.clone(),
+    );
+    registry.register(
+        "pruefstein_webhook_events",
+        "Webhook events waiting for delivery, and dead ones",
+        metrics.webhook_events.clone(),
+    );
+    registry.register(
+        "pruefstein_exercise_reloads",
+        "Exercise folders reloaded while running, by outcome",
+        metrics.exercise_reloads.clone(),
+    );
+    registry.register(
+        "pruefstein_version_mismatches",
+        "Jobs recorded for another exercise version than this node serves, by what the node did",
+        metrics.version_mismatches.clone(),
+    );
+    registry.register(
+        "pruefstein_job_leases",
+        "Leases that gave a grading thread jobs, each one round trip to the store for up to \
+         job_lease_batch_max jobs (pruefstein_submissions_total over this: jobs per lease)",
+        metrics.job_leases.clone(),
+    );
+    registry.register(
+        "pruefstein_log_lines_dropped",
+        "Log lines dropped because the log queue was full or standard error refused them (a closed pipe)",
+        metrics.log_lines_dropped.clone(),
+    );
+    registry.register(
+        "pruefstein_lti_logins",
+        "LTI login initiations, by outcome (refused at the client address's or at the \
+         platform's bound; evicted: a pending login given up for a newer one at the platform's bound)",
+        metrics.lti_logins.clone(),
+    );
+    registry.register(
+        "pruefstein_learners_erased",
+        "Learners whose data was erased on request",
+        metrics.learners_erased.clone(),
+    );
+    registry.register(
+        "pruefstein_retention_sweeps",
+        "Retention sweeps run (--retention-days)",
+        metrics.retention_sweeps.clone(),
+    );
+    registry.register(
+        "pruefstein_retention_rows",
+        "Rows the retention sweep deleted (submissions, results, result versions, webhook events, \
+         uploaded files, LTI launch records)",
+        metrics.retention_rows.clone(),
+    );
+    registry
 }
 
 impl Metrics {
