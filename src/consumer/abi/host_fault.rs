@@ -1,7 +1,7 @@
 //! `HostFault`: what the host detects in a guest's call and ends the instance for (an injected
 //! crash, a bad pointer or path, a limit), with its stable code and a message a student understands.
 
-use super::super::fault::FaultCode;
+use crate::consumer::fault::FaultCode;
 use crate::report::consumer::Boundary;
 use crate::text;
 use crate::text::Text;

@@ -420,35 +420,11 @@ fn finish_statement(
     };
     // What comes next after a crash point: the next statement that does something (a `BEGIN`
     // only opens the transaction the next one works in).
-    if let Some(last) = state.crash_points.last_mut()
-        && last.next.is_none()
-        && !result.opened_transaction
-    {
-        last.next = Some(quote_sql(&call.sql));
+    if !result.opened_transaction {
+        name_next_after_crash_point(state, quote_sql(&call.sql));
     }
-    let point = boundary.map(|after| {
-        let number = state.crash_points.len() as u32 + 1;
-        state.crash_points.push(CrashPoint { number, after, statement: quote_sql(&call.sql), next: None });
-        (number, after)
-    });
-    if result.step_limit_hit {
-        state.notes.push(text!(
-            "Eine Anweisung wurde nach zu vielen SQL-Schritten gestoppt (Grenze „SQL-Schritte pro Anweisung“).",
-            "A statement was stopped after too many SQL steps (limit \"SQL steps per statement\")."
-        ));
-    }
-    match result.wall_limit_hit {
-        Some(false) => state.notes.push(text!(
-            "Eine Anweisung wurde nach {ms} gestoppt (Grenze „SQL-Zeit pro Anweisung“).",
-            "A statement was stopped after {ms} (limit \"SQL time per statement\").",
-            ms = crate::deadline::format_ms(crate::limits::SQL_WALL_MS_PER_STATEMENT)
-        )),
-        Some(true) => state.notes.push(text!(
-            "Eine Anweisung wurde gestoppt: die Zeit für die ganze Abgabe war abgelaufen (Grenze „Zeit pro Abgabe“).",
-            "A statement was stopped: the time for the whole submission had run out (limit \"time per submission\")."
-        )),
-        None => {}
-    }
+    let point = boundary.map(|after| (push_crash_point(state, after, quote_sql(&call.sql)), after));
+    note_limits_hit(state, &result);
     // SQL text, bound values and the error are the guest's: clipped as they enter the trace.
     let line = state.statement_line.take();
     let event = TraceEvent::Statement {
@@ -470,16 +446,13 @@ fn finish_statement(
         let slot = range(call.call, out, 8, data.len())?;
         data[slot].copy_from_slice(&row.to_le_bytes());
     }
-    let state = caller.data_mut();
-    if let (Some((number, after)), Some(crash_after)) = (point, state.crash_after)
-        && number == crash_after
-    {
+    if let Some((number, after)) = point {
         let (after_write, after_commit) = match after {
             Boundary::Write { write, .. } => (Some(write), None),
             Boundary::Commit { transaction } => (None, Some(transaction)),
             Boundary::Call { .. } => (None, None),
         };
-        state.events.push(TraceEvent::Crash {
+        let crash = TraceEvent::Crash {
             instance,
             point: number,
             after_write,
@@ -487,10 +460,58 @@ fn finish_statement(
             after_call: None,
             before_commit: false,
             line,
-        });
-        return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
+        };
+        crash_if_due(caller.data_mut(), number, after, crash)?;
     }
     Ok(result.status)
+}
+
+/// Names `statement` as what came after the last crash point, unless something already is.
+fn name_next_after_crash_point(state: &mut GuestState, statement: String) {
+    if let Some(last) = state.crash_points.last_mut()
+        && last.next.is_none()
+    {
+        last.next = Some(statement);
+    }
+}
+
+/// Records the crash point right after `after`, reached by `statement`; its number.
+fn push_crash_point(state: &mut GuestState, after: Boundary, statement: String) -> u32 {
+    let number = state.crash_points.len() as u32 + 1;
+    state.crash_points.push(CrashPoint { number, after, statement, next: None });
+    number
+}
+
+/// Ends the instance at crash point `number` when it is the one this run crashes at, with `crash`
+/// in the trace.
+fn crash_if_due(state: &mut GuestState, number: u32, after: Boundary, crash: TraceEvent) -> HostResult<()> {
+    if state.crash_after != Some(number) {
+        return Ok(());
+    }
+    state.events.push(crash);
+    Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }))
+}
+
+/// Notes for the report when `result` was stopped by a limit of SQL steps or time.
+fn note_limits_hit(state: &mut GuestState, result: &StatementResult) {
+    if result.step_limit_hit {
+        state.notes.push(text!(
+            "Eine Anweisung wurde nach zu vielen SQL-Schritten gestoppt (Grenze „SQL-Schritte pro Anweisung“).",
+            "A statement was stopped after too many SQL steps (limit \"SQL steps per statement\")."
+        ));
+    }
+    match result.wall_limit_hit {
+        Some(false) => state.notes.push(text!(
+            "Eine Anweisung wurde nach {ms} gestoppt (Grenze „SQL-Zeit pro Anweisung“).",
+            "A statement was stopped after {ms} (limit \"SQL time per statement\").",
+            ms = crate::deadline::format_ms(crate::limits::SQL_WALL_MS_PER_STATEMENT)
+        )),
+        Some(true) => state.notes.push(text!(
+            "Eine Anweisung wurde gestoppt: die Zeit für die ganze Abgabe war abgelaufen (Grenze „Zeit pro Abgabe“).",
+            "A statement was stopped: the time for the whole submission had run out (limit \"time per submission\")."
+        )),
+        None => {}
+    }
 }
 
 fn db_exec(caller: Caller<'_, GuestState>, ptr: i32, len: i32) -> HostResult<i32> {

@@ -7,12 +7,15 @@
 
 use wasmtime::Caller;
 
-use super::{GuestState, HostFault, HostResult, charge, read_bytes};
+use super::{
+    GuestState, HostFault, HostResult, charge, crash_if_due, name_next_after_crash_point, push_crash_point,
+    read_bytes,
+};
 use crate::consumer::gate::Arrival;
 use crate::consumer::world::broker::PublishRequest;
-use crate::consumer::world::{MailAnswer, MailRequest};
+use crate::consumer::world::{MailAnswer, MailRequest, SharedWorld};
 use crate::limits::GUEST_TEXT_BYTES_MAX;
-use crate::report::consumer::{Boundary, CrashPoint, TraceEvent};
+use crate::report::consumer::{Boundary, TraceEvent};
 
 /// The call's name in the trace, the crash point and the report.
 pub const SEND_MAIL: &str = "send_mail";
@@ -43,15 +46,36 @@ fn read_args(
     })
 }
 
+/// The run's world, the instance and the id of the message it works on; `missing` when the
+/// exercise declares no world.
+fn caller_world(state: &GuestState, missing: HostFault) -> HostResult<(SharedWorld, u32, String)> {
+    let Some(world) = state.world.clone() else {
+        return Err(wasmtime::Error::new(missing));
+    };
+    let msg_id =
+        state.message.as_ref().and_then(|m| m.get("id").map(ToString::to_string)).unwrap_or_default();
+    Ok((world, state.instance, msg_id))
+}
+
+/// Records a call to an outside service in the trace, its guest bytes clipped as they enter it.
+fn record_outside(state: &mut GuestState, call: &str, (key, to, body): (&[u8], &[u8], &[u8]), answer: &str) {
+    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
+    let event = TraceEvent::Outside {
+        instance: state.instance,
+        line: state.statement_line.take(),
+        call: call.to_string(),
+        key: text(key),
+        to: text(to),
+        body: text(body),
+        answer: answer.to_string(),
+    };
+    state.events.push(event.clipped(GUEST_TEXT_BYTES_MAX));
+}
+
 /// Asks the run's provider, records the call in the trace; the answer.
 fn ask(caller: &mut Caller<'_, GuestState>, args: &MailArgs) -> HostResult<MailAnswer> {
     let state = caller.data_mut();
-    let Some(world) = state.world.clone() else {
-        return Err(wasmtime::Error::new(HostFault::NoProvider));
-    };
-    let instance = state.instance;
-    let msg_id =
-        state.message.as_ref().and_then(|m| m.get("id").map(ToString::to_string)).unwrap_or_default();
+    let (world, instance, msg_id) = caller_world(state, HostFault::NoProvider)?;
     let answer = {
         let mut world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if world.config().mail.is_none() {
@@ -64,17 +88,7 @@ fn ask(caller: &mut Caller<'_, GuestState>, args: &MailArgs) -> HostResult<MailA
             })
         })?
     };
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    let event = TraceEvent::Outside {
-        instance,
-        line: state.statement_line.take(),
-        call: SEND_MAIL.to_string(),
-        key: text(&args.key),
-        to: text(&args.to),
-        body: text(&args.body),
-        answer: answer.name().to_string(),
-    };
-    state.events.push(event.clipped(GUEST_TEXT_BYTES_MAX));
+    record_outside(state, SEND_MAIL, (&args.key, &args.to, &args.body), answer.name());
     Ok(answer)
 }
 
@@ -95,30 +109,22 @@ fn crash_point_after(
     let in_transaction = state.db.in_transaction();
     let after = Boundary::Call { call: state.calls, name, in_transaction };
     let statement = format!("{name}(…)");
-    if let Some(last) = state.crash_points.last_mut()
-        && last.next.is_none()
-    {
-        last.next = Some(statement.clone());
-    }
-    let number = state.crash_points.len() as u32 + 1;
-    state.crash_points.push(CrashPoint { number, after, statement, next: None });
-    if state.crash_after == Some(number) {
-        let instance = state.instance;
-        let line = state.events.iter().rev().find_map(|e| match e {
-            TraceEvent::Outside { line, .. } => Some(*line),
-            _ => None,
-        });
-        state.events.push(TraceEvent::Crash {
-            instance,
-            point: number,
-            after_write: None,
-            after_commit: None,
-            after_call: Some(name.to_string()),
-            before_commit: in_transaction,
-            line: line.flatten(),
-        });
-        return Err(wasmtime::Error::new(HostFault::InjectedCrash { point: number, after }));
-    }
+    name_next_after_crash_point(state, statement.clone());
+    let number = push_crash_point(state, after, statement);
+    let line = state.events.iter().rev().find_map(|e| match e {
+        TraceEvent::Outside { line, .. } => Some(*line),
+        _ => None,
+    });
+    let crash = TraceEvent::Crash {
+        instance: state.instance,
+        point: number,
+        after_write: None,
+        after_commit: None,
+        after_call: Some(name.to_string()),
+        before_commit: in_transaction,
+        line: line.flatten(),
+    };
+    crash_if_due(state, number, after, crash)?;
     Ok(status)
 }
 
@@ -138,12 +144,7 @@ pub(super) fn world_publish(
         read_args(&mut caller, (topic_ptr, topic_len), (key_ptr, key_len), (payload_ptr, payload_len))?;
     let (topic, key, payload) = (args.key, args.to, args.body);
     let state = caller.data_mut();
-    let Some(world) = state.world.clone() else {
-        return Err(wasmtime::Error::new(HostFault::NoBroker));
-    };
-    let instance = state.instance;
-    let msg_id =
-        state.message.as_ref().and_then(|m| m.get("id").map(ToString::to_string)).unwrap_or_default();
+    let (world, instance, msg_id) = caller_world(state, HostFault::NoBroker)?;
     let accepted = {
         let mut world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         if world.config().broker.is_none() {
@@ -156,17 +157,12 @@ pub(super) fn world_publish(
             })
         })?
     };
-    let text = |bytes: &[u8]| String::from_utf8_lossy(bytes).into_owned();
-    let event = TraceEvent::Outside {
-        instance,
-        line: state.statement_line.take(),
-        call: PUBLISH.to_string(),
-        key: text(&key),
-        to: text(&topic),
-        body: text(&payload),
-        answer: if accepted { "published" } else { "400 invalid" }.to_string(),
-    };
-    state.events.push(event.clipped(GUEST_TEXT_BYTES_MAX));
+    record_outside(
+        state,
+        PUBLISH,
+        (&key, &topic, &payload),
+        if accepted { "published" } else { "400 invalid" },
+    );
     let status = if accepted { MailAnswer::Sent.status() } else { MailAnswer::Invalid.status() };
     crash_point_after(&mut caller, PUBLISH, status)
 }

@@ -10,7 +10,7 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 
 use super::check::Check;
-use super::texts::{Prose, Template, TemplateError, Templates};
+use super::texts::{Problem, Prose, Template, TemplateError, Templates};
 use crate::report::voice::Voice;
 use crate::text::Text;
 
@@ -156,8 +156,18 @@ impl Catalogue {
 }
 
 /// The failure text `prose`, parsed (every text has one: [`Catalogue::parse`] made sure).
-pub fn failure(prose: Prose) -> &'static Templates {
+pub fn failure_templates(prose: Prose) -> &'static Templates {
     &catalogue().failures[&prose]
+}
+
+/// The failure text `prose` as a [`Problem`], its placeholders filled with `values`.
+pub fn problem(prose: Prose, values: &[(&str, Text)]) -> Problem {
+    Problem { key: prose.key(), text: failure(prose, values) }
+}
+
+/// The failure text `prose`, its placeholders filled with `values` (name, value per language).
+pub fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
+    super::texts::fill(self::failure_templates(prose), values)
 }
 
 /// The catalogue compiled into the binary.
@@ -176,18 +186,10 @@ pub fn info(check: Check, voice: Voice) -> CheckInfo {
     catalogue().info(check, voice)
 }
 
-/// Former names of checks, with the name they go by now. Mutants and replay tokens written with a
-/// former name keep working.
-pub const FORMER_NAMES: &[(&str, &str)] = &[("crash-after-write", "crash-points")];
-
-/// The current name of check `name` (itself, unless it is a former name).
-pub fn current_name(name: &str) -> &str {
-    FORMER_NAMES.iter().find(|(former, _)| *former == name).map_or(name, |(_, current)| current)
-}
-
 #[cfg(test)]
 mod tests {
-    use super::{CATALOGUE_TOML, Catalogue, CatalogueError, Check, FORMER_NAMES, Prose};
+    use super::{CATALOGUE_TOML, Catalogue, CatalogueError, Check, Prose};
+    use crate::consumer::checks::check::{FORMER_NAMES, current_name};
 
     fn entry(name: &str) -> String {
         format!(
@@ -307,11 +309,29 @@ mod tests {
     #[test]
     fn a_former_name_leads_to_a_check_that_exists() {
         for (former, _) in FORMER_NAMES {
-            let current = super::current_name(former);
+            let current = current_name(former);
             assert_ne!(current, *former);
             assert!(Check::by_current_name(current).is_some(), "{former} -> {current}");
             assert!(Check::by_current_name(former).is_none(), "{former} is not a current name");
         }
-        assert_eq!(super::current_name("lost-ack"), "lost-ack");
+        assert_eq!(current_name("lost-ack"), "lost-ack");
+    }
+
+    /// Every text of the shipped catalogue, filled with every placeholder it may name, keeps no
+    /// brace: nothing is left unfilled.
+    #[test]
+    fn every_shipped_text_is_filled_completely() {
+        for prose in Prose::ALL {
+            let values: Vec<(&str, crate::text::Text)> =
+                prose.placeholders().iter().map(|name| (*name, super::super::texts::plain("X"))).collect();
+            let text = super::failure(prose, &values);
+            for lang in [&text.de, &text.en] {
+                assert!(
+                    !lang.contains('{') && !lang.contains('}') && !lang.is_empty(),
+                    "{}: {lang}",
+                    prose.key()
+                );
+            }
+        }
     }
 }

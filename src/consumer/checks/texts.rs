@@ -6,7 +6,6 @@
 
 use std::fmt::Display;
 
-use super::catalogue;
 use crate::text::Text;
 
 /// One failure text of the harness.
@@ -252,16 +251,6 @@ impl Problem {
     }
 }
 
-/// The failure text `prose` as a [`Problem`], its placeholders filled with `values`.
-pub fn problem(prose: Prose, values: &[(&str, Text)]) -> Problem {
-    Problem { key: prose.key(), text: failure(prose, values) }
-}
-
-/// The failure text `prose`, its placeholders filled with `values` (name, value per language).
-pub fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
-    fill(catalogue::failure(prose), values)
-}
-
 pub fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
     let find = |name: &str| values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
     Text {
@@ -296,23 +285,5 @@ mod tests {
         let filled =
             fill(&templates, &[("place", Text::new("dem COMMIT", "the COMMIT")), ("count", plain(2))]);
         assert_eq!(filled, Text::new("Nach dem COMMIT: 2-mal", "2 times after the COMMIT"));
-    }
-
-    /// Every text of the shipped catalogue, filled with every placeholder it may name, keeps no
-    /// brace: nothing is left unfilled.
-    #[test]
-    fn every_shipped_text_is_filled_completely() {
-        for prose in Prose::ALL {
-            let values: Vec<(&str, Text)> =
-                prose.placeholders().iter().map(|name| (*name, plain("X"))).collect();
-            let text = failure(prose, &values);
-            for lang in [&text.de, &text.en] {
-                assert!(
-                    !lang.contains('{') && !lang.contains('}') && !lang.is_empty(),
-                    "{}: {lang}",
-                    prose.key()
-                );
-            }
-        }
     }
 }

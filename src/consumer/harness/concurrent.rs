@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::runner::{Expect, delivery_problem, evidence_of, left_open};
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::checks::texts::{Problem, Prose, plain, problem};
+use crate::consumer::checks::catalogue::problem;
+use crate::consumer::checks::texts::{Problem, Prose, plain};
 use crate::consumer::interleave;
 use crate::consumer::oracle::Oracle;
 use crate::consumer::process::{ConsumerProcess, DeliveryEnd};

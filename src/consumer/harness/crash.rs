@@ -11,7 +11,8 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::runner::{Expect, delivery_problem, evidence_of, prefix_first_delivery, with_notes};
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::checks::texts::{Problem, Prose, failure, problem};
+use crate::consumer::checks::catalogue::{failure, problem};
+use crate::consumer::checks::texts::{Problem, Prose};
 use crate::consumer::oracle::Oracle;
 use crate::consumer::process::{DeliveryEnd, DeliveryOutcome};
 use crate::consumer::state::State;

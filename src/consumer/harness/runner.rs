@@ -5,7 +5,8 @@
 use std::sync::Arc;
 
 use super::{Failure, Found, Harness, Run, Step};
-use crate::consumer::checks::texts::{Problem, Prose, plain, problem};
+use crate::consumer::checks::catalogue::problem;
+use crate::consumer::checks::texts::{Problem, Prose, plain};
 use crate::consumer::gate::GateHandle;
 use crate::consumer::process::{
     CompiledConsumer, ConsumerProcess, DeliveryEnd, DeliveryOutcome, Launch, StartError,

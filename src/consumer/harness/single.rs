@@ -4,7 +4,8 @@
 
 use super::runner::{Expect, compare, delivery_problem, evidence_of, with_notes};
 use super::{Found, Harness, Run, Step};
-use crate::consumer::checks::texts::{Prose, problem};
+use crate::consumer::checks::catalogue::problem;
+use crate::consumer::checks::texts::Prose;
 use crate::consumer::oracle::Oracle;
 use crate::consumer::state::State;
 use crate::text;
