@@ -30,44 +30,40 @@ impl Deadline {
     }
 
     /// The deadline of one submission graded under `limits` (`wall_ms_per_submission`), from now.
-    pub fn for_submission(limits: &Limits) -> Deadline {
+    pub(crate) fn for_submission(limits: &Limits) -> Deadline {
         Deadline::after_ms(limits.wall_ms_per_submission)
     }
 
     /// The instant the deadline passes.
-    pub fn at(&self) -> Instant {
+    #[cfg(test)]
+    pub(crate) fn at(&self) -> Instant {
         self.at
     }
 
-    /// The budget this deadline was made from, in milliseconds.
-    pub fn budget_ms(&self) -> u64 {
-        self.budget_ms
-    }
-
-    pub fn expired(&self) -> bool {
+    pub(crate) fn expired(&self) -> bool {
         Instant::now() >= self.at
     }
 
     /// Time left (zero once expired).
-    pub fn remaining(&self) -> Duration {
+    pub(crate) fn remaining(&self) -> Duration {
         self.at.saturating_duration_since(Instant::now())
     }
 
     /// The earlier of "`budget` from now" and this deadline; the second value says whether this
     /// deadline is the one that binds.
-    pub fn cap(&self, budget: Duration) -> (Instant, bool) {
+    pub(crate) fn cap(&self, budget: Duration) -> (Instant, bool) {
         let own = Instant::now() + budget;
         if self.at <= own { (self.at, true) } else { (own, false) }
     }
 
     /// The limit's name with its value, as reports quote it: "Zeitlimit pro Abgabe (5 s)".
-    pub fn limit_name(&self) -> Text {
+    pub(crate) fn limit_name(&self) -> Text {
         let value = format_ms(self.budget_ms);
         text!("Zeitlimit pro Abgabe ({value})", "time limit per submission ({value})")
     }
 
     /// Why a check stopped or did not run: the submission's time is used up.
-    pub fn limit_text(&self) -> Text {
+    pub(crate) fn limit_text(&self) -> Text {
         let value = format_ms(self.budget_ms);
         text!(
             "Die Zeit für die ganze Abgabe ist abgelaufen (Zeitlimit pro Abgabe ({value}), Grenze „Zeit pro Abgabe“). \
@@ -79,7 +75,7 @@ impl Deadline {
 }
 
 /// "5 s" for 5000, "1500 ms" for 1500.
-pub fn format_ms(ms: u64) -> String {
+pub(crate) fn format_ms(ms: u64) -> String {
     if ms >= 1_000 && ms.is_multiple_of(1_000) { format!("{} s", ms / 1_000) } else { format!("{ms} ms") }
 }
 

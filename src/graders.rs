@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::exercise::{Exercise, ExerciseError, FolderSnapshot, GraderEntry, LoadedExercises};
 
 /// Every grader kind, as the exercise loader knows them.
-pub const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::grader::GRADER];
+pub(crate) const KINDS: &[GraderEntry] = &[crate::consumer::GRADER, crate::prediction::grader::GRADER];
 
 /// Loads and validates the exercise in `dir` with every grader kind (see [`Exercise::load_with`]).
 pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
@@ -15,7 +15,7 @@ pub fn load(dir: &Path) -> Result<Exercise, ExerciseError> {
 
 /// Builds the exercise from `snapshot` alone, a version another process has loaded and sent:
 /// nothing is read from the disk, and `dir` only names the folder in messages and reports.
-pub fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
+pub(crate) fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exercise, ExerciseError> {
     Exercise::load_snapshot_with(dir, snapshot, KINDS)
 }
 

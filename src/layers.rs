@@ -435,7 +435,7 @@ fn the_reader_finds_inherent_impls_and_type_definitions() {
     assert_eq!(inherent_impl_of("impl<'a> Harness<'a> {"), Some("Harness"));
     assert_eq!(inherent_impl_of("impl ToSql for SqlValue {"), None);
     assert_eq!(inherent_impl_of("impl<T: Clone> From<T> for X {"), None);
-    assert_eq!(defined_type("pub(crate) struct Oracle {"), Some("Oracle"));
+    assert_eq!(defined_type("pub struct Oracle {"), Some("Oracle"));
     assert_eq!(defined_type("pub enum Check {"), Some("Check"));
     assert_eq!(defined_type("let x = 1;"), None);
 }

@@ -7,6 +7,9 @@
 // (`#[cfg(test)]` code may unwrap, see clippy.toml).
 #![deny(unsafe_code)]
 #![deny(clippy::unwrap_used)]
+// An item is `pub` only when the binary, the tests, the benchmarks or the fuzz targets reach it;
+// everything else is `pub(crate)`, so visibility tells what is the crate's surface.
+#![warn(unreachable_pub)]
 
 pub mod authoring;
 pub mod check;

@@ -30,7 +30,7 @@ impl Language {
 
     /// Why source in this language is refused by an exercise that accepts `accepted`: the one
     /// sentence the intake and the report say.
-    pub fn not_accepted(self, accepted: &[Language]) -> crate::text::Text {
+    pub(crate) fn not_accepted(self, accepted: &[Language]) -> crate::text::Text {
         let names: Vec<&str> = accepted.iter().map(|l| l.name()).collect();
         let names = if names.is_empty() { "-".to_string() } else { names.join(", ") };
         let language = self.name();
@@ -63,7 +63,7 @@ impl Language {
     }
 
     /// Bytes a source file in this language may have (the interpreter guest's buffer).
-    pub fn source_bytes_max(self) -> usize {
+    pub(crate) fn source_bytes_max(self) -> usize {
         match self {
             Language::Python => crate::limits::PYTHON_SOURCE_BYTES_MAX,
             Language::JavaScript | Language::TypeScript => crate::limits::JAVASCRIPT_SOURCE_BYTES_MAX,
@@ -93,23 +93,9 @@ pub enum SubmissionKind {
     Module,
 }
 
-impl SubmissionKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            SubmissionKind::Answer => "answer",
-            SubmissionKind::Module => "module",
-        }
-    }
-}
+impl SubmissionKind {}
 
 impl Submission {
-    pub fn kind(&self) -> SubmissionKind {
-        match self {
-            Submission::Answer(_) => SubmissionKind::Answer,
-            Submission::Module(_) | Submission::Source { .. } => SubmissionKind::Module,
-        }
-    }
-
     pub fn bytes(&self) -> &[u8] {
         match self {
             Submission::Answer(text) => text.as_bytes(),

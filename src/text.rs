@@ -44,7 +44,7 @@ pub struct Text {
 }
 
 impl Text {
-    pub fn new(de: impl Into<String>, en: impl Into<String>) -> Self {
+    pub(crate) fn new(de: impl Into<String>, en: impl Into<String>) -> Self {
         Text { de: de.into(), en: en.into() }
     }
 
@@ -89,13 +89,13 @@ const BIDI_CONTROLS: [(char, &str); 9] = [
 ];
 
 /// A bidirectional formatting control (U+202A–U+202E, U+2066–U+2069).
-pub fn is_bidi_control(c: char) -> bool {
+pub(crate) fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
 }
 
 /// A character that changes how text around it is shown instead of showing itself: a control
 /// character (C0, DEL, C1) or a bidirectional control. No learner id may hold one.
-pub fn is_hidden_control(c: char) -> bool {
+pub(crate) fn is_hidden_control(c: char) -> bool {
     c.is_control() || is_bidi_control(c)
 }
 
@@ -123,7 +123,7 @@ pub fn for_terminal(text: &str) -> Cow<'_, str> {
 /// JSON text as a terminal may show it: the control characters JSON leaves raw in strings (DEL,
 /// C1) and the bidirectional controls written as `\uXXXX` escapes, which a JSON reader reads back as
 /// the same characters.
-pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
+pub(crate) fn json_for_terminal(json: &str) -> Cow<'_, str> {
     if !json.chars().any(is_hidden_control) {
         return Cow::Borrowed(json);
     }
@@ -142,7 +142,7 @@ pub fn json_for_terminal(json: &str) -> Cow<'_, str> {
 /// `text` with each bidirectional control replaced by its name in brackets (`[U+202E RLO]`), for a
 /// page: a line that holds one then reads as it runs. Plain text without markup, so it is safe
 /// anywhere in an HTML document, inside attributes too.
-pub fn reveal_bidi(text: &str) -> Cow<'_, str> {
+pub(crate) fn reveal_bidi(text: &str) -> Cow<'_, str> {
     if !text.chars().any(is_bidi_control) {
         return Cow::Borrowed(text);
     }

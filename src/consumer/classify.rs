@@ -48,7 +48,7 @@ pub(super) fn cause<E: std::error::Error + Send + Sync + 'static>(error: &wasmti
 }
 
 /// Turns a trap or host fault into a stable code and a message a student understands.
-pub fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
+pub(super) fn classify(error: &wasmtime::Error, limits: &Limits) -> (FaultCode, Text) {
     if let Some(fault) = cause::<HostFault>(error) {
         return fault.explain();
     }

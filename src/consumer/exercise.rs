@@ -189,14 +189,14 @@ impl ConsumerExercise {
 
     /// The compiled reference solution `oracle` keeps, compiled on first use (an oracle read
     /// from the module cache compiles it only when a schedule asks for a state it did not keep).
-    pub fn compiled_reference<'o>(
+    pub(crate) fn compiled_reference<'o>(
         &self,
         oracle: &'o super::oracle::Oracle,
     ) -> Result<&'o super::process::CompiledConsumer, String> {
         oracle.reference.get_or_init(|| self.compile_reference(&oracle.limits)).as_ref().map_err(Clone::clone)
     }
 
-    pub fn load(
+    pub(crate) fn load(
         files: FolderFiles<'_>,
         section: toml::Table,
         _limits: &Limits,
@@ -306,7 +306,7 @@ fn load_mistakes(
 impl ConsumerExercise {
     /// The limits the reference runs under: `limits`, with an interpreter's stack for a source
     /// reference (its frames are larger than a compiled module's).
-    pub fn reference_limits(&self, limits: &Limits) -> Limits {
+    pub(crate) fn reference_limits(&self, limits: &Limits) -> Limits {
         match self.reference_language {
             None => limits.clone(),
             Some(_) => Limits {
@@ -318,7 +318,7 @@ impl ConsumerExercise {
 
     /// What each state query shows (declared, or read from the reference's state after the fresh
     /// message, `after_fresh`).
-    pub fn roles(&self, after_fresh: &State) -> crate::report::roles::Roles {
+    pub(crate) fn roles(&self, after_fresh: &State) -> crate::report::roles::Roles {
         let queries: Vec<(&str, &str, Option<crate::report::roles::Role>)> =
             self.state_queries.iter().map(|q| (q.name.as_str(), q.sql.as_str(), q.role)).collect();
         let fresh_id = self.messages.fresh.get("id").cloned().unwrap_or_default();

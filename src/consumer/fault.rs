@@ -36,7 +36,7 @@ pub enum FaultCode {
 
 impl FaultCode {
     /// The code as it appears in traces and reports.
-    pub const fn as_str(self) -> &'static str {
+    pub(crate) const fn as_str(self) -> &'static str {
         match self {
             FaultCode::Crash => "crash",
             FaultCode::PointerOutOfBounds => "pointer-out-of-bounds",
@@ -62,7 +62,7 @@ impl FaultCode {
 
     /// A fault the consumer caused on purpose to report an error (abort, unreachable, another
     /// trap): for a message whose effect fails, that is the error surfacing, not a failure.
-    pub const fn is_deliberate(self) -> bool {
+    pub(crate) const fn is_deliberate(self) -> bool {
         matches!(self, FaultCode::Abort | FaultCode::Unreachable | FaultCode::Trap)
     }
 }

@@ -21,10 +21,13 @@ pub struct CheckTexts {
 
 /// The placeholders a folder's check text may name: the return values, in the words of the
 /// student's language (`True`/`False`, `true`/`false`, 1/0).
-pub const FOLDER_TEXT_PLACEHOLDERS: [&str; 2] = ["processed", "duplicate"];
+pub(super) const FOLDER_TEXT_PLACEHOLDERS: [&str; 2] = ["processed", "duplicate"];
 
 /// `text` with each of `values`' placeholders (`{name}`) replaced by its value in that language.
-pub fn fill_folder_text(text: &crate::text::Text, values: &[(&str, crate::text::Text)]) -> crate::text::Text {
+pub(super) fn fill_folder_text(
+    text: &crate::text::Text,
+    values: &[(&str, crate::text::Text)],
+) -> crate::text::Text {
     let fill = |source: &str, pick: &dyn Fn(&crate::text::Text) -> &str| {
         values
             .iter()

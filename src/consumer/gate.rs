@@ -11,7 +11,7 @@ use crate::report::consumer::TraceEvent;
 
 /// What the controller grants a waiting instance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Signal {
+pub(crate) enum Signal {
     /// Run the statement (or retry it).
     Go,
     /// Give up waiting for the lock: the statement fails with "database is locked".
@@ -20,7 +20,7 @@ pub enum Signal {
 
 /// Why a waiting instance gives up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum GiveUp {
+pub(crate) enum GiveUp {
     /// Both wait for each other; SQLite answers this one with `SQLITE_BUSY`.
     Deadlock,
     /// The other instance has ended, and the lock is still taken.
@@ -30,7 +30,7 @@ pub enum GiveUp {
 impl GiveUp {
     /// What the statement's error says after [`LOCKED_PREFIX`](super::guestdb::LOCKED_PREFIX), if
     /// more than SQLite's own message.
-    pub fn reason(self) -> Option<&'static str> {
+    pub(crate) fn reason(self) -> Option<&'static str> {
         match self {
             GiveUp::Deadlock => None,
             GiveUp::HolderEnded => Some(
@@ -42,7 +42,7 @@ impl GiveUp {
 
 /// Why an instance waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Arrival {
+pub(crate) enum Arrival {
     /// Before a statement.
     Ready { in_transaction: bool },
     /// The statement found the database locked.
@@ -59,14 +59,14 @@ pub(super) struct Shared {
 
 /// An instance's side of the turn-taking, kept in its store.
 #[derive(Clone)]
-pub struct GateHandle {
+pub(crate) struct GateHandle {
     pub(super) shared: Arc<Mutex<Shared>>,
     pub(super) who: usize,
 }
 
 impl GateHandle {
     /// Waits until the controller grants the turn; hands over the trace events recorded so far.
-    pub fn wait(
+    pub(crate) fn wait(
         &self,
         arrival: Arrival,
         events: Vec<TraceEvent>,
@@ -104,7 +104,7 @@ impl Future for Turn {
 }
 
 /// A gate pair for two instances about to run interleaved.
-pub fn gates() -> [GateHandle; 2] {
+pub(crate) fn gates() -> [GateHandle; 2] {
     let shared = Arc::new(Mutex::new(Shared::default()));
     [GateHandle { shared: Arc::clone(&shared), who: 0 }, GateHandle { shared, who: 1 }]
 }

@@ -38,7 +38,7 @@ enum Phase {
 }
 
 /// One complete interleaved run.
-pub struct InterleavedRun {
+pub(crate) struct InterleavedRun {
     /// Who ran at each decision point where both could run (0 or 1).
     pub choices: Vec<usize>,
     /// The instance that ran each statement, in order (for the report).
@@ -51,7 +51,7 @@ type Delivery<'p> = Pin<Box<dyn Future<Output = (DeliveryOutcome, Vec<TraceEvent
 
 /// Delivers `message` to both instances (started with the two [`gates`]) and interleaves them,
 /// making the choices in `prefix` first and asking `chooser` for later ones.
-pub fn drive(
+pub(crate) fn drive(
     first: &mut ConsumerProcess,
     second: &mut ConsumerProcess,
     gate: &GateHandle,
@@ -164,7 +164,7 @@ fn release(phase: &mut [Phase; 2], who: usize) {
 }
 
 /// The result of exploring the interleavings of one scenario.
-pub struct Exploration<T> {
+pub(crate) struct Exploration<T> {
     /// Interleavings run.
     pub explored: usize,
     /// Whether every interleaving was run (the space was within the bound).
@@ -176,7 +176,7 @@ pub struct Exploration<T> {
 /// Runs `run_one(prefix, chooser)` over every choice sequence (depth first), stopping at the first
 /// failure (`Err`). Beyond [`INTERLEAVINGS_MAX`] runs it samples [`SAMPLED_INTERLEAVINGS`] random
 /// sequences from `seed` instead.
-pub fn explore<T>(
+pub(crate) fn explore<T>(
     seed: u64,
     mut run_one: impl FnMut(&[usize], &mut dyn FnMut() -> usize) -> Result<Vec<usize>, T>,
 ) -> Exploration<T> {

@@ -6,8 +6,8 @@
 //! delivery, as a compiled module's), `pf_error_ptr`/`pf_error_len`. The languages differ in their
 //! [`Interpreter`] only: [`python`], [`javascript`].
 
-pub mod javascript;
-pub mod python;
+pub(crate) mod javascript;
+pub(crate) mod python;
 
 use std::sync::{Mutex, OnceLock};
 
@@ -20,7 +20,7 @@ use crate::submission::Language;
 use crate::text;
 
 /// One language's interpreter guest and its limits.
-pub struct Interpreter {
+pub(crate) struct Interpreter {
     pub language: Language,
     /// The language's name as students read it (`Python`, `JavaScript`).
     pub name: &'static str,
@@ -38,7 +38,7 @@ pub struct Interpreter {
 
 /// The interpreter of `language` (TypeScript runs on JavaScript's, once its types are stripped:
 /// [`super::typescript`]).
-pub fn of(language: Language) -> &'static Interpreter {
+pub(crate) fn of(language: Language) -> &'static Interpreter {
     match language {
         Language::Python => &python::INTERPRETER,
         Language::JavaScript | Language::TypeScript => &javascript::INTERPRETER,
@@ -47,7 +47,7 @@ pub fn of(language: Language) -> &'static Interpreter {
 
 /// The guest's export the harness calls; it calls the student's function named by the exercise's
 /// `entry`.
-pub const GUEST_ENTRY: &str = "verarbeite";
+pub(crate) const GUEST_ENTRY: &str = "verarbeite";
 
 /// The interpreter of `language` compiled for `engine`, from its snapshot ([`snapshot`]); compiled
 /// on first use (or read from the module cache) and kept for the life of the process.
@@ -241,7 +241,7 @@ fn write_sleb(out: &mut Vec<u8>, mut value: i64) {
 
 /// A student's source, checked and laid out as the guest takes it: the entry's name, then the text.
 #[derive(Clone)]
-pub struct SourceFile {
+pub(crate) struct SourceFile {
     pub interpreter: &'static Interpreter,
     /// The language the student wrote in (TypeScript, where the interpreter runs JavaScript).
     pub submitted: Language,
@@ -256,7 +256,7 @@ pub struct SourceFile {
 /// An instance's memory after loading a file, as the chunks that differ from a fresh instance's
 /// (the shadow stack below [`STACK_TOP`] is dead between calls and left out).
 #[derive(Debug, Clone)]
-pub struct LoadedImage {
+pub(crate) struct LoadedImage {
     bytes: usize,
     chunks: Vec<(usize, Vec<u8>)>,
 }
@@ -266,7 +266,7 @@ const IMAGE_CHUNK_BYTES: usize = 4096;
 
 impl LoadedImage {
     /// The chunks of `loaded` that differ from `fresh` (adjacent ones merged).
-    pub fn capture(loaded: &[u8], fresh: &[u8]) -> LoadedImage {
+    pub(crate) fn capture(loaded: &[u8], fresh: &[u8]) -> LoadedImage {
         let mut chunks: Vec<(usize, Vec<u8>)> = Vec::new();
         let mut at = STACK_TOP.min(loaded.len());
         while at < loaded.len() {
@@ -287,11 +287,6 @@ impl LoadedImage {
         LoadedImage { bytes: loaded.len(), chunks }
     }
 
-    /// Bytes an instance start writes.
-    pub fn written_bytes(&self) -> usize {
-        self.chunks.iter().map(|(_, bytes)| bytes.len()).sum()
-    }
-
     fn apply(&self, store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::Result<()> {
         let memory = instance
             .get_memory(&mut *store, "memory")
@@ -309,7 +304,7 @@ impl LoadedImage {
 }
 
 /// Checks a student's source before anything runs it: its size, that it is text, the entry's name.
-pub fn check_source(language: Language, text: &str, entry: &str) -> Result<(), Rejection> {
+pub(crate) fn check_source(language: Language, text: &str, entry: &str) -> Result<(), Rejection> {
     let name = match language {
         Language::TypeScript => "TypeScript",
         other => of(other).name,
@@ -347,7 +342,7 @@ pub fn check_source(language: Language, text: &str, entry: &str) -> Result<(), R
 }
 
 impl SourceFile {
-    pub fn new(language: Language, text: &str, entry: &str) -> Result<SourceFile, Rejection> {
+    pub(crate) fn new(language: Language, text: &str, entry: &str) -> Result<SourceFile, Rejection> {
         check_source(language, text, entry)?;
         let interpreter = of(language);
         let mut buffer = Vec::with_capacity(entry.len() + text.len());
@@ -364,18 +359,18 @@ impl SourceFile {
     }
 
     /// The text the interpreter runs (for TypeScript, the JavaScript its types were stripped to).
-    pub fn text(&self) -> &str {
+    pub(crate) fn text(&self) -> &str {
         std::str::from_utf8(&self.buffer[self.entry_len as usize..]).unwrap_or("")
     }
 
     /// The same source, loaded by copying `image` into each new instance.
-    pub fn with_image(self, image: LoadedImage) -> SourceFile {
+    pub(crate) fn with_image(self, image: LoadedImage) -> SourceFile {
         SourceFile { image: Some(image), ..self }
     }
 }
 
 /// How loading a student's file ended.
-pub enum Loaded {
+pub(crate) enum Loaded {
     Ok,
     /// The file raised while loading (a syntax error, a refused import, no entry function): the
     /// error as the interpreter printed it.
@@ -384,7 +379,7 @@ pub enum Loaded {
 
 /// Loads `source` into a fresh instance of its interpreter, under the interpreter's fuel to load.
 /// Err is a trap (a limit, the deadline).
-pub fn load(
+pub(crate) fn load(
     store: &mut Store<GuestState>,
     instance: &Instance,
     source: &SourceFile,
@@ -408,7 +403,7 @@ pub fn load(
 }
 
 /// [`load`] for an instance created for interleaved runs (its trampolines are asynchronous).
-pub async fn load_async(
+pub(crate) async fn load_async(
     store: &mut Store<GuestState>,
     instance: &Instance,
     source: &SourceFile,
@@ -445,7 +440,7 @@ fn error_text(store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::R
 /// The student's file with the lines its checks speak of: statements and crash points of every
 /// check, the uncaught errors of the checks that failed (in a check that passed, an error that
 /// reached the queue was right), and the decisive line of the main problem.
-pub fn source_view(
+pub(crate) fn source_view(
     file: &str,
     note: Option<crate::text::Text>,
     text: &str,

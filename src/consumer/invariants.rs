@@ -24,7 +24,7 @@ pub struct Invariant {
 
 /// An invariant found violated, with the first rows that violate it.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Violation {
+pub(crate) struct Violation {
     pub name: String,
     pub text: Text,
     /// The violating rows, each as its values joined by `, ` (at most [`INVARIANT_ROWS_SHOWN`]).
@@ -34,7 +34,7 @@ pub struct Violation {
 impl Invariant {
     /// The problem with the declaration, if it has one (the query is checked when the template is
     /// built).
-    pub fn problem(&self) -> Option<String> {
+    pub(crate) fn problem(&self) -> Option<String> {
         let well_named = !self.name.is_empty()
             && self.name.len() <= 64
             && self.name.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
@@ -50,7 +50,7 @@ impl Invariant {
 }
 
 /// Runs every invariant on `conn`; the first violated one, if any.
-pub fn first_violation(
+pub(crate) fn first_violation(
     conn: &rusqlite::Connection,
     invariants: &[Invariant],
 ) -> rusqlite::Result<Option<Violation>> {
@@ -89,7 +89,7 @@ pub fn first_violation(
 
 impl Violation {
     /// The failure text: which invariant, what it says, the rows that break it.
-    pub fn describe(&self) -> Text {
+    pub(crate) fn describe(&self) -> Text {
         let rows = self.rows.iter().map(|r| format!("({r})")).collect::<Vec<_>>().join(", ");
         let name = &self.name;
         Text {

@@ -17,30 +17,30 @@
 pub mod abi;
 pub mod checks;
 mod classify;
-pub mod diagnose;
+pub(crate) mod diagnose;
 /// The evidence in a consumer report; its types belong to the report model.
 pub use crate::report::consumer as detail;
 mod exception;
-pub mod exercise;
-pub mod fault;
+pub(crate) mod exercise;
+pub(crate) mod fault;
 mod folder_texts;
-pub mod gate;
+pub(crate) mod gate;
 mod grader;
 mod grading;
 // Dropping the virtual-table modules of a connection calls SQLite's C API.
 #[allow(unsafe_code)]
 pub mod guestdb;
 pub mod harness;
-pub mod interleave;
+pub(crate) mod interleave;
 pub mod interpreter;
-pub mod invariants;
+pub(crate) mod invariants;
 pub mod oracle;
 pub mod process;
-pub mod rundb;
+pub(crate) mod rundb;
 pub mod schedule;
 mod soundness;
-pub mod state;
-pub mod typescript;
+pub(crate) mod state;
+pub(crate) mod typescript;
 pub mod world;
 
 pub use self::harness::replay::ReplayToken;

@@ -68,12 +68,12 @@ pub(crate) struct OracleRecord {
 pub struct ReferenceStates(std::sync::Mutex<std::collections::HashMap<Vec<usize>, State>>);
 
 impl ReferenceStates {
-    pub fn get(&self, order: &[usize]) -> Option<State> {
+    pub(crate) fn get(&self, order: &[usize]) -> Option<State> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).get(order).cloned()
     }
 
     /// Keeps `state` for `order` while there is room; false when the cache is full.
-    pub fn insert(&self, order: &[usize], state: &State) -> bool {
+    pub(crate) fn insert(&self, order: &[usize], state: &State) -> bool {
         let mut states = self.0.lock().unwrap_or_else(|p| p.into_inner());
         if states.len() >= REFERENCE_STATES_CACHED_MAX && !states.contains_key(order) {
             return false;

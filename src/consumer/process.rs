@@ -49,7 +49,7 @@ impl CompiledConsumer {
 
     /// [`CompiledConsumer::compile`] for an exercise's reference solution, which Prüfstein trusts:
     /// compiled through the process's module cache where one is enabled.
-    pub fn compile_trusted(
+    pub(crate) fn compile_trusted(
         engine: &Engine,
         bytes: &[u8],
         limits: &Limits,
@@ -100,7 +100,7 @@ impl CompiledConsumer {
 
     /// [`CompiledConsumer::compile_source`] for an exercise that declares outside services: the
     /// file is loaded where they exist (the guest sets up its `mail` module only then).
-    pub fn compile_source_in(
+    pub(crate) fn compile_source_in(
         engine: &Engine,
         (language, text): (crate::submission::Language, &str),
         limits: &Limits,
@@ -142,7 +142,7 @@ impl CompiledConsumer {
     }
 
     /// The student's file, for a consumer in an interpreted language.
-    pub fn source(&self) -> Option<&super::interpreter::SourceFile> {
+    pub(crate) fn source(&self) -> Option<&super::interpreter::SourceFile> {
         self.source.as_ref()
     }
 
@@ -218,7 +218,7 @@ impl CompiledConsumer {
 const GRADER_FAULTS: [&str; 2] = ["interpreter-unavailable", "grader-fault"];
 
 /// Whether `rejection` is the grader's fault (see [`GRADER_FAULTS`]).
-pub fn is_grader_fault(rejection: &Rejection) -> bool {
+pub(crate) fn is_grader_fault(rejection: &Rejection) -> bool {
     GRADER_FAULTS.contains(&rejection.code.as_str())
 }
 
@@ -247,7 +247,7 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
 
 /// How a delivery ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum DeliveryEnd {
+pub(crate) enum DeliveryEnd {
     /// The entry function returned this value.
     Returned(i32),
     /// The harness killed the instance at this crash point of the delivery.
@@ -257,7 +257,7 @@ pub enum DeliveryEnd {
 }
 
 #[derive(Debug, Clone)]
-pub struct DeliveryOutcome {
+pub(crate) struct DeliveryOutcome {
     pub end: DeliveryEnd,
     /// The consumer returned with a transaction still open (the harness rolled it back).
     pub transaction_left_open: bool,
@@ -269,7 +269,7 @@ pub struct DeliveryOutcome {
 }
 
 impl DeliveryOutcome {
-    pub fn returned(&self) -> Option<i32> {
+    pub(crate) fn returned(&self) -> Option<i32> {
         match self.end {
             DeliveryEnd::Returned(value) => Some(value),
             _ => None,
@@ -277,7 +277,7 @@ impl DeliveryOutcome {
     }
 }
 
-pub struct ConsumerProcess {
+pub(crate) struct ConsumerProcess {
     store: Store<GuestState>,
     entry: TypedFunc<(), i32>,
     pub instance: u32,
@@ -325,14 +325,14 @@ impl Drop for LiveInstance {
 
 /// Why an instance could not start: the student's fault (a trap in the start function, a limit) or
 /// the exercise's (its database cannot be opened).
-pub enum StartError {
+pub(crate) enum StartError {
     Fault { code: FaultCode, message: Text, events: Vec<TraceEvent>, fuel_used: u64 },
     Internal(String),
 }
 
 /// What every instance of one module in one grading starts from: the compiled module, the
 /// exercise's tables, the limits and the submission's deadline.
-pub struct Launch<'a> {
+pub(crate) struct Launch<'a> {
     pub compiled: &'a CompiledConsumer,
     pub tables: Arc<[String]>,
     pub limits: &'a Limits,
@@ -347,7 +347,7 @@ impl ConsumerProcess {
     /// interleaved run). Its start function runs before the gate is attached: a process starts up
     /// alone, before the interleaving of its first delivery begins, so a start function that runs
     /// statements cannot wait for a turn that nobody grants.
-    pub fn start(
+    pub(crate) fn start(
         launch: &Launch<'_>,
         db: &super::rundb::RunDb,
         instance: u32,
@@ -420,13 +420,17 @@ impl ConsumerProcess {
         })
     }
 
-    pub fn is_alive(&self) -> bool {
+    pub(crate) fn is_alive(&self) -> bool {
         self.alive
     }
 
     /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
     /// crash point (a successful write, or a statement that committed a transaction). A dead instance (crashed or faulted) must not be used again.
-    pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
+    pub(crate) fn deliver(
+        &mut self,
+        message: &Arc<serde_json::Value>,
+        crash_after: Option<u32>,
+    ) -> DeliveryOutcome {
         self.begin_delivery(message, crash_after);
         let result = self.entry.call(&mut self.store, ());
         self.finish_delivery(result)
@@ -435,7 +439,7 @@ impl ConsumerProcess {
     /// Delivers `message` to an instance started with a gate ([`start`](Self::start)): the
     /// returned future stops (is pending) before every statement until the controller grants the
     /// turn. Yields the outcome and the trace events since the last turn.
-    pub async fn deliver_interleaved(
+    pub(crate) async fn deliver_interleaved(
         &mut self,
         message: Arc<serde_json::Value>,
     ) -> (DeliveryOutcome, Vec<TraceEvent>) {
@@ -553,7 +557,7 @@ impl ConsumerProcess {
     }
 
     /// Takes the trace events recorded since the last call.
-    pub fn take_events(&mut self) -> Vec<TraceEvent> {
+    pub(crate) fn take_events(&mut self) -> Vec<TraceEvent> {
         std::mem::take(&mut self.store.data_mut().events)
     }
 }
@@ -613,7 +617,7 @@ fn load_source(
 
 impl CompiledConsumer {
     /// Whose words the report uses: the language of the student's file, ABI v1's for a module.
-    pub fn voice(&self) -> crate::report::voice::Voice {
+    pub(crate) fn voice(&self) -> crate::report::voice::Voice {
         use crate::report::voice::Voice;
         match self.source().map(|s| s.submitted) {
             None => Voice::Module,

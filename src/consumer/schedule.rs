@@ -19,9 +19,9 @@ use crate::text::Text;
 /// Schedules run per submission (each from its own seed, derived from the submission's hash).
 pub const SCHEDULES_PER_SUBMISSION: u64 = 6;
 /// The queue's visibility timeout in the schedules, in ticks; a delivery takes one tick.
-pub const VISIBILITY_TIMEOUT: Tick = 2;
+pub(crate) const VISIBILITY_TIMEOUT: Tick = 2;
 /// Deliveries after which an unacked message moves to the dead-letter list.
-pub const MAX_RECEIVES: u32 = 3;
+pub(crate) const MAX_RECEIVES: u32 = 3;
 /// The highest crash point a drawn crash strikes at (crash points are counted per delivery: after each
 /// write and each COMMIT; a correct consumer of the lesson's exercises has three). Part of how
 /// schedules are drawn (a replay token depends on it), not a limit.
@@ -29,7 +29,7 @@ const HIGHEST_DRAWN_CRASH_POINT: u32 = 3;
 
 /// What goes wrong at one delivery.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Fault {
+pub(crate) enum Fault {
     None,
     /// The consumer is killed at its k-th crash point of the delivery (after a write or a COMMIT).
     Crash(u32),
@@ -87,7 +87,7 @@ impl Fault {
 
 /// One schedule: what is sent in which order, and the fault at each delivery.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Schedule {
+pub(crate) struct Schedule {
     pub seed: u64,
     /// The size of the schedule this one was shrunk from (its own size if it was not shrunk).
     pub original_size: usize,
@@ -99,7 +99,7 @@ pub struct Schedule {
 
 impl Schedule {
     /// Draws a schedule for a batch of `messages` from `seed`.
-    pub fn generate(seed: u64, messages: usize) -> Schedule {
+    pub(crate) fn generate(seed: u64, messages: usize) -> Schedule {
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
         let mut below = |n: u32| rng.next_u32() % n.max(1);
         // A shuffled send order (the network reorders), with some sends duplicated later on.
@@ -137,7 +137,7 @@ impl Schedule {
     }
 
     /// Sends plus faults: what the shrinker makes smaller.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.sends.len() + self.faults.iter().filter(|f| **f != Fault::None).count()
     }
 
@@ -148,13 +148,13 @@ impl Schedule {
     }
 
     /// `seed.original_size.sends.faults`, e.g. `9f2c.14.0,2,1,2.-,c2,a`: the replay spec.
-    pub fn encode(&self) -> String {
+    pub(crate) fn encode(&self) -> String {
         let sends: Vec<String> = self.sends.iter().map(|i| i.to_string()).collect();
         let faults: Vec<String> = self.faults.iter().map(|f| f.code()).collect();
         format!("{:x}.{}.{}.{}", self.seed, self.original_size, sends.join(","), faults.join(","))
     }
 
-    pub fn decode(spec: &str, messages: usize) -> Option<Schedule> {
+    pub(crate) fn decode(spec: &str, messages: usize) -> Option<Schedule> {
         let mut parts = spec.split('.');
         let seed = u64::from_str_radix(parts.next()?, 16).ok()?;
         let original_size = parts.next()?.parse().ok()?;
@@ -175,7 +175,7 @@ impl Schedule {
     }
 
     /// The schedule in words: what was sent, which faults struck.
-    pub fn describe(&self, label: &dyn Fn(usize) -> String) -> Text {
+    pub(crate) fn describe(&self, label: &dyn Fn(usize) -> String) -> Text {
         let sends: Vec<String> = self.sends.iter().map(|i| label(*i)).collect();
         let faults: Vec<Text> =
             self.faults.iter().enumerate().filter_map(|(n, f)| f.describe(n + 1)).collect();
@@ -196,7 +196,7 @@ impl Schedule {
     }
 
     /// Smaller schedules to try, most promising first: fewer sends, fewer faults, earlier crashes.
-    pub fn candidates(&self) -> Vec<Schedule> {
+    pub(crate) fn candidates(&self) -> Vec<Schedule> {
         let mut out = Vec::new();
         if self.sends.len() > 1 {
             for i in (0..self.sends.len()).rev() {
@@ -229,7 +229,7 @@ impl Schedule {
 pub use crate::report::consumer::ScheduleInfo;
 
 /// What the report says of `schedule`, each message named by `label`.
-pub fn schedule_info(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> ScheduleInfo {
+pub(crate) fn schedule_info(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> ScheduleInfo {
     ScheduleInfo {
         seed: format!("{:#018x}", schedule.seed),
         original_size: schedule.original_size,
@@ -239,7 +239,7 @@ pub fn schedule_info(schedule: &Schedule, label: &dyn Fn(usize) -> String) -> Sc
 }
 
 /// A message of the batch as the schedules name it: `m7` for id 7.
-pub fn message_label(message: &Arc<serde_json::Value>) -> String {
+pub(crate) fn message_label(message: &Arc<serde_json::Value>) -> String {
     match &message["id"] {
         serde_json::Value::String(id) => format!("m{id}"),
         other => format!("m{other}"),

@@ -10,7 +10,7 @@ use rusqlite::{Connection, OpenFlags, ToSql};
 use serde::{Deserialize, Serialize};
 
 use crate::limits::{STATE_BYTES_MAX, STATE_ROWS_MAX};
-pub use crate::report::state::{Row, SqlValue, State, TableDiff};
+pub(crate) use crate::report::state::{Row, SqlValue, State, TableDiff};
 
 /// The report's value for a value SQLite returned.
 pub(crate) fn value_of(value: ValueRef<'_>) -> SqlValue {
@@ -58,7 +58,7 @@ pub struct StateQuery {
 }
 
 /// Sorts `rows` into the canonical order every state keeps (so that [`diff`] can compare).
-pub fn sort_rows(rows: &mut [Row]) {
+pub(crate) fn sort_rows(rows: &mut [Row]) {
     rows.sort_by(cmp_rows);
 }
 
@@ -72,15 +72,9 @@ fn cmp_rows(a: &Row, b: &Row) -> Ordering {
     a.len().cmp(&b.len())
 }
 
-/// Reads the observable state of the database at `path` (read-only, unhardened: these queries are
-/// the teacher's).
-pub fn read_state(path: &Path, queries: &[StateQuery]) -> rusqlite::Result<State> {
-    read_state_from(&open_observer(path)?, queries)
-}
-
 /// A read-only connection for reading a database's state (`path` a file name, or a `file:` URI such
 /// as a run's database in memory, [`super::rundb::RunDb::uri`]).
-pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
+pub(crate) fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
     let conn = Connection::open_with_flags(
         path,
         OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX,
@@ -92,7 +86,7 @@ pub fn open_observer(path: &Path) -> rusqlite::Result<Connection> {
 
 /// Reads the state with the default bounds, [`STATE_ROWS_MAX`] rows and [`STATE_BYTES_MAX`] bytes
 /// over all queries together.
-pub fn read_state_from(conn: &Connection, queries: &[StateQuery]) -> rusqlite::Result<State> {
+pub(crate) fn read_state_from(conn: &Connection, queries: &[StateQuery]) -> rusqlite::Result<State> {
     read_state_bounded(conn, queries, STATE_ROWS_MAX, STATE_BYTES_MAX)
 }
 
@@ -100,7 +94,7 @@ pub fn read_state_from(conn: &Connection, queries: &[StateQuery]) -> rusqlite::R
 /// rows go past the bound is cut there, and a row holding only [`state_cut_mark`] takes the place
 /// of the rest: it matches no row of a real state, so a check comparing a cut state fails, and the
 /// evidence says why.
-pub fn read_state_bounded(
+pub(crate) fn read_state_bounded(
     conn: &Connection,
     queries: &[StateQuery],
     max_rows: usize,
@@ -149,7 +143,7 @@ pub fn read_state_bounded(
 }
 
 /// The row that stands for the rows of a state beyond its bounds.
-pub fn state_cut_mark(max_rows: usize, max_bytes: usize) -> String {
+pub(crate) fn state_cut_mark(max_rows: usize, max_bytes: usize) -> String {
     format!(
         "… more rows left out: limit \"state size\" ({max_rows} rows, {max_bytes} bytes) / weitere Zeilen \
          ausgelassen: Grenze „Zustandsgröße“"
@@ -157,7 +151,7 @@ pub fn state_cut_mark(max_rows: usize, max_bytes: usize) -> String {
 }
 
 /// Multiset difference of two states; empty when they are equal.
-pub fn diff(actual: &State, expected: &State) -> Vec<TableDiff> {
+pub(crate) fn diff(actual: &State, expected: &State) -> Vec<TableDiff> {
     let mut out = Vec::new();
     let empty = Vec::new();
     let names: std::collections::BTreeSet<&String> = actual.keys().chain(expected.keys()).collect();

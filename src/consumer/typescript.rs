@@ -22,7 +22,8 @@ use crate::sandbox::limiter::{GuestLimiter, LimitHit};
 use crate::text;
 
 /// The stripper, as `fetch.sh` takes it from quickjs-rs 0.2.6 (`quickjs_rs/_transform.wasm`).
-pub const STRIP_WASM: &[u8] = include_bytes!("../../graders/consumer/interpreters/typescript/strip.wasm");
+pub(crate) const STRIP_WASM: &[u8] =
+    include_bytes!("../../graders/consumer/interpreters/typescript/strip.wasm");
 
 /// The stripper's status codes (`qjst_transform`).
 const STATUS_OK: i32 = 0;
@@ -119,7 +120,7 @@ fn rejection(code: &str, de: String, en: String) -> Rejection {
 
 /// The JavaScript of a TypeScript `text`: its types stripped, in the sandbox. A file that is not
 /// TypeScript, or that makes the stripper run into one of its limits, is a rejection naming why.
-pub fn strip_types(engine: &Engine, text: &str) -> Result<String, Rejection> {
+pub(crate) fn strip_types(engine: &Engine, text: &str) -> Result<String, Rejection> {
     let internal = |e: String| Rejection {
         code: "interpreter-unavailable".into(),
         message: text!(

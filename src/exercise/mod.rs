@@ -22,7 +22,7 @@ use crate::limits::Limits;
 use crate::text::Text;
 
 /// File name of an exercise's description.
-pub const EXERCISE_FILE: &str = "exercise.toml";
+pub(crate) const EXERCISE_FILE: &str = "exercise.toml";
 
 pub use crate::report::GraderKind;
 
@@ -46,7 +46,7 @@ pub struct Exercise {
 impl Exercise {
     /// The folder as a student's checkout has it, for the replay commands in reports:
     /// `exercises/<folder name>`, never the grader's own path, so a report is the same on every machine.
-    pub fn replay_dir(&self) -> String {
+    pub(crate) fn replay_dir(&self) -> String {
         let folder = self.dir.file_name().map(|n| n.to_string_lossy().into_owned());
         format!("exercises/{}", folder.unwrap_or_else(|| self.slug.clone()))
     }
@@ -64,7 +64,7 @@ impl Exercise {
 
     /// The grader that grades this exercise and its program version, as results record it
     /// (`consumer@0.1.0`): with the content hash it names what produced a verdict.
-    pub fn grader_version(&self) -> String {
+    pub(crate) fn grader_version(&self) -> String {
         format!("{}@{}", self.grader_kind().name(), env!("CARGO_PKG_VERSION"))
     }
 
@@ -80,7 +80,7 @@ impl Exercise {
     /// read whole once and the exercise built from those bytes (see [`Exercise::source`]); a folder
     /// that changed while it was read is an error (it is being written: loading it again after the
     /// change is over gives a consistent version).
-    pub fn load_with(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
+    pub(crate) fn load_with(dir: &Path, kinds: &[GraderEntry]) -> Result<Exercise, ExerciseError> {
         let snapshot_error = |e| match e {
             SnapshotError::Io { path, source } => ExerciseError::Io { path, source },
             SnapshotError::TooLarge { path, message } => ExerciseError::Invalid { path, message },
@@ -168,7 +168,10 @@ impl Exercise {
     /// Loads every exercise folder directly below `root` (folders without `exercise.toml` are
     /// skipped), sorted by folder name. Each folder gets its own result, so one broken exercise
     /// does not hide the others.
-    pub fn load_all_with(root: &Path, kinds: &[GraderEntry]) -> Result<LoadedExercises, ExerciseError> {
+    pub(crate) fn load_all_with(
+        root: &Path,
+        kinds: &[GraderEntry],
+    ) -> Result<LoadedExercises, ExerciseError> {
         let entries = std::fs::read_dir(root)
             .map_err(|source| ExerciseError::Io { path: root.to_path_buf(), source })?;
         let mut dirs: Vec<PathBuf> = entries
@@ -204,7 +207,7 @@ impl Exercise {
 }
 
 /// Every exercise folder below a root, each with its own load result.
-pub type LoadedExercises = Vec<(PathBuf, Result<Exercise, ExerciseError>)>;
+pub(crate) type LoadedExercises = Vec<(PathBuf, Result<Exercise, ExerciseError>)>;
 
 /// The common keys of `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -226,7 +229,7 @@ fn default_points() -> u32 {
 }
 
 /// True if `s` may be an exercise's slug: lowercase ASCII letters, digits and `-`, 1 to 64 characters.
-pub fn is_slug(s: &str) -> bool {
+pub(crate) fn is_slug(s: &str) -> bool {
     !s.is_empty()
         && s.len() <= 64
         && s.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
@@ -243,12 +246,12 @@ pub struct FolderFiles<'a> {
 
 impl<'a> FolderFiles<'a> {
     /// Where `relative` is in the folder, for messages.
-    pub fn path(&self, relative: &str) -> PathBuf {
+    pub(crate) fn path(&self, relative: &str) -> PathBuf {
         self.dir.join(relative)
     }
 
     /// The bytes of the file at `relative` (`./` and empty components allowed, `..` not).
-    pub fn bytes(&self, relative: &str) -> std::io::Result<&'a [u8]> {
+    pub(crate) fn bytes(&self, relative: &str) -> std::io::Result<&'a [u8]> {
         let mut parts = Vec::new();
         for part in relative.split('/') {
             match part {
@@ -271,25 +274,25 @@ impl<'a> FolderFiles<'a> {
     }
 
     /// The file at `relative` as UTF-8 text.
-    pub fn text(&self, relative: &str) -> std::io::Result<&'a str> {
+    pub(crate) fn text(&self, relative: &str) -> std::io::Result<&'a str> {
         std::str::from_utf8(self.bytes(relative)?)
             .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, format!("not UTF-8 text: {e}")))
     }
 
     /// [`FolderFiles::text`], with the file's path in the error.
-    pub fn read_text(&self, relative: &str) -> Result<&'a str, ExerciseError> {
+    pub(crate) fn read_text(&self, relative: &str) -> Result<&'a str, ExerciseError> {
         self.text(relative).map_err(|source| ExerciseError::Io { path: self.path(relative), source })
     }
 
     /// An error at a key of `exercise.toml` (see [`error_at_key`]), located in the snapshot's copy.
-    pub fn error_at_key(&self, candidates: &[&[&str]], message: String) -> ExerciseError {
+    pub(crate) fn error_at_key(&self, candidates: &[&[&str]], message: String) -> ExerciseError {
         error_at_key_in(self.path(EXERCISE_FILE), self.text(EXERCISE_FILE).ok(), candidates, message)
     }
 }
 
 /// Parses a grader's section of `exercise.toml` into its own type. A problem is reported with the line
 /// and column in `exercise.toml` where it is.
-pub fn parse_section<T: serde::de::DeserializeOwned>(
+pub(crate) fn parse_section<T: serde::de::DeserializeOwned>(
     files: &FolderFiles<'_>,
     section: toml::Table,
     name: &str,
@@ -331,7 +334,7 @@ fn toml_error(path: &Path, source: &str, error: &toml::de::Error) -> ExerciseErr
 }
 
 /// The 1-based line and column (in characters) of a byte offset.
-pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_column(source: &str, offset: usize) -> (usize, usize) {
     let offset = offset.min(source.len());
     let before = source.get(..offset).unwrap_or(source);
     let line = before.matches('\n').count() + 1;
@@ -341,7 +344,7 @@ pub fn line_column(source: &str, offset: usize) -> (usize, usize) {
 
 /// Where a key of `exercise.toml` is written, as (line, column): `&["consumer", "schema"]`. For a key
 /// inside an array of tables, the first table that has it. `None` if the key is not written.
-pub fn key_location(source: &str, keys: &[&str]) -> Option<(usize, usize)> {
+pub(crate) fn key_location(source: &str, keys: &[&str]) -> Option<(usize, usize)> {
     let root = toml::de::DeTable::parse(source).ok()?;
     let mut table = root.get_ref();
     let mut found = None;
@@ -362,7 +365,7 @@ pub fn key_location(source: &str, keys: &[&str]) -> Option<(usize, usize)> {
 
 /// An error at a key of `exercise.toml` in `dir` on disk: at the first of `candidates` (key paths)
 /// that is written there, with its line; without a line if none is.
-pub fn error_at_key(dir: &Path, candidates: &[&[&str]], message: String) -> ExerciseError {
+pub(crate) fn error_at_key(dir: &Path, candidates: &[&[&str]], message: String) -> ExerciseError {
     let path = dir.join(EXERCISE_FILE);
     let source = std::fs::read_to_string(&path).ok();
     error_at_key_in(path, source.as_deref(), candidates, message)

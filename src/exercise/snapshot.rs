@@ -83,12 +83,13 @@ pub struct Stamps {
 
 impl FolderSnapshot {
     /// Reads every regular file below `dir` (symbolic links and hidden files are skipped).
-    pub fn read(dir: &Path) -> Result<FolderSnapshot, SnapshotError> {
+    #[cfg(test)]
+    pub(crate) fn read(dir: &Path) -> Result<FolderSnapshot, SnapshotError> {
         FolderSnapshot::read_stamped(dir).map(|(snapshot, _)| snapshot)
     }
 
     /// Reads the folder like [`FolderSnapshot::read`], with what [`Stamps::unchanged`] needs.
-    pub fn read_stamped(dir: &Path) -> Result<(FolderSnapshot, Stamps), SnapshotError> {
+    pub(crate) fn read_stamped(dir: &Path) -> Result<(FolderSnapshot, Stamps), SnapshotError> {
         let read_started_ns = now_ns();
         let mut files = Vec::new();
         let mut bytes = 0u64;
@@ -102,14 +103,14 @@ impl FolderSnapshot {
     }
 
     /// The contents of the file at `relative` (with `/`), if the snapshot holds it.
-    pub fn file(&self, relative: &str) -> Option<&[u8]> {
+    pub(crate) fn file(&self, relative: &str) -> Option<&[u8]> {
         let index = self.files.binary_search_by(|(path, _)| path.as_str().cmp(relative)).ok()?;
         Some(&self.files[index].1)
     }
 
     /// True if the files are kept as a snapshot keeps them (sorted by path, each path once, which
     /// [`FolderSnapshot::file`] relies on) and still have the identity they were sent with.
-    pub fn is_intact(&self) -> bool {
+    pub(crate) fn is_intact(&self) -> bool {
         self.files.windows(2).all(|pair| pair[0].0 < pair[1].0)
             && identity(&self.folder, &self.files) == self.id
     }
@@ -119,7 +120,7 @@ impl Stamps {
     /// True if `dir` still holds exactly the files of `snapshot` (which these stamps were taken
     /// with): the same relative paths, each with the same stamp, and a file whose stamp is racy
     /// with the same bytes. Reads no file whose stamp proves it unchanged.
-    pub fn unchanged(&self, dir: &Path, snapshot: &FolderSnapshot) -> Result<bool, SnapshotError> {
+    pub(crate) fn unchanged(&self, dir: &Path, snapshot: &FolderSnapshot) -> Result<bool, SnapshotError> {
         assert_eq!(self.files.len(), snapshot.files.len(), "stamps of another snapshot");
         let mut now = Vec::with_capacity(snapshot.files.len());
         if !list(dir, "", &mut now, snapshot.files.len())? {

@@ -2,7 +2,7 @@
 //! list, a table), never a Rust type, and "did you mean" for a misspelt key.
 
 /// `message` (from serde through the TOML parser) as a teacher reads it.
-pub fn teacher_words(message: &str) -> String {
+pub(super) fn teacher_words(message: &str) -> String {
     let message = message.trim();
     if let Some(rest) = message.strip_prefix("invalid type: ")
         && let Some((found, expected)) = rest.split_once(", expected ")

@@ -44,7 +44,7 @@ const CHILD_EXIT_IO: i32 = 74;
 
 /// Grades in a child forked from this process, or `None` when this process has more than one
 /// thread and must not fork (see the module's documentation).
-pub fn grade_forked(
+pub(crate) fn grade_forked(
     exercise: &Exercise,
     submission: &Submission,
     options: &GradeOptions,

@@ -16,11 +16,11 @@
 
 // Forking, starting a worker and limiting its own process call the operating system (libc).
 #[allow(unsafe_code)]
-pub mod fork;
-pub mod once;
+pub(crate) mod fork;
+pub(crate) mod once;
 pub mod outcome;
 #[allow(unsafe_code)]
 pub mod pool;
-pub mod protocol;
+pub(crate) mod protocol;
 #[allow(unsafe_code)]
 pub mod worker;

@@ -15,7 +15,7 @@ use crate::submission::Submission;
 /// ([`super::fork`]), else a worker process started from `program`. `print` turns the report into
 /// what the caller prints: a forked child does that itself and hands over only its output, so the
 /// report is serialized once.
-pub fn grade_once(
+pub(crate) fn grade_once(
     program: &Path,
     exercise: &Exercise,
     submission: &Submission,
@@ -41,7 +41,7 @@ pub const MODULE_CACHE_ENV: &str = "PRUEFSTEIN_MODULE_CACHE";
 
 /// Where `pruefstein grade` keeps compiled reference solutions and interpreters between runs
 /// ([`MODULE_CACHE_ENV`]); none when it is `off` or no home is known.
-pub fn grade_module_cache() -> Option<PathBuf> {
+pub(crate) fn grade_module_cache() -> Option<PathBuf> {
     match std::env::var_os(MODULE_CACHE_ENV) {
         Some(value) if value.is_empty() || value == "off" => None,
         Some(value) => Some(PathBuf::from(value)),

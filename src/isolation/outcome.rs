@@ -51,14 +51,14 @@ impl WorkerFailure {
     }
 
     /// Both languages in one line, German first (for a stored failure reason).
-    pub fn reason_line(&self) -> String {
+    pub(crate) fn reason_line(&self) -> String {
         let reason = self.reason();
         format!("{} / {}", reason.de, reason.en)
     }
 }
 
 /// A process status in words (`killed by signal 9 (SIGKILL)`, `exit status 70`).
-pub fn describe(status: ExitStatus) -> String {
+pub(crate) fn describe(status: ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
         (Some(code), _) => format!("exit status {code}"),
@@ -79,7 +79,7 @@ pub fn describe(status: ExitStatus) -> String {
 
 /// What the CLI prints for a graded submission, and the exit code it ends with.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Printed {
+pub(crate) struct Printed {
     pub output: String,
     pub exit_code: i32,
 }

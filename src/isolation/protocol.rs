@@ -15,7 +15,7 @@ use crate::submission::Submission;
 
 /// Grade one submission against the exercise version named by `exercise_id`.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct GradeRequest {
+pub(crate) struct GradeRequest {
     /// The content identity of the exercise version ([`FolderSnapshot::id`]).
     pub exercise_id: String,
     /// The version's files: sent when the worker answered [`Response::NeedExercise`].
@@ -26,7 +26,7 @@ pub struct GradeRequest {
 
 /// What the worker answers.
 #[derive(Debug, Serialize, Deserialize)]
-pub enum Response {
+pub(crate) enum Response {
     Graded(Box<Report>),
     /// Grading returned an error (the exercise is broken, a replay token is wrong, a bug).
     Error {
@@ -39,14 +39,14 @@ pub enum Response {
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
-pub enum ErrorKind {
+pub(crate) enum ErrorKind {
     Exercise,
     Replay,
     Internal,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct WireSnapshot {
+pub(crate) struct WireSnapshot {
     pub id: String,
     pub folder: String,
     /// Relative path and base64 contents.
@@ -54,7 +54,7 @@ pub struct WireSnapshot {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub enum WireSubmission {
+pub(crate) enum WireSubmission {
     Answer(String),
     /// Base64.
     Module(String),
@@ -66,7 +66,7 @@ pub enum WireSubmission {
 }
 
 #[derive(Debug, Serialize, Deserialize)]
-pub struct WireOptions {
+pub(crate) struct WireOptions {
     pub learner: Option<String>,
     pub course_secret: String,
     pub cranelift: bool,
@@ -78,7 +78,7 @@ fn b64() -> base64::engine::GeneralPurpose {
 }
 
 impl WireSnapshot {
-    pub fn from_snapshot(snapshot: &FolderSnapshot) -> WireSnapshot {
+    pub(crate) fn from_snapshot(snapshot: &FolderSnapshot) -> WireSnapshot {
         WireSnapshot {
             id: snapshot.id.clone(),
             folder: snapshot.folder.clone(),
@@ -86,7 +86,7 @@ impl WireSnapshot {
         }
     }
 
-    pub fn into_snapshot(self) -> Result<FolderSnapshot, String> {
+    pub(crate) fn into_snapshot(self) -> Result<FolderSnapshot, String> {
         let files = self
             .files
             .into_iter()
@@ -104,7 +104,7 @@ impl WireSnapshot {
 }
 
 impl WireSubmission {
-    pub fn from_submission(submission: &Submission) -> WireSubmission {
+    pub(crate) fn from_submission(submission: &Submission) -> WireSubmission {
         match submission {
             Submission::Answer(answer) => WireSubmission::Answer(answer.clone()),
             Submission::Module(bytes) => WireSubmission::Module(b64().encode(bytes)),
@@ -114,7 +114,7 @@ impl WireSubmission {
         }
     }
 
-    pub fn into_submission(self) -> Result<Submission, String> {
+    pub(crate) fn into_submission(self) -> Result<Submission, String> {
         match self {
             WireSubmission::Answer(answer) => Ok(Submission::Answer(answer)),
             WireSubmission::Module(data) => {
@@ -128,7 +128,7 @@ impl WireSubmission {
 }
 
 impl WireOptions {
-    pub fn from_options(options: &GradeOptions) -> WireOptions {
+    pub(crate) fn from_options(options: &GradeOptions) -> WireOptions {
         WireOptions {
             learner: options.learner.clone(),
             course_secret: options.course_secret.clone(),
@@ -137,7 +137,7 @@ impl WireOptions {
         }
     }
 
-    pub fn into_options(self) -> GradeOptions {
+    pub(crate) fn into_options(self) -> GradeOptions {
         GradeOptions {
             learner: self.learner,
             course_secret: self.course_secret,
@@ -148,7 +148,7 @@ impl WireOptions {
 }
 
 impl Response {
-    pub fn from_result(result: Result<Report, GradeError>) -> Response {
+    pub(crate) fn from_result(result: Result<Report, GradeError>) -> Response {
         match result {
             Ok(report) => Response::Graded(Box::new(report)),
             Err(GradeError::Exercise { slug, message }) => {
@@ -165,7 +165,7 @@ impl Response {
 }
 
 /// Turns an error answer back into the error grading returned in the worker.
-pub fn grade_error(kind: ErrorKind, slug: Option<String>, message: String) -> GradeError {
+pub(crate) fn grade_error(kind: ErrorKind, slug: Option<String>, message: String) -> GradeError {
     match kind {
         ErrorKind::Exercise => GradeError::Exercise { slug: slug.unwrap_or_default(), message },
         ErrorKind::Replay => GradeError::Replay(message),
@@ -174,7 +174,7 @@ pub fn grade_error(kind: ErrorKind, slug: Option<String>, message: String) -> Gr
 }
 
 /// Writes one message: its length, then its JSON.
-pub fn write_message<T: Serialize>(out: &mut impl Write, message: &T) -> std::io::Result<()> {
+pub(crate) fn write_message<T: Serialize>(out: &mut impl Write, message: &T) -> std::io::Result<()> {
     let json = serde_json::to_vec(message).map_err(std::io::Error::other)?;
     if json.len() > WORKER_MESSAGE_BYTES_MAX {
         return Err(std::io::Error::other(format!(
@@ -188,7 +188,9 @@ pub fn write_message<T: Serialize>(out: &mut impl Write, message: &T) -> std::io
 }
 
 /// Reads one message; `Ok(None)` at a clean end of the stream (before a length).
-pub fn read_message<T: serde::de::DeserializeOwned>(input: &mut impl Read) -> std::io::Result<Option<T>> {
+pub(crate) fn read_message<T: serde::de::DeserializeOwned>(
+    input: &mut impl Read,
+) -> std::io::Result<Option<T>> {
     let mut length = [0u8; 4];
     match input.read_exact(&mut length) {
         Ok(()) => {}

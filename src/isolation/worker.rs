@@ -22,13 +22,13 @@ use crate::limits::{
 /// an answer is graded like any other.
 pub const FAULT_INJECTION_ENV: &str = "PRUEFSTEIN_TEST_WORKER_FAULTS";
 /// The environment variable holding the process id of the worker's parent.
-pub const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
+pub(crate) const PARENT_ENV: &str = "PRUEFSTEIN_WORKER_PARENT";
 /// The prefix of a fault-injection answer.
 pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 
 /// Runs the worker until stdin closes; returns the exit code. With `module_cache`, trusted modules
 /// are compiled through the cache there (a cache that cannot be opened is said, and done without).
-pub fn run(module_cache: Option<&Path>) -> i32 {
+pub(crate) fn run(module_cache: Option<&Path>) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
     if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
@@ -165,7 +165,7 @@ pub(super) fn become_grading_process(
 /// process-wide heap cap (`sandbox::limit_grading_process`: this process only grades); the CPU limit
 /// is set per submission ([`allow_cpu_for_one_submission`]). `parent`: the process that must still be
 /// this one's parent (see [`set_parent_death_signal`]).
-pub fn limit_grading_process(parent: Option<libc::pid_t>) -> std::io::Result<()> {
+pub(crate) fn limit_grading_process(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     crate::sandbox::limit_grading_process();
     set_limit(libc::RLIMIT_AS, WORKER_ADDRESS_SPACE_BYTES)?;
     set_limit(libc::RLIMIT_NOFILE, WORKER_OPEN_FILES_MAX)?;
@@ -182,7 +182,7 @@ pub fn limit_grading_process(parent: Option<libc::pid_t>) -> std::io::Result<()>
 /// Makes the kernel kill this process when the thread that started it ends (the service's grading
 /// thread, or the CLI); also checks that `parent`, when given, is still this process's parent: it
 /// may have ended before the signal was asked for.
-pub fn set_parent_death_signal(parent: Option<libc::pid_t>) -> std::io::Result<()> {
+pub(crate) fn set_parent_death_signal(parent: Option<libc::pid_t>) -> std::io::Result<()> {
     // SAFETY: prctl with integer arguments only.
     let done = unsafe { libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) };
     if done != 0 {
@@ -215,7 +215,7 @@ fn set_limit(resource: libc::__rlimit_resource_t, value: u64) -> std::io::Result
 
 /// Raises the soft CPU limit to the CPU time used so far plus one submission's allowance: the
 /// kernel stops a grading that spins past it (SIGXCPU), whatever the service thread does.
-pub fn allow_cpu_for_one_submission() -> std::io::Result<()> {
+pub(crate) fn allow_cpu_for_one_submission() -> std::io::Result<()> {
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: getrusage writes into the struct passed.
     if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {

@@ -139,7 +139,7 @@ impl Value {
     }
 
     /// The same value written with the brackets of `like` wherever both are sequences.
-    pub fn with_brackets_of(&self, like: &Value) -> Value {
+    pub(crate) fn with_brackets_of(&self, like: &Value) -> Value {
         match (self, like) {
             (Value::Seq(items, _), Value::Seq(like_items, brackets)) => {
                 let inner = like_items.first();

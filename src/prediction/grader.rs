@@ -8,7 +8,7 @@ use crate::submission::{Submission, SubmissionKind};
 use crate::text::Lang;
 
 /// The prediction kind, for the list in `crate::graders`.
-pub const GRADER: GraderEntry = GraderEntry {
+pub(crate) const GRADER: GraderEntry = GraderEntry {
     kind: GraderKind::Prediction,
     load: |section| {
         Ok(Box::new(PredictionExercise::load(section.files, section.table, section.limits, section.points)?))

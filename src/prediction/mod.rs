@@ -7,11 +7,11 @@
 //! parameters, [`statement`] fills statement templates, [`grading`] builds the report.
 
 pub mod answer;
-pub mod grader;
+pub(crate) mod grader;
 mod grading;
-pub mod script;
-pub mod statement;
-pub mod variant;
+pub(crate) mod script;
+pub(crate) mod statement;
+pub(crate) mod variant;
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::{Arc, Mutex};
@@ -33,7 +33,7 @@ use crate::submission::Submission;
 use crate::text::{Lang, Text};
 
 /// How many learner variants `pruefstein check` renders and solves.
-pub const CHECK_LEARNERS: usize = 100;
+pub(crate) const CHECK_LEARNERS: usize = 100;
 
 /// The `[prediction]` section of `exercise.toml`.
 #[derive(Debug, Deserialize)]
@@ -118,7 +118,7 @@ impl std::fmt::Debug for PredictionExercise {
 impl PredictionExercise {
     /// Loads the `[prediction]` section: compiles the script, parses the templates, and runs the
     /// lesson's variant once, so a broken script or template fails here and not while grading.
-    pub fn load(
+    pub(crate) fn load(
         files: FolderFiles<'_>,
         section: toml::Table,
         _limits: &Limits,
@@ -210,7 +210,7 @@ impl PredictionExercise {
     }
 
     /// The answer's parts, if it has the right number of them.
-    pub fn split_parts<'a>(&self, value: &'a Value) -> Option<Vec<&'a Value>> {
+    pub(crate) fn split_parts<'a>(&self, value: &'a Value) -> Option<Vec<&'a Value>> {
         if self.parts.len() == 1 {
             return Some(vec![value]);
         }
@@ -246,7 +246,7 @@ impl PredictionExercise {
     }
 
     /// Whether learners get different parameters.
-    pub fn has_variants(&self) -> bool {
+    pub(crate) fn has_variants(&self) -> bool {
         self.parameters.iter().any(ParameterSpec::varies)
     }
 
@@ -382,7 +382,7 @@ impl VariantCache {
 /// `pruefstein check` for a prediction exercise: the script runs within its limits for the lesson
 /// and for [`CHECK_LEARNERS`] learners, every statement renders, every variant has a well-formed
 /// answer that grades as correct, and a wrong value in any one part fails exactly that part.
-pub fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness {
+pub(crate) fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Soundness {
     let mut soundness = Soundness::default();
     let script = prediction.scenario.file().to_string();
     let lesson = prediction.lesson();

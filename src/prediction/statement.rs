@@ -5,7 +5,7 @@
 
 /// A parsed template.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template {
+pub(crate) struct Template {
     segments: Vec<Segment>,
 }
 
@@ -16,7 +16,7 @@ enum Segment {
 }
 
 impl Template {
-    pub fn parse(source: &str) -> Result<Template, String> {
+    pub(crate) fn parse(source: &str) -> Result<Template, String> {
         let mut segments = Vec::new();
         let mut rest = source;
         while let Some(start) = rest.find("{{") {
@@ -42,14 +42,14 @@ impl Template {
     }
 
     /// The placeholder names, in order of appearance.
-    pub fn placeholders(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn placeholders(&self) -> impl Iterator<Item = &str> {
         self.segments.iter().filter_map(|s| match s {
             Segment::Placeholder(name) => Some(name.as_str()),
             Segment::Text(_) => None,
         })
     }
 
-    pub fn render(&self, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
+    pub(crate) fn render(&self, lookup: impl Fn(&str) -> Option<String>) -> Result<String, String> {
         let mut out = String::new();
         for segment in &self.segments {
             match segment {

@@ -35,7 +35,7 @@ pub struct ParameterSpec {
 }
 
 impl ParameterSpec {
-    pub fn validate(&self) -> Result<(), String> {
+    pub(crate) fn validate(&self) -> Result<(), String> {
         if !is_identifier(&self.name) {
             return Err(format!(
                 "parameter name {:?} must be a lowercase identifier (a-z, 0-9, _)",
@@ -50,12 +50,12 @@ impl ParameterSpec {
         }
     }
 
-    pub fn varies(&self) -> bool {
+    pub(crate) fn varies(&self) -> bool {
         matches!((self.min, self.max), (Some(min), Some(max)) if min < max)
     }
 }
 
-pub fn is_identifier(s: &str) -> bool {
+pub(crate) fn is_identifier(s: &str) -> bool {
     let mut chars = s.chars();
     chars.next().is_some_and(|c| c.is_ascii_lowercase() || c == '_')
         && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
@@ -63,12 +63,12 @@ pub fn is_identifier(s: &str) -> bool {
 }
 
 /// The lesson's values.
-pub fn lesson(specs: &[ParameterSpec]) -> Params {
+pub(crate) fn lesson(specs: &[ParameterSpec]) -> Params {
     specs.iter().map(|p| (p.name.clone(), p.lesson)).collect()
 }
 
 /// The 32-byte seed of a learner's variant.
-pub fn learner_seed(slug: &str, learner: &str, course_secret: &str) -> [u8; 32] {
+pub(crate) fn learner_seed(slug: &str, learner: &str, course_secret: &str) -> [u8; 32] {
     let mut hash = Sha256::new();
     for field in ["pruefstein-variant-v1", slug, learner, course_secret] {
         hash.update((field.len() as u64).to_le_bytes());
@@ -103,7 +103,7 @@ pub enum VariantError {
 }
 
 /// A learner's parameters; `satisfies` is the exercise's constraint.
-pub fn derive(
+pub(crate) fn derive(
     specs: &[ParameterSpec],
     seed: [u8; 32],
     satisfies: impl Fn(&Params) -> Result<bool, ScriptError>,

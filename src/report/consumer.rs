@@ -16,24 +16,13 @@ use crate::text::{Lang, Text};
 pub mod status {
     pub const OK: i32 = 0;
     /// UNIQUE or PRIMARY KEY violated: the lesson's `IntegrityError` on the dedup table.
-    pub const DUPLICATE: i32 = 1;
+    pub(crate) const DUPLICATE: i32 = 1;
     /// Another constraint (CHECK, NOT NULL, FOREIGN KEY) violated.
-    pub const CONSTRAINT: i32 = 2;
+    pub(crate) const CONSTRAINT: i32 = 2;
     /// Any other error (syntax, not allowed, limit).
-    pub const ERROR: i32 = 3;
+    pub(crate) const ERROR: i32 = 3;
     /// `query_int` found no row.
-    pub const NO_ROW: i32 = 4;
-
-    pub fn name(code: i32) -> &'static str {
-        match code {
-            OK => "ok",
-            DUPLICATE => "duplicate",
-            CONSTRAINT => "constraint",
-            ERROR => "error",
-            NO_ROW => "no row",
-            _ => "?",
-        }
-    }
+    pub(crate) const NO_ROW: i32 = 4;
 }
 
 /// Room for the mark of a cut: a text at most this much over `max` is kept whole, so that clipping
@@ -42,7 +31,7 @@ const CLIP_MARK_ROOM: usize = 48;
 
 /// `text` cut to `max` bytes (at a character boundary) followed by a visible mark that says how
 /// many bytes were left out; `text` itself when it fits (within the room of a mark).
-pub fn clip(text: &str, max: usize) -> String {
+pub(crate) fn clip(text: &str, max: usize) -> String {
     if text.len() <= max + CLIP_MARK_ROOM {
         return text.to_string();
     }
@@ -54,12 +43,12 @@ pub fn clip(text: &str, max: usize) -> String {
 }
 
 /// Like [`clip`], without copying a text that fits.
-pub fn clip_owned(text: String, max: usize) -> String {
+pub(crate) fn clip_owned(text: String, max: usize) -> String {
     if text.len() <= max + CLIP_MARK_ROOM { text } else { clip(&text, max) }
 }
 
 /// [`clip`] for a bilingual text.
-pub fn clip_text(text: Text, max: usize) -> Text {
+pub(crate) fn clip_text(text: Text, max: usize) -> Text {
     if text.de.len() <= max + CLIP_MARK_ROOM && text.en.len() <= max + CLIP_MARK_ROOM {
         return text;
     }
@@ -81,7 +70,7 @@ pub fn clip_text(text: Text, max: usize) -> Text {
 /// so a check that makes millions of statements keeps a bounded trace. Every text in an event is
 /// clipped to [`GUEST_TEXT_BYTES_MAX`] as it is recorded.
 #[derive(Debug, Default)]
-pub struct Trace {
+pub(crate) struct Trace {
     events: Vec<TraceEvent>,
     bytes: usize,
     omitted: u32,
@@ -89,7 +78,7 @@ pub struct Trace {
 }
 
 impl Trace {
-    pub fn push(&mut self, event: TraceEvent) {
+    pub(crate) fn push(&mut self, event: TraceEvent) {
         if self.full {
             self.omitted = self.omitted.saturating_add(1);
             return;
@@ -105,14 +94,14 @@ impl Trace {
         self.events.push(event);
     }
 
-    pub fn extend<I: IntoIterator<Item = TraceEvent>>(&mut self, events: I) {
+    pub(crate) fn extend<I: IntoIterator<Item = TraceEvent>>(&mut self, events: I) {
         for event in events {
             self.push(event);
         }
     }
 
     /// Appends another recorded trace, with the events it left out.
-    pub fn append(&mut self, other: Trace) {
+    pub(crate) fn append(&mut self, other: Trace) {
         let omitted = other.omitted;
         self.extend(other.events);
         self.omitted = self.omitted.saturating_add(omitted);
@@ -123,20 +112,18 @@ impl Trace {
     }
 
     /// The recorded events and the number left out.
-    pub fn into_parts(self) -> (Vec<TraceEvent>, u32) {
+    pub(crate) fn into_parts(self) -> (Vec<TraceEvent>, u32) {
         (self.events, self.omitted)
     }
 
-    pub fn len(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn len(&self) -> usize {
         self.events.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
-    }
-
     /// Bytes recorded (as JSON).
-    pub fn bytes(&self) -> usize {
+    #[cfg(test)]
+    pub(crate) fn bytes(&self) -> usize {
         self.bytes
     }
 }
@@ -190,7 +177,7 @@ pub struct CrashPoints {
 
 impl CrashPoints {
     /// Every crash point found.
-    pub fn total(&self) -> u32 {
+    pub(crate) fn total(&self) -> u32 {
         self.writes + self.commits + self.calls
     }
 }
@@ -211,7 +198,7 @@ pub enum Boundary {
 
 impl Boundary {
     /// "nach Schreibzugriff 2" / "nach dem COMMIT der 1. Transaktion".
-    pub fn describe(&self) -> Text {
+    pub(crate) fn describe(&self) -> Text {
         match *self {
             Boundary::Write { write, .. } => {
                 Text { de: format!("nach Schreibzugriff {write}"), en: format!("after write {write}") }
@@ -226,7 +213,7 @@ impl Boundary {
 }
 
 /// "nach `send_mail`, vor dem COMMIT": a crash point right after a call to an outside service.
-pub fn call_boundary(name: &str, in_transaction: bool) -> Text {
+pub(crate) fn call_boundary(name: &str, in_transaction: bool) -> Text {
     if in_transaction {
         Text {
             de: format!("nach `{name}`, vor dem COMMIT"),
@@ -241,7 +228,7 @@ pub fn call_boundary(name: &str, in_transaction: bool) -> Text {
 /// the consumer. Crash points are the durable boundaries (after every write and every COMMIT); a
 /// crash anywhere else adds nothing (decision record 0045 in `docs/decisions/` says why).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CrashPoint {
+pub(crate) struct CrashPoint {
     /// Its number in the delivery, from 1, in the order the points happen.
     pub number: u32,
     pub after: Boundary,
@@ -256,7 +243,7 @@ pub struct CrashPoint {
 const QUOTED_SQL_CHARS: usize = 60;
 
 /// `sql` on one line, cut after [`QUOTED_SQL_CHARS`] characters with " …".
-pub fn quote_sql(sql: &str) -> String {
+pub(crate) fn quote_sql(sql: &str) -> String {
     let line = sql.split_whitespace().collect::<Vec<_>>().join(" ");
     if line.chars().count() <= QUOTED_SQL_CHARS {
         return line;
@@ -272,7 +259,7 @@ pub fn quote_sql(sql: &str) -> String {
 impl CrashPoint {
     /// Where the point lies, for a student: "nach dem COMMIT der 1. Transaktion, vor der nächsten
     /// Anweisung `UPDATE punkte …`".
-    pub fn describe(&self) -> Text {
+    pub(crate) fn describe(&self) -> Text {
         let after = self.after.describe();
         let (what_de, what_en) = match self.after {
             Boundary::Write { autocommit: true, .. } => (
@@ -479,7 +466,7 @@ impl TraceEvent {
 }
 
 /// "Absturzpunkte: 4/4 (3 nach Schreibzugriffen, 1 nach COMMIT), falsch an Absturzpunkt 2: …".
-pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
+pub(crate) fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
     let de = lang == Lang::De;
     let mut line = if de {
         format!(
@@ -522,7 +509,7 @@ pub fn crash_points_line(points: &CrashPoints, lang: Lang) -> String {
     line
 }
 
-pub fn row_text(row: &[SqlValue]) -> String {
+pub(crate) fn row_text(row: &[SqlValue]) -> String {
     format!("({})", row.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
 }
 

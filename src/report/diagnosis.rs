@@ -98,7 +98,7 @@ pub struct Facts {
 impl Facts {
     /// How the failing delivery ended, as the catalogue of mistakes names it: `processed`,
     /// `duplicate`, `error`, or `none` (it crashed or died before returning).
-    pub fn returned_name(&self) -> &'static str {
+    pub(crate) fn returned_name(&self) -> &'static str {
         match self.returned {
             Some(1) => "processed",
             Some(0) => "duplicate",
@@ -148,7 +148,7 @@ pub enum Memory {
 }
 
 impl Effect {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Effect::Right => "right",
             Effect::Missing => "missing",
@@ -162,7 +162,7 @@ impl Effect {
         }
     }
 
-    pub const ALL: [Effect; 9] = [
+    pub(crate) const ALL: [Effect; 9] = [
         Effect::Right,
         Effect::Missing,
         Effect::Doubled,
@@ -176,7 +176,7 @@ impl Effect {
 }
 
 impl Memory {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Memory::Right => "right",
             Memory::Missing => "missing",
@@ -186,6 +186,6 @@ impl Memory {
         }
     }
 
-    pub const ALL: [Memory; 5] =
+    pub(crate) const ALL: [Memory; 5] =
         [Memory::Right, Memory::Missing, Memory::Extra, Memory::Differs, Memory::Unknown];
 }

@@ -20,7 +20,7 @@ use super::{CheckDetail, CheckReport, Report};
 use crate::text::Lang;
 
 /// The German or the English text.
-pub fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
+pub(crate) fn t<'a>(lang: Lang, de: &'a str, en: &'a str) -> &'a str {
     if lang == Lang::De { de } else { en }
 }
 

@@ -8,7 +8,7 @@ pub mod diagram;
 pub mod html;
 pub mod prediction;
 mod render_text;
-pub mod roles;
+pub(crate) mod roles;
 mod size;
 pub mod state;
 pub mod trace_text;
@@ -32,7 +32,7 @@ pub enum GraderKind {
 }
 
 impl GraderKind {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             GraderKind::Consumer => "consumer",
             GraderKind::Prediction => "prediction",
@@ -121,7 +121,7 @@ pub enum Verdict {
 
 impl Verdict {
     /// Every verdict, in the order the API lists them.
-    pub const ALL: [Verdict; 3] = [Verdict::Passed, Verdict::Failed, Verdict::Rejected];
+    pub(crate) const ALL: [Verdict; 3] = [Verdict::Passed, Verdict::Failed, Verdict::Rejected];
 
     /// The verdict's name in the API, in reports and in filters (what serde writes, too).
     pub fn name(self) -> &'static str {
@@ -133,12 +133,12 @@ impl Verdict {
     }
 
     /// The verdict `name` names.
-    pub fn from_name(name: &str) -> Option<Verdict> {
+    pub(crate) fn from_name(name: &str) -> Option<Verdict> {
         Verdict::ALL.into_iter().find(|v| v.name() == name)
     }
 
     /// A filter's verdict as a name, or the text that says it is none of them.
-    pub fn check_name(name: &str) -> Result<Verdict, crate::text::Text> {
+    pub(crate) fn check_name(name: &str) -> Result<Verdict, crate::text::Text> {
         Verdict::from_name(name).ok_or_else(|| {
             let names = Verdict::ALL.map(Verdict::name).join(", ");
             crate::text::Text::new(

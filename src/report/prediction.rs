@@ -43,7 +43,7 @@ pub struct Parameter {
 }
 
 /// Renders a part's evidence for the terminal (the failure line already names both values).
-pub fn render_detail_text(detail: &PredictionDetail, lang: Lang, out: &mut String) {
+pub(crate) fn render_detail_text(detail: &PredictionDetail, lang: Lang, out: &mut String) {
     if !detail.parameters.is_empty() {
         let label = if lang == Lang::De { "Parameter" } else { "Parameters" };
         let values: Vec<String> =

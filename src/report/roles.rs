@@ -20,7 +20,7 @@ pub enum Role {
 }
 
 impl Role {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Role::Memory => "memory",
             Role::Effect => "effect",
@@ -48,7 +48,7 @@ pub struct Roles {
 impl Roles {
     /// Roles from the queries (`name`, `sql`, declared role), the initial state, the reference's
     /// state after the fresh message, and that message's id.
-    pub fn infer(
+    pub(crate) fn infer(
         queries: &[(&str, &str, Option<Role>)],
         initial: &State,
         after_fresh: &State,
@@ -74,12 +74,12 @@ impl Roles {
     }
 
     /// The names of the queries with `role`.
-    pub fn names(&self, role: Role) -> Vec<String> {
+    pub(crate) fn names(&self, role: Role) -> Vec<String> {
         self.queries.iter().filter(|q| q.role == role).map(|q| q.name.clone()).collect()
     }
 
     /// The role of the table `table` (as a statement names it), if a query reads it.
-    pub fn of_table(&self, table: &str) -> Option<Role> {
+    pub(crate) fn of_table(&self, table: &str) -> Option<Role> {
         let table = table.to_ascii_lowercase();
         self.queries.iter().find(|q| q.table == table).map(|q| q.role)
     }
@@ -137,14 +137,14 @@ fn bare(name: &str) -> String {
 }
 
 /// The table a query reads: the word after its first `FROM`.
-pub fn read_table(sql: &str) -> String {
+pub(crate) fn read_table(sql: &str) -> String {
     let words = words(sql);
     words.iter().position(|w| w == "from").and_then(|i| words.get(i + 1)).map(|t| bare(t)).unwrap_or_default()
 }
 
 /// The table a statement writes: `INSERT [OR …] INTO t`, `REPLACE INTO t`, `UPDATE [OR …] t`,
 /// `DELETE FROM t`; `None` for any other statement.
-pub fn written_table(sql: &str) -> Option<String> {
+pub(crate) fn written_table(sql: &str) -> Option<String> {
     let words = words(sql);
     let first = words.first()?.as_str();
     let after = |keyword: &str| words.iter().position(|w| w == keyword).and_then(|i| words.get(i + 1));

@@ -29,7 +29,7 @@ impl SqlValue {
     }
 
     /// SQLite's own ordering of values (NULL, numbers, text, blobs), total for sorting.
-    pub fn total_cmp(&self, other: &SqlValue) -> Ordering {
+    pub(crate) fn total_cmp(&self, other: &SqlValue) -> Ordering {
         match (self, other) {
             (SqlValue::Integer(a), SqlValue::Integer(b)) => a.cmp(b),
             (SqlValue::Integer(a), SqlValue::Real(b)) => (*a as f64).total_cmp(b),

@@ -326,7 +326,7 @@ fn outside_answer(answer: &str, de: bool) -> &str {
 }
 
 /// The `with` statement of a Python `source` that encloses line `n` (its line number), if any.
-pub fn enclosing_with(source: &str, n: u32) -> Option<u32> {
+pub(crate) fn enclosing_with(source: &str, n: u32) -> Option<u32> {
     let n = n as usize;
     let lines: Vec<&str> = source.lines().collect();
     let indent = |l: &str| l.len() - l.trim_start().len();
@@ -342,7 +342,7 @@ pub fn enclosing_with(source: &str, n: u32) -> Option<u32> {
 
 /// The line a Python COMMIT or ROLLBACK at `line` belongs to: its own when the student wrote
 /// `con.commit()` or `con.rollback()` there, else the `with` whose end issued it.
-pub fn python_transaction_end(source: &str, sql: &str, line: u32) -> u32 {
+pub(crate) fn python_transaction_end(source: &str, sql: &str, line: u32) -> u32 {
     let written =
         source.lines().nth((line as usize).saturating_sub(1)).unwrap_or_default().to_ascii_lowercase();
     let keyword = sql.split_whitespace().next().unwrap_or_default().to_ascii_lowercase();
@@ -356,7 +356,7 @@ pub fn python_transaction_end(source: &str, sql: &str, line: u32) -> u32 {
 /// The lines of `file` that uncaught errors came from in `events`, in order: JavaScript logs
 /// `Uncaught …` and then its stack, innermost frame first; Python logs a traceback whose last frame
 /// of the file raised.
-pub fn uncaught_error_lines<'e>(
+pub(crate) fn uncaught_error_lines<'e>(
     file: &str,
     events: impl IntoIterator<Item = &'e super::consumer::TraceEvent>,
 ) -> Vec<u32> {
@@ -421,7 +421,7 @@ fn render_state(state: &State, out: &mut String, indent: &str) {
 /// Appends the evidence of a failed check to `out`: its trace in `voice`'s words (`source` is
 /// the student's file), or a pointer to the check whose trace it repeats (`same_as`), its crash
 /// points and states, and for a module the fuel it used.
-pub fn render_detail_text(
+pub(crate) fn render_detail_text(
     detail: &ConsumerDetail,
     lang: Lang,
     out: &mut String,
@@ -473,7 +473,7 @@ pub fn render_detail_text(
 }
 
 /// The state before, after and expected (and the second acceptable outcome), then the difference.
-pub fn render_states_text(state: &StateEvidence, lang: Lang, out: &mut String, indent: &str) {
+pub(crate) fn render_states_text(state: &StateEvidence, lang: Lang, out: &mut String, indent: &str) {
     let de = lang == Lang::De;
     let inner = format!("{indent}  ");
     let _ = writeln!(out, "{indent}{}:", if de { "Zustand vorher" } else { "State before" });
@@ -507,7 +507,7 @@ pub fn render_trace(events: &[TraceEvent], lang: Lang, voice: Voice, source: Opt
 }
 
 /// [`render_trace`], each line with the class of what it shows (`crash`, `fault`), if any.
-pub fn render_trace_classed(
+pub(crate) fn render_trace_classed(
     events: &[TraceEvent],
     lang: Lang,
     voice: Voice,

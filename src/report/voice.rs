@@ -21,7 +21,7 @@ pub enum Voice {
 
 impl Voice {
     /// The voice of a source file by its name in the report (`consumer.py`, `consumer.js`).
-    pub fn of_file(file: &str) -> Voice {
+    pub(crate) fn of_file(file: &str) -> Voice {
         if file.ends_with(".py") {
             Voice::Python
         } else if file.ends_with(".js") || file.ends_with(".ts") {
@@ -32,7 +32,7 @@ impl Voice {
     }
 
     /// The value that means "processed", as the student writes it: `True`, `true`, `1`.
-    pub fn processed(self) -> Text {
+    pub(crate) fn processed(self) -> Text {
         Text::same(match self {
             Voice::Module => "1",
             Voice::Python => "`True`",
@@ -41,7 +41,7 @@ impl Voice {
     }
 
     /// The value that means "duplicate, already processed": `False`, `false`, `0`.
-    pub fn duplicate(self) -> Text {
+    pub(crate) fn duplicate(self) -> Text {
         Text::same(match self {
             Voice::Module => "0",
             Voice::Python => "`False`",
@@ -51,7 +51,7 @@ impl Voice {
 
     /// How a delivery that ended with `value` ended: "gab `True` zurück", "ließ eine Ausnahme
     /// durch", "gab 2 zurück".
-    pub fn ended(self, value: i32) -> Text {
+    pub(crate) fn ended(self, value: i32) -> Text {
         match (self, value) {
             (_, 1) => {
                 let v = self.processed();
@@ -68,7 +68,7 @@ impl Voice {
     }
 
     /// What to do so that an error reaches the queue: "lass die Ausnahme durch".
-    pub fn raise(self) -> Text {
+    pub(crate) fn raise(self) -> Text {
         match self {
             Voice::Module => {
                 Text::new("gib einen Wert ungleich 0 und 1 zurück", "return a value other than 0 and 1")
@@ -85,7 +85,7 @@ impl Voice {
     }
 
     /// How the student puts two writes into one transaction.
-    pub fn transaction(self) -> Text {
+    pub(crate) fn transaction(self) -> Text {
         match self {
             Voice::Module => Text::new(
                 "ein `BEGIN` vor dem ersten Schreibzugriff, ein `COMMIT` nach dem letzten",
@@ -103,7 +103,7 @@ impl Voice {
     }
 
     /// How to end a transaction after an error was caught.
-    pub fn close(self) -> Text {
+    pub(crate) fn close(self) -> Text {
         match self {
             Voice::Module => Text::new(
                 "Rolle die Transaktion mit `ROLLBACK` zurück, bevor du zurückkehrst.",
@@ -122,7 +122,7 @@ impl Voice {
 
     /// A statement as the student wrote it: `con.execute("…", (7,))`, `db.prepare("…").run(7)`,
     /// or ABI v1's `db.exec …` for a module. `query` is a statement that reads a row.
-    pub fn statement(self, call: &str, sql: &str, params: &[String], query: bool) -> String {
+    pub(crate) fn statement(self, call: &str, sql: &str, params: &[String], query: bool) -> String {
         let quoted = sql.replace('"', "\\\"");
         match self {
             Voice::Module => {
@@ -150,7 +150,7 @@ impl Voice {
 
     /// The error a failed statement raises in the student's language, before SQLite's own message:
     /// `IntegrityError`, `SqliteError`; for a module the ABI status in words.
-    pub fn statement_error(self, status: i32) -> Text {
+    pub(crate) fn statement_error(self, status: i32) -> Text {
         use super::consumer::status;
         match self {
             Voice::Python => Text::same(match status {

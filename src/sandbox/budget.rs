@@ -21,7 +21,7 @@ pub struct OverBudget {
 }
 
 impl OverBudget {
-    pub fn rejection(&self) -> Rejection {
+    pub(crate) fn rejection(&self) -> Rejection {
         Rejection {
             code: "compile-budget".into(),
             message: Text {

@@ -19,7 +19,7 @@ use crate::limits::{
 };
 
 /// Tokens in one shingle of a source fingerprint.
-pub const SOURCE_SHINGLE_TOKENS: usize = 5;
+pub(crate) const SOURCE_SHINGLE_TOKENS: usize = 5;
 
 /// Python's keywords (and the constants a program spells as words): kept as they are, since they
 /// carry the program's shape, while every other name becomes `ID`.
@@ -32,7 +32,7 @@ const KEYWORDS: &[&str] = &[
 /// The token fingerprint of source text: the sorted set of the hashes of every run of
 /// [`SOURCE_SHINGLE_TOKENS`] tokens, names, numbers and strings replaced by their kind, comments
 /// dropped. Empty for a text with fewer tokens than a shingle.
-pub fn source_fingerprint(text: &str) -> Vec<u64> {
+pub(crate) fn source_fingerprint(text: &str) -> Vec<u64> {
     let mut tokens: Vec<String> = Vec::new();
     let mut chars = text.chars().peekable();
     while let Some(&c) = chars.peek() {
@@ -87,7 +87,7 @@ pub fn source_fingerprint(text: &str) -> Vec<u64> {
 
 /// The sorted set of function-body hashes of `bytes` (binary wasm or WebAssembly text), or none
 /// if it is not a module that can be read.
-pub fn fingerprint(bytes: &[u8]) -> Option<Vec<u64>> {
+pub(crate) fn fingerprint(bytes: &[u8]) -> Option<Vec<u64>> {
     if bytes.len() > crate::limits::MODULE_BYTES_MAX {
         return None;
     }

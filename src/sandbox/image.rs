@@ -25,7 +25,7 @@ static INJECTED_REFUSALS: AtomicU32 = AtomicU32::new(0);
 
 /// Makes the copy-on-write memory image of `module` now, trying again after a refusal; a no-op once
 /// it is made. The error names the attempts and what the last one met.
-pub fn prepare(module: &Module) -> Result<(), String> {
+pub(crate) fn prepare(module: &Module) -> Result<(), String> {
     let mut last = String::new();
     for attempt in 1..=MEMORY_IMAGE_ATTEMPTS_MAX {
         let made = if take_injected_refusal() {
@@ -50,7 +50,7 @@ pub fn prepare(module: &Module) -> Result<(), String> {
 /// Makes the next `refusals` attempts of [`prepare`] in this process fail as the kernel's refusal
 /// does (`u32::MAX`: every one). Only a grading process whose test asked for fault injection calls
 /// this.
-pub fn inject_refusals(refusals: u32) {
+pub(crate) fn inject_refusals(refusals: u32) {
     INJECTED_REFUSALS.store(refusals, Ordering::SeqCst);
 }
 

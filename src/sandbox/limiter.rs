@@ -6,7 +6,7 @@ use wasmtime::ResourceLimiter;
 
 /// A limit the guest ran into.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum LimitHit {
+pub(crate) enum LimitHit {
     #[error("memory limit: the module tried to grow its memory to {desired} bytes; the limit is {max} bytes")]
     Memory { desired: u64, max: u64 },
     #[error("table limit: the module tried to grow a table to {desired} elements; the limit is {max}")]
@@ -14,7 +14,7 @@ pub enum LimitHit {
 }
 
 #[derive(Debug)]
-pub struct GuestLimiter {
+pub(crate) struct GuestLimiter {
     pub memory_bytes: u64,
     pub table_elements: usize,
     /// The first limit hit, if any.
@@ -22,7 +22,7 @@ pub struct GuestLimiter {
 }
 
 impl GuestLimiter {
-    pub fn new(memory_bytes: u64, table_elements: usize) -> Self {
+    pub(crate) fn new(memory_bytes: u64, table_elements: usize) -> Self {
         GuestLimiter { memory_bytes, table_elements, hit: None }
     }
 }

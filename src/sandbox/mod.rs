@@ -7,10 +7,10 @@
 //! hit, and the wasm stack is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
 
 pub mod budget;
-pub mod fingerprint;
-pub mod image;
-pub mod limiter;
-pub mod module_cache;
+pub(crate) mod fingerprint;
+pub(crate) mod image;
+pub(crate) mod limiter;
+pub(crate) mod module_cache;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -31,7 +31,7 @@ use crate::report::Rejection;
 use crate::text;
 
 /// How often the engine's epoch advances; deadlines are counted in these ticks.
-pub const EPOCH_TICK: Duration = Duration::from_millis(10);
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// The engine for `compiler` with the default wasm stack ([`WASM_STACK_BYTES_MAX`]) and pooled
 /// instances, created once per process with the epoch ticker running.
@@ -51,13 +51,13 @@ pub fn engine_with_stack(compiler: Compiler, stack_bytes: usize) -> Result<&'sta
 /// The engine that runs guests under `limits` with `compiler`: its wasm stack is the exercise's,
 /// and its instances come from a pool when the exercise's memory, tables and instance size fit a
 /// pool slot ([`Allocation::for_limits`]), else they are allocated one by one.
-pub fn engine_for(compiler: Compiler, limits: &Limits) -> Result<&'static Engine, String> {
+pub(crate) fn engine_for(compiler: Compiler, limits: &Limits) -> Result<&'static Engine, String> {
     engine_of(compiler, limits.wasm_stack_bytes, Allocation::for_limits(limits))
 }
 
 /// How an engine allocates the memories, tables and fiber stacks of its instances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Allocation {
+pub(crate) enum Allocation {
     /// From slots reserved when the engine is made (wasmtime's pooling allocator): starting an
     /// instance maps nothing new, and a slot used by the same module before keeps its memory image.
     /// The slots bound what an instance may have: [`MEMORY_BYTES_MAX`] of memory,
@@ -69,7 +69,7 @@ pub enum Allocation {
 
 impl Allocation {
     /// Pooled when every instance an exercise allows fits a pool slot.
-    pub fn for_limits(limits: &Limits) -> Allocation {
+    pub(crate) fn for_limits(limits: &Limits) -> Allocation {
         let fits = limits.memory_bytes <= MEMORY_BYTES_MAX
             && limits.table_elements <= TABLE_ELEMENTS_MAX
             && limits.wasm_tables <= WASM_TABLES_MAX
@@ -143,7 +143,7 @@ fn new_engine(compiler: Compiler, stack_bytes: usize, allocation: Allocation) ->
 /// Instance slots of a pooled engine in this process: [`POOL_SLOTS_WORKER`] in a grading worker
 /// process (one grading at a time, under an address-space limit), [`POOL_SLOTS_SHARED`] in any
 /// other process (gradings on many threads at once; the slots are address space, not memory).
-pub fn pool_slots() -> u32 {
+pub(crate) fn pool_slots() -> u32 {
     if grading_process_limited() { POOL_SLOTS_WORKER } else { POOL_SLOTS_SHARED }
 }
 
@@ -154,7 +154,7 @@ fn pooled_engines_max() -> usize {
 }
 
 /// Host stack a thread needs beside the wasm stack: the harness, SQLite and wasmtime's own frames.
-pub const HOST_STACK_BYTES: usize = 1536 * 1024;
+pub(crate) const HOST_STACK_BYTES: usize = 1536 * 1024;
 
 /// Runs `f` where a wasm stack of `stack_bytes` fits: on this thread when it is the default (every
 /// thread that grades has room for it) or this thread was made for it, otherwise on a thread of its
@@ -263,7 +263,7 @@ fn start_epoch_ticker(engine: Engine) {
 }
 
 /// Epoch ticks for a wall-clock budget in milliseconds (at least one).
-pub fn epoch_ticks(ms: u64) -> u64 {
+pub(crate) fn epoch_ticks(ms: u64) -> u64 {
     (ms / EPOCH_TICK.as_millis() as u64).max(1)
 }
 
@@ -296,7 +296,7 @@ impl ValKind {
 }
 
 impl ImportSpec {
-    pub fn signature(&self) -> String {
+    pub(crate) fn signature(&self) -> String {
         let params: Vec<_> = self.params.iter().map(|p| p.name()).collect();
         let results: Vec<_> = self.results.iter().map(|p| p.name()).collect();
         format!(
@@ -311,7 +311,7 @@ impl ImportSpec {
 
 /// What a module must provide and may use.
 #[derive(Debug, Clone)]
-pub struct ModuleContract<'a> {
+pub(crate) struct ModuleContract<'a> {
     pub imports: &'a [ImportSpec],
     /// The exported function the harness calls: no parameters, returns i32.
     pub entry: &'a str,
@@ -323,7 +323,7 @@ const WASM_MAGIC: &[u8; 4] = b"\0asm";
 const ELF_MAGIC: &[u8; 4] = b"\x7fELF";
 
 /// Compiles and validates untrusted bytes (binary wasm or WAT text) against `contract`.
-pub fn load_module(
+pub(crate) fn load_module(
     engine: &Engine,
     bytes: &[u8],
     limits: &Limits,
@@ -334,7 +334,7 @@ pub fn load_module(
 
 /// [`load_module`] for a module Prüfstein trusts (an exercise's reference solution): the same
 /// checks, and compiled through the process's module cache ([`module_cache`]) where one is enabled.
-pub fn load_trusted_module(
+pub(crate) fn load_trusted_module(
     engine: &Engine,
     bytes: &[u8],
     limits: &Limits,
@@ -610,7 +610,7 @@ pub fn grading_process_limited() -> bool {
 /// Call it only in a dedicated grading worker process, never in the service process: the cap is
 /// process-wide and would also bind the service's own store.
 #[allow(unsafe_code)] // SQLite's C API: the heap limit has no safe wrapper.
-pub fn limit_grading_process() -> u64 {
+pub(crate) fn limit_grading_process() -> u64 {
     GRADING_PROCESS_LIMITED.store(true, std::sync::atomic::Ordering::Relaxed);
     let max = crate::limits::GRADING_PROCESS_SQL_HEAP_BYTES_MAX;
     // SAFETY: sets a process-wide SQLite setting; SQLite synchronises it internally.

@@ -46,7 +46,7 @@ const DATA_NAME_DOMAIN: &[u8] = b"pruefstein data cache v1";
 
 /// A directory of compiled modules.
 #[derive(Debug)]
-pub struct ModuleCache {
+pub(crate) struct ModuleCache {
     dir: PathBuf,
     key: [u8; KEY_BYTES],
     bytes_max: u64,
@@ -55,7 +55,7 @@ pub struct ModuleCache {
 
 /// What a cache did since it was opened.
 #[derive(Debug, Default)]
-pub struct Counts {
+pub(crate) struct Counts {
     /// Modules deserialized from an entry.
     pub hits: AtomicU64,
     /// Modules compiled (no entry, or a refused one).
@@ -73,14 +73,14 @@ static PROCESS_CACHE: OnceLock<ModuleCache> = OnceLock::new();
 
 /// Makes this process compile trusted modules through the cache at `dir` (created if missing).
 /// Once per process; a second call is an error.
-pub fn enable(dir: &Path) -> Result<(), String> {
+pub(crate) fn enable(dir: &Path) -> Result<(), String> {
     let cache = ModuleCache::open(dir, MODULE_CACHE_BYTES_MAX)?;
     PROCESS_CACHE.set(cache).map_err(|_| "the module cache is enabled already".to_string())
 }
 
 /// Compiles `binary`, a module Prüfstein trusts (never a student's), through this process's cache
 /// if one is enabled.
-pub fn compile_trusted(engine: &Engine, binary: &[u8]) -> wasmtime::Result<Module> {
+pub(crate) fn compile_trusted(engine: &Engine, binary: &[u8]) -> wasmtime::Result<Module> {
     match PROCESS_CACHE.get() {
         Some(cache) => cache.compile(engine, binary),
         None => Module::from_binary(engine, binary),
@@ -88,13 +88,13 @@ pub fn compile_trusted(engine: &Engine, binary: &[u8]) -> wasmtime::Result<Modul
 }
 
 /// The cache this process compiles trusted modules through, if one was enabled ([`enable`]).
-pub fn process_cache() -> Option<&'static ModuleCache> {
+pub(crate) fn process_cache() -> Option<&'static ModuleCache> {
     PROCESS_CACHE.get()
 }
 
 /// The cache directory of a user's `pruefstein grade`: `$XDG_CACHE_HOME/pruefstein/modules`, else
 /// `$HOME/.cache/pruefstein/modules`; none without either.
-pub fn user_cache_dir() -> Option<PathBuf> {
+pub(crate) fn user_cache_dir() -> Option<PathBuf> {
     let base =
         std::env::var_os("XDG_CACHE_HOME").filter(|v| !v.is_empty()).map(PathBuf::from).or_else(|| {
             std::env::var_os("HOME").filter(|v| !v.is_empty()).map(|h| PathBuf::from(h).join(".cache"))
@@ -104,7 +104,7 @@ pub fn user_cache_dir() -> Option<PathBuf> {
 
 impl ModuleCache {
     /// Opens the cache at `dir`, creating it (mode 0700) and its key (mode 0600) if missing.
-    pub fn open(dir: &Path, bytes_max: u64) -> Result<ModuleCache, String> {
+    pub(crate) fn open(dir: &Path, bytes_max: u64) -> Result<ModuleCache, String> {
         Self::open_owned_by(dir, bytes_max, None)
     }
 
@@ -180,18 +180,19 @@ impl ModuleCache {
     }
 
     /// What the cache did so far.
-    pub fn counts(&self) -> &Counts {
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> &Counts {
         &self.counts
     }
 
     /// The path of the entry for `binary` compiled by `engine`.
-    pub fn entry_path(&self, engine: &Engine, binary: &[u8]) -> PathBuf {
+    pub(crate) fn entry_path(&self, engine: &Engine, binary: &[u8]) -> PathBuf {
         self.dir.join(format!("{}.{ENTRY_EXTENSION}", entry_name(engine, binary)))
     }
 
     /// `binary` compiled by `engine`: deserialized from its entry when one verifies, else compiled
     /// and stored.
-    pub fn compile(&self, engine: &Engine, binary: &[u8]) -> wasmtime::Result<Module> {
+    pub(crate) fn compile(&self, engine: &Engine, binary: &[u8]) -> wasmtime::Result<Module> {
         let path = self.entry_path(engine, binary);
         if let Some(module) = self.load(engine, &path) {
             self.counts.hits.fetch_add(1, Ordering::Relaxed);
@@ -212,7 +213,7 @@ impl ModuleCache {
     /// file (its version, size, modification time and inode name the entry), so that a rebuilt program
     /// never reads what another build computed. `None` when there is no entry, or it fails its MAC
     /// or size (it is then removed).
-    pub fn load_data(&self, kind: &str, key: &[u8]) -> Option<Vec<u8>> {
+    pub(crate) fn load_data(&self, kind: &str, key: &[u8]) -> Option<Vec<u8>> {
         let path = self.data_path(kind, key)?;
         let bytes = self.read_verified(&path)?;
         self.counts.data_hits.fetch_add(1, Ordering::Relaxed);
@@ -221,7 +222,7 @@ impl ModuleCache {
 
     /// Keeps `bytes` under `kind` and `key` for [`ModuleCache::load_data`]; an entry that cannot be
     /// written only costs the next process the work again.
-    pub fn store_data(&self, kind: &str, key: &[u8], bytes: &[u8]) {
+    pub(crate) fn store_data(&self, kind: &str, key: &[u8], bytes: &[u8]) {
         let Some(path) = self.data_path(kind, key) else { return };
         if self.store(&path, bytes).is_ok() {
             self.evict();

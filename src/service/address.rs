@@ -7,14 +7,14 @@ use std::net::IpAddr;
 /// A client address as the bound counts it: an IPv4 address, the /64 network of an IPv6 address
 /// (what one subscriber gets), or none known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum AddressKey {
+pub(crate) enum AddressKey {
     V4([u8; 4]),
     V6([u8; 8]),
     Unknown,
 }
 
 impl AddressKey {
-    pub fn of(ip: IpAddr) -> AddressKey {
+    pub(crate) fn of(ip: IpAddr) -> AddressKey {
         match ip {
             IpAddr::V4(v4) => AddressKey::V4(v4.octets()),
             IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
@@ -45,14 +45,14 @@ impl fmt::Display for AddressKey {
 
 /// A network of trusted proxies (`10.0.0.0/8`, `::1`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Network {
+pub(crate) struct Network {
     address: IpAddr,
     prefix: u8,
 }
 
 impl Network {
     /// Parses `ADDRESS` or `ADDRESS/PREFIX`.
-    pub fn parse(text: &str) -> Result<Network, String> {
+    pub(crate) fn parse(text: &str) -> Result<Network, String> {
         let (address, prefix) = match text.trim().split_once('/') {
             Some((address, prefix)) => (address, Some(prefix)),
             None => (text.trim(), None),
@@ -71,7 +71,7 @@ impl Network {
         Ok(Network { address, prefix })
     }
 
-    pub fn contains(&self, ip: IpAddr) -> bool {
+    pub(crate) fn contains(&self, ip: IpAddr) -> bool {
         let ip = match ip {
             IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
             v4 => v4,
@@ -90,7 +90,11 @@ impl Network {
 /// The client's address: the peer, or behind trusted proxies the last address of
 /// `X-Forwarded-For` (the values of all such headers, in order) that is not a trusted proxy.
 /// An entry that is not an address ends the walk at the proxy that added it.
-pub fn client_address(peer: Option<IpAddr>, forwarded_for: &[&str], trusted: &[Network]) -> AddressKey {
+pub(crate) fn client_address(
+    peer: Option<IpAddr>,
+    forwarded_for: &[&str],
+    trusted: &[Network],
+) -> AddressKey {
     let Some(mut client) = peer else { return AddressKey::Unknown };
     if trusted.is_empty() {
         return AddressKey::of(client);

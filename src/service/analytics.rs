@@ -25,7 +25,7 @@ fn verdict_of(record: &SubmissionRecord) -> Option<Verdict> {
 
 /// One check (or part) that failing submissions fail.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct CheckShare {
+pub(crate) struct CheckShare {
     pub check: String,
     /// The check's title as the reports name it, in German and English.
     #[schema(value_type = Object)]
@@ -38,7 +38,7 @@ pub struct CheckShare {
 
 /// A mutant of the exercise and the failing submissions that fail exactly its checks.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct MutantShare {
+pub(crate) struct MutantShare {
     /// The mutant's file in the exercise folder.
     pub mutant: String,
     /// The checks it fails when graded.
@@ -50,7 +50,7 @@ pub struct MutantShare {
 /// `.wat`), with the exercise's one line about it, and the failing submissions that behave like
 /// any of them.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct MistakeShare {
+pub(crate) struct MistakeShare {
     /// The mutants' file name without its extension.
     pub mistake: String,
     /// The exercise's line about it (`[consumer.mutant_descriptions]`), if it has one.
@@ -65,7 +65,7 @@ pub struct MistakeShare {
 
 /// A failing submission and the mutants it behaves like (the same set of failed checks).
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct FailingSubmission {
+pub(crate) struct FailingSubmission {
     pub submission_id: String,
     pub learner: String,
     pub failed_checks: Vec<String>,
@@ -75,7 +75,7 @@ pub struct FailingSubmission {
 
 /// Wrong answers to one part of a prediction exercise.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct PartShare {
+pub(crate) struct PartShare {
     pub part: String,
     /// Graded answers (rejected ones are not answers to a part).
     pub answered: usize,
@@ -86,7 +86,7 @@ pub struct PartShare {
 
 /// Wrong answers among learners whose variant has one value of a parameter.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct ParameterShare {
+pub(crate) struct ParameterShare {
     pub parameter: String,
     pub value: i64,
     pub answered: usize,
@@ -97,13 +97,13 @@ pub struct ParameterShare {
 
 /// A learner's time from the first submission to the first that passed.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct LearnerTime {
+pub(crate) struct LearnerTime {
     pub learner: String,
     pub ms: i64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct TimeToPass {
+pub(crate) struct TimeToPass {
     /// Learners who passed.
     pub learners: usize,
     /// The median over them, in milliseconds (the mean of the middle two for an even count).
@@ -115,7 +115,7 @@ pub struct TimeToPass {
 
 /// The analytics of one exercise.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct Analytics {
+pub(crate) struct Analytics {
     pub exercise: String,
     /// `consumer` or `prediction`.
     pub grader: String,
@@ -161,21 +161,22 @@ pub struct Analytics {
 }
 
 /// The mutants of an exercise version: file and the checks it fails.
-pub type Profiles = Vec<(String, BTreeSet<String>)>;
+pub(crate) type Profiles = Vec<(String, BTreeSet<String>)>;
 
 /// The mutants' profiles by exercise version, computed once per loaded version.
 #[derive(Default)]
-pub struct MutantProfiles(Mutex<HashMap<String, Arc<Profiles>>>);
+pub(crate) struct MutantProfiles(Mutex<HashMap<String, Arc<Profiles>>>);
 
 /// The service's one cache of mutant profiles.
-pub static PROFILES: std::sync::LazyLock<MutantProfiles> = std::sync::LazyLock::new(MutantProfiles::default);
+pub(crate) static PROFILES: std::sync::LazyLock<MutantProfiles> =
+    std::sync::LazyLock::new(MutantProfiles::default);
 
 /// Exercise versions whose mutant profiles are kept; older ones are computed again if asked for.
 const PROFILES_KEPT: usize = 64;
 
 impl MutantProfiles {
     /// The profiles of `exercise` (graded now if this version has none yet).
-    pub fn of(&self, exercise: &Exercise) -> Arc<Profiles> {
+    pub(crate) fn of(&self, exercise: &Exercise) -> Arc<Profiles> {
         let key = exercise.content_hash().to_string();
         if let Some(found) = self.0.lock().unwrap_or_else(|p| p.into_inner()).get(&key) {
             return found.clone();
@@ -203,7 +204,7 @@ fn share(part: usize, whole: usize) -> f64 {
 
 /// Computes the analytics of `exercise` from its submissions (`records`, in id order, at most
 /// `limit` counted), the mutants' `profiles` and each learner's variant parameters.
-pub fn compute(
+pub(crate) fn compute(
     exercise: &Exercise,
     records: &[SubmissionRecord],
     limit: usize,
@@ -404,7 +405,7 @@ fn time_to_first_pass(records: &[SubmissionRecord]) -> TimeToPass {
 }
 
 /// A mutant file's mistake: its file name without the folder and the extension.
-pub fn mistake_of(file: &str) -> &str {
+pub(crate) fn mistake_of(file: &str) -> &str {
     let name = file.rsplit('/').next().unwrap_or(file);
     name.split_once('.').map_or(name, |(stem, _)| stem)
 }
@@ -454,7 +455,7 @@ fn field(text: &str) -> String {
 
 /// The analytics as CSV: one row per figure (`section,name,value,count,total,share`), so that a
 /// spreadsheet can sort and chart them.
-pub fn to_csv(a: &Analytics) -> String {
+pub(crate) fn to_csv(a: &Analytics) -> String {
     use std::fmt::Write;
     let mut out = String::from("section,name,value,count,total,share\n");
     let mut row = |section: &str, name: &str, value: &str, count: usize, total: usize, share: f64| {

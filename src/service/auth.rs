@@ -8,20 +8,20 @@ use sha2::Sha256;
 use crate::submission::sha256_hex;
 
 /// Prefix of client tokens, so that a leaked one is easy to recognise.
-pub const TOKEN_PREFIX: &str = "pst_";
+pub(crate) const TOKEN_PREFIX: &str = "pst_";
 /// Prefix of webhook secrets (Standard Webhooks).
-pub const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
+pub(crate) const WEBHOOK_SECRET_PREFIX: &str = "whsec_";
 
 /// `bytes` bytes from the operating system's generator: credentials must be unpredictable, so they
 /// are the one thing not drawn from a seed.
-pub fn random_bytes(bytes: usize) -> Result<Vec<u8>, String> {
+pub(crate) fn random_bytes(bytes: usize) -> Result<Vec<u8>, String> {
     let mut buffer = vec![0u8; bytes];
     getrandom::fill(&mut buffer).map_err(|e| format!("no randomness from the operating system: {e}"))?;
     Ok(buffer)
 }
 
 /// A new bearer token.
-pub fn new_token() -> Result<String, String> {
+pub(crate) fn new_token() -> Result<String, String> {
     Ok(format!(
         "{TOKEN_PREFIX}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes(32)?)
@@ -29,11 +29,11 @@ pub fn new_token() -> Result<String, String> {
 }
 
 /// The prefix of a key for the Jobe-compatible endpoint only.
-pub const JOBE_KEY_PREFIX: &str = "pjk_";
+pub(crate) const JOBE_KEY_PREFIX: &str = "pjk_";
 
 /// A new key for the Jobe-compatible endpoint: `pjk_` and 24 random bytes in base64 (36
 /// characters, within CodeRunner's 40).
-pub fn new_jobe_key() -> Result<String, String> {
+pub(crate) fn new_jobe_key() -> Result<String, String> {
     let key = format!(
         "{JOBE_KEY_PREFIX}{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(random_bytes(24)?)
@@ -43,7 +43,7 @@ pub fn new_jobe_key() -> Result<String, String> {
 }
 
 /// A new webhook secret: `whsec_` and 32 random bytes in base64.
-pub fn new_webhook_secret() -> Result<String, String> {
+pub(crate) fn new_webhook_secret() -> Result<String, String> {
     Ok(format!(
         "{WEBHOOK_SECRET_PREFIX}{}",
         base64::engine::general_purpose::STANDARD.encode(random_bytes(32)?)
@@ -64,7 +64,7 @@ pub fn hmac_sha256(key: &[u8], message: &[u8]) -> [u8; 32] {
 }
 
 /// The key bytes of a webhook secret (`whsec_<base64>`); a secret in another form is used as is.
-pub fn webhook_key(secret: &str) -> Vec<u8> {
+pub(crate) fn webhook_key(secret: &str) -> Vec<u8> {
     secret
         .strip_prefix(WEBHOOK_SECRET_PREFIX)
         .and_then(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok())
@@ -72,7 +72,7 @@ pub fn webhook_key(secret: &str) -> Vec<u8> {
 }
 
 /// The Standard Webhooks signature header value: `v1,<base64 HMAC-SHA256(id.timestamp.body)>`.
-pub fn sign_webhook(secret: &str, event_id: &str, timestamp: i64, body: &[u8]) -> String {
+pub(crate) fn sign_webhook(secret: &str, event_id: &str, timestamp: i64, body: &[u8]) -> String {
     let mut message = format!("{event_id}.{timestamp}.").into_bytes();
     message.extend_from_slice(body);
     let mac = hmac_sha256(&webhook_key(secret), &message);
@@ -80,13 +80,13 @@ pub fn sign_webhook(secret: &str, event_id: &str, timestamp: i64, body: &[u8]) -
 }
 
 /// The token of a report link: HMAC of the submission id under the report key, 128 bits in hex.
-pub fn report_token(report_key: &[u8], submission_id: &str) -> String {
+pub(crate) fn report_token(report_key: &[u8], submission_id: &str) -> String {
     let mac = hmac_sha256(report_key, format!("report:{submission_id}").as_bytes());
     hex::encode(&mac[..16])
 }
 
 /// Compares a presented report token in constant time.
-pub fn report_token_valid(report_key: &[u8], submission_id: &str, presented: &str) -> bool {
+pub(crate) fn report_token_valid(report_key: &[u8], submission_id: &str, presented: &str) -> bool {
     let expected = report_token(report_key, submission_id);
     expected.len() == presented.len()
         && expected.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
@@ -96,7 +96,13 @@ pub fn report_token_valid(report_key: &[u8], submission_id: &str, presented: &st
 /// (the client the submissions belong to, the exercise, the learner, and the LTI launch context
 /// whose line item receives the scores, if any), 128 bits in hex. Fields are length-prefixed, so
 /// that no two different links share a message.
-pub fn page_token(key: &[u8], client_id: i64, exercise: &str, learner: &str, context: Option<i64>) -> String {
+pub(crate) fn page_token(
+    key: &[u8],
+    client_id: i64,
+    exercise: &str,
+    learner: &str,
+    context: Option<i64>,
+) -> String {
     let context = context.map(|c| c.to_string()).unwrap_or_default();
     let mut message = format!("page:{client_id}");
     for field in [exercise, learner, context.as_str()] {
@@ -107,7 +113,7 @@ pub fn page_token(key: &[u8], client_id: i64, exercise: &str, learner: &str, con
 }
 
 /// Compares a presented token with the expected one in constant time.
-pub fn tokens_equal(expected: &str, presented: &str) -> bool {
+pub(crate) fn tokens_equal(expected: &str, presented: &str) -> bool {
     expected.len() == presented.len()
         && expected.bytes().zip(presented.bytes()).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
 }

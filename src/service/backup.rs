@@ -23,7 +23,7 @@ use crate::service::data_dir;
 use crate::service::store::sqlite::{DATABASE_FILE, Durability, SqliteStore};
 
 /// The tables a backup reports the rows of.
-pub const COUNTED_TABLES: [&str; 9] = [
+pub(crate) const COUNTED_TABLES: [&str; 9] = [
     "clients",
     "submissions",
     "jobs",
@@ -117,7 +117,7 @@ pub fn backup(source: &Path, dest: &Path) -> Result<Copied> {
 }
 
 /// Puts the backup `source` into the empty (or absent) data directory `data_dir`, holding its lock.
-pub fn restore(
+pub(crate) fn restore(
     source: &Path,
     data_dir: &Path,
     lock: impl FnOnce(&Path) -> Result<std::fs::File>,

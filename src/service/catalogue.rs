@@ -13,11 +13,11 @@ use crate::exercise::Exercise;
 use crate::limits::{KIT_FILE_BYTES_MAX, KIT_FILES_MAX};
 
 /// The ABI guide's place below the graders folder.
-pub const ABI_GUIDE: &str = "consumer/ABI.md";
+pub(crate) const ABI_GUIDE: &str = "consumer/ABI.md";
 /// Where starter kits live below the graders folder: one folder per kit.
-pub const KITS_DIR: &str = "consumer/kits";
+pub(crate) const KITS_DIR: &str = "consumer/kits";
 
-pub struct Catalogue {
+pub(crate) struct Catalogue {
     exercises: RwLock<Arc<BTreeMap<String, Arc<Exercise>>>>,
     /// The exercises folder, canonical: every served exercise's `dir` is a folder right below it.
     root: PathBuf,
@@ -25,7 +25,7 @@ pub struct Catalogue {
 }
 
 impl Catalogue {
-    pub fn load(exercises_dir: &Path, graders: &Path) -> Result<Catalogue> {
+    pub(crate) fn load(exercises_dir: &Path, graders: &Path) -> Result<Catalogue> {
         let root = exercises_dir
             .canonicalize()
             .with_context(|| format!("exercises folder {}", exercises_dir.display()))?;
@@ -41,32 +41,32 @@ impl Catalogue {
         Ok(Catalogue { exercises: RwLock::new(Arc::new(exercises)), root, graders: graders.to_path_buf() })
     }
 
-    pub fn all(&self) -> Arc<BTreeMap<String, Arc<Exercise>>> {
+    pub(crate) fn all(&self) -> Arc<BTreeMap<String, Arc<Exercise>>> {
         self.exercises.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    pub fn get(&self, slug: &str) -> Option<Arc<Exercise>> {
+    pub(crate) fn get(&self, slug: &str) -> Option<Arc<Exercise>> {
         self.all().get(slug).cloned()
     }
 
-    pub fn slugs(&self) -> Vec<String> {
+    pub(crate) fn slugs(&self) -> Vec<String> {
         self.all().keys().cloned().collect()
     }
 
     /// The exercises folder (canonical).
-    pub fn root(&self) -> &Path {
+    pub(crate) fn root(&self) -> &Path {
         &self.root
     }
 
     /// The folder `slug` is served from.
-    pub fn folder_of(&self, slug: &str) -> Option<PathBuf> {
+    pub(crate) fn folder_of(&self, slug: &str) -> Option<PathBuf> {
         self.get(slug).map(|e| e.dir.clone())
     }
 
     /// Serves what `folder` holds now: the exercise loaded from it before (under whatever slug) gives
     /// way to `exercise`, or to nothing when the folder is gone. Returns the slug served from it
     /// before. Submissions being graded keep the version they started with.
-    pub fn replace_folder(&self, folder: &Path, exercise: Option<Arc<Exercise>>) -> Option<String> {
+    pub(crate) fn replace_folder(&self, folder: &Path, exercise: Option<Arc<Exercise>>) -> Option<String> {
         let mut guard = self.exercises.write().unwrap_or_else(|p| p.into_inner());
         let mut next = BTreeMap::clone(&guard);
         let previous = next.iter().find(|(_, e)| e.dir == folder).map(|(slug, _)| slug.clone());
@@ -81,12 +81,12 @@ impl Catalogue {
     }
 
     /// The ABI guide (Markdown), if the graders folder has it.
-    pub fn abi_guide(&self) -> Option<String> {
+    pub(crate) fn abi_guide(&self) -> Option<String> {
         std::fs::read_to_string(self.graders.join(ABI_GUIDE)).ok()
     }
 
     /// The starter kits present now: name and files (relative paths, sorted).
-    pub fn kits(&self) -> Vec<(String, Vec<String>)> {
+    pub(crate) fn kits(&self) -> Vec<(String, Vec<String>)> {
         let Ok(entries) = std::fs::read_dir(self.graders.join(KITS_DIR)) else { return Vec::new() };
         let mut kits: Vec<(String, Vec<String>)> = entries
             .filter_map(|e| e.ok())
@@ -106,7 +106,7 @@ impl Catalogue {
     }
 
     /// One file of a kit, if it is listed (so nothing outside the kits can be read).
-    pub fn kit_file(&self, kit: &str, file: &str) -> Option<Vec<u8>> {
+    pub(crate) fn kit_file(&self, kit: &str, file: &str) -> Option<Vec<u8>> {
         let (_, files) = self.kits().into_iter().find(|(name, _)| name == kit)?;
         if !files.iter().any(|f| f == file) {
             return None;

@@ -9,7 +9,7 @@ use crate::service::{auth, clock, store};
 
 /// Adds a client (a teacher's, if `teacher`) and returns its token (to be shown once) and its
 /// record.
-pub fn add(config: &Config, name: &str, teacher: bool) -> Result<(String, store::ClientRecord)> {
+pub(crate) fn add(config: &Config, name: &str, teacher: bool) -> Result<(String, store::ClientRecord)> {
     let name = name.trim();
     if name.is_empty()
         || name.len() > crate::limits::CLIENT_NAME_BYTES_MAX
@@ -31,17 +31,17 @@ pub fn add(config: &Config, name: &str, teacher: bool) -> Result<(String, store:
     Ok((token, record))
 }
 
-pub fn list(config: &Config) -> Result<Vec<store::ClientRecord>> {
+pub(crate) fn list(config: &Config) -> Result<Vec<store::ClientRecord>> {
     Ok(open_store(config)?.list_clients()?)
 }
 
-pub fn revoke(config: &Config, name: &str) -> Result<bool> {
+pub(crate) fn revoke(config: &Config, name: &str) -> Result<bool> {
     Ok(open_store(config)?.revoke_client(name, clock::now_ms())?)
 }
 
 /// Gives a client a new token (returned, to be shown once); the one before stays valid for
 /// `grace_ms` (at most [`crate::limits::CLIENT_TOKEN_GRACE_MS_MAX`]). None: no such active client.
-pub fn rotate(config: &Config, name: &str, grace_ms: u64) -> Result<Option<String>> {
+pub(crate) fn rotate(config: &Config, name: &str, grace_ms: u64) -> Result<Option<String>> {
     if grace_ms > crate::limits::CLIENT_TOKEN_GRACE_MS_MAX {
         anyhow::bail!(
             "the grace period may be at most {} days (client_token_grace_ms_max)",
@@ -62,7 +62,7 @@ pub fn rotate(config: &Config, name: &str, grace_ms: u64) -> Result<Option<Strin
 /// A key for the client valid on the Jobe-compatible endpoint only (at most
 /// [`crate::limits::JOBE_KEY_CHARS_MAX`] characters, for CodeRunner's key field). None: no such
 /// active client.
-pub fn jobe_key(config: &Config, name: &str) -> Result<Option<String>> {
+pub(crate) fn jobe_key(config: &Config, name: &str) -> Result<Option<String>> {
     let key = auth::new_jobe_key().map_err(anyhow::Error::msg)?;
     let added = open_store(config)?.add_client_token(
         name,
@@ -74,6 +74,6 @@ pub fn jobe_key(config: &Config, name: &str) -> Result<Option<String>> {
 }
 
 /// Removes a client: revoked, its tokens gone, its name free again; its submissions stay.
-pub fn remove(config: &Config, name: &str) -> Result<bool> {
+pub(crate) fn remove(config: &Config, name: &str) -> Result<bool> {
     Ok(open_store(config)?.remove_client(name, clock::now_ms())?)
 }

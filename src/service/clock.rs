@@ -11,7 +11,7 @@ pub fn now_ms() -> i64 {
 
 /// A duration an operator writes on the command line, in milliseconds: a whole number and its unit,
 /// `s`, `m`, `h` or `d` (`90s`, `30m`, `24h`, `7d`); an error says what is accepted.
-pub fn parse_duration(text: &str) -> Result<u64, String> {
+pub(crate) fn parse_duration(text: &str) -> Result<u64, String> {
     let unit_ms = |unit: &str| match unit {
         "s" => Some(1_000u64),
         "m" => Some(60_000),
@@ -27,7 +27,7 @@ pub fn parse_duration(text: &str) -> Result<u64, String> {
 }
 
 /// `2026-12-03T06:02:56.123Z` for milliseconds since the epoch.
-pub fn rfc3339(ms: i64) -> String {
+pub(crate) fn rfc3339(ms: i64) -> String {
     let secs = ms.div_euclid(1000);
     let millis = ms.rem_euclid(1000);
     let days = secs.div_euclid(86_400);
@@ -44,7 +44,7 @@ pub fn rfc3339(ms: i64) -> String {
 /// Milliseconds since the epoch of an RFC 3339 date-time (`2026-12-03T06:02:56Z`, fractions of a
 /// second and offsets like `+01:00` allowed); none if it is not one, or names a day its month
 /// does not have. Leap seconds are refused.
-pub fn parse_rfc3339(text: &str) -> Option<i64> {
+pub(crate) fn parse_rfc3339(text: &str) -> Option<i64> {
     let bytes = text.as_bytes();
     let number = |from: usize, len: usize| -> Option<i64> {
         let part = text.get(from..from + len)?;
@@ -104,7 +104,7 @@ fn days_in_month(year: i64, month: i64) -> i64 {
 
 /// What [`parse_rfc3339`] takes, as a regular expression (for the OpenAPI document; with the
 /// `date-time` format, which also refuses days a month does not have).
-pub const RFC3339_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
+pub(crate) const RFC3339_PATTERN: &str = "^[0-9]{4}-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])[Tt]([01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9](\\.[0-9]+)?([Zz]|[+-]([01][0-9]|2[0-3]):[0-5][0-9])$";
 
 /// Days since 1970-01-01 of a civil date (the inverse of [`civil_from_days`]).
 fn days_from_civil(year: i64, month: u32, day: u32) -> i64 {

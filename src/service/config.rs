@@ -191,7 +191,7 @@ pub enum Isolation {
 /// default (see the `Default` impl), a key nobody knows stops the start.
 #[derive(Debug, Clone, Deserialize, Serialize)]
 #[serde(default, deny_unknown_fields)]
-pub struct Config {
+pub(crate) struct Config {
     pub bind: String,
     /// Where the operator's routes are served apart from the public ones (None: with them).
     pub admin_bind: Option<String>,
@@ -276,7 +276,7 @@ impl Default for Config {
 }
 
 impl Config {
-    pub fn resolve(args: &ServeArgs) -> Result<Config> {
+    pub(crate) fn resolve(args: &ServeArgs) -> Result<Config> {
         let mut config = merge(args.config.as_deref(), args)?;
         if config.workers == 0 {
             anyhow::bail!("workers must be at least 1");
@@ -326,7 +326,7 @@ impl Config {
     }
 
     /// The trusted proxies' networks; an entry that is not one stops the start.
-    pub fn trusted_networks(&self) -> Result<Vec<super::address::Network>> {
+    pub(crate) fn trusted_networks(&self) -> Result<Vec<super::address::Network>> {
         self.trusted_proxies
             .iter()
             .map(|n| super::address::Network::parse(n).map_err(|e| anyhow::anyhow!("trusted-proxy: {e}")))
@@ -334,13 +334,14 @@ impl Config {
     }
 
     /// The data directory from flags or file, for the `client` commands.
-    pub fn data_dir_only(config: Option<&Path>, data_dir: Option<PathBuf>) -> Result<PathBuf> {
+    #[cfg(test)]
+    pub(crate) fn data_dir_only(config: Option<&Path>, data_dir: Option<PathBuf>) -> Result<PathBuf> {
         Ok(merge(config, &ServeArgs { data_dir, ..ServeArgs::default() })?.data_dir)
     }
 
     /// Where the store is (data directory, database, node) from flags or file, for the `client` and
     /// `platform` commands.
-    pub fn store_only(
+    pub(crate) fn store_only(
         config: Option<&Path>,
         data_dir: Option<PathBuf>,
         database: Option<String>,

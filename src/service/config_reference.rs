@@ -30,7 +30,9 @@ fn default_text(key: &str, defaults: &serde_json::Map<String, Value>) -> String 
     }
 }
 
-/// One row of the reference.
+/// One row of the reference. `--help`'s defaults read `id` and `default`; the rest is for
+/// `CONFIGURATION.md`, which the tests write and compare.
+#[cfg_attr(not(test), allow(dead_code))]
 struct Row {
     /// clap's id of the argument (the field's name).
     id: String,
@@ -69,8 +71,9 @@ fn rows() -> Vec<Row> {
         .collect()
 }
 
+#[cfg(test)]
 /// `CONFIGURATION.md`: every setting, its default and the order of precedence.
-pub fn markdown() -> String {
+pub(crate) fn markdown() -> String {
     let mut out = String::from(
         "# Configuration reference\n\n\
          <!-- Generated from the code (src/service/config_reference.rs); a test keeps it equal.\n     \
@@ -113,6 +116,7 @@ pub fn markdown() -> String {
 }
 
 /// A help text on one line.
+#[cfg(test)]
 fn one_line(help: &str) -> String {
     let text = help.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.ends_with('.') { text } else { format!("{text}.") }
@@ -120,7 +124,7 @@ fn one_line(help: &str) -> String {
 
 /// The `serve` command with each setting's default appended to its help, as `CONFIGURATION.md`
 /// states it.
-pub fn with_defaults(serve: Command) -> Command {
+pub(crate) fn with_defaults(serve: Command) -> Command {
     let defaults: Vec<(String, String)> =
         rows().into_iter().filter_map(|r| Some((r.id, r.default?))).collect();
     defaults.into_iter().fold(serve, |command, (id, default)| {

@@ -11,15 +11,15 @@ use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsE
 use std::path::{Path, PathBuf};
 
 /// The mode of the data directory: only its owner may list, read or enter it.
-pub const DIR_MODE: u32 = 0o700;
+pub(crate) const DIR_MODE: u32 = 0o700;
 /// The mode of every file the service creates in the data directory.
-pub const FILE_MODE: u32 = 0o600;
+pub(crate) const FILE_MODE: u32 = 0o600;
 /// The bits that must be clear for the directory and its files: any access by group or others.
 const SHARED_BITS: u32 = 0o077;
 
 /// Creates `dir` (and its missing parents) with [`DIR_MODE`]; a directory that exists is left as it
 /// is. The mode is set after creating, so that no umask can make it looser or stricter.
-pub fn create_dir(dir: &Path) -> io::Result<()> {
+pub(crate) fn create_dir(dir: &Path) -> io::Result<()> {
     if dir.is_dir() {
         return Ok(());
     }
@@ -29,7 +29,7 @@ pub fn create_dir(dir: &Path) -> io::Result<()> {
 
 /// Opens `path` for writing, creating it with [`FILE_MODE`] if it does not exist (never
 /// truncating). A file that exists keeps its mode; [`loose_modes`] reports it if it is looser.
-pub fn open_private_file(path: &Path) -> io::Result<File> {
+pub(crate) fn open_private_file(path: &Path) -> io::Result<File> {
     match OpenOptions::new().write(true).create_new(true).mode(FILE_MODE).open(path) {
         Ok(file) => {
             file.set_permissions(Permissions::from_mode(FILE_MODE))?;
@@ -42,14 +42,14 @@ pub fn open_private_file(path: &Path) -> io::Result<File> {
 
 /// A path in the data directory that group or others may access, with its mode.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct LooseMode {
+pub(crate) struct LooseMode {
     pub path: PathBuf,
     pub mode: u32,
 }
 
 /// The data directory itself and each of `files` in it (those that exist) whose mode lets group or
 /// others in.
-pub fn loose_modes(dir: &Path, files: &[&str]) -> Vec<LooseMode> {
+pub(crate) fn loose_modes(dir: &Path, files: &[&str]) -> Vec<LooseMode> {
     std::iter::once(dir.to_path_buf())
         .chain(files.iter().map(|name| dir.join(name)))
         .filter_map(|path| {
@@ -61,7 +61,7 @@ pub fn loose_modes(dir: &Path, files: &[&str]) -> Vec<LooseMode> {
 
 /// Whether `file`, created by this process, belongs to root: then the process runs as root (a
 /// file is created with the process's effective user).
-pub fn created_by_root(file: &File) -> bool {
+pub(crate) fn created_by_root(file: &File) -> bool {
     file.metadata().map(|m| m.uid() == 0).unwrap_or(false)
 }
 

@@ -14,10 +14,10 @@ use crate::submission::Submission;
 /// Dry-run gradings waiting for a grading thread of the service ([`super::worker`]), which takes
 /// one when it holds no job of its own and grades it in its worker process.
 #[derive(Default)]
-pub struct DryRuns(Mutex<VecDeque<DryRunTask>>);
+pub(crate) struct DryRuns(Mutex<VecDeque<DryRunTask>>);
 
 /// One submission of a dry run, and where its outcome goes.
-pub struct DryRunTask {
+pub(crate) struct DryRunTask {
     pub exercise: Arc<Exercise>,
     pub submission: Submission,
     pub options: GradeOptions,
@@ -26,17 +26,17 @@ pub struct DryRunTask {
 
 impl DryRuns {
     /// The oldest waiting grading, if any.
-    pub fn take(&self) -> Option<DryRunTask> {
+    pub(crate) fn take(&self) -> Option<DryRunTask> {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).pop_front()
     }
 
-    pub fn push(&self, task: DryRunTask) {
+    pub(crate) fn push(&self, task: DryRunTask) {
         self.0.lock().unwrap_or_else(|p| p.into_inner()).push_back(task);
     }
 }
 
 impl DryRunTask {
-    pub fn new(
+    pub(crate) fn new(
         exercise: Arc<Exercise>,
         submission: Submission,
         options: GradeOptions,
@@ -46,7 +46,7 @@ impl DryRunTask {
     }
 
     /// Hands the outcome to the dry run waiting for it (which may have given up).
-    pub fn answer(self, outcome: Result<Report, String>) {
+    pub(crate) fn answer(self, outcome: Result<Report, String>) {
         let _ = self.answer.send(outcome);
     }
 }

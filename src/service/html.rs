@@ -15,7 +15,7 @@ use crate::text::{Lang, Text};
 
 /// A page link whose token was right.
 #[derive(Debug, Clone)]
-pub struct PageLink {
+pub(crate) struct PageLink {
     pub slug: String,
     pub client_id: i64,
     pub learner: String,
@@ -26,7 +26,7 @@ pub struct PageLink {
 
 impl PageLink {
     /// The link's query without `lang` and `s` (what the page's own links and its form build on).
-    pub fn query(&self) -> String {
+    pub(crate) fn query(&self) -> String {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         query.append_pair("c", &self.client_id.to_string()).append_pair("l", &self.learner);
         if let Some(context) = self.context {
@@ -37,7 +37,7 @@ impl PageLink {
     }
 
     /// The path and query of this page in `lang`, showing submission `selected` if given.
-    pub fn href(&self, lang: Lang, selected: Option<i64>) -> String {
+    pub(crate) fn href(&self, lang: Lang, selected: Option<i64>) -> String {
         let mut href = format!("/learn/{}?{}&lang={}", self.slug, self.query(), lang.code());
         if let Some(id) = selected {
             href.push_str(&format!("&s={}", crate::service::public_id::of(id)));
@@ -48,7 +48,7 @@ impl PageLink {
 
 /// The content security policy of a page that only shows (a report, the course analytics): its
 /// own inline styles and `data:` images, no script, no form, no base URL.
-pub const PAGE_CSP: &str =
+pub(crate) const PAGE_CSP: &str =
     "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; form-action 'none'";
 
 /// Seconds between reloads of a page whose submission is still being graded.
@@ -160,7 +160,7 @@ fn page_refreshing(
     crate::text::reveal_bidi(&page).into_owned()
 }
 
-pub fn not_found_page(lang: Lang) -> String {
+pub(crate) fn not_found_page(lang: Lang) -> String {
     let (title, text) = match lang {
         Lang::De => (
             "Bericht nicht gefunden",
@@ -175,7 +175,7 @@ pub fn not_found_page(lang: Lang) -> String {
 }
 
 /// The page of a report that was erased on request or deleted after the retention period.
-pub fn gone_page(lang: Lang) -> String {
+pub(crate) fn gone_page(lang: Lang) -> String {
     let (title, text) = match lang {
         Lang::De => (
             "Bericht gelöscht",
@@ -189,7 +189,7 @@ pub fn gone_page(lang: Lang) -> String {
     page(lang, title, false, html! { h1 { (title) } p { (text) } })
 }
 
-pub fn error_page(lang: Lang, de: &str, en: &str) -> String {
+pub(crate) fn error_page(lang: Lang, de: &str, en: &str) -> String {
     let (title, text) = match lang {
         Lang::De => ("Fehler", de),
         Lang::En => ("Error", en),
@@ -269,17 +269,17 @@ pub fn report_page(record: &SubmissionRecord, lang: Lang, public_id: &str, token
 }
 
 /// A page with a title and a body of its own (the LTI pages).
-pub fn plain_page(lang: Lang, title: &str, body: Markup) -> String {
+pub(crate) fn plain_page(lang: Lang, title: &str, body: Markup) -> String {
     page_refreshing(lang, title, None, FORM_STYLE, body)
 }
 
 /// A page with a title and one paragraph (the student's page's errors and LTI failures).
-pub fn message_page(lang: Lang, title: &Text, text: &Text) -> String {
+pub(crate) fn message_page(lang: Lang, title: &Text, text: &Text) -> String {
     page(lang, title.get(lang), false, html! { h1 { (title.get(lang)) } p { (text.get(lang)) } })
 }
 
 /// What the student's page shows.
-pub struct StudentPage<'a> {
+pub(crate) struct StudentPage<'a> {
     pub link: &'a PageLink,
     pub title: &'a str,
     pub points: u32,
@@ -317,7 +317,7 @@ fn verdict_label(
 /// The student's page: statement, starter kits, the submission form, the chosen submission's
 /// report and the learner's history for the exercise. It reloads itself while the shown
 /// submission waits to be graded.
-pub fn student_page(view: &StudentPage<'_>) -> String {
+pub(crate) fn student_page(view: &StudentPage<'_>) -> String {
     let link = view.link;
     let lang = link.lang;
     let other = if lang == Lang::De { Lang::En } else { Lang::De };

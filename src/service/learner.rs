@@ -39,10 +39,10 @@ macro_rules! visible {
 impl Learner {
     /// The rule as a JSON-Schema pattern (with `maxLength` [`LEARNER_CHARS_MAX`]): no control or
     /// bidirectional character, at least one that is not white space.
-    pub const PATTERN: &'static str = concat!("^", allowed!(), "*", visible!(), allowed!(), "*$");
+    pub(crate) const PATTERN: &'static str = concat!("^", allowed!(), "*", visible!(), allowed!(), "*$");
     /// Where a learner is optional and a blank one means none (the exercise statement): the rule
     /// without "not blank".
-    pub const OPTIONAL_PATTERN: &'static str = concat!("^", allowed!(), "*$");
+    pub(crate) const OPTIONAL_PATTERN: &'static str = concat!("^", allowed!(), "*$");
 
     /// `raw` as a learner id: surrounding white space removed, if `raw` keeps the rule.
     pub fn parse(raw: &str) -> Result<Learner, InvalidLearner> {
@@ -55,7 +55,7 @@ impl Learner {
     }
 
     /// An optional learner: none when absent or blank, else [`Learner::parse`].
-    pub fn parse_optional(raw: Option<&str>) -> Result<Option<Learner>, InvalidLearner> {
+    pub(crate) fn parse_optional(raw: Option<&str>) -> Result<Option<Learner>, InvalidLearner> {
         match raw {
             Some(raw) if raw.chars().any(is_hidden_control) => Err(InvalidLearner),
             Some(raw) if !raw.trim().is_empty() => Learner::parse(raw).map(Some),
@@ -63,11 +63,11 @@ impl Learner {
         }
     }
 
-    pub fn as_str(&self) -> &str {
+    pub(crate) fn as_str(&self) -> &str {
         &self.0
     }
 
-    pub fn into_string(self) -> String {
+    pub(crate) fn into_string(self) -> String {
         self.0
     }
 }
@@ -80,7 +80,7 @@ impl std::fmt::Display for Learner {
 
 impl InvalidLearner {
     /// The rule, in German and English, for a problem's detail.
-    pub fn text(self) -> Text {
+    pub(crate) fn text(self) -> Text {
         Text::new(
             format!(
                 "learner ist 1 bis {LEARNER_CHARS_MAX} Zeichen lang, nicht leer, ohne Steuer- oder Richtungszeichen."

@@ -30,7 +30,7 @@ static QUEUED: AtomicU64 = AtomicU64::new(0);
 static DONE: AtomicU64 = AtomicU64::new(0);
 
 /// Log lines dropped so far (a full queue, or a write to standard error that failed).
-pub fn lines_dropped() -> u64 {
+pub(crate) fn lines_dropped() -> u64 {
     DROPPED.load(Ordering::Relaxed)
 }
 
@@ -103,7 +103,7 @@ fn write_lines(lines: Receiver<Vec<u8>>, mut out: impl Write) {
 /// Waits until the writer thread has finished with every line queued so far, for at most
 /// [`LOG_FLUSH_MS_MAX`]: the last lines before the process exits (`stopped`) reach the log, and an
 /// output that does not drain cannot hold the exit.
-pub fn flush() {
+pub(crate) fn flush() {
     let target = QUEUED.load(Ordering::Acquire);
     let deadline = std::time::Instant::now() + std::time::Duration::from_millis(LOG_FLUSH_MS_MAX);
     while DONE.load(Ordering::Acquire) < target && std::time::Instant::now() < deadline {
@@ -127,7 +127,7 @@ fn queued_stderr() -> Option<QueuedStderr> {
 }
 
 /// The filter without `RUST_LOG`: the service's own events from `info` up, others' warnings.
-pub const DEFAULT_FILTER: &str = "warn,pruefstein=info";
+pub(crate) const DEFAULT_FILTER: &str = "warn,pruefstein=info";
 
 /// The subscriber that writes JSON lines to `writer`, filtered by `filter`.
 fn subscriber<W>(filter: EnvFilter, writer: W) -> impl tracing::Subscriber + Send + Sync
@@ -150,7 +150,7 @@ where
 /// Sends the process's logs to standard error as JSON lines. Called once by `pruefstein serve`; a
 /// second call (a subscriber is already set) changes nothing. A bad `RUST_LOG` falls back to the
 /// default and says so.
-pub fn init() {
+pub(crate) fn init() {
     let (filter, bad) = match std::env::var("RUST_LOG") {
         Ok(raw) if !raw.trim().is_empty() => match EnvFilter::try_new(&raw) {
             Ok(filter) => (filter, None),

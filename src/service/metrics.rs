@@ -21,7 +21,7 @@ const LATENCY_BUCKETS: [f64; 12] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1
 
 /// The values of one label: its key, every value in the order they are listed, and each value's
 /// name on `/metrics`.
-pub trait Label: Copy + PartialEq + Debug + Send + Sync + 'static {
+pub(crate) trait Label: Copy + PartialEq + Debug + Send + Sync + 'static {
     const KEY: &'static str;
     const ALL: &'static [Self];
     fn name(self) -> &'static str;
@@ -32,7 +32,7 @@ macro_rules! label {
     ($(#[$doc:meta])* $ty:ident, $key:literal, { $($(#[$vdoc:meta])* $variant:ident => $name:literal),+ $(,)? }) => {
         $(#[$doc])*
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $ty { $($(#[$vdoc])* $variant),+ }
+        pub(crate) enum $ty { $($(#[$vdoc])* $variant),+ }
 
         impl Label for $ty {
             const KEY: &'static str = $key;
@@ -98,7 +98,7 @@ label!(
 
 /// One metric per value of a label, encoded as one family in the label's order.
 #[derive(Debug, Clone)]
-pub struct Series<L: Label, M> {
+pub(crate) struct Series<L: Label, M> {
     metrics: Vec<M>,
     label: PhantomData<L>,
 }
@@ -111,7 +111,7 @@ impl<L: Label, M: Default> Default for Series<L, M> {
 
 impl<L: Label, M> Series<L, M> {
     /// The metric of one label value.
-    pub fn get(&self, label: L) -> &M {
+    pub(crate) fn get(&self, label: L) -> &M {
         let index = L::ALL.iter().position(|l| *l == label).unwrap_or(0);
         &self.metrics[index]
     }
@@ -132,7 +132,7 @@ impl<L: Label, M: EncodeMetric + TypedMetric + Debug + Send + Sync + 'static> En
 
 /// The service's metrics. The handles here share their values with the registry that encodes them.
 #[derive(Debug)]
-pub struct Metrics {
+pub(crate) struct Metrics {
     /// Submissions accepted by intake (new ones, not idempotent repeats).
     pub accepted: Counter,
     pub idempotent_repeats: Counter,
@@ -280,7 +280,7 @@ fn registry_of(metrics: &Metrics) -> Registry {
 impl Metrics {
     /// Counts a graded submission by its verdict as stored (`passed`, `failed`; anything else
     /// counts as rejected).
-    pub fn verdict(&self, verdict: &str) {
+    pub(crate) fn verdict(&self, verdict: &str) {
         use crate::report::Verdict;
         self.graded(match Verdict::from_name(verdict) {
             Some(Verdict::Passed) => Graded::Passed,
@@ -290,31 +290,31 @@ impl Metrics {
     }
 
     /// Counts a graded submission, or one that could not be graded.
-    pub fn graded(&self, outcome: Graded) {
+    pub(crate) fn graded(&self, outcome: Graded) {
         self.graded.get(outcome).inc();
     }
 
     /// Counts a reload of an exercise folder.
-    pub fn exercise_reload(&self, outcome: ReloadOutcome) {
+    pub(crate) fn exercise_reload(&self, outcome: ReloadOutcome) {
         self.exercise_reloads.get(outcome).inc();
     }
 
     /// Counts a job of another exercise version than this node serves.
-    pub fn version_mismatch(&self, action: VersionMismatch) {
+    pub(crate) fn version_mismatch(&self, action: VersionMismatch) {
         self.version_mismatches.get(action).inc();
     }
 
     /// Counts an LTI login initiation by what became of it.
-    pub fn lti_login(&self, outcome: LtiLogin) {
+    pub(crate) fn lti_login(&self, outcome: LtiLogin) {
         self.lti_logins.get(outcome).inc();
     }
 
-    pub fn observe_grade(&self, seconds: f64) {
+    pub(crate) fn observe_grade(&self, seconds: f64) {
         self.grade_duration.observe(seconds);
     }
 
     /// The metrics in the Prometheus text format, with the store's gauges as of `stats`.
-    pub fn render(&self, stats: &Stats) -> String {
+    pub(crate) fn render(&self, stats: &Stats) -> String {
         let gauge = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
         self.queue_depth.get(JobState::Queued).set(gauge(stats.jobs_queued));
         self.queue_depth.get(JobState::Running).set(gauge(stats.jobs_running));

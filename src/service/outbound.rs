@@ -23,7 +23,7 @@ use crate::limits::{
 
 /// Why one attempt did not deliver, and whether trying again can help.
 #[derive(Debug)]
-pub struct AttemptError {
+pub(crate) struct AttemptError {
     pub message: String,
     pub retry: bool,
 }
@@ -80,7 +80,7 @@ pub fn parse_target(raw: &str, allow_private: bool) -> Result<Target, String> {
 }
 
 /// What a refusal of a non-public target says the operator can do.
-pub const PRIVATE_TARGETS: &str = "the operator has not allowed such targets \
+pub(crate) const PRIVATE_TARGETS: &str = "the operator has not allowed such targets \
     (pruefstein serve --allow-private-callbacks allows them, for a closed network)";
 
 fn check_ip(ip: IpAddr, allow_private: bool) -> Result<(), String> {
@@ -169,7 +169,7 @@ fn embedded_ipv4(ip: Ipv6Addr) -> Option<Ipv4Addr> {
 /// TLS handshake, request, answer) has `timeout_ms` milliseconds; a receiver that takes longer,
 /// however slowly it trickles, ends the attempt with a retryable timeout. Redirects are not
 /// followed (a 3xx is an answer like any other), and no proxy is taken from the environment.
-pub fn post(
+pub(crate) fn post(
     url: &str,
     headers: &[(&str, String)],
     body: &[u8],
@@ -186,7 +186,7 @@ pub fn post(
 
 /// Whether an answer's status delivered: 2xx yes; 408, 425, 429 and 5xx are worth another try;
 /// anything else is final.
-pub fn status_outcome(status: u16) -> Result<(), AttemptError> {
+pub(crate) fn status_outcome(status: u16) -> Result<(), AttemptError> {
     match status {
         200..=299 => Ok(()),
         408 | 425 | 429 | 500..=599 => {
@@ -200,7 +200,7 @@ pub fn status_outcome(status: u16) -> Result<(), AttemptError> {
 }
 
 /// One outgoing request of the service (webhooks, and LTI's keys, tokens and scores).
-pub struct Exchange<'a> {
+pub(crate) struct Exchange<'a> {
     pub method: &'static str,
     pub url: &'a str,
     pub content_type: Option<&'a str>,
@@ -212,7 +212,7 @@ pub struct Exchange<'a> {
 
 /// The answer to an [`Exchange`]: its status, up to `read_max` bytes of its body, and its
 /// `Cache-Control` (for what is cached, such as a platform's keys).
-pub struct Answer {
+pub(crate) struct Answer {
     pub status: u16,
     pub body: Vec<u8>,
     pub cache_control: Option<String>,
@@ -221,7 +221,7 @@ pub struct Answer {
 /// Sends one request under the senders' rules (the URL and address policy, one deadline of
 /// `timeout_ms` for everything, no redirect, no proxy) and returns the answer's status and up to
 /// `read_max` bytes of its body.
-pub fn exchange(
+pub(crate) fn exchange(
     request: Exchange<'_>,
     allow_private: bool,
     timeout_ms: u64,
@@ -230,7 +230,7 @@ pub fn exchange(
 }
 
 /// [`exchange`], with the answer's `Cache-Control`.
-pub fn exchange_answer(
+pub(crate) fn exchange_answer(
     request: Exchange<'_>,
     allow_private: bool,
     timeout_ms: u64,

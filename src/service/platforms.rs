@@ -9,7 +9,7 @@ use crate::service::store::{NewPlatform, PlatformRecord};
 use crate::service::{auth, clock, lti, outbound};
 
 /// Checks a registration: a name as for clients, http(s) URLs, values of sane length.
-pub fn validate(platform: &NewPlatform) -> Result<()> {
+pub(crate) fn validate(platform: &NewPlatform) -> Result<()> {
     let name = &platform.name;
     if name.is_empty()
         || name.len() + 4 > crate::limits::CLIENT_NAME_BYTES_MAX
@@ -50,7 +50,7 @@ pub fn validate(platform: &NewPlatform) -> Result<()> {
 /// The notes for a registration whose URLs name a non-public address (an IP literal: names
 /// are resolved only when the service connects): the service reaches them only with
 /// `--allow-private-callbacks`.
-pub fn private_notes(platform: &NewPlatform) -> Vec<String> {
+pub(crate) fn private_notes(platform: &NewPlatform) -> Vec<String> {
     [("--issuer", &platform.issuer), ("--token-url", &platform.token_url), ("--jwks-url", &platform.jwks_url)]
         .into_iter()
         .filter(|(_, url)| {
@@ -68,7 +68,7 @@ pub fn private_notes(platform: &NewPlatform) -> Vec<String> {
 
 /// Registers a platform with an API client of its own (`lti-NAME`); returns that client's
 /// token (to be shown once) and the registration.
-pub fn add(config: &Config, platform: NewPlatform) -> Result<(String, PlatformRecord)> {
+pub(crate) fn add(config: &Config, platform: NewPlatform) -> Result<(String, PlatformRecord)> {
     validate(&platform)?;
     let store = open_store(config)?;
     if let Some(taken) = store.list_platforms()?.into_iter().find(|p| {
@@ -89,13 +89,13 @@ pub fn add(config: &Config, platform: NewPlatform) -> Result<(String, PlatformRe
     Ok((token, record))
 }
 
-pub fn list(config: &Config) -> Result<Vec<PlatformRecord>> {
+pub(crate) fn list(config: &Config) -> Result<Vec<PlatformRecord>> {
     Ok(open_store(config)?.list_platforms()?)
 }
 
 /// Changes a registration: `change` edits a copy of the one stored, which must still pass
 /// [`validate`]. None: no platform of that name.
-pub fn update(
+pub(crate) fn update(
     config: &Config,
     name: &str,
     change: impl FnOnce(&mut NewPlatform),
@@ -111,6 +111,6 @@ pub fn update(
 }
 
 /// Removes a registration, its pending logins and launch contexts, and its API client.
-pub fn remove(config: &Config, name: &str) -> Result<bool> {
+pub(crate) fn remove(config: &Config, name: &str) -> Result<bool> {
     Ok(open_store(config)?.remove_platform(name, clock::now_ms())?)
 }

@@ -25,7 +25,7 @@ use crate::submission::Submission;
 const LEARNER_KEY_LABEL: &[u8] = b"pruefstein/audit-log/learner-key/v1";
 
 /// The learner's keyed hash the audit log records instead of the id (hex, 256 bits).
-pub fn learner_key(report_key: &[u8], learner: &Learner) -> String {
+pub(crate) fn learner_key(report_key: &[u8], learner: &Learner) -> String {
     let key = hmac_sha256(report_key, LEARNER_KEY_LABEL);
     hex::encode(hmac_sha256(&key, learner.as_str().as_bytes()))
 }
@@ -33,7 +33,7 @@ pub fn learner_key(report_key: &[u8], learner: &Learner) -> String {
 /// What an export or erasure of `learner` reaches: through the client `client_id`, or every client.
 /// A learner id an LTI launch made (`lti:{platform}:{subject}`, or `lti:{platform}:sha256:{hash}`)
 /// also reaches the launch records of that subject.
-pub fn scope(report_key: &[u8], learner: &Learner, client_id: Option<i64>) -> LearnerScope {
+pub(crate) fn scope(report_key: &[u8], learner: &Learner, client_id: Option<i64>) -> LearnerScope {
     let lti = learner.as_str().strip_prefix("lti:").and_then(|rest| {
         let (platform, subject) = rest.split_once(':')?;
         let platform: i64 = platform.parse().ok()?;
@@ -80,7 +80,7 @@ impl Actor {
 
 /// A learner's data as exported.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct LearnerExport {
+pub(crate) struct LearnerExport {
     pub learner: String,
     pub exported_at: String,
     /// Every submission of the learner (through the client asking), oldest first.
@@ -91,7 +91,7 @@ pub struct LearnerExport {
 
 /// One submission, whole.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExportedSubmission {
+pub(crate) struct ExportedSubmission {
     /// `sub_<n>`.
     pub id: String,
     pub exercise: String,
@@ -123,7 +123,7 @@ pub struct ExportedSubmission {
 
 /// One result version of a submission.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExportedResult {
+pub(crate) struct ExportedResult {
     pub version: u32,
     /// The exercise version graded (the SHA-256 of its folder).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -147,7 +147,7 @@ pub struct ExportedResult {
 
 /// An LTI launch context that names the learner.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExportedLaunch {
+pub(crate) struct ExportedLaunch {
     pub platform_id: i64,
     /// The platform's opaque subject id of the learner.
     pub subject: String,
@@ -232,7 +232,7 @@ fn exported(data: LearnerData, learner: &Learner, now: Millis) -> LearnerExport 
 
 /// Exports the learner's data and records the export (with the submissions exported) in the audit
 /// log; an unknown or erased learner is recorded nowhere.
-pub fn export(
+pub(crate) fn export(
     store: &dyn Store,
     report_key: &[u8],
     learner: &Learner,
@@ -270,7 +270,7 @@ pub fn erase(
 }
 
 /// Records a teacher's action on an exercise (a regrade, an analytics read) in the audit log.
-pub fn record(store: &dyn Store, actor: &Actor, action: AuditAction, slug: &str, counts: RowCounts) {
+pub(crate) fn record(store: &dyn Store, actor: &Actor, action: AuditAction, slug: &str, counts: RowCounts) {
     let entry = actor.entry(action, slug, counts, clock::now_ms());
     if let Err(e) = store.record_audit(&entry) {
         tracing::error!(event = "audit_log_failed", action = action.name(), error = %e);

@@ -40,7 +40,7 @@ fn problem_type<S: serde::Serializer>(code: &&'static str, serializer: S) -> Res
 }
 
 impl Problem {
-    pub fn new(
+    pub(crate) fn new(
         status: StatusCode,
         code: &'static str,
         title: &'static str,
@@ -60,32 +60,32 @@ impl Problem {
         }
     }
 
-    pub fn bad_request(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+    pub(crate) fn bad_request(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
         Problem::new(StatusCode::BAD_REQUEST, code, "Bad request", en, de)
     }
 
     /// A learner id that breaks the rule of [`Learner`](crate::service::learner::Learner): 400
     /// with `code` and the rule.
-    pub fn bad_learner(code: &'static str, invalid: crate::service::learner::InvalidLearner) -> Self {
+    pub(crate) fn bad_learner(code: &'static str, invalid: crate::service::learner::InvalidLearner) -> Self {
         let text = invalid.text();
         Problem::bad_request(code, text.en, text.de)
     }
 
-    pub fn unprocessable(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+    pub(crate) fn unprocessable(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
         Problem::new(StatusCode::UNPROCESSABLE_ENTITY, code, "Unprocessable submission", en, de)
     }
 
-    pub fn not_found(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
+    pub(crate) fn not_found(code: &'static str, en: impl Into<String>, de: impl Into<String>) -> Self {
         Problem::new(StatusCode::NOT_FOUND, code, "Not found", en, de)
     }
 
-    pub fn unauthorized(en: impl Into<String>, de: impl Into<String>) -> Self {
+    pub(crate) fn unauthorized(en: impl Into<String>, de: impl Into<String>) -> Self {
         let mut problem = Problem::new(StatusCode::UNAUTHORIZED, "unauthorized", "Unauthorized", en, de);
         problem.authenticate = true;
         problem
     }
 
-    pub fn too_large(limit: usize) -> Self {
+    pub(crate) fn too_large(limit: usize) -> Self {
         Problem::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             "body-too-large",
@@ -98,7 +98,7 @@ impl Problem {
     }
 
     /// The request body did not arrive within `ms` milliseconds; the connection is closed.
-    pub fn body_timeout(ms: u64) -> Self {
+    pub(crate) fn body_timeout(ms: u64) -> Self {
         let mut problem = Problem::new(
             StatusCode::REQUEST_TIMEOUT,
             "body-timeout",
@@ -116,7 +116,7 @@ impl Problem {
         problem
     }
 
-    pub fn internal(message: impl std::fmt::Display) -> Self {
+    pub(crate) fn internal(message: impl std::fmt::Display) -> Self {
         tracing::error!(event = "internal_error", error = %message);
         Problem::new(
             StatusCode::INTERNAL_SERVER_ERROR,

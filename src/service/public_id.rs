@@ -2,13 +2,13 @@
 //! (`sub_12`), and the one parser that reads it back.
 
 /// The public id of the submission with the internal id `id`.
-pub fn of(id: i64) -> String {
+pub(crate) fn of(id: i64) -> String {
     format!("sub_{id}")
 }
 
 /// The internal id of a public one: exactly what [`of`] writes (`sub_12`; the pattern the
 /// OpenAPI document declares), nothing else (no bare number, sign or leading zero).
-pub fn parse(public: &str) -> Option<i64> {
+pub(crate) fn parse(public: &str) -> Option<i64> {
     let digits = public.strip_prefix("sub_")?;
     if digits.is_empty() || digits.starts_with('0') || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

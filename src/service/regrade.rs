@@ -35,7 +35,7 @@ use crate::text::Text;
 
 /// Why a regrade was not done.
 #[derive(Debug, thiserror::Error)]
-pub enum RegradeError {
+pub(crate) enum RegradeError {
     /// The request is malformed (a bad filter): nothing was done.
     #[error("{}", .0.en)]
     BadFilter(Text),
@@ -48,7 +48,7 @@ pub enum RegradeError {
 
 /// Checks a request's filter: known verdict, at most [`REGRADE_LEARNERS_MAX`] learners, each one
 /// keeping the rule of [`Learner`].
-pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
+pub(crate) fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
     let bad = |en: String, de: String| RegradeError::BadFilter(Text { de, en });
     if let Some(verdict) = &request.verdict {
         crate::report::Verdict::check_name(verdict).map_err(RegradeError::BadFilter)?;
@@ -72,24 +72,24 @@ pub fn filter(request: &RegradeRequest) -> Result<RegradeFilter, RegradeError> {
 
 /// Grades submissions for a dry run: in the service's worker pool, or (`pruefstein regrade`) in one
 /// worker process started on first use and kept for the whole run, or in this thread.
-pub enum DryRunGrader {
+pub(crate) enum DryRunGrader {
     Pool { shared: Arc<Shared>, exercise: Arc<Exercise> },
     Own { isolation: Isolation, program: std::path::PathBuf, worker: Option<WorkerProcess> },
 }
 
 impl DryRunGrader {
-    pub fn new(isolation: Isolation) -> DryRunGrader {
+    pub(crate) fn new(isolation: Isolation) -> DryRunGrader {
         let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
         DryRunGrader::Own { isolation, program, worker: None }
     }
 
     /// Grades `exercise` in the worker pool of the service `shared`.
-    pub fn in_pool(shared: Arc<Shared>, exercise: Arc<Exercise>) -> DryRunGrader {
+    pub(crate) fn in_pool(shared: Arc<Shared>, exercise: Arc<Exercise>) -> DryRunGrader {
         DryRunGrader::Pool { shared, exercise }
     }
 
     /// The report, or why the submission could not be graded.
-    pub fn grade(
+    pub(crate) fn grade(
         &mut self,
         exercise: &Exercise,
         submission: &Submission,
@@ -144,7 +144,7 @@ fn in_pool(
 
 /// Regrades (or, with `dry_run`, grades and compares) the latest submissions of `exercise`
 /// selected by `filter`. `course_secret` and `compiler` are the service's.
-pub fn regrade(
+pub(crate) fn regrade(
     store: &dyn Store,
     exercise: &Exercise,
     filter: &RegradeFilter,
@@ -218,7 +218,7 @@ pub fn regrade(
 /// `pruefstein regrade`: the same regrade on the data directory and exercises folder of `config`,
 /// without a server. Queued jobs are graded by the server that runs on that data directory (now or
 /// when it next starts).
-pub fn run_offline(
+pub(crate) fn run_offline(
     config: &crate::service::config::Config,
     slug: &str,
     request: &RegradeRequest,
@@ -244,7 +244,7 @@ pub fn run_offline(
 }
 
 /// A regrade's summary as text for the command line.
-pub fn render_summary(summary: &RegradeSummary) -> String {
+pub(crate) fn render_summary(summary: &RegradeSummary) -> String {
     use std::fmt::Write;
     let mut out = String::new();
     let hash = summary.exercise_hash.get(..12).unwrap_or(&summary.exercise_hash);
@@ -290,7 +290,7 @@ pub fn render_summary(summary: &RegradeSummary) -> String {
 /// regrades the latest submission of every learner).
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct RegradeRequest {
+pub(crate) struct RegradeRequest {
     /// Only these learners.
     #[serde(default)]
     pub learners: Option<Vec<String>>,
@@ -304,7 +304,7 @@ pub struct RegradeRequest {
 
 /// A verdict and points.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ToSchema)]
-pub struct Outcome {
+pub(crate) struct Outcome {
     /// `passed`, `failed` or `rejected`; absent when it could not be graded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub verdict: Option<String>,
@@ -314,7 +314,7 @@ pub struct Outcome {
 
 /// A submission whose verdict or points a dry run would change.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RegradeChange {
+pub(crate) struct RegradeChange {
     pub submission_id: String,
     pub learner: String,
     pub old: Outcome,
@@ -323,7 +323,7 @@ pub struct RegradeChange {
 
 /// What a regrade did, or (dry run) would do.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RegradeSummary {
+pub(crate) struct RegradeSummary {
     pub exercise: String,
     /// The exercise version regraded against (the one loaded now).
     pub exercise_hash: String,
@@ -345,7 +345,7 @@ pub struct RegradeSummary {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct NotGraded {
+pub(crate) struct NotGraded {
     pub submission_id: String,
     pub reason: String,
 }

@@ -22,15 +22,15 @@ use crate::limits::RELOAD_DELAY_MS_MAX;
 
 /// How long the folder must stay quiet after a change before it is reloaded: an editor's save or a
 /// `cp -r` arrives as a burst of events, and a folder is only read once the burst is over.
-pub const RELOAD_QUIET_PERIOD: Duration = Duration::from_millis(300);
+pub(crate) const RELOAD_QUIET_PERIOD: Duration = Duration::from_millis(300);
 
 /// The running watcher; dropping it stops watching.
-pub struct ExerciseWatcher {
+pub(crate) struct ExerciseWatcher {
     _watcher: notify::RecommendedWatcher,
 }
 
 /// Starts watching the exercises folder and reloading changed folders into the catalogue.
-pub fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
+pub(crate) fn watch(shared: &Arc<Shared>) -> Result<ExerciseWatcher> {
     let root = shared.catalogue.root().to_path_buf();
     let (sender, events) = channel();
     let mut watcher = notify::recommended_watcher(move |event: notify::Result<notify::Event>| {

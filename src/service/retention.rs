@@ -13,7 +13,7 @@ const DAY_MS: i64 = 24 * 3600 * 1000;
 
 /// What one sweep did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Swept {
+pub(crate) struct Swept {
     /// Rows deleted per table.
     pub rows: RowCounts,
     pub batches: usize,
@@ -22,14 +22,14 @@ pub struct Swept {
 }
 
 impl Swept {
-    pub fn total(&self) -> u64 {
+    pub(crate) fn total(&self) -> u64 {
         self.rows.values().sum()
     }
 }
 
 /// Deletes what was created more than `days` days before `now`, batch after batch until a batch
 /// finds less than a full batch of every kind (or [`RETENTION_BATCHES_MAX`] batches ran).
-pub fn sweep(store: &dyn Store, days: u32, now: Millis) -> Result<Swept, StoreError> {
+pub(crate) fn sweep(store: &dyn Store, days: u32, now: Millis) -> Result<Swept, StoreError> {
     let before = now - i64::from(days) * DAY_MS;
     let mut swept = Swept { rows: RowCounts::new(), batches: 0, before };
     while swept.batches < RETENTION_BATCHES_MAX {
@@ -47,7 +47,7 @@ pub fn sweep(store: &dyn Store, days: u32, now: Millis) -> Result<Swept, StoreEr
 }
 
 /// One sweep of the running service: swept, counted, logged and recorded in the audit log.
-pub fn run(store: &dyn Store, metrics: &Metrics, days: u32, now: Millis) {
+pub(crate) fn run(store: &dyn Store, metrics: &Metrics, days: u32, now: Millis) {
     let started = std::time::Instant::now();
     match sweep(store, days, now) {
         Ok(swept) => {

@@ -18,7 +18,7 @@ use crate::service::{clock, data_dir, http, reload, secrets, versions, webhook, 
 /// Takes the data directory's lock: one server per data directory. The lock (`flock` on Unix) is
 /// held as long as the returned file is open, and the operating system drops it with the process.
 /// The directory and the lock file are created private ([`data_dir`]).
-pub fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
+pub(crate) fn lock_data_dir(data_dir: &Path) -> Result<std::fs::File> {
     data_dir::create_dir(data_dir).with_context(|| format!("cannot create {}", data_dir.display()))?;
     let path = data_dir.join(LOCK_FILE);
     let file =
@@ -71,7 +71,7 @@ fn hear(shared: &std::sync::Weak<Shared>, notice: Notice) {
 }
 
 /// Runs the service until SIGTERM or SIGINT, with the secrets rotated that `rotation` names.
-pub fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
+pub(crate) fn serve(config: Config, rotation: &secrets::Rotation) -> Result<()> {
     let lock = lock_data_dir(&config.data_dir)?;
     let store = open_store(&config)?;
     warn_about_the_data_dir(&config, &lock);

@@ -23,9 +23,9 @@ use super::store::{Store, StoreError};
 use crate::limits::REPORT_SECRET_GRACE_MS;
 
 /// The setting that keeps a generated report secret (the key earlier versions used).
-pub const GENERATED_REPORT_SECRET: &str = "report_secret";
+pub(crate) const GENERATED_REPORT_SECRET: &str = "report_secret";
 /// The setting that keeps a generated course secret.
-pub const GENERATED_COURSE_SECRET: &str = "course_secret";
+pub(crate) const GENERATED_COURSE_SECRET: &str = "course_secret";
 const REPORT_FINGERPRINT: &str = "report_secret_fingerprint";
 const COURSE_FINGERPRINT: &str = "course_secret_fingerprint";
 /// The report secret before the last rotation, and until when (ms) links signed with it are valid.
@@ -34,7 +34,7 @@ const REPORT_PREVIOUS_UNTIL: &str = "report_secret_previous_until";
 
 /// What the operator asked for at start besides the secrets themselves.
 #[derive(Debug, Clone, Default)]
-pub struct Rotation {
+pub(crate) struct Rotation {
     /// Take a report secret that differs from the one in use; keep the old one valid for a while.
     pub report: bool,
     /// The report secret in use before, when it was configured rather than generated (the store
@@ -46,7 +46,7 @@ pub struct Rotation {
 
 impl Rotation {
     /// The secrets the operator asked to rotate at this start.
-    pub fn from_args(args: &super::config::ServeArgs) -> Rotation {
+    pub(crate) fn from_args(args: &super::config::ServeArgs) -> Rotation {
         Rotation {
             report: args.rotate_report_secret.unwrap_or(false),
             previous_report_secret: args.previous_report_secret.clone(),
@@ -57,7 +57,7 @@ impl Rotation {
 
 /// Why the service does not start with the secrets it was given.
 #[derive(Debug, thiserror::Error)]
-pub enum SecretsError {
+pub(crate) enum SecretsError {
     #[error(
         "the {0} secret is empty: give a long random text, or none at all to have one generated and kept"
     )]
@@ -92,25 +92,26 @@ pub enum SecretsError {
 /// The keys that sign and check links: the current one, and for a while after a rotation the one
 /// before it.
 #[derive(Debug)]
-pub struct ReportKeys {
+pub(crate) struct ReportKeys {
     current: Vec<u8>,
     previous: Mutex<Option<(Vec<u8>, Millis)>>,
 }
 
 impl ReportKeys {
     /// One key, nothing earlier (tests, and the commands that only sign).
-    pub fn only(current: Vec<u8>) -> ReportKeys {
+    #[cfg(test)]
+    pub(crate) fn only(current: Vec<u8>) -> ReportKeys {
         ReportKeys { current, previous: Mutex::new(None) }
     }
 
     /// The key every new link is signed with.
-    pub fn current(&self) -> &[u8] {
+    pub(crate) fn current(&self) -> &[u8] {
         &self.current
     }
 
     /// Whether `valid` holds for the current key or, before its grace period ends at `now`, the
     /// previous one.
-    pub fn any_valid(&self, now: Millis, valid: impl Fn(&[u8]) -> bool) -> bool {
+    pub(crate) fn any_valid(&self, now: Millis, valid: impl Fn(&[u8]) -> bool) -> bool {
         if valid(&self.current) {
             return true;
         }
@@ -128,13 +129,13 @@ impl ReportKeys {
 
 /// The secrets in force, as resolved at start.
 #[derive(Debug)]
-pub struct Secrets {
+pub(crate) struct Secrets {
     pub report: ReportKeys,
     pub course: String,
 }
 
 /// The fingerprint of a secret: 16 hex digits of an HMAC under it.
-pub fn fingerprint(secret: &str) -> String {
+pub(crate) fn fingerprint(secret: &str) -> String {
     hex::encode(&auth::hmac_sha256(secret.as_bytes(), b"pruefstein secret fingerprint v1")[..8])
 }
 
@@ -162,7 +163,7 @@ fn in_force(
 
 /// Resolves both secrets at start, checking each against the stored fingerprint and rotating the
 /// ones `rotation` names (see the module documentation).
-pub fn resolve(
+pub(crate) fn resolve(
     store: &dyn Store,
     config: &Config,
     rotation: &Rotation,
@@ -175,7 +176,11 @@ pub fn resolve(
 
 /// The course secret in force, checked against the stored fingerprint (`pruefstein regrade` and
 /// `serve` alike); `rotate` accepts a changed one.
-pub fn resolve_course(store: &dyn Store, config: &Config, rotate: bool) -> Result<String, SecretsError> {
+pub(crate) fn resolve_course(
+    store: &dyn Store,
+    config: &Config,
+    rotate: bool,
+) -> Result<String, SecretsError> {
     let course = in_force(store, config.course_secret.as_deref(), GENERATED_COURSE_SECRET, "course")?;
     let given = fingerprint(&course);
     match store.setting(COURSE_FINGERPRINT)? {
@@ -197,7 +202,7 @@ pub fn resolve_course(store: &dyn Store, config: &Config, rotate: bool) -> Resul
 
 /// The report key links are signed with now, as `serve` resolves it, without rotating anything
 /// (`pruefstein teacher link`): an error if the configured secret is not the service's.
-pub fn current_report_key(store: &dyn Store, config: &Config) -> Result<Vec<u8>, SecretsError> {
+pub(crate) fn current_report_key(store: &dyn Store, config: &Config) -> Result<Vec<u8>, SecretsError> {
     let current = in_force(store, config.report_secret.as_deref(), GENERATED_REPORT_SECRET, "report")?;
     let given = fingerprint(&current);
     match store.setting(REPORT_FINGERPRINT)? {

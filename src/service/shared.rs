@@ -18,10 +18,10 @@ use crate::service::store::{self, Store};
 use crate::service::{auth, clock, dryruns, lti, secrets};
 
 /// The lock file that keeps a second server off the same data directory.
-pub const LOCK_FILE: &str = "pruefstein.lock";
+pub(crate) const LOCK_FILE: &str = "pruefstein.lock";
 
 /// Everything the handlers, workers and senders share.
-pub struct Shared {
+pub(crate) struct Shared {
     pub config: Config,
     pub store: Arc<dyn Store>,
     pub catalogue: Catalogue,
@@ -49,7 +49,7 @@ pub struct Shared {
 
 impl Shared {
     /// The service's state at start: nothing waiting, accepting, grading counted as progressing.
-    pub fn new(
+    pub(crate) fn new(
         config: Config,
         store: Arc<dyn Store>,
         catalogue: Catalogue,
@@ -73,22 +73,22 @@ impl Shared {
     }
 
     /// A grading thread finished a job or found nothing to lease.
-    pub fn grading_progressed(&self) {
+    pub(crate) fn grading_progressed(&self) {
         self.grading_progress.store(clock::now_ms().max(0) as u64, Ordering::Relaxed);
     }
 
     /// Milliseconds since a grading thread last finished a job or found nothing to lease.
-    pub fn since_grading_progress_ms(&self) -> u64 {
+    pub(crate) fn since_grading_progress_ms(&self) -> u64 {
         (clock::now_ms().max(0) as u64).saturating_sub(self.grading_progress.load(Ordering::Relaxed))
     }
 
     /// What LTI's functions read of this state.
-    pub fn lti_context(&self) -> lti::Context<'_> {
+    pub(crate) fn lti_context(&self) -> lti::Context<'_> {
         lti::Context { store: self.store.as_ref(), lti: &self.lti, config: &self.config }
     }
 
     /// The student's report link, with its token.
-    pub fn report_url(&self, id: i64) -> String {
+    pub(crate) fn report_url(&self, id: i64) -> String {
         let public = crate::service::public_id::of(id);
         format!(
             "{}/reports/{public}?t={}",
@@ -100,25 +100,25 @@ impl Shared {
 
 /// A counter with a condition variable: a cheap way for threads to sleep until there may be work.
 #[derive(Debug, Default)]
-pub struct Wakeup {
+pub(crate) struct Wakeup {
     generation: Mutex<u64>,
     condvar: Condvar,
 }
 
 impl Wakeup {
-    pub fn notify(&self) {
+    pub(crate) fn notify(&self) {
         let mut generation = self.generation.lock().unwrap_or_else(|p| p.into_inner());
         *generation += 1;
         self.condvar.notify_all();
     }
 
     /// The current generation, to be passed to [`Wakeup::wait`].
-    pub fn generation(&self) -> u64 {
+    pub(crate) fn generation(&self) -> u64 {
         *self.generation.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// Sleeps until a notification after `seen`, or the timeout.
-    pub fn wait(&self, seen: u64, timeout: Duration) {
+    pub(crate) fn wait(&self, seen: u64, timeout: Duration) {
         let guard = self.generation.lock().unwrap_or_else(|p| p.into_inner());
         let _ = self.condvar.wait_timeout_while(guard, timeout, |generation| *generation == seen);
     }
@@ -131,7 +131,7 @@ impl Wakeup {
 /// (then the request reads the store once), so a result is never missed and, in the usual case, a
 /// waiting request reads nothing after its intake: it answers with what the grading thread hands it.
 #[derive(Debug, Default)]
-pub struct Waiters {
+pub(crate) struct Waiters {
     state: Mutex<WaitState>,
 }
 
@@ -149,7 +149,7 @@ struct WaitState {
 
 /// A registration: wait for the receiver, or read the store because the submission may have
 /// finished since the mark.
-pub enum Registration {
+pub(crate) enum Registration {
     Waiting(tokio::sync::oneshot::Receiver<Option<Arc<Finished>>>),
     FinishedSinceMark,
 }
@@ -160,7 +160,7 @@ type FinishedSender = tokio::sync::oneshot::Sender<Option<Arc<Finished>>>;
 /// What a grading thread stored for a submission, handed to the requests waiting for it so that
 /// they answer without reading back what was just written.
 #[derive(Debug)]
-pub struct Finished {
+pub(crate) struct Finished {
     pub status: store::Status,
     pub attempts: u32,
     pub result: store::ResultRecord,
@@ -168,7 +168,7 @@ pub struct Finished {
 
 impl Finished {
     /// `record` as it is now that this is stored.
-    pub fn apply(&self, mut record: store::SubmissionRecord) -> store::SubmissionRecord {
+    pub(crate) fn apply(&self, mut record: store::SubmissionRecord) -> store::SubmissionRecord {
         record.status = self.status;
         record.attempts = self.attempts;
         record.result = Some(self.result.clone());
@@ -183,14 +183,14 @@ impl Waiters {
 
     /// Where the finished submissions stand now: take it before reading or writing the submission
     /// that a request will wait for, and hand it to [`register`](Waiters::register).
-    pub fn mark(&self) -> u64 {
+    pub(crate) fn mark(&self) -> u64 {
         self.state().finished
     }
 
     /// Registers interest in `id`: the receiver fires when its result is stored, with what was
     /// stored (none when the waiter must read it: the result was stored by an earlier grading or by
     /// another node). If `id` may have finished since `mark`, nothing is registered: read the store.
-    pub fn register(&self, id: i64, mark: u64) -> Registration {
+    pub(crate) fn register(&self, id: i64, mark: u64) -> Registration {
         let mut state = self.state();
         let finished_since = state.forgotten_through > mark
             || state.lately.iter().rev().take_while(|(n, _)| *n > mark).any(|(_, finished)| *finished == id);
@@ -204,7 +204,7 @@ impl Waiters {
         Registration::Waiting(receiver)
     }
 
-    pub fn finished(&self, id: i64, stored: Option<Finished>) {
+    pub(crate) fn finished(&self, id: i64, stored: Option<Finished>) {
         let senders = {
             let mut state = self.state();
             state.finished += 1;
@@ -226,7 +226,7 @@ impl Waiters {
 
 /// Opens the store the configuration names: the shared PostgreSQL database, or SQLite in the data
 /// directory; either takes leases as this node.
-pub fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
+pub(crate) fn open_store(config: &Config) -> Result<Arc<dyn Store>> {
     Ok(match &config.database {
         Some(url) => Arc::new(PgStore::open(url, &config.node_id, LeaseClock::Database)?),
         None => Arc::new(SqliteStore::open(&config.data_dir, config.durability)?.with_node(&config.node_id)),

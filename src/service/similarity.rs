@@ -15,7 +15,7 @@ use crate::submission::Submission;
 
 /// Two submissions of different learners whose modules are alike.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct SimilarPair {
+pub(crate) struct SimilarPair {
     pub submission_a: String,
     pub learner_a: String,
     pub submission_b: String,
@@ -26,7 +26,7 @@ pub struct SimilarPair {
 
 /// The similarity hints of an exercise.
 #[derive(Debug, Clone, PartialEq, Serialize, ToSchema)]
-pub struct Similarity {
+pub(crate) struct Similarity {
     /// What these are: hints, never verdicts.
     pub note: String,
     /// Submissions compared (the latest of each learner that has a fingerprint).
@@ -39,11 +39,11 @@ pub struct Similarity {
     pub pairs: Vec<SimilarPair>,
 }
 
-pub const NOTE: &str = "Hints, never verdicts: alike modules may come from a shared starter kit or a short \
+pub(crate) const NOTE: &str = "Hints, never verdicts: alike modules may come from a shared starter kit or a short \
                         exercise with one natural solution. Look at both before drawing any conclusion.";
 
 /// Jaccard similarity of two sorted sets, in per mille: shared / distinct (0 for two empty sets).
-pub fn jaccard_per_mille(a: &[u64], b: &[u64]) -> u32 {
+pub(crate) fn jaccard_per_mille(a: &[u64], b: &[u64]) -> u32 {
     let (mut i, mut j, mut shared) = (0, 0, 0usize);
     while i < a.len() && j < b.len() {
         match a[i].cmp(&b[j]) {
@@ -62,7 +62,7 @@ pub fn jaccard_per_mille(a: &[u64], b: &[u64]) -> u32 {
 
 /// The closest pairs among `latest` (the latest submission of each learner, oldest first, with its
 /// bytes): the most recent [`SIMILARITY_SUBMISSIONS_MAX`] are fingerprinted and compared.
-pub fn closest_pairs(exercise: &Exercise, latest: &[(SubmissionRecord, Submission)]) -> Similarity {
+pub(crate) fn closest_pairs(exercise: &Exercise, latest: &[(SubmissionRecord, Submission)]) -> Similarity {
     let truncated = latest.len() > SIMILARITY_SUBMISSIONS_MAX;
     let taken = &latest[latest.len().saturating_sub(SIMILARITY_SUBMISSIONS_MAX)..];
     let prints: Vec<(&SubmissionRecord, Vec<u64>)> = taken

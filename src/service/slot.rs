@@ -15,18 +15,18 @@ use crate::report::Report;
 use crate::submission::Submission;
 
 /// Where one grading thread grades: its worker process, or its own thread.
-pub enum Slot {
+pub(crate) enum Slot {
     Thread,
     Process(Box<ProcessSlot>),
 }
 
-pub struct ProcessSlot {
+pub(crate) struct ProcessSlot {
     spec: WorkerSpec,
     pub worker: Option<WorkerProcess>,
 }
 
 /// How a grading in a slot ended.
-pub enum Graded {
+pub(crate) enum Graded {
     Done(Result<Box<Report>, GradeError>),
     /// The worker process was killed or died; a new one is started.
     WorkerLost(WorkerFailure),
@@ -36,7 +36,7 @@ pub enum Graded {
 
 impl Slot {
     /// A slot as `isolation` says; its worker processes keep compiled modules in `module_cache`.
-    pub fn new(isolation: Isolation, module_cache: PathBuf) -> Slot {
+    pub(crate) fn new(isolation: Isolation, module_cache: PathBuf) -> Slot {
         match isolation {
             Isolation::Thread => Slot::Thread,
             Isolation::Process => {
@@ -67,7 +67,7 @@ impl Slot {
         Ok(())
     }
 
-    pub fn grade(
+    pub(crate) fn grade(
         &mut self,
         exercise: &Exercise,
         submission: &Submission,
@@ -101,7 +101,7 @@ impl Slot {
 
 impl Graded {
     /// The report, or why there is none, for a dry run.
-    pub fn into_outcome(self) -> Result<Report, String> {
+    pub(crate) fn into_outcome(self) -> Result<Report, String> {
         match self {
             Graded::Done(result) => result.map(|report| *report).map_err(|e| e.to_string()),
             Graded::WorkerLost(failure) => Err(failure.reason_line()),

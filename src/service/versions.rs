@@ -19,7 +19,7 @@ use super::store::VersionCensus;
 use crate::limits::NODE_HEARTBEAT_MS;
 
 /// The versions `catalogue` serves: (exercise slug, content hash), by slug.
-pub fn served(catalogue: &Catalogue) -> Vec<(String, String)> {
+pub(crate) fn served(catalogue: &Catalogue) -> Vec<(String, String)> {
     catalogue
         .all()
         .iter()
@@ -29,7 +29,7 @@ pub fn served(catalogue: &Catalogue) -> Vec<(String, String)> {
 
 /// Announces this node and the versions it serves now; a failure is logged (the next heartbeat
 /// tries again) and returned.
-pub fn announce(shared: &Shared) -> Result<(), super::store::StoreError> {
+pub(crate) fn announce(shared: &Shared) -> Result<(), super::store::StoreError> {
     let versions = served(&shared.catalogue);
     let announced = shared.store.announce_node(&versions, clock::now_ms());
     if let Err(e) = &announced {
@@ -39,14 +39,18 @@ pub fn announce(shared: &Shared) -> Result<(), super::store::StoreError> {
 }
 
 /// The first 12 hex digits of a content hash, as reports and pages show versions.
-pub fn short(hash: &str) -> &str {
+pub(crate) fn short(hash: &str) -> &str {
     hash.get(..12).unwrap_or(hash)
 }
 
 /// Where `node`, which serves `ours` (slug → content hash), differs from the other living nodes
 /// and from the versions the open jobs were recorded under, one line each, for the operator.
 /// Empty when every node serves the same versions and every open job is of one of them.
-pub fn differences(node: &str, ours: &BTreeMap<String, String>, census: &VersionCensus) -> Vec<String> {
+pub(crate) fn differences(
+    node: &str,
+    ours: &BTreeMap<String, String>,
+    census: &VersionCensus,
+) -> Vec<String> {
     let mut lines = Vec::new();
     for other in census.served.iter().filter(|s| s.node != node) {
         match ours.get(&other.exercise) {

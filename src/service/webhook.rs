@@ -24,7 +24,7 @@ use crate::limits::{WEBHOOK_BACKOFF_MAX_MS, WEBHOOK_LEASE_BATCH_MAX, WEBHOOK_LEA
 /// How often an idle sender looks for events whose retry time has come.
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
-pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+pub(crate) fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
     (0..WEBHOOK_SENDERS)
         .map(|n| {
             let shared = shared.clone();
@@ -148,7 +148,7 @@ fn record(shared: &Shared, event: &OutboxEvent, delivery: Delivery) {
 /// The delay before retry number `attempt` (1 = after the first failure): `base · 2^(attempt-1)`,
 /// at most [`WEBHOOK_BACKOFF_MAX_MS`], less a jitter of up to half of it drawn from ChaCha8 keyed
 /// with SHA-256(seed, event id, attempt). The same inputs give the same delay on every machine.
-pub fn backoff_ms(seed: u64, base_ms: u64, event_id: &str, attempt: u32) -> u64 {
+pub(crate) fn backoff_ms(seed: u64, base_ms: u64, event_id: &str, attempt: u32) -> u64 {
     let exponent = attempt.saturating_sub(1).min(40);
     let delay = base_ms.saturating_mul(1u64 << exponent).min(WEBHOOK_BACKOFF_MAX_MS);
     let mut hash = Sha256::new();

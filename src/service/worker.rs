@@ -37,9 +37,9 @@ use crate::limits::{
 const IDLE_POLL: Duration = Duration::from_millis(500);
 /// The folder of the data directory where grading workers keep compiled reference solutions and
 /// interpreters between processes (`sandbox::module_cache`).
-pub const MODULE_CACHE_DIR: &str = "modules";
+pub(crate) const MODULE_CACHE_DIR: &str = "modules";
 
-pub fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+pub(crate) fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
     let kills = Arc::new(Kills::default());
     (0..shared.config.workers)
         .map(|n| {
@@ -535,13 +535,13 @@ fn exercise_unavailable(shared: &Shared, job: &LeasedJob, reason: String) -> Opt
 
 /// The one event of a submission: its id is derived from the submission, so it is the same on
 /// every attempt, after a redelivery, and if the job was graded twice.
-pub fn event_id(submission_id: i64) -> String {
+pub(crate) fn event_id(submission_id: i64) -> String {
     format!("evt_{}", crate::service::public_id::of(submission_id))
 }
 
 /// The event of a result version: the first result's is [`event_id`], a regrade's adds its version
 /// (`evt_sub_12_v2`), so that each version's event is sent once.
-pub fn version_event_id(submission_id: i64, version: u32) -> String {
+pub(crate) fn version_event_id(submission_id: i64, version: u32) -> String {
     if version <= 1 { event_id(submission_id) } else { format!("{}_v{version}", event_id(submission_id)) }
 }
 

@@ -32,12 +32,12 @@ fn who(consumer: &Option<String>) -> Text {
 }
 
 /// The queue's trace as a timeline (time passing is implied by the ticks and not listed).
-pub fn queue_timeline<B: Clone>(queue: &Queue<B>, label: impl Fn(&B) -> String) -> Vec<TimelineLine> {
+pub(crate) fn queue_timeline<B: Clone>(queue: &Queue<B>, label: impl Fn(&B) -> String) -> Vec<TimelineLine> {
     queue.trace().iter().filter_map(|entry| queue_line(queue, entry, &label)).collect()
 }
 
 /// One event of a queue's trace as a timeline line; `None` for events a timeline leaves out.
-pub fn queue_line<B: Clone>(
+pub(crate) fn queue_line<B: Clone>(
     queue: &Queue<B>,
     entry: &TraceEntry<QueueEvent>,
     label: &impl Fn(&B) -> String,
@@ -129,7 +129,10 @@ pub fn queue_line<B: Clone>(
 
 /// The network's trace as a timeline, ordered by tick (sends and decisions before arrivals at the
 /// same tick).
-pub fn network_timeline<B: Clone>(network: &Network<B>, label: impl Fn(&B) -> String) -> Vec<TimelineLine> {
+pub(crate) fn network_timeline<B: Clone>(
+    network: &Network<B>,
+    label: impl Fn(&B) -> String,
+) -> Vec<TimelineLine> {
     let name = |message: Tick| network.body(message).map(&label).unwrap_or_else(|| format!("#{message}"));
     let c = network.config();
     let mut lines: Vec<TimelineLine> = network
@@ -181,7 +184,7 @@ pub fn network_timeline<B: Clone>(network: &Network<B>, label: impl Fn(&B) -> St
 
 /// Merges timelines of several simulations by tick; lines of the same tick keep their order
 /// (simulations in the order given).
-pub fn merge(timelines: impl IntoIterator<Item = Vec<TimelineLine>>) -> Vec<TimelineLine> {
+pub(crate) fn merge(timelines: impl IntoIterator<Item = Vec<TimelineLine>>) -> Vec<TimelineLine> {
     let mut all: Vec<TimelineLine> = timelines.into_iter().flatten().collect();
     all.sort_by_key(|l| l.tick);
     all

@@ -4,20 +4,20 @@
 //! trace. Prediction exercises compute their expected answers by running these types; the consumer
 //! harness schedules deliveries with them. [`describe`] turns traces into bilingual timelines.
 
-pub mod describe;
-pub mod network;
-pub mod queue;
+pub(crate) mod describe;
+pub(crate) mod network;
+pub(crate) mod queue;
 
 pub use describe::TimelineLine;
 pub use network::{CopyFate, Fate, Network, NetworkConfig, NetworkEvent};
 pub use queue::{AckOutcome, Delivery, MessageId, MessageState, Queue, QueueConfig, QueueEvent};
 
 /// Simulated time: a counter that only [`Queue::tick`] moves forward (the network counts sends).
-pub type Tick = u64;
+pub(crate) type Tick = u64;
 
 /// One event of a trace, stamped with the tick it happened at.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct TraceEntry<E> {
+pub(crate) struct TraceEntry<E> {
     pub tick: Tick,
     pub event: E,
 }

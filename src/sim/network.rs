@@ -44,7 +44,7 @@ impl Default for NetworkConfig {
 }
 
 impl NetworkConfig {
-    pub fn validate(&self) -> Result<(), SimError> {
+    pub(crate) fn validate(&self) -> Result<(), SimError> {
         for (name, value) in [
             ("loss_per_mille", self.loss_per_mille),
             ("duplicate_per_mille", self.duplicate_per_mille),
@@ -93,7 +93,8 @@ pub struct Fate {
 }
 
 impl Fate {
-    pub fn lost(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn lost(&self) -> bool {
         self.copies.is_empty()
     }
 }
@@ -152,11 +153,11 @@ impl<B: Clone> Network<B> {
         })
     }
 
-    pub fn seed(&self) -> u64 {
+    pub(crate) fn seed(&self) -> u64 {
         self.seed
     }
 
-    pub fn config(&self) -> NetworkConfig {
+    pub(crate) fn config(&self) -> NetworkConfig {
         self.config
     }
 
@@ -227,18 +228,18 @@ impl<B: Clone> Network<B> {
     }
 
     /// The fate of every message sent so far, in send order.
-    pub fn fates(&self) -> &[Fate] {
+    pub(crate) fn fates(&self) -> &[Fate] {
         &self.fates
     }
 
     /// The body of the message sent at tick `message`.
-    pub fn body(&self, message: Tick) -> Option<&B> {
+    pub(crate) fn body(&self, message: Tick) -> Option<&B> {
         usize::try_from(message).ok().and_then(|i| self.bodies.get(i))
     }
 
     /// Every event in the order it was recorded (sends, then deliveries; see [`describe`](super::describe)
     /// for a timeline ordered by tick).
-    pub fn trace(&self) -> &[TraceEntry<NetworkEvent>] {
+    pub(crate) fn trace(&self) -> &[TraceEntry<NetworkEvent>] {
         &self.trace
     }
 }

@@ -24,7 +24,7 @@ pub struct QueueConfig {
 }
 
 impl QueueConfig {
-    pub fn new(visibility_timeout: Tick) -> Self {
+    pub(crate) fn new(visibility_timeout: Tick) -> Self {
         QueueConfig { visibility_timeout, max_receives: None }
     }
 }
@@ -132,7 +132,7 @@ pub struct Queue<B> {
 }
 
 impl<B: Clone> Queue<B> {
-    pub fn new(config: QueueConfig) -> Result<Self, SimError> {
+    pub(crate) fn new(config: QueueConfig) -> Result<Self, SimError> {
         if config.visibility_timeout == 0 {
             return Err(SimError::ZeroVisibilityTimeout);
         }
@@ -142,12 +142,8 @@ impl<B: Clone> Queue<B> {
         Ok(Queue { config, now: 0, messages: Vec::new(), trace: Vec::new() })
     }
 
-    pub fn config(&self) -> QueueConfig {
-        self.config
-    }
-
     /// The current tick.
-    pub fn now(&self) -> Tick {
+    pub(crate) fn now(&self) -> Tick {
         self.now
     }
 
@@ -156,7 +152,7 @@ impl<B: Clone> Queue<B> {
     }
 
     /// Appends a message; it is visible at once.
-    pub fn send(&mut self, body: B) -> MessageId {
+    pub(crate) fn send(&mut self, body: B) -> MessageId {
         self.messages.push(Message { body, attempts: 0, state: MessageState::Visible });
         let id = self.messages.len() as MessageId;
         self.record(self.now, QueueEvent::Sent { id });
@@ -164,12 +160,12 @@ impl<B: Clone> Queue<B> {
     }
 
     /// Receives the oldest visible message, if any, and hides it for the visibility timeout.
-    pub fn receive(&mut self) -> Option<Delivery<B>> {
+    pub(crate) fn receive(&mut self) -> Option<Delivery<B>> {
         self.receive_inner(None)
     }
 
     /// Like [`receive`](Self::receive), naming the consumer in the trace.
-    pub fn receive_for(&mut self, consumer: impl Into<String>) -> Option<Delivery<B>> {
+    pub(crate) fn receive_for(&mut self, consumer: impl Into<String>) -> Option<Delivery<B>> {
         self.receive_inner(Some(consumer.into()))
     }
 
@@ -200,7 +196,7 @@ impl<B: Clone> Queue<B> {
     /// Deletes the message. Acking a message that is already gone is a no-op, and the trace says so.
     /// A message whose timeout ran out but that nobody received again is still deleted: the
     /// consumer did finish, only late.
-    pub fn ack(&mut self, id: MessageId) -> AckOutcome {
+    pub(crate) fn ack(&mut self, id: MessageId) -> AckOutcome {
         let outcome = match self.index(id) {
             None => AckOutcome::Unknown,
             Some(index) => {
@@ -222,7 +218,7 @@ impl<B: Clone> Queue<B> {
     /// Moves time forward by `n` ticks. Messages whose visibility timeout runs out on the way become
     /// visible again (or move to the dead-letter list), each at the tick its timeout ran out, in the
     /// order of that tick and then of id.
-    pub fn tick(&mut self, n: Tick) -> Result<(), SimError> {
+    pub(crate) fn tick(&mut self, n: Tick) -> Result<(), SimError> {
         let from = self.now;
         let to = from.checked_add(n).ok_or(SimError::TimeOverflow)?;
         self.now = to;
@@ -253,13 +249,13 @@ impl<B: Clone> Queue<B> {
     }
 
     /// Adds a remark to the trace at the current tick.
-    pub fn note(&mut self, text: Text) {
+    pub(crate) fn note(&mut self, text: Text) {
         self.record(self.now, QueueEvent::Note { text });
     }
 
     /// Messages not yet acked and not dead-lettered (visible or in flight): the lesson's `offen()`.
     /// Like every operation of a modelled actor, it leaves an event in the trace.
-    pub fn open(&mut self) -> usize {
+    pub(crate) fn open(&mut self) -> usize {
         let ids = self.open_ids();
         let count = ids.len();
         self.record(self.now, QueueEvent::OpenCounted { ids });
@@ -268,7 +264,7 @@ impl<B: Clone> Queue<B> {
 
     /// The same count without a trace event, for whoever drives the simulation (a harness deciding
     /// whether to go on), not for a modelled consumer.
-    pub fn open_count(&self) -> usize {
+    pub(crate) fn open_count(&self) -> usize {
         self.messages
             .iter()
             .filter(|m| matches!(m.state, MessageState::Visible | MessageState::InFlight { .. }))
@@ -276,12 +272,12 @@ impl<B: Clone> Queue<B> {
     }
 
     /// The ids of the open messages, oldest first.
-    pub fn open_ids(&self) -> Vec<MessageId> {
+    pub(crate) fn open_ids(&self) -> Vec<MessageId> {
         self.ids_where(|s| matches!(s, MessageState::Visible | MessageState::InFlight { .. }))
     }
 
     /// The dead-letter list, in the order the messages were sent.
-    pub fn dead_letters(&self) -> Vec<Delivery<B>> {
+    pub(crate) fn dead_letters(&self) -> Vec<Delivery<B>> {
         self.messages
             .iter()
             .enumerate()
@@ -305,22 +301,18 @@ impl<B: Clone> Queue<B> {
     }
 
     /// A message's body, whatever its state.
-    pub fn body(&self, id: MessageId) -> Option<&B> {
+    pub(crate) fn body(&self, id: MessageId) -> Option<&B> {
         self.index(id).map(|i| &self.messages[i].body)
     }
 
     /// A message's state.
-    pub fn state(&self, id: MessageId) -> Option<MessageState> {
+    #[cfg(test)]
+    pub(crate) fn state(&self, id: MessageId) -> Option<MessageState> {
         self.index(id).map(|i| self.messages[i].state)
     }
 
-    /// How often a message has been delivered.
-    pub fn attempts(&self, id: MessageId) -> Option<u32> {
-        self.index(id).map(|i| self.messages[i].attempts)
-    }
-
     /// Every event so far, ordered by tick.
-    pub fn trace(&self) -> &[TraceEntry<QueueEvent>] {
+    pub(crate) fn trace(&self) -> &[TraceEntry<QueueEvent>] {
         &self.trace
     }
 }

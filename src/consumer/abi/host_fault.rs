@@ -33,7 +33,7 @@ pub enum HostFault {
 
 impl HostFault {
     /// A stable code and a message a student understands.
-    pub fn explain(&self) -> (FaultCode, Text) {
+    pub(crate) fn explain(&self) -> (FaultCode, Text) {
         match self {
             HostFault::InjectedCrash { point, after } => {
                 let after = after.describe();

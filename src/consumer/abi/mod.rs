@@ -61,7 +61,7 @@ abi_v1! {
 }
 
 /// The store data of one consumer instance.
-pub struct GuestState {
+pub(crate) struct GuestState {
     pub limiter: GuestLimiter,
     pub db: GuestDb,
     pub instance: u32,
@@ -101,7 +101,7 @@ pub struct GuestState {
 
 impl GuestState {
     /// The store data of a fresh instance on `db`.
-    pub fn fresh(db: GuestDb, limits: &crate::limits::Limits, instance: u32) -> GuestState {
+    pub(crate) fn fresh(db: GuestDb, limits: &crate::limits::Limits, instance: u32) -> GuestState {
         GuestState {
             statement_line: None,
             return_line: None,
@@ -128,7 +128,7 @@ impl GuestState {
 }
 
 /// The linker with every ABI v1 function, built once per engine.
-pub fn linker(engine: &Engine) -> &'static Linker<GuestState> {
+pub(crate) fn linker(engine: &Engine) -> &'static Linker<GuestState> {
     type Registry = std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>;
     static LINKERS: OnceLock<Registry> = OnceLock::new();
     let linkers = LINKERS.get_or_init(Default::default);
@@ -143,7 +143,7 @@ pub fn linker(engine: &Engine) -> &'static Linker<GuestState> {
 
 /// The linker for interleaved runs: like [`linker`], but `db.exec` and `db.query_int` wait for
 /// their turn (they are async host functions; the instance runs on a fiber).
-pub fn interleaving_linker(engine: &Engine) -> &'static Linker<GuestState> {
+pub(crate) fn interleaving_linker(engine: &Engine) -> &'static Linker<GuestState> {
     type Registry = std::sync::Mutex<Vec<(Engine, &'static Linker<GuestState>)>>;
     static LINKERS: OnceLock<Registry> = OnceLock::new();
     let linkers = LINKERS.get_or_init(Default::default);
@@ -659,8 +659,8 @@ fn read_assemblyscript_string(caller: &mut Caller<'_, GuestState>, ptr: i32) -> 
 
 mod host_fault;
 mod own;
-pub mod sjlj;
-pub mod world;
+pub(crate) mod sjlj;
+pub(crate) mod world;
 
 #[cfg(test)]
 mod tests;

@@ -14,7 +14,7 @@ use super::GuestState;
 /// The marker trap of a longjmp; only `invoke_*` catches it.
 #[derive(Debug, thiserror::Error)]
 #[error("longjmp outside of any setjmp in the interpreter guest")]
-pub struct LongJmp;
+pub(crate) struct LongJmp;
 
 /// The widest `invoke_*` trampoline generated: how many arguments (besides the function index) it
 /// takes. Part of the interface with the interpreter guests, not a limit.

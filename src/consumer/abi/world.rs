@@ -18,9 +18,9 @@ use crate::limits::GUEST_TEXT_BYTES_MAX;
 use crate::report::consumer::{Boundary, TraceEvent};
 
 /// The call's name in the trace, the crash point and the report.
-pub const SEND_MAIL: &str = "send_mail";
+pub(crate) const SEND_MAIL: &str = "send_mail";
 /// The broker's call's name.
-pub const PUBLISH: &str = "publish";
+pub(crate) const PUBLISH: &str = "publish";
 
 /// What one `world.send_mail` call asks, read from the guest's memory.
 struct MailArgs {

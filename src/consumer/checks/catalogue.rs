@@ -18,7 +18,7 @@ const CATALOGUE_TOML: &str = include_str!("../../../graders/consumer/checks.toml
 
 /// What a student reads about one check.
 #[derive(Debug, Clone)]
-pub struct CheckInfo {
+pub(crate) struct CheckInfo {
     pub title: Text,
     pub explanation: Text,
 }
@@ -36,7 +36,7 @@ const EXPLANATION_PLACEHOLDERS: [&str; 2] = ["processed", "duplicate"];
 
 /// Why `checks.toml` cannot be loaded.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CatalogueError {
+pub(crate) enum CatalogueError {
     #[error("checks.toml is not valid: {0}")]
     Syntax(String),
     #[error("checks.toml describes \"{0}\", which is no check (known: {known})", known = Check::known_names())]
@@ -79,14 +79,14 @@ struct File {
 
 /// The loaded catalogue: one entry per check.
 #[derive(Debug)]
-pub struct Catalogue {
+pub(crate) struct Catalogue {
     checks: BTreeMap<Check, CheckEntry>,
     failures: BTreeMap<Prose, Templates>,
 }
 
 impl Catalogue {
     /// Parses and validates a catalogue.
-    pub fn parse(source: &str) -> Result<Catalogue, CatalogueError> {
+    pub(crate) fn parse(source: &str) -> Result<Catalogue, CatalogueError> {
         let file: File = toml::from_str(source).map_err(|e| CatalogueError::Syntax(e.to_string()))?;
         let mut checks = BTreeMap::new();
         for entry in file.check {
@@ -148,7 +148,7 @@ impl Catalogue {
 
     /// The title and explanation of `check` (every check has them: [`Catalogue::parse`] made
     /// sure), in `voice`'s words.
-    pub fn info(&self, check: Check, voice: Voice) -> CheckInfo {
+    pub(crate) fn info(&self, check: Check, voice: Voice) -> CheckInfo {
         let entry = &self.checks[&check];
         let values = [("processed", voice.processed()), ("duplicate", voice.duplicate())];
         CheckInfo { title: entry.title.clone(), explanation: super::texts::fill(&entry.explanation, &values) }
@@ -156,22 +156,22 @@ impl Catalogue {
 }
 
 /// The failure text `prose`, parsed (every text has one: [`Catalogue::parse`] made sure).
-pub fn failure_templates(prose: Prose) -> &'static Templates {
+pub(crate) fn failure_templates(prose: Prose) -> &'static Templates {
     &catalogue().failures[&prose]
 }
 
 /// The failure text `prose` as a [`Problem`], its placeholders filled with `values`.
-pub fn problem(prose: Prose, values: &[(&str, Text)]) -> Problem {
+pub(crate) fn problem(prose: Prose, values: &[(&str, Text)]) -> Problem {
     Problem { key: prose.key(), text: failure(prose, values) }
 }
 
 /// The failure text `prose`, its placeholders filled with `values` (name, value per language).
-pub fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
+pub(crate) fn failure(prose: Prose, values: &[(&str, Text)]) -> Text {
     super::texts::fill(self::failure_templates(prose), values)
 }
 
 /// The catalogue compiled into the binary.
-pub fn catalogue() -> &'static Catalogue {
+pub(crate) fn catalogue() -> &'static Catalogue {
     static CATALOGUE: OnceLock<Catalogue> = OnceLock::new();
     CATALOGUE.get_or_init(|| match Catalogue::parse(CATALOGUE_TOML) {
         Ok(catalogue) => catalogue,
@@ -182,7 +182,7 @@ pub fn catalogue() -> &'static Catalogue {
 
 /// The title and explanation a report gives for `check`, in `voice`'s words: the one place a
 /// report looks them up (the lesson's texts; an exercise's own would take precedence here).
-pub fn info(check: Check, voice: Voice) -> CheckInfo {
+pub(crate) fn info(check: Check, voice: Voice) -> CheckInfo {
     catalogue().info(check, voice)
 }
 

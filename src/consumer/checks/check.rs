@@ -34,7 +34,7 @@ impl Check {
     ];
 
     /// The check's name in reports, the catalogue, replay tokens and `expect-fail:` lines.
-    pub const fn name(self) -> &'static str {
+    pub(crate) const fn name(self) -> &'static str {
         match self {
             Check::FreshMessage => "fresh-message",
             Check::DuplicateSameInstance => "duplicate-same-instance",
@@ -49,12 +49,12 @@ impl Check {
     }
 
     /// The check whose current name is exactly `name` (former names not included).
-    pub fn by_current_name(name: &str) -> Option<Check> {
+    pub(crate) fn by_current_name(name: &str) -> Option<Check> {
         Check::ALL.into_iter().find(|check| check.name() == name)
     }
 
     /// Every current name, separated by commas (for messages that list the known checks).
-    pub fn known_names() -> String {
+    pub(crate) fn known_names() -> String {
         Check::ALL.map(Check::name).join(", ")
     }
 }
@@ -67,10 +67,10 @@ impl fmt::Display for Check {
 
 /// Former names of checks, with the name they go by now. Mutants and replay tokens written with a
 /// former name keep working.
-pub const FORMER_NAMES: &[(&str, &str)] = &[("crash-after-write", "crash-points")];
+pub(crate) const FORMER_NAMES: &[(&str, &str)] = &[("crash-after-write", "crash-points")];
 
 /// The current name of check `name` (itself, unless it is a former name).
-pub fn current_name(name: &str) -> &str {
+pub(crate) fn current_name(name: &str) -> &str {
     FORMER_NAMES.iter().find(|(former, _)| *former == name).map_or(name, |(_, current)| current)
 }
 

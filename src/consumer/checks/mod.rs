@@ -3,8 +3,8 @@
 //! place (`texts`). The harness runs the checks; the exercise loader and the diagnosis read these
 //! without knowing how a check runs.
 
-pub mod catalogue;
+pub(crate) mod catalogue;
 pub mod check;
-pub mod texts;
+pub(crate) mod texts;
 
 pub use self::check::{Check, UnknownCheck};

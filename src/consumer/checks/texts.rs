@@ -10,7 +10,7 @@ use crate::text::Text;
 
 /// One failure text of the harness.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Prose {
+pub(crate) enum Prose {
     CouldNotStart,
     FirstDeliveryWentWrong,
     KilledAtCrashPoint,
@@ -43,7 +43,7 @@ pub enum Prose {
 
 impl Prose {
     /// Every failure text.
-    pub const ALL: [Prose; 28] = [
+    pub(crate) const ALL: [Prose; 28] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -75,7 +75,7 @@ impl Prose {
     ];
 
     /// The text's key in `checks.toml` (`[failure.<key>]`).
-    pub const fn key(self) -> &'static str {
+    pub(crate) const fn key(self) -> &'static str {
         match self {
             Prose::CouldNotStart => "could-not-start",
             Prose::FirstDeliveryWentWrong => "first-delivery-went-wrong",
@@ -109,7 +109,7 @@ impl Prose {
     }
 
     /// The placeholders the text may name; the harness fills every one of them.
-    pub const fn placeholders(self) -> &'static [&'static str] {
+    pub(crate) const fn placeholders(self) -> &'static [&'static str] {
         match self {
             Prose::CouldNotStart => &["message"],
             Prose::FirstDeliveryWentWrong => &["problem"],
@@ -141,7 +141,7 @@ impl Prose {
     }
 
     /// The text whose key is `key`.
-    pub fn by_key(key: &str) -> Option<Prose> {
+    pub(crate) fn by_key(key: &str) -> Option<Prose> {
         Prose::ALL.into_iter().find(|prose| prose.key() == key)
     }
 }
@@ -155,11 +155,11 @@ enum Piece {
 
 /// A template in one language, parsed once at load.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Template(Vec<Piece>);
+pub(crate) struct Template(Vec<Piece>);
 
 /// Why a template cannot be parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum TemplateError {
+pub(crate) enum TemplateError {
     /// `{` without a `}`, or `}` without a `{`.
     Unbalanced,
     /// A placeholder the text may not name.
@@ -169,7 +169,7 @@ pub enum TemplateError {
 impl Template {
     /// Parses `source`, allowing the placeholders `allowed`. Placeholders are `{name}`; braces
     /// appear nowhere else.
-    pub fn parse(source: &str, allowed: &[&str]) -> Result<Template, TemplateError> {
+    pub(crate) fn parse(source: &str, allowed: &[&str]) -> Result<Template, TemplateError> {
         let mut pieces = Vec::new();
         let mut rest = source;
         while let Some(open) = rest.find(['{', '}']) {
@@ -219,13 +219,13 @@ impl Template {
 
 /// A failure text in both languages, parsed.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Templates {
+pub(crate) struct Templates {
     pub de: Template,
     pub en: Template,
 }
 
 /// A value for a placeholder that reads the same in both languages (a number, a label).
-pub fn plain(value: impl Display) -> Text {
+pub(crate) fn plain(value: impl Display) -> Text {
     Text::same(value.to_string())
 }
 
@@ -240,18 +240,18 @@ pub struct Problem {
 
 impl Problem {
     /// The key of a problem that is the fault of a dying consumer (a trap, a limit).
-    pub const FAULT: &'static str = "fault";
+    pub(crate) const FAULT: &'static str = "fault";
     /// The key of a problem that is the submission's time running out.
-    pub const OUT_OF_TIME: &'static str = "out-of-time";
+    pub(crate) const OUT_OF_TIME: &'static str = "out-of-time";
     /// The key of a problem that is an exercise's invariant found violated.
-    pub const INVARIANT: &'static str = "invariant";
+    pub(crate) const INVARIANT: &'static str = "invariant";
 
-    pub fn fault(text: Text) -> Problem {
+    pub(crate) fn fault(text: Text) -> Problem {
         Problem { key: Problem::FAULT, text }
     }
 }
 
-pub fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
+pub(crate) fn fill(templates: &Templates, values: &[(&str, Text)]) -> Text {
     let find = |name: &str| values.iter().find(|(n, _)| *n == name).map(|(_, v)| v);
     Text {
         de: templates.de.fill(|name| find(name).map(|v| v.de.as_str())),

@@ -10,11 +10,10 @@ use crate::report::diagnosis::{Effect, Facts, Memory};
 use crate::report::roles::{Role, Roles, written_table};
 use crate::report::state::{Row, SqlValue, State};
 
-/// The failing delivery: its instance, and the indices of the trace events that belong to it (its
+/// The failing delivery: the indices of the trace events that belong to it (its
 /// `Deliver` first).
 #[derive(Debug, Clone, Default)]
-pub struct Segment {
-    pub instance: u32,
+pub(crate) struct Segment {
     pub events: Vec<usize>,
 }
 
@@ -36,7 +35,7 @@ fn instance_of(event: &TraceEvent) -> Option<u32> {
 
 /// The failing delivery of a trace: with `at_crash`, the delivery that was killed last; otherwise
 /// the last delivery.
-pub fn failing_segment(trace: &[TraceEvent], at_crash: bool) -> Option<Segment> {
+pub(crate) fn failing_segment(trace: &[TraceEvent], at_crash: bool) -> Option<Segment> {
     let crash = at_crash.then(|| trace.iter().rposition(|e| matches!(e, TraceEvent::Crash { .. }))).flatten();
     let (instance, end) = match crash {
         Some(c) => (instance_of(&trace[c])?, c + 1),
@@ -50,12 +49,12 @@ pub fn failing_segment(trace: &[TraceEvent], at_crash: bool) -> Option<Segment> 
         .rposition(|e| matches!(e, TraceEvent::Deliver { instance: i, .. } if *i == instance))?;
     let events =
         (start..end).filter(|&i| instance_of(&trace[i]).is_none_or(|owner| owner == instance)).collect();
-    Some(Segment { instance, events })
+    Some(Segment { events })
 }
 
 /// Whether `sql` opens a transaction (`BEGIN`, a `SAVEPOINT`) or ends one (`COMMIT`, `END`,
 /// `ROLLBACK` without `TO`, `RELEASE`).
-pub fn transaction_control(sql: &str) -> Option<bool> {
+pub(crate) fn transaction_control(sql: &str) -> Option<bool> {
     let words: Vec<String> = sql.split_whitespace().take(2).map(|w| w.to_ascii_uppercase()).collect();
     match words.first().map(|w| w.trim_end_matches(';')) {
         Some("BEGIN" | "SAVEPOINT") => Some(true),
@@ -94,7 +93,7 @@ fn delivery_facts(trace: &[TraceEvent], segment: &Segment, roles: &Roles, facts:
 }
 
 /// Every fact of a failed check whose failure text has the key `problem`.
-pub fn facts(problem: &str, detail: &ConsumerDetail, roles: &Roles) -> (Facts, Option<Segment>) {
+pub(crate) fn facts(problem: &str, detail: &ConsumerDetail, roles: &Roles) -> (Facts, Option<Segment>) {
     let crashed = detail.trace.iter().any(|e| matches!(e, TraceEvent::Crash { .. }));
     let mut facts = Facts {
         problem: problem.to_string(),
@@ -254,7 +253,12 @@ fn added_rows(b: &[Row], a: &[Row], e: &[Row]) -> Option<f64> {
 
 /// The effect tables `names` after a check, against the expected state and the baseline (the state
 /// before the message took effect): with the number of times, when whole.
-pub fn effect(names: &[String], baseline: &State, after: &State, expected: &State) -> (Effect, Option<u32>) {
+pub(crate) fn effect(
+    names: &[String],
+    baseline: &State,
+    after: &State,
+    expected: &State,
+) -> (Effect, Option<u32>) {
     let (b, a, e) = (rows(names, baseline), rows(names, after), rows(names, expected));
     if a == e {
         return (Effect::Right, None);

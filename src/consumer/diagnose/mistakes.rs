@@ -16,7 +16,7 @@ use crate::text::Text;
 const LESSON_TOML: &str = include_str!("../../../graders/consumer/mistakes.toml");
 
 /// The placeholders every text of a kind may name.
-pub const PLACEHOLDERS: [&str; 10] = [
+pub(crate) const PLACEHOLDERS: [&str; 10] = [
     "times",
     "effect",
     "memory",
@@ -31,7 +31,7 @@ pub const PLACEHOLDERS: [&str; 10] = [
 
 /// Where a kind's decisive line is, in the order to look.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Decisive {
+pub(crate) enum Decisive {
     Crash,
     EffectWrite,
     MemoryWrite,
@@ -102,7 +102,7 @@ struct File {
 
 /// One kind of mistake, parsed.
 #[derive(Debug, Clone)]
-pub struct Mistake {
+pub(crate) struct Mistake {
     pub name: String,
     pub rank: u32,
     when: When,
@@ -113,7 +113,7 @@ pub struct Mistake {
 }
 
 /// What a failed check showed, as the conditions of a kind read it.
-pub struct Observed<'a> {
+pub(crate) struct Observed<'a> {
     pub check: &'a str,
     pub facts: &'a Facts,
 }
@@ -128,7 +128,7 @@ fn allows_name(allowed: &Option<Vec<String>>, value: &str) -> bool {
 
 impl Mistake {
     /// Whether every condition of the kind holds for `observed`.
-    pub fn matches(&self, observed: &Observed<'_>) -> bool {
+    pub(crate) fn matches(&self, observed: &Observed<'_>) -> bool {
         let when = &self.when;
         let facts = observed.facts;
         allows_name(&when.check, observed.check)
@@ -153,7 +153,7 @@ pub struct Mistakes {
 
 impl Mistakes {
     /// Parses a catalogue of kinds (the lesson's file, or an exercise's).
-    pub fn parse(source: &str) -> Result<Vec<Mistake>, String> {
+    pub(crate) fn parse(source: &str) -> Result<Vec<Mistake>, String> {
         let file: File = toml::from_str(source).map_err(|e| e.to_string())?;
         let mut kinds: Vec<Mistake> = Vec::new();
         for entry in file.mistake {
@@ -167,7 +167,7 @@ impl Mistakes {
     }
 
     /// The lesson's kinds, compiled into the binary.
-    pub fn lesson() -> &'static Mistakes {
+    pub(crate) fn lesson() -> &'static Mistakes {
         static LESSON: OnceLock<Mistakes> = OnceLock::new();
         LESSON.get_or_init(|| match Mistakes::parse(LESSON_TOML) {
             Ok(kinds) => Mistakes::ordered(kinds),
@@ -178,7 +178,7 @@ impl Mistakes {
 
     /// The lesson's kinds with an exercise's `own` kinds: one of the same name replaces the
     /// lesson's, the others are added.
-    pub fn with_exercise(own: Vec<Mistake>) -> Mistakes {
+    pub(crate) fn with_exercise(own: Vec<Mistake>) -> Mistakes {
         let mut kinds = own;
         let lesson = Mistakes::lesson();
         for kind in &lesson.kinds {
@@ -196,11 +196,12 @@ impl Mistakes {
     }
 
     /// The first kind, by rank, whose conditions hold.
-    pub fn find(&self, observed: &Observed<'_>) -> Option<&Mistake> {
+    pub(crate) fn find(&self, observed: &Observed<'_>) -> Option<&Mistake> {
         self.kinds.iter().find(|kind| kind.matches(observed))
     }
 
-    pub fn names(&self) -> impl Iterator<Item = &str> {
+    #[cfg(test)]
+    pub(crate) fn names(&self) -> impl Iterator<Item = &str> {
         self.kinds.iter().map(|k| k.name.as_str())
     }
 }

@@ -4,8 +4,8 @@
 //! decisive line and the state difference that prove it. The finding of the lowest rank is the
 //! report's main problem. Nothing here knows an exercise: roles of tables, kinds and texts are data.
 
-pub mod facts;
-pub mod mistakes;
+pub(crate) mod facts;
+pub(crate) mod mistakes;
 
 use self::facts::{Segment, transaction_control};
 use self::mistakes::{Decisive, Mistake, Mistakes, Observed};
@@ -19,7 +19,7 @@ use crate::report::{CheckDetail, CheckReport, Report};
 use crate::text::Text;
 
 /// What a diagnosis reads besides the report's checks.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub roles: &'a Roles,
     pub voice: Voice,
     pub mistakes: &'a Mistakes,
@@ -31,7 +31,7 @@ pub struct Context<'a> {
 
 /// The diagnosis of `checks`; `problems` holds the key of each check's failure text, in the same
 /// order. `None` when no check failed.
-pub fn diagnose(
+pub(crate) fn diagnose(
     checks: &[CheckReport],
     problems: &[Option<&str>],
     context: &Context<'_>,
@@ -60,7 +60,10 @@ pub fn diagnose(
 
 /// `report` with its diagnosis, from the keys of its checks' failures (in `report.checks`' order);
 /// the summary names the main problem.
-pub fn attach((mut report, problems): (Report, Vec<Option<&'static str>>), context: &Context<'_>) -> Report {
+pub(crate) fn attach(
+    (mut report, problems): (Report, Vec<Option<&'static str>>),
+    context: &Context<'_>,
+) -> Report {
     report.diagnosis = diagnose(&report.checks, &problems, context);
     if let Some(main) = report.diagnosis.as_ref().map(|d| &d.main) {
         report.summary.de.push_str(&format!(" Hauptproblem: {}.", main.title.de));

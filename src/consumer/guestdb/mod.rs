@@ -39,7 +39,7 @@ pub use crate::report::consumer::status;
 use self::authorizer::{authorize, drop_virtual_table_modules};
 
 /// How a statement that found the database locked begins its error message.
-pub const LOCKED_PREFIX: &str = "the database is locked by another transaction";
+pub(crate) const LOCKED_PREFIX: &str = "the database is locked by another transaction";
 
 /// How often (in VM steps) the progress handler runs.
 const PROGRESS_GRANULARITY: i32 = 1_000;
@@ -134,7 +134,7 @@ impl std::ops::DerefMut for Prepared<'_> {
 /// `total_changes()` counting from 0 (the functions are the connection's own, [`counters`]). What
 /// else a connection keeps (PRAGMA settings, temporary tables) a guest cannot change.
 #[derive(Default)]
-pub struct SpareConnections {
+pub(crate) struct SpareConnections {
     spare: Mutex<Vec<Spare>>,
 }
 
@@ -143,11 +143,12 @@ type Spare = (Connection, Arc<Guard>, Arc<[String]>);
 
 impl SpareConnections {
     /// How many connections wait here.
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.spare.lock().map_or(0, |spare| spare.len())
     }
 
-    pub fn is_empty(&self) -> bool {
+    #[cfg(test)]
+    pub(crate) fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
@@ -252,7 +253,7 @@ impl GuestDb {
     /// [`GuestDb::open`] for an instance on a run's database: takes a connection another instance
     /// on it left in `spares` (reset to what a new connection is) when there is one, and leaves its
     /// own there when it is dropped.
-    pub fn open_reusing(
+    pub(crate) fn open_reusing(
         spares: &Arc<SpareConnections>,
         path: &Path,
         tables: Arc<[String]>,
@@ -388,7 +389,7 @@ impl GuestDb {
     }
 
     /// Sets the submission's deadline: from now on no statement runs past it.
-    pub fn set_deadline(&mut self, deadline: Deadline) {
+    pub(crate) fn set_deadline(&mut self, deadline: Deadline) {
         self.deadline = Some(deadline);
     }
 
@@ -402,7 +403,7 @@ impl GuestDb {
         }
     }
 
-    pub fn bind(&mut self, index: i32, value: SqlValue) {
+    pub(crate) fn bind(&mut self, index: i32, value: SqlValue) {
         if !(1..=SQL_PARAMETERS_MAX as i32).contains(&index) {
             self.pending_error.get_or_insert(format!(
                 "bind index {index} is invalid: parameters are numbered from 1 to {SQL_PARAMETERS_MAX}"
@@ -413,42 +414,37 @@ impl GuestDb {
     }
 
     /// Records a problem with a bind call; reported by the next statement.
-    pub fn bind_error(&mut self, message: String) {
+    pub(crate) fn bind_error(&mut self, message: String) {
         self.pending_error.get_or_insert(message);
     }
 
-    /// The parameters bound for the next statement, for the trace.
-    pub fn pending_params(&self) -> Vec<SqlValue> {
-        self.pending.values().cloned().collect()
-    }
-
-    pub fn last_error(&self) -> &str {
+    pub(crate) fn last_error(&self) -> &str {
         &self.last_error
     }
 
     /// SQLite's extended result code of the last failed statement (0 after a success, or for a
     /// failure that is not SQLite's).
-    pub fn last_error_code(&self) -> i32 {
+    pub(crate) fn last_error_code(&self) -> i32 {
         self.last_error_code
     }
 
     /// Replaces the last error a guest reads with `db.last_error` (a lock wait given up for a
     /// reason SQLite does not know).
-    pub fn set_last_error(&mut self, message: String) {
+    pub(crate) fn set_last_error(&mut self, message: String) {
         self.last_error = message;
     }
 
-    pub fn changes(&self) -> u64 {
+    pub(crate) fn changes(&self) -> u64 {
         self.last_changes
     }
 
     /// True while a transaction is open.
-    pub fn in_transaction(&self) -> bool {
+    pub(crate) fn in_transaction(&self) -> bool {
         !self.conn().is_autocommit()
     }
 
     /// Rolls back an open transaction (the harness does this when a delivery ends with one open).
-    pub fn rollback(&mut self) {
+    pub(crate) fn rollback(&mut self) {
         if self.in_transaction() {
             // The harness's own statement: no limit may stop it (an expired deadline would leave
             // the lock held). The authorizer allows transaction control; a failure leaves the
@@ -466,13 +462,13 @@ impl GuestDb {
     }
 
     /// Takes the parameters bound for the next statement.
-    pub fn take_params(&mut self) -> BTreeMap<i32, SqlValue> {
+    pub(crate) fn take_params(&mut self) -> BTreeMap<i32, SqlValue> {
         std::mem::take(&mut self.pending)
     }
 
     /// Runs one statement with `params` (a statement retried after a lock wait runs with the same
     /// parameters again).
-    pub fn run_with_params(
+    pub(crate) fn run_with_params(
         &mut self,
         sql: &str,
         want_row: bool,

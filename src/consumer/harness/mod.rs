@@ -16,7 +16,7 @@
 mod concurrent;
 mod crash;
 pub mod oracle;
-pub mod replay;
+pub(crate) mod replay;
 mod runner;
 mod schedules;
 mod shrink;
@@ -64,7 +64,7 @@ pub enum CheckEnd {
 
 impl CheckResult {
     /// A check that did not run because the submission's time was used up.
-    pub fn not_run(check: Check, deadline: &Deadline) -> CheckResult {
+    pub(crate) fn not_run(check: Check, deadline: &Deadline) -> CheckResult {
         CheckResult {
             check,
             failure: Some(problem(Prose::NotRun, &[("limit", deadline.limit_name())])),
@@ -242,17 +242,12 @@ impl<'a> Harness<'a> {
         })
     }
 
-    /// Runs every check.
-    pub fn run_all(&mut self, oracle: &Oracle) -> Result<Vec<CheckResult>, GradeError> {
-        Check::ALL.into_iter().map(|check| self.run_check(check, oracle)).collect()
-    }
-
     pub fn run_check(&mut self, check: Check, oracle: &Oracle) -> Result<CheckResult, GradeError> {
         self.run_check_spec(check, None, oracle)
     }
 
     /// Runs `check`; with a replay `spec`, exactly the run it names.
-    pub fn run_check_spec(
+    pub(crate) fn run_check_spec(
         &mut self,
         check: Check,
         spec: Option<&str>,

@@ -73,7 +73,7 @@ fn compute_oracle_here(
 impl<'a> Harness<'a> {
     /// Runs the reference solution without faults and records the states every check compares
     /// against. Fails when the reference does not behave as a reference must.
-    pub fn oracle_run(&mut self, initial: &State) -> Result<OracleStates, String> {
+    pub(crate) fn oracle_run(&mut self, initial: &State) -> Result<OracleStates, String> {
         let messages = &self.exercise.messages;
         let mut run = Run::default();
         let does_not_start = |_| "the reference solution does not start".to_string();

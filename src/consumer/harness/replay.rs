@@ -6,7 +6,7 @@ use crate::consumer::checks::check::Check;
 use crate::exercise::GradeError;
 
 /// Hex digits of the module's SHA-256 a replay token carries.
-pub const REPLAY_HASH_CHARS: usize = 12;
+pub(crate) const REPLAY_HASH_CHARS: usize = 12;
 
 /// Names one run of one check of one module.
 pub struct ReplayToken {
@@ -23,7 +23,7 @@ impl ReplayToken {
         }
     }
 
-    pub fn parse(token: &str) -> Result<ReplayToken, GradeError> {
+    pub(crate) fn parse(token: &str) -> Result<ReplayToken, GradeError> {
         let bad = || {
             GradeError::Replay(format!(
                 "\"{token}\" is not a replay token (they look like crash-points@259d59a6182d)"

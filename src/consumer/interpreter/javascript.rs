@@ -12,13 +12,13 @@ use crate::submission::Language;
 use crate::text;
 
 /// The interpreter guest, as built by `graders/consumer/interpreters/javascript/build.sh`.
-pub const JAVASCRIPT_WASM: &[u8] =
+pub(crate) const JAVASCRIPT_WASM: &[u8] =
     include_bytes!("../../../graders/consumer/interpreters/javascript/javascript.wasm");
 
 /// The modules a student's file may import (anything else is refused at load, naming it).
-pub const IMPORTS_ALLOWED: &[&str] = &["node:sqlite"];
+pub(crate) const IMPORTS_ALLOWED: &[&str] = &["node:sqlite"];
 
-pub static INTERPRETER: Interpreter = Interpreter {
+pub(crate) static INTERPRETER: Interpreter = Interpreter {
     language: Language::JavaScript,
     name: "JavaScript",
     file: "consumer.js",
@@ -30,7 +30,7 @@ pub static INTERPRETER: Interpreter = Interpreter {
 
 /// The rejection for a file that threw while loading: an import outside [`IMPORTS_ALLOWED`] is
 /// named; anything else shows the interpreter's error with its stack.
-pub fn load_rejection(error: &str) -> Rejection {
+pub(crate) fn load_rejection(error: &str) -> Rejection {
     let first = error.lines().next().unwrap_or("").trim();
     if let Some(rest) = first.split_once("import not allowed: '").map(|(_, rest)| rest) {
         let module = rest.split('\'').next().unwrap_or(rest);

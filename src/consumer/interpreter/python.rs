@@ -10,13 +10,14 @@ use crate::submission::Language;
 use crate::text;
 
 /// The interpreter guest, as built by `graders/consumer/interpreters/python/build.sh`.
-pub const PYTHON_WASM: &[u8] = include_bytes!("../../../graders/consumer/interpreters/python/python.wasm");
+pub(crate) const PYTHON_WASM: &[u8] =
+    include_bytes!("../../../graders/consumer/interpreters/python/python.wasm");
 
 /// The modules a student's file may import (what the guest has built in; any other import fails
 /// at load and is refused naming it).
-pub const IMPORTS_ALLOWED: &[&str] = &["sqlite3", "json", "math", "collections", "io"];
+pub(crate) const IMPORTS_ALLOWED: &[&str] = &["sqlite3", "json", "math", "collections", "io"];
 
-pub static INTERPRETER: Interpreter = Interpreter {
+pub(crate) static INTERPRETER: Interpreter = Interpreter {
     language: Language::Python,
     name: "Python",
     file: "consumer.py",
@@ -28,7 +29,7 @@ pub static INTERPRETER: Interpreter = Interpreter {
 
 /// The rejection for a file that raised while loading: an import outside
 /// [`IMPORTS_ALLOWED`] is named; anything else shows the interpreter's traceback.
-pub fn load_rejection(traceback: &str) -> Rejection {
+pub(crate) fn load_rejection(traceback: &str) -> Rejection {
     let last = traceback.lines().last().unwrap_or("").trim();
     if let Some(rest) = last.strip_prefix("ImportError: no module named ") {
         let module = rest.trim_matches('\'');

@@ -32,7 +32,7 @@ mod vfs;
 static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 
 /// The exercise's template, opened once per grading as the source every run is restored from.
-pub struct TemplateSource {
+pub(crate) struct TemplateSource {
     conn: Connection,
     /// The template's schema cookie (`PRAGMA schema_version`): every run database carries it.
     schema_version: i64,
@@ -40,7 +40,7 @@ pub struct TemplateSource {
 
 impl TemplateSource {
     /// Opens the template bytes (a database image) read-only in memory.
-    pub fn open(template: &[u8]) -> rusqlite::Result<TemplateSource> {
+    pub(crate) fn open(template: &[u8]) -> rusqlite::Result<TemplateSource> {
         vfs::register().map_err(|message| {
             rusqlite::Error::SqliteFailure(
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
@@ -56,7 +56,7 @@ impl TemplateSource {
     }
 
     /// A new database holding the template's schema and rows, under a name of its own.
-    pub fn restore(&self) -> rusqlite::Result<RunDb> {
+    pub(crate) fn restore(&self) -> rusqlite::Result<RunDb> {
         let n = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
         let name = format!("/pruefstein-run-{n}");
         let uri = PathBuf::from(format!("file:{name}?vfs={}", vfs::VFS_NAME));
@@ -102,7 +102,7 @@ impl TemplateSource {
 }
 
 /// The flags every connection to a run's database opens with (the name is a URI naming the VFS).
-pub fn open_flags(read_only: bool) -> OpenFlags {
+pub(crate) fn open_flags(read_only: bool) -> OpenFlags {
     let access = if read_only {
         OpenFlags::SQLITE_OPEN_READ_ONLY
     } else {
@@ -112,7 +112,7 @@ pub fn open_flags(read_only: bool) -> OpenFlags {
 }
 
 /// One run's database in memory, alive while this value (or any connection to it) is.
-pub struct RunDb {
+pub(crate) struct RunDb {
     /// The database's name in the VFS.
     name: String,
     uri: PathBuf,
@@ -130,29 +130,32 @@ pub struct RunDb {
 
 impl RunDb {
     /// The name connections open the database by (a `file:` URI, opened with [`open_flags`]).
-    pub fn uri(&self) -> &Path {
+    pub(crate) fn uri(&self) -> &Path {
         &self.uri
     }
 
     /// How many connections have this database open, its holder and spare connections included.
-    pub fn connections(&self) -> u32 {
+    pub(crate) fn connections(&self) -> u32 {
         vfs::open_files(&self.name)
     }
 
     /// The guest connections to this database that no instance uses now.
-    pub fn spares(&self) -> &Arc<SpareConnections> {
+    pub(crate) fn spares(&self) -> &Arc<SpareConnections> {
         &self.spares
     }
 
     /// Whether no run uses this database: no connection has it open but its holder, its observer
     /// and the spare guest connections.
-    pub fn idle(&self) -> bool {
+    pub(crate) fn idle(&self) -> bool {
         let observers = u32::from(self.observer.borrow().is_some());
         self.connections() == 1 + observers + self.spares.len() as u32
     }
 
     /// Runs `read` on the database's observer connection (read-only), opened at the first call.
-    pub fn observe<T>(&self, read: impl FnOnce(&Connection) -> rusqlite::Result<T>) -> rusqlite::Result<T> {
+    pub(crate) fn observe<T>(
+        &self,
+        read: impl FnOnce(&Connection) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
         let mut observer = self.observer.borrow_mut();
         let conn = match observer.take() {
             Some(conn) => conn,
@@ -164,12 +167,12 @@ impl RunDb {
     }
 
     /// The outside services of the run on this database.
-    pub fn world(&self) -> &crate::consumer::world::SharedWorld {
+    pub(crate) fn world(&self) -> &crate::consumer::world::SharedWorld {
         &self.world
     }
 
     /// Starts the run's outside services afresh, as `config` declares them.
-    pub fn reset_world(&self, config: &crate::consumer::world::WorldConfig) {
+    pub(crate) fn reset_world(&self, config: &crate::consumer::world::WorldConfig) {
         let mut world = self.world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         *world = crate::consumer::world::World::new(config.clone());
     }
@@ -178,7 +181,7 @@ impl RunDb {
     /// last run wrote is gone, connections that stay open (an observer) read the template's rows
     /// on their next statement. Fails (SQLITE_BUSY) while another connection holds a lock on it, a
     /// transaction of a run that did not end: such a database is not reused.
-    pub fn restore_from(&mut self, template: &TemplateSource) -> rusqlite::Result<()> {
+    pub(crate) fn restore_from(&mut self, template: &TemplateSource) -> rusqlite::Result<()> {
         template.copy_into(&mut self.holder)
     }
 }

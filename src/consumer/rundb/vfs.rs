@@ -21,7 +21,7 @@ use std::sync::{Mutex, OnceLock};
 use rusqlite::ffi;
 
 /// The name connections open the VFS by (`?vfs=` in a URI).
-pub const VFS_NAME: &str = "pruefstein-memdb";
+pub(super) const VFS_NAME: &str = "pruefstein-memdb";
 
 const NONE: c_int = ffi::SQLITE_LOCK_NONE;
 const SHARED: c_int = ffi::SQLITE_LOCK_SHARED;
@@ -78,7 +78,7 @@ static REGISTERED: OnceLock<Result<Registered, String>> = OnceLock::new();
 static METHODS: OnceLock<Methods> = OnceLock::new();
 
 /// Registers the VFS once per process; returns why it could not be.
-pub fn register() -> Result<(), String> {
+pub(super) fn register() -> Result<(), String> {
     REGISTERED.get_or_init(register_once).as_ref().map(|_| ()).map_err(Clone::clone)
 }
 
@@ -110,7 +110,7 @@ fn register_once() -> Result<Registered, String> {
 /// Caps the memory of the database `conn` has open as `main` at `bytes` (memdb's size limit, which
 /// also bounds how far it grows its buffer); a write beyond it fails with SQLITE_FULL. Returns the
 /// limit in force.
-pub fn limit_size(conn: &rusqlite::Connection, bytes: u64) -> rusqlite::Result<u64> {
+pub(super) fn limit_size(conn: &rusqlite::Connection, bytes: u64) -> rusqlite::Result<u64> {
     let mut limit = i64::try_from(bytes).unwrap_or(i64::MAX);
     // SAFETY: a file control on the connection's main database with the i64 it expects; the
     // handle is valid while `conn` is borrowed.
@@ -130,7 +130,7 @@ pub fn limit_size(conn: &rusqlite::Connection, bytes: u64) -> rusqlite::Result<u
 
 /// How many files of this VFS have the shared database `name` (as in its URI, "/…") open: one per
 /// connection to it.
-pub fn open_files(name: &str) -> u32 {
+pub(super) fn open_files(name: &str) -> u32 {
     inodes().get(name).map_or(0, |inode| inode.files)
 }
 

@@ -21,15 +21,15 @@ pub(super) type RhaiResult<T> = Result<T, Box<rhai::EvalAltResult>>;
 
 /// A queue as the script sees it: shared (a script variable is a handle), with a counter of effects.
 #[derive(Clone)]
-pub struct QueueHandle(Arc<Mutex<ScriptQueue>>);
+pub(super) struct QueueHandle(Arc<Mutex<ScriptQueue>>);
 
-pub struct ScriptQueue {
+pub(super) struct ScriptQueue {
     queue: Queue<String>,
     effects: i64,
 }
 
 #[derive(Clone)]
-pub struct NetworkHandle(Arc<Mutex<Network<String>>>);
+pub(super) struct NetworkHandle(Arc<Mutex<Network<String>>>);
 
 #[derive(Clone)]
 pub(super) enum SimHandle {
@@ -351,7 +351,7 @@ pub(super) fn published_text(value: &Dynamic) -> RhaiResult<Text> {
 }
 
 /// The network's rolls as a Markdown table, one row per message (for statements).
-pub fn fates_table(network: &Network<String>) -> Text {
+pub(super) fn fates_table(network: &Network<String>) -> Text {
     let mut de = String::from(
         "| Nachricht | gesendet | Verlust | Doppelt | Verzögerung 1 | Dauer 1 | Verzögerung 2 | Dauer 2 |\n",
     );

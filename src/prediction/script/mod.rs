@@ -38,7 +38,7 @@ use host::{
 };
 
 /// The values of an exercise's parameters for one variant, in declaration order.
-pub type Params = Vec<(String, i64)>;
+pub(crate) type Params = Vec<(String, i64)>;
 
 /// What is wrong with a scenario script; the message names the file, line and column.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -87,19 +87,20 @@ impl Outcome {
     }
 
     /// Every simulation's timeline, merged by tick.
-    pub fn timeline(&self) -> &[TimelineLine] {
+    #[cfg(test)]
+    pub(crate) fn timeline(&self) -> &[TimelineLine] {
         &self.timelines().all
     }
 
     /// The timeline that explains `part`: the simulations bound to it with `explain`, else all.
-    pub fn timeline_for(&self, part: &str) -> &[TimelineLine] {
+    pub(crate) fn timeline_for(&self, part: &str) -> &[TimelineLine] {
         let timelines = self.timelines();
         timelines.by_part.get(part).map(Vec::as_slice).unwrap_or(&timelines.all)
     }
 }
 
 /// A compiled scenario.
-pub struct Scenario {
+pub(crate) struct Scenario {
     file: String,
     engine: Engine,
     ast: AST,
@@ -117,7 +118,7 @@ impl std::fmt::Debug for Scenario {
 impl Scenario {
     /// Compiles `source` (and the optional parameter constraint) once. Unknown variables are
     /// compile errors, so a typo in a parameter name shows up at load time.
-    pub fn compile(
+    pub(crate) fn compile(
         file: &str,
         source: &str,
         parameter_names: &[&str],
@@ -163,12 +164,13 @@ impl Scenario {
     }
 
     /// The same scenario with another wall-clock backstop (tests use zero to prove the backstop).
-    pub fn with_wall_limit(mut self, wall_limit: Duration) -> Scenario {
+    #[cfg(test)]
+    pub(crate) fn with_wall_limit(mut self, wall_limit: Duration) -> Scenario {
         self.wall_limit = wall_limit;
         self
     }
 
-    pub fn file(&self) -> &str {
+    pub(crate) fn file(&self) -> &str {
         &self.file
     }
 
@@ -181,7 +183,7 @@ impl Scenario {
     }
 
     /// Whether the parameters satisfy the exercise's constraint (true without one).
-    pub fn satisfies(&self, params: &Params) -> Result<bool, ScriptError> {
+    pub(crate) fn satisfies(&self, params: &Params) -> Result<bool, ScriptError> {
         let Some(constraint) = &self.constraint else { return Ok(true) };
         let _deadline = DeadlineGuard::install(self.wall_limit);
         let mut scope = Self::scope(params);
@@ -193,7 +195,7 @@ impl Scenario {
     }
 
     /// Runs the scenario for one variant.
-    pub fn run(&self, params: &Params) -> Result<Outcome, ScriptError> {
+    pub(crate) fn run(&self, params: &Params) -> Result<Outcome, ScriptError> {
         let guard = RecordingGuard::install();
         let _deadline = DeadlineGuard::install(self.wall_limit);
         let mut scope = Self::scope(params);

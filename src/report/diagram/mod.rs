@@ -106,7 +106,7 @@ fn t(lang: Lang, de: &'static str, en: &'static str) -> &'static str {
 
 /// `text` on one line (whitespace and control characters as one space, bidirectional overrides
 /// dropped), at most [`DIAGRAM_LABEL_CHARS_MAX`] characters, the last one "…" when it was cut.
-pub fn clip_label(text: &str) -> String {
+pub(crate) fn clip_label(text: &str) -> String {
     let mut out = String::new();
     let mut count = 0;
     let mut space = false;
@@ -200,7 +200,11 @@ pub fn consumer_layout(detail: &ConsumerDetail, lang: Lang) -> Layout {
 }
 
 /// [`consumer_layout`] with the labels in `voice`'s words.
-pub fn consumer_layout_in(detail: &ConsumerDetail, lang: Lang, voice: crate::report::voice::Voice) -> Layout {
+pub(crate) fn consumer_layout_in(
+    detail: &ConsumerDetail,
+    lang: Lang,
+    voice: crate::report::voice::Voice,
+) -> Layout {
     let events = &detail.trace[..detail.trace.len().min(DIAGRAM_ROWS_MAX)];
     let omitted = (detail.trace.len() - events.len()).saturating_add(detail.trace_omitted as usize);
 
@@ -438,12 +442,13 @@ pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
 }
 
 /// The diagram of a consumer check's trace (nothing when the trace is empty).
-pub fn consumer_diagram(detail: &ConsumerDetail, lang: Lang, id: &str) -> Markup {
+#[cfg(test)]
+pub(crate) fn consumer_diagram(detail: &ConsumerDetail, lang: Lang, id: &str) -> Markup {
     consumer_diagram_in(detail, lang, crate::report::voice::Voice::Module, id)
 }
 
 /// [`consumer_diagram`] with the labels in `voice`'s words.
-pub fn consumer_diagram_in(
+pub(crate) fn consumer_diagram_in(
     detail: &ConsumerDetail,
     lang: Lang,
     voice: crate::report::voice::Voice,
@@ -456,7 +461,7 @@ pub fn consumer_diagram_in(
 }
 
 /// The diagram of a wrong prediction's simulated timeline (nothing when there is no timeline).
-pub fn timeline_diagram(detail: &PredictionDetail, lang: Lang, id: &str) -> Markup {
+pub(crate) fn timeline_diagram(detail: &PredictionDetail, lang: Lang, id: &str) -> Markup {
     if detail.timeline.is_empty() {
         return html! {};
     }

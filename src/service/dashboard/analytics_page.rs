@@ -28,10 +28,10 @@ button.secondary { background: #fff; color: #0b57d0; }
 "#;
 
 /// Two submissions' public ids to the page that shows their reports side by side.
-pub type CompareHref<'a> = &'a dyn Fn(&str, &str) -> String;
+pub(crate) type CompareHref<'a> = &'a dyn Fn(&str, &str) -> String;
 
 /// Where the analytics page links to: depends on whether the API or the dashboard serves it.
-pub struct AnalyticsLinks<'a> {
+pub(crate) struct AnalyticsLinks<'a> {
     /// This page in another language.
     pub lang: &'a dyn Fn(Lang) -> String,
     /// A submission's report page (by its public id).
@@ -45,7 +45,7 @@ pub struct AnalyticsLinks<'a> {
 }
 
 /// One bar of a chart: its label, its share (0 to 1) and the figure written beside it.
-pub struct Bar {
+pub(crate) struct Bar {
     pub label: String,
     pub share: f64,
     pub figure: String,
@@ -283,7 +283,7 @@ fn regrade(lang: Lang, links: &AnalyticsLinks<'_>) -> Markup {
 }
 
 /// The analytics page of an exercise, in German or English.
-pub fn analytics_page(a: &Analytics, lang: Lang, links: &AnalyticsLinks<'_>) -> String {
+pub(crate) fn analytics_page(a: &Analytics, lang: Lang, links: &AnalyticsLinks<'_>) -> String {
     let body = html! {
         (overview(a, lang, links))
         (regrade(lang, links))

@@ -9,8 +9,8 @@
 //! `pages.rs` and `analytics_page.rs` render the pages (maud); the routes are in
 //! `http/teach.rs`.
 
-pub mod analytics_page;
-pub mod pages;
+pub(crate) mod analytics_page;
+pub(crate) mod pages;
 
 use crate::limits::{DASHBOARD_COURSE_BYTES_MAX, DASHBOARD_LINK_TTL_MAX_MS, DASHBOARD_LINK_TTL_MS};
 use crate::service::shared::Shared;
@@ -39,7 +39,7 @@ pub struct DashboardLink {
 
 /// The query of a dashboard link. Every field is text, so that a malformed one is a 404 page.
 #[derive(Debug, Default, serde::Deserialize)]
-pub struct LinkQuery {
+pub(crate) struct LinkQuery {
     /// The platform (LTI courses only).
     pub p: Option<String>,
     /// The course's id at the platform (LTI courses only).
@@ -53,7 +53,7 @@ pub struct LinkQuery {
 
 /// The token of a dashboard link: HMAC under the report key of the course and the expiry,
 /// length-prefixed so that no two links share a message; 128 bits in hex.
-pub fn dashboard_token(key: &[u8], course: &Course, expires: i64) -> String {
+pub(crate) fn dashboard_token(key: &[u8], course: &Course, expires: i64) -> String {
     let (platform, context) = match course {
         Course::Service => (String::new(), ""),
         Course::Lti { platform, context } => (platform.to_string(), context.as_str()),
@@ -78,7 +78,7 @@ impl DashboardLink {
     }
 
     /// The link's query without `lang`.
-    pub fn query(&self) -> String {
+    pub(crate) fn query(&self) -> String {
         let mut query = url::form_urlencoded::Serializer::new(String::new());
         if let Course::Lti { platform, context } = &self.course {
             query.append_pair("p", &platform.to_string()).append_pair("k", context);
@@ -94,12 +94,12 @@ impl DashboardLink {
     }
 
     /// The token every form of this dashboard carries.
-    pub fn csrf(&self, shared: &Shared) -> String {
+    pub(crate) fn csrf(&self, shared: &Shared) -> String {
         csrf_token(shared.report_key.current(), &self.token)
     }
 
     /// Whether `presented` is this link's CSRF token (under any report key still valid).
-    pub fn csrf_valid(&self, shared: &Shared, presented: &str) -> bool {
+    pub(crate) fn csrf_valid(&self, shared: &Shared, presented: &str) -> bool {
         shared
             .report_key
             .any_valid(clock::now_ms(), |key| auth::tokens_equal(&csrf_token(key, &self.token), presented))
@@ -107,7 +107,7 @@ impl DashboardLink {
 }
 
 /// Checks a link: its fields well-formed, not expired, its token the right one. None: 404.
-pub fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<DashboardLink> {
+pub(crate) fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<DashboardLink> {
     let course = match (query.p.as_deref(), query.k.as_deref()) {
         (None, None) => Course::Service,
         (Some(p), Some(k)) if !k.is_empty() && k.len() <= DASHBOARD_COURSE_BYTES_MAX => {
@@ -126,7 +126,7 @@ pub fn check_link(shared: &Shared, query: &LinkQuery, now: i64) -> Option<Dashbo
 
 /// A signed, expiring link to the dashboard of the whole service (`pruefstein teacher link`),
 /// valid for `ttl_ms` (default [`DASHBOARD_LINK_TTL_MS`], at most [`DASHBOARD_LINK_TTL_MAX_MS`]).
-pub fn service_link(
+pub(crate) fn service_link(
     config: &crate::service::config::Config,
     ttl_ms: Option<u64>,
     lang: Lang,
@@ -147,7 +147,7 @@ pub fn service_link(
 }
 
 /// The launch context a submission was made from (its metadata `lti_context`), if any.
-pub fn launch_context(record: &SubmissionRecord) -> Option<i64> {
+pub(crate) fn launch_context(record: &SubmissionRecord) -> Option<i64> {
     let metadata: serde_json::Value = serde_json::from_str(record.metadata.as_deref()?).ok()?;
     metadata.get(crate::service::lti::ags::CONTEXT_KEY)?.as_i64()
 }
@@ -155,14 +155,14 @@ pub fn launch_context(record: &SubmissionRecord) -> Option<i64> {
 /// Which submissions belong to a course: every one for the service's course; for an LTI course,
 /// those its platform's client made from one of the course's launch contexts (another client's
 /// submission naming such a context in its metadata is not one).
-pub struct Members {
+pub(crate) struct Members {
     /// The platform's API client and the course's contexts; none: every submission.
     lti: Option<(Option<i64>, std::collections::BTreeSet<i64>)>,
 }
 
 impl Members {
     /// The members of `course`, with the launch contexts read from the store.
-    pub fn of(
+    pub(crate) fn of(
         store: &dyn crate::service::store::Store,
         course: &Course,
     ) -> Result<Members, crate::service::store::StoreError> {
@@ -178,7 +178,7 @@ impl Members {
         })
     }
 
-    pub fn contains(&self, record: &SubmissionRecord) -> bool {
+    pub(crate) fn contains(&self, record: &SubmissionRecord) -> bool {
         match &self.lti {
             None => true,
             Some((client, contexts)) => {

@@ -16,7 +16,7 @@ use crate::service::store::SubmissionRecord;
 use crate::text::Lang;
 
 /// One exercise of the course on the dashboard.
-pub struct ExerciseRow {
+pub(crate) struct ExerciseRow {
     pub slug: String,
     pub title: String,
     pub submissions: usize,
@@ -72,7 +72,7 @@ fn link_fields(link: &DashboardLink, lang: Lang) -> Markup {
 
 /// The dashboard: every exercise with its pass rate and a link to its analytics, and a form that
 /// finds a learner's submissions.
-pub fn dashboard_page(link: &DashboardLink, exercises: &[ExerciseRow]) -> String {
+pub(crate) fn dashboard_page(link: &DashboardLink, exercises: &[ExerciseRow]) -> String {
     let lang = link.lang;
     let title = t(lang, "Aufgaben des Kurses", "The course's exercises");
     let body = html! {
@@ -123,7 +123,7 @@ fn verdict(record: &SubmissionRecord, lang: Lang) -> &'static str {
 }
 
 /// A learner's submissions in the course, newest first, each a link to its report.
-pub fn learner_page(
+pub(crate) fn learner_page(
     link: &DashboardLink,
     learner: &str,
     records: &[SubmissionRecord],
@@ -158,7 +158,7 @@ pub fn learner_page(
 }
 
 /// Two submissions' reports side by side (one above the other on a phone).
-pub fn compare_page(link: &DashboardLink, pair: [&SubmissionRecord; 2]) -> String {
+pub(crate) fn compare_page(link: &DashboardLink, pair: [&SubmissionRecord; 2]) -> String {
     let lang = link.lang;
     let title = t(lang, "Zwei Abgaben nebeneinander", "Two submissions side by side");
     let more = format!(
@@ -182,7 +182,7 @@ pub fn compare_page(link: &DashboardLink, pair: [&SubmissionRecord; 2]) -> Strin
 }
 
 /// What a regrade button did: the jobs queued, or the verdicts a dry run would change.
-pub fn regrade_page(link: &DashboardLink, slug: &str, summary: &RegradeSummary) -> String {
+pub(crate) fn regrade_page(link: &DashboardLink, slug: &str, summary: &RegradeSummary) -> String {
     let lang = link.lang;
     let title = if summary.dry_run {
         t(lang, "Probelauf der Neubewertung", "Regrade dry run")

@@ -17,7 +17,7 @@ use crate::service::{auth, clock};
 
 /// The client whose bearer token authenticated the request.
 #[derive(Debug, Clone)]
-pub struct Client(pub ClientRecord);
+pub(crate) struct Client(pub ClientRecord);
 
 impl FromRequest for Client {
     type Error = Problem;
@@ -38,7 +38,7 @@ impl FromRequest for Client {
 /// A client with the teacher role (`pruefstein client add NAME --teacher`): it may regrade and read
 /// a course's analytics. Another client's valid token is 403 (`teacher-only`), an invalid one 401.
 #[derive(Debug, Clone)]
-pub struct Teacher(pub ClientRecord);
+pub(crate) struct Teacher(pub ClientRecord);
 
 impl FromRequest for Teacher {
     type Error = Problem;

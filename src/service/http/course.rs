@@ -21,7 +21,7 @@ use crate::service::store::{AuditAction, RegradeFilter, Store};
 use crate::text::Lang;
 
 /// The served exercise `slug`, or 404 naming the ones there are.
-pub fn served_exercise(shared: &Data, slug: &str) -> Result<std::sync::Arc<Exercise>, Problem> {
+pub(crate) fn served_exercise(shared: &Data, slug: &str) -> Result<std::sync::Arc<Exercise>, Problem> {
     shared.catalogue.get(slug).ok_or_else(|| {
         Problem::not_found(
             "unknown-exercise",
@@ -101,7 +101,7 @@ async fn read_small_body(
     ),
     security(("bearer" = []))
 )]
-pub async fn regrade_exercise(
+pub(crate) async fn regrade_exercise(
     path: web::Path<String>,
     shared: Data,
     Teacher(teacher): Teacher,
@@ -170,7 +170,7 @@ pub async fn regrade_exercise(
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
-pub struct AnalyticsQuery {
+pub(crate) struct AnalyticsQuery {
     /// `json` (default), `csv` or `html`; without it, `Accept: text/csv` or `text/html` chooses.
     #[param(value_type = String, required = false, example = "csv")]
     pub format: Option<String>,
@@ -235,7 +235,7 @@ fn analytics_format(query: &AnalyticsQuery, req: &HttpRequest) -> Result<Format,
     ),
     security(("bearer" = []))
 )]
-pub async fn exercise_analytics(
+pub(crate) async fn exercise_analytics(
     path: web::Path<String>,
     query: web::Query<AnalyticsQuery>,
     req: HttpRequest,
@@ -296,7 +296,7 @@ pub async fn exercise_analytics(
 }
 
 /// The analytics of `exercise` from the store, with similarity hints for consumer exercises.
-pub fn analytics_of(
+pub(crate) fn analytics_of(
     store: &dyn Store,
     exercise: &Exercise,
     course_secret: &str,

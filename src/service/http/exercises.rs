@@ -24,7 +24,7 @@ use crate::text::Lang;
     ),
     security(("bearer" = []))
 )]
-pub async fn list_exercises(shared: Data, _client: Client) -> Result<HttpResponse, Problem> {
+pub(crate) async fn list_exercises(shared: Data, _client: Client) -> Result<HttpResponse, Problem> {
     let exercises = shared
         .catalogue
         .all()
@@ -53,7 +53,7 @@ pub async fn list_exercises(shared: Data, _client: Client) -> Result<HttpRespons
     ),
     security(("bearer" = []))
 )]
-pub async fn get_exercise(
+pub(crate) async fn get_exercise(
     path: web::Path<String>,
     query: web::Query<ExerciseQuery>,
     shared: Data,
@@ -140,7 +140,7 @@ pub(crate) fn parse_lang(raw: Option<&str>) -> Result<Lang, Problem> {
     }
 }
 
-pub async fn abi_guide(shared: Data) -> HttpResponse {
+pub(crate) async fn abi_guide(shared: Data) -> HttpResponse {
     match shared.catalogue.abi_guide() {
         Some(text) => HttpResponse::Ok().content_type("text/markdown; charset=utf-8").body(text),
         None => HttpResponse::NotFound()
@@ -149,7 +149,7 @@ pub async fn abi_guide(shared: Data) -> HttpResponse {
     }
 }
 
-pub async fn kit_file(path: web::Path<(String, String)>, shared: Data) -> HttpResponse {
+pub(crate) async fn kit_file(path: web::Path<(String, String)>, shared: Data) -> HttpResponse {
     let (kit, file) = path.into_inner();
     match shared.catalogue.kit_file(&kit, &file) {
         Some(bytes) => {

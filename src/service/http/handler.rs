@@ -7,7 +7,7 @@ use crate::service::shared::Shared;
 use crate::service::store::Store;
 
 /// The service's shared state, as handlers take it.
-pub type Data = web::Data<Shared>;
+pub(crate) type Data = web::Data<Shared>;
 
 /// Runs a store call on the blocking pool.
 pub(crate) async fn db<T: Send + 'static>(

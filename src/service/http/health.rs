@@ -10,14 +10,14 @@ use crate::service::{clock, versions};
 
 /// Liveness: the process answers.
 #[utoipa::path(get, path = "/healthz", tag = "operations", responses((status = 200, description = "alive")))]
-pub async fn healthz() -> HttpResponse {
+pub(crate) async fn healthz() -> HttpResponse {
     HttpResponse::Ok().content_type("text/plain").body("ok\n")
 }
 
 /// Readiness for a load balancer on the public listener when the operator's routes have their own
 /// (`--admin-bind`): the same decision as [`readyz`], told as `ready` or `not ready` alone, without
 /// the node's versions or errors.
-pub async fn readyz_brief(shared: Data) -> HttpResponse {
+pub(crate) async fn readyz_brief(shared: Data) -> HttpResponse {
     let full = readyz(shared).await;
     let status = full.status();
     let line = if status.is_success() { "ready\n" } else { "not ready\n" };
@@ -40,7 +40,7 @@ pub async fn readyz_brief(shared: Data) -> HttpResponse {
         (status = 503, description = "not ready: shutting down, no exercises, the store unavailable, or grading stalled", body = String, content_type = "text/plain"),
     )
 )]
-pub async fn readyz(shared: Data) -> HttpResponse {
+pub(crate) async fn readyz(shared: Data) -> HttpResponse {
     if !shared.accepting.load(Ordering::SeqCst) {
         return HttpResponse::ServiceUnavailable().content_type("text/plain").body("shutting down\n");
     }

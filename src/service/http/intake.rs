@@ -30,7 +30,7 @@ use crate::submission::{Language, Submission, SubmissionKind};
 /// The syntax of `?wait=` (ECMA-262, as the OpenAPI document declares it): seconds, optionally with a
 /// fraction and `s`, or milliseconds with `ms`; empty means no waiting. [`parse_wait`] accepts
 /// exactly the values it matches.
-pub const WAIT_PATTERN: &str = r"^([0-9]+(\.[0-9]+)?(ms|s)?)?$";
+pub(crate) const WAIT_PATTERN: &str = r"^([0-9]+(\.[0-9]+)?(ms|s)?)?$";
 
 /// The `?wait=` duration in milliseconds, capped at [`WAIT_MS_MAX`]; the syntax is [`WAIT_PATTERN`].
 /// Public for the fuzz targets, which call the intake parsers as functions.

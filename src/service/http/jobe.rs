@@ -31,12 +31,12 @@ use crate::submission::SubmissionKind;
 use crate::text::Lang;
 
 /// The one language the endpoint offers.
-pub const LANGUAGE: &str = "pruefstein";
+pub(crate) const LANGUAGE: &str = "pruefstein";
 /// Jobe's outcome codes that the endpoint answers with.
-pub const OUTCOME_OK: u32 = 15;
-pub const OUTCOME_TIME_LIMIT: u32 = 13;
-pub const OUTCOME_INTERNAL: u32 = 20;
-pub const OUTCOME_SERVER_OVERLOAD: u32 = 21;
+pub(crate) const OUTCOME_OK: u32 = 15;
+pub(crate) const OUTCOME_TIME_LIMIT: u32 = 13;
+pub(crate) const OUTCOME_INTERNAL: u32 = 20;
+pub(crate) const OUTCOME_SERVER_OVERLOAD: u32 = 21;
 
 /// An error as Jobe answers one: the status and a JSON string.
 fn jobe_error(status: StatusCode, message: impl Into<String>) -> HttpResponse {
@@ -82,7 +82,7 @@ async fn client(shared: &Data, req: &HttpRequest) -> Result<ClientRecord, HttpRe
     ),
     security(("jobe_api_key" = []))
 )]
-pub async fn languages(req: HttpRequest, shared: Data) -> HttpResponse {
+pub(crate) async fn languages(req: HttpRequest, shared: Data) -> HttpResponse {
     match client(&shared, &req).await {
         Ok(_) => HttpResponse::Ok().json(json!([[LANGUAGE, env!("CARGO_PKG_VERSION")]])),
         Err(answer) => answer,
@@ -109,7 +109,7 @@ fn valid_file_id(id: &str) -> bool {
     ),
     security(("jobe_api_key" = []))
 )]
-pub async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data) -> HttpResponse {
+pub(crate) async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data) -> HttpResponse {
     let client = match client(&shared, &req).await {
         Ok(client) => client,
         Err(answer) => return answer,
@@ -127,7 +127,7 @@ pub async fn check_file(req: HttpRequest, path: web::Path<String>, shared: Data)
 
 /// The body of `PUT …/restapi/files/{id}`.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct PutFile {
+pub(crate) struct PutFile {
     /// The file's bytes in standard base64.
     pub file_contents: String,
 }
@@ -171,7 +171,7 @@ async fn read_json<T: serde::de::DeserializeOwned>(mut payload: web::Payload) ->
     ),
     security(("jobe_api_key" = []))
 )]
-pub async fn put_file(
+pub(crate) async fn put_file(
     req: HttpRequest,
     path: web::Path<String>,
     payload: web::Payload,
@@ -207,14 +207,14 @@ pub async fn put_file(
 
 /// The body of `POST …/restapi/runs`, as CodeRunner sends it.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct RunRequest {
+pub(crate) struct RunRequest {
     pub run_spec: RunSpec,
 }
 
 /// A run: the language, the answer or module as source code, files, and the question's sandbox
 /// parameters.
 #[derive(Debug, Deserialize, ToSchema)]
-pub struct RunSpec {
+pub(crate) struct RunSpec {
     /// Always `pruefstein`.
     pub language_id: String,
     /// The answer (prediction exercises) or the module in WebAssembly text (consumer exercises).
@@ -247,7 +247,7 @@ fn parameters<'de, D: serde::Deserializer<'de>>(
 
 /// The answer to a run, as Jobe gives it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct RunResult {
+pub(crate) struct RunResult {
     /// The submission the run became (`sub_<n>`); null when the run was not taken (outcome 21).
     pub run_id: Option<String>,
     /// Jobe's outcome: 15 graded, 13 still being graded after the wait, 20 not gradable, 21 the
@@ -266,7 +266,7 @@ pub struct RunResult {
 /// `pruefstein-learner: {{ STUDENT.id }}` (CodeRunner expands its Twig there; the sandbox parameters
 /// it sends as they are written, the same for every student). Without it every run of a question is
 /// one learner, and every student gets the same variant.
-pub const LEARNER_LINE: &str = "pruefstein-learner:";
+pub(crate) const LEARNER_LINE: &str = "pruefstein-learner:";
 
 /// The learner a template's first line names, and the source after that line; the source whole
 /// when its first line is not one.
@@ -301,7 +301,7 @@ fn split_learner_line(sourcecode: &str) -> (Option<String>, &str) {
     ),
     security(("jobe_api_key" = []))
 )]
-pub async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+pub(crate) async fn run(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let client = match client(&shared, &req).await {
         Ok(client) => client,
         Err(answer) => return answer,
@@ -455,7 +455,7 @@ fn run_answer(result: RunResult) -> HttpResponse {
 
 /// CodeRunner's combinator-grader result: the fraction, a prologue (verdict, summary, report link)
 /// and one row per check (`iscorrect`, the check, what happened).
-pub fn combinator(shared: &Shared, report: &Report, id: i64, lang: Lang) -> Value {
+pub(crate) fn combinator(shared: &Shared, report: &Report, id: i64, lang: Lang) -> Value {
     let escape = |s: &str| maud::html! { (s) }.into_string();
     let fraction = if report.score.max == 0 {
         0.0

@@ -37,7 +37,7 @@ use crate::text::{Lang, Text};
 /// problem document.
 #[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct PageQuery {
+pub(crate) struct PageQuery {
     /// The client the learner's submissions belong to.
     #[param(value_type = String)]
     pub c: Option<String>,
@@ -59,7 +59,7 @@ pub struct PageQuery {
 }
 
 /// The full URL of a learner's page (what the REST API hands out and an LTI launch redirects to).
-pub fn page_url(
+pub(crate) fn page_url(
     shared: &Shared,
     client_id: i64,
     slug: &str,
@@ -84,7 +84,7 @@ fn page_lang(raw: Option<&str>) -> Lang {
 }
 
 /// Checks a link: its fields well-formed and its token the right one. None: the page is 404.
-pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<PageLink> {
+pub(crate) fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<PageLink> {
     let client_id = query.c.as_deref()?.parse::<i64>().ok().filter(|c| *c > 0)?;
     let learner = query.l.as_deref()?;
     // A link names the learner as stored: exactly, not merely after trimming.
@@ -110,7 +110,7 @@ pub fn check_link(shared: &Shared, slug: &str, query: &PageQuery) -> Option<Page
 }
 
 /// `frame-ancestors` of the student's page: this service and the registered LTI platforms.
-pub fn frame_ancestors(shared: &Shared) -> String {
+pub(crate) fn frame_ancestors(shared: &Shared) -> String {
     let mut sources = vec!["'self'".to_string()];
     sources.extend(crate::service::lti::platform_origins(&shared.lti_context()));
     sources.join(" ")
@@ -118,7 +118,7 @@ pub fn frame_ancestors(shared: &Shared) -> String {
 
 /// An HTML answer of the student's page with its headers: no caching, no referrer (the link is a
 /// credential), no script, forms only to this service, framed only by the registered platforms.
-pub fn page_response(shared: &Shared, status: StatusCode, body: String) -> HttpResponse {
+pub(crate) fn page_response(shared: &Shared, status: StatusCode, body: String) -> HttpResponse {
     HttpResponse::build(status)
         .content_type("text/html; charset=utf-8")
         .insert_header((header::CACHE_CONTROL, "private, no-store"))
@@ -168,7 +168,11 @@ async fn live_client(shared: &Data, client_id: i64) -> Result<Option<ClientRecor
         (status = 404, description = "No such page, or a wrong token", content_type = "text/html"),
     )
 )]
-pub async fn page(path: web::Path<String>, query: web::Query<PageQuery>, shared: Data) -> HttpResponse {
+pub(crate) async fn page(
+    path: web::Path<String>,
+    query: web::Query<PageQuery>,
+    shared: Data,
+) -> HttpResponse {
     let slug = path.into_inner();
     let query = query.into_inner();
     let Some(link) = check_link(&shared, &slug, &query) else {
@@ -281,7 +285,7 @@ fn failure(shared: &Shared, lang: Lang, problem: &Problem) -> HttpResponse {
 /// `POST /learn/{slug}`: a submission from the page's form (multipart: the hidden fields
 /// `exercise` and `learner`, and `answer` or `file`). Accepted: `303 See Other` to the page of the
 /// new submission. Not accepted: the page again, with the reason, and nothing stored.
-pub async fn submit(
+pub(crate) async fn submit(
     req: HttpRequest,
     path: web::Path<String>,
     query: web::Query<PageQuery>,
@@ -366,14 +370,14 @@ pub async fn submit(
 
 /// The answer of `GET /api/v1/exercises/{slug}/page`.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct PageLinkView {
+pub(crate) struct PageLinkView {
     /// The learner's page: hand it to the learner (it is their credential for this exercise).
     pub url: String,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct PageLinkQuery {
+pub(crate) struct PageLinkQuery {
     /// The learner's id in the platform: at most 255 characters, not blank, without control or
     /// bidirectional characters.
     #[param(example = "anna")]
@@ -396,7 +400,7 @@ pub struct PageLinkQuery {
     ),
     security(("bearer" = []))
 )]
-pub async fn page_link(
+pub(crate) async fn page_link(
     path: web::Path<String>,
     query: web::Query<PageLinkQuery>,
     shared: Data,

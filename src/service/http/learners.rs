@@ -92,7 +92,7 @@ fn erased(at: Millis) -> Problem {
     ),
     security(("bearer" = []))
 )]
-pub async fn export_learner(
+pub(crate) async fn export_learner(
     req: HttpRequest,
     shared: Data,
     Client(client): Client,
@@ -128,7 +128,7 @@ pub async fn export_learner(
     ),
     security(("bearer" = []))
 )]
-pub async fn erase_learner(
+pub(crate) async fn erase_learner(
     req: HttpRequest,
     shared: Data,
     Client(client): Client,
@@ -151,7 +151,7 @@ pub async fn erase_learner(
 
 /// A path as the request log writes it: a learner's id in a learner route replaced by `{id}`, so
 /// that no log line names a learner (erased or not).
-pub fn loggable_path(path: &str) -> String {
+pub(crate) fn loggable_path(path: &str) -> String {
     match path.strip_prefix("/api/v1/learners/") {
         Some(rest) => match rest.split_once('/') {
             Some((_, tail)) => format!("/api/v1/learners/{{id}}/{tail}"),

@@ -43,7 +43,7 @@ use crate::text::{Lang, Text};
         (status = 503, description = "The tool's key is not available", content_type = "text/plain"),
     )
 )]
-pub async fn jwks(shared: Data) -> HttpResponse {
+pub(crate) async fn jwks(shared: Data) -> HttpResponse {
     let key = web::block(move || tool_keys(&shared.lti_context())).await;
     match key {
         Ok(Ok(key)) => {
@@ -167,7 +167,7 @@ fn random_value() -> Result<String, LaunchError> {
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
-pub async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+pub(crate) async fn login(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     match start_login(&req, payload, &shared).await {
         Ok(location) => HttpResponse::Found()
             .insert_header((header::LOCATION, location))
@@ -243,7 +243,7 @@ fn too_many(refused: Refused) -> (StatusCode, LaunchError) {
         (status = 503, description = "The store cannot be read now", content_type = "text/html"),
     )
 )]
-pub async fn login_form(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+pub(crate) async fn login_form(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     login(req, payload, shared).await
 }
 
@@ -343,7 +343,7 @@ fn launch_lang(claims: &LaunchClaims) -> Lang {
         (status = 503, description = "The store or the platform's keys cannot be read now", content_type = "text/html"),
     )
 )]
-pub async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+pub(crate) async fn launch(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let params = match read_params(&req, payload).await {
         Ok(params) => params,
         Err(error) => return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &error),
@@ -613,7 +613,7 @@ fn returned_data(encoded: &str) -> Result<Option<Box<RawValue>>, ()> {
         (status = 503, description = "The store or the tool's key cannot be read now", content_type = "text/html"),
     )
 )]
-pub async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
+pub(crate) async fn deep_link(req: HttpRequest, payload: web::Payload, shared: Data) -> HttpResponse {
     let params = match read_params(&req, payload).await {
         Ok(params) => params,
         Err(error) => return refuse(&shared, Lang::De, StatusCode::BAD_REQUEST, &error),

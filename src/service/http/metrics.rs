@@ -12,7 +12,7 @@ use super::handler::{Data, db};
     tag = "operations",
     responses((status = 200, description = "Prometheus text format", content_type = "text/plain"))
 )]
-pub async fn metrics(shared: Data) -> HttpResponse {
+pub(crate) async fn metrics(shared: Data) -> HttpResponse {
     match db(&shared, |store| store.stats()).await {
         Ok(stats) => HttpResponse::Ok()
             .insert_header((

@@ -8,24 +8,24 @@
 //! This file is the table of contents: the routes and listeners are [`server`], what every handler
 //! uses is [`handler`].
 
-pub mod auth;
-pub mod course;
-pub mod exercises;
-pub mod handler;
-pub mod health;
+pub(crate) mod auth;
+pub(crate) mod course;
+pub(crate) mod exercises;
+pub(crate) mod handler;
+pub(crate) mod health;
 pub mod intake;
-pub mod jobe;
-pub mod learn;
-pub mod learners;
-pub mod lti;
-pub mod metrics;
+pub(crate) mod jobe;
+pub(crate) mod learn;
+pub(crate) mod learners;
+pub(crate) mod lti;
+pub(crate) mod metrics;
 pub mod openapi;
-pub mod reports;
+pub(crate) mod reports;
 mod security_scheme;
-pub mod server;
-pub mod submissions;
-pub mod teach;
+pub(crate) mod server;
+pub(crate) mod submissions;
+pub(crate) mod teach;
 #[cfg(test)]
 mod testing;
-pub mod views;
-pub mod webhooks;
+pub(crate) mod views;
+pub(crate) mod webhooks;

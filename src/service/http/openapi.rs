@@ -107,9 +107,9 @@ use super::security_scheme::SecurityAddon;
     )),
     modifiers(&SecurityAddon)
 )]
-pub struct ApiDoc;
+pub(crate) struct ApiDoc;
 
-pub async fn openapi() -> HttpResponse {
+pub(crate) async fn openapi() -> HttpResponse {
     match document().and_then(|doc| serde_json::to_string(&doc).map_err(|e| e.to_string())) {
         Ok(json) => HttpResponse::Ok().content_type("application/json").body(json),
         Err(e) => Problem::internal(e).into(),
@@ -117,18 +117,18 @@ pub async fn openapi() -> HttpResponse {
 }
 
 /// A slug as `exercise::is_slug` accepts it.
-pub const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
+pub(crate) const SLUG_PATTERN: &str = "^[a-z0-9-]{1,64}$";
 /// A submission id as the API writes it (`crate::service::public_id::of`).
-pub const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
+pub(crate) const SUBMISSION_ID_PATTERN: &str = "^sub_[1-9][0-9]*$";
 /// An outbox event id: a webhook (`worker::version_event_id`) or an LTI score
 /// (`lti::ags::score_event`); a regrade's event names its result version.
-pub const EVENT_ID_PATTERN: &str = "^(evt|lti)_sub_[1-9][0-9]*(_v[1-9][0-9]*)?$";
+pub(crate) const EVENT_ID_PATTERN: &str = "^(evt|lti)_sub_[1-9][0-9]*(_v[1-9][0-9]*)?$";
 /// An Idempotency-Key as the intake takes it: visible ASCII, at least one character that is not a
 /// quote (quotes around the key, as in a structured-field string, are removed).
-pub const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
+pub(crate) const IDEMPOTENCY_KEY_PATTERN: &str = r#"^[!-~]*[!#-~][!-~]*$"#;
 /// Standard base64 with padding, as the intake decodes it (the unused bits of the last character
 /// are zero).
-pub const BASE64_PATTERN: &str =
+pub(crate) const BASE64_PATTERN: &str =
     "^([A-Za-z0-9+/]{4})*([A-Za-z0-9+/][AQgw]==|[A-Za-z0-9+/]{2}[AEIMQUYcgkosw048]=)?$";
 /// The document as served: the annotations' document with the constraints and examples of
 /// [`constrain`].
@@ -140,7 +140,7 @@ pub fn document() -> Result<Value, String> {
 }
 
 /// A JWT in compact serialization (base64url parts), as `/lti/launch` takes an `id_token`.
-pub const JWT_PATTERN: &str = "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$";
+pub(crate) const JWT_PATTERN: &str = "^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]*$";
 
 /// The constraints the LTI form routes enforce. A value may have `LTI_PARAM_BYTES_MAX` bytes of
 /// UTF-8 and a form `LTI_FORM_BYTES_MAX` bytes as sent (percent-encoded): the document declares

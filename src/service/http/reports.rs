@@ -15,7 +15,7 @@ use crate::text::Lang;
 
 /// A report link as requested: `/reports/{id}?t=TOKEN[&lang=en]`.
 #[derive(Debug)]
-pub struct ReportLink {
+pub(crate) struct ReportLink {
     /// The id as written in the path.
     pub public: String,
     /// The page's language (German unless `lang=en`; an unknown one is German too).
@@ -61,7 +61,7 @@ impl FromRequest for ReportLink {
         (status = 410, description = "The report was erased on request or deleted after the retention period", content_type = "text/html"),
     )
 )]
-pub async fn report_page(link: ReportLink, shared: Data) -> HttpResponse {
+pub(crate) async fn report_page(link: ReportLink, shared: Data) -> HttpResponse {
     let ReportLink { public, lang, token, id } = link;
     let record = match id {
         None => None,

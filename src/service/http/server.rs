@@ -21,7 +21,7 @@ use super::{
 /// finish. With `admin_bind`, the operator's routes (`/metrics`, `/readyz` with the node's details,
 /// `/healthz`) are served there, and the public listener answers `/readyz` with its status line
 /// alone and `/metrics` not at all.
-pub async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
+pub(crate) async fn run_http(shared: Arc<Shared>) -> anyhow::Result<()> {
     let data = web::Data::from(shared.clone());
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let separate = shared.config.admin_bind.is_some();
@@ -110,7 +110,7 @@ fn listen(
 }
 
 /// The operator's routes on the admin listener (`--admin-bind`).
-pub fn admin_routes(cfg: &mut web::ServiceConfig) {
+pub(crate) fn admin_routes(cfg: &mut web::ServiceConfig) {
     cfg.service(get("/healthz", health::healthz))
         .service(get("/readyz", health::readyz))
         .service(get("/metrics", metrics::metrics))
@@ -119,14 +119,14 @@ pub fn admin_routes(cfg: &mut web::ServiceConfig) {
 
 /// The routes of the public listener when the operator's have a listener of their own: `/readyz`
 /// tells a load balancer ready or not, nothing about the node; `/metrics` is not here.
-pub fn public_routes(cfg: &mut web::ServiceConfig) {
+pub(crate) fn public_routes(cfg: &mut web::ServiceConfig) {
     api_routes(cfg.service(get("/healthz", health::healthz)).service(get("/readyz", health::readyz_brief)));
 }
 
 /// The routes, with the error answers for malformed paths and queries (as problem details). Each
 /// path is one resource: a method it does not serve is answered 405 with `Allow` (RFC 9110); a path
 /// that is not here is answered 404.
-pub fn routes(cfg: &mut web::ServiceConfig) {
+pub(crate) fn routes(cfg: &mut web::ServiceConfig) {
     api_routes(
         cfg.service(get("/healthz", health::healthz))
             .service(get("/readyz", health::readyz))

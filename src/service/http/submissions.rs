@@ -65,7 +65,7 @@ use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
     ),
     security(("bearer" = []))
 )]
-pub async fn create_submission(
+pub(crate) async fn create_submission(
     req: HttpRequest,
     payload: web::Payload,
     query: web::Query<WaitQuery>,
@@ -173,7 +173,7 @@ fn submission_not_found(public: &str) -> Problem {
     ),
     security(("bearer" = []))
 )]
-pub async fn get_submission(
+pub(crate) async fn get_submission(
     path: web::Path<String>,
     query: web::Query<WaitQuery>,
     shared: Data,
@@ -203,12 +203,12 @@ pub async fn get_submission(
 
 /// A page cursor: where the page before ended. Clients pass it back unchanged and read nothing
 /// into it (its form, [`CURSOR_PATTERN`], is documented only so that a malformed one is refused).
-pub fn encode_cursor(after: i64) -> String {
+pub(crate) fn encode_cursor(after: i64) -> String {
     format!("c{after}")
 }
 
 /// What [`encode_cursor`] writes: `c` and an id (at most 18 digits, so it fits an i64).
-pub const CURSOR_PATTERN: &str = "^c[1-9][0-9]{0,17}$";
+pub(crate) const CURSOR_PATTERN: &str = "^c[1-9][0-9]{0,17}$";
 
 fn decode_cursor(cursor: &str) -> Option<i64> {
     let digits = cursor.strip_prefix('c')?;
@@ -300,7 +300,7 @@ fn parse_list_query(query: &ListQuery) -> Result<(SubmissionFilter, usize, i64),
     ),
     security(("bearer" = []))
 )]
-pub async fn list_submissions(
+pub(crate) async fn list_submissions(
     query: web::Query<ListQuery>,
     shared: Data,
     Client(client): Client,

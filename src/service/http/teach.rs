@@ -45,13 +45,13 @@ const INSTRUCTOR_ROLES: [&str; 3] = [
 ];
 
 /// Whether a launch's roles make it a teacher's.
-pub fn is_instructor(claims: &LaunchClaims) -> bool {
+pub(crate) fn is_instructor(claims: &LaunchClaims) -> bool {
     claims.roles.iter().any(|role| INSTRUCTOR_ROLES.contains(&role.as_str()))
 }
 
 /// An instructor's launch: a link to the dashboard of the launch's course (its `context` claim),
 /// valid for [`DASHBOARD_LINK_TTL_MS`].
-pub fn instructor_launch(
+pub(crate) fn instructor_launch(
     shared: &Shared,
     platform: &PlatformRecord,
     claims: &LaunchClaims,
@@ -122,7 +122,7 @@ fn report_href(shared: &Shared, id: &str, lang: Lang) -> String {
 }
 
 /// `GET /teach`: the course's exercises, each with its pass rate.
-pub async fn dashboard(query: web::Query<LinkQuery>, shared: Data) -> HttpResponse {
+pub(crate) async fn dashboard(query: web::Query<LinkQuery>, shared: Data) -> HttpResponse {
     let link = match link_of(&shared, &query) {
         Ok(link) => link,
         Err(lang) => return not_found(&shared, lang),
@@ -154,7 +154,11 @@ pub async fn dashboard(query: web::Query<LinkQuery>, shared: Data) -> HttpRespon
 }
 
 /// `GET /teach/exercises/{slug}`: the exercise's analytics over the course's submissions.
-pub async fn exercise(path: web::Path<String>, query: web::Query<LinkQuery>, shared: Data) -> HttpResponse {
+pub(crate) async fn exercise(
+    path: web::Path<String>,
+    query: web::Query<LinkQuery>,
+    shared: Data,
+) -> HttpResponse {
     let link = match link_of(&shared, &query) {
         Ok(link) => link,
         Err(lang) => return not_found(&shared, lang),
@@ -194,7 +198,7 @@ pub async fn exercise(path: web::Path<String>, query: web::Query<LinkQuery>, sha
 
 /// `POST /teach/exercises/{slug}/regrade`: a dry run or a regrade of the latest submission of
 /// every learner of the course, from the analytics page's buttons.
-pub async fn regrade(
+pub(crate) async fn regrade(
     path: web::Path<String>,
     query: web::Query<LinkQuery>,
     mut payload: web::Payload,
@@ -336,7 +340,7 @@ async fn run_regrade(
 
 /// The query of the learner and compare pages: the link's fields and the page's own.
 #[derive(Debug, serde::Deserialize)]
-pub struct PageQuery {
+pub(crate) struct PageQuery {
     #[serde(flatten)]
     link: LinkQuery,
     learner: Option<String>,
@@ -345,7 +349,7 @@ pub struct PageQuery {
 }
 
 /// `GET /teach/learner?learner=`: a learner's submissions in the course, newest first.
-pub async fn learner(query: web::Query<PageQuery>, shared: Data) -> HttpResponse {
+pub(crate) async fn learner(query: web::Query<PageQuery>, shared: Data) -> HttpResponse {
     let query = query.into_inner();
     let link = match link_of(&shared, &query.link) {
         Ok(link) => link,
@@ -381,7 +385,7 @@ pub async fn learner(query: web::Query<PageQuery>, shared: Data) -> HttpResponse
 }
 
 /// `GET /teach/compare?a=sub_1&b=sub_2`: two submissions of the course side by side.
-pub async fn compare(query: web::Query<PageQuery>, shared: Data) -> HttpResponse {
+pub(crate) async fn compare(query: web::Query<PageQuery>, shared: Data) -> HttpResponse {
     let query = query.into_inner();
     let link = match link_of(&shared, &query.link) {
         Ok(link) => link,

@@ -14,7 +14,7 @@ use crate::service::store::Store;
 use crate::service::store::sqlite::{Durability, SqliteStore};
 
 /// A service without exercises and with three clients: `good`, `revoked` and `teacher`.
-pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
+pub(crate) fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     let exercises = dir.join("exercises");
     std::fs::create_dir_all(&exercises).unwrap();
     let args =
@@ -34,7 +34,7 @@ pub fn shared(dir: &std::path::Path) -> web::Data<Shared> {
     web::Data::new(Shared::new(config, Arc::new(store), catalogue, secrets))
 }
 
-pub async fn call(
+pub(crate) async fn call(
     data: &web::Data<Shared>,
     method: &str,
     uri: &str,

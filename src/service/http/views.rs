@@ -10,7 +10,7 @@ use crate::service::store::SubmissionRecord;
 
 /// A submission as the API shows it.
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SubmissionView {
+pub(crate) struct SubmissionView {
     /// `sub_<n>`.
     pub id: String,
     /// `queued`, `running`, `graded` or `failed`.
@@ -60,13 +60,13 @@ pub struct SubmissionView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ScoreView {
+pub(crate) struct ScoreView {
     pub points: u32,
     pub max: u32,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct Links {
+pub(crate) struct Links {
     /// This resource.
     #[serde(rename = "self")]
     pub this: String,
@@ -74,7 +74,7 @@ pub struct Links {
     pub report: String,
 }
 
-pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> SubmissionView {
+pub(crate) fn submission_view(shared: &Shared, record: &SubmissionRecord) -> SubmissionView {
     let result = record.result.as_ref();
     let public = crate::service::public_id::of(record.id);
     SubmissionView {
@@ -110,7 +110,7 @@ pub fn submission_view(shared: &Shared, record: &SubmissionRecord) -> Submission
 /// `language` with `source` (the document describes each as a schema of its own).
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct SubmissionRequest {
+pub(crate) struct SubmissionRequest {
     /// The exercise's slug, e.g. `03-idempotenter-konsument`.
     pub exercise: String,
     /// The learner's id in the platform (selects the learner's variant).
@@ -141,7 +141,7 @@ pub struct SubmissionRequest {
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct WaitQuery {
+pub(crate) struct WaitQuery {
     /// Wait up to this long for the result: seconds (`5`, `2.5`, `5s`) or milliseconds (`500ms`);
     /// longer waits are cut to at most 30 s. Without it (or empty) the answer comes at once.
     #[param(value_type = String, required = false, example = "5s")]
@@ -149,7 +149,7 @@ pub struct WaitQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExerciseSummary {
+pub(crate) struct ExerciseSummary {
     pub slug: String,
     #[schema(value_type = Object)]
     pub title: crate::text::Text,
@@ -160,13 +160,13 @@ pub struct ExerciseSummary {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExerciseList {
+pub(crate) struct ExerciseList {
     pub exercises: Vec<ExerciseSummary>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ExerciseQuery {
+pub(crate) struct ExerciseQuery {
     /// The learner whose variant the statement shows (the learner's id in the platform); without
     /// it (or blank) the statement is the exercise's general one.
     #[param(value_type = String, required = false, example = "anna")]
@@ -177,7 +177,7 @@ pub struct ExerciseQuery {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct ExerciseDetail {
+pub(crate) struct ExerciseDetail {
     pub slug: String,
     #[schema(value_type = Object)]
     pub title: crate::text::Text,
@@ -209,13 +209,13 @@ pub struct ExerciseDetail {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct AbiLink {
+pub(crate) struct AbiLink {
     pub version: u32,
     pub href: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct KitView {
+pub(crate) struct KitView {
     pub name: String,
     /// The kit's README, if it has one.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -224,13 +224,13 @@ pub struct KitView {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct KitFileView {
+pub(crate) struct KitFileView {
     pub path: String,
     pub href: String,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DeadEvent {
+pub(crate) struct DeadEvent {
     pub event_id: String,
     pub submission_id: String,
     pub url: String,
@@ -243,13 +243,13 @@ pub struct DeadEvent {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
-pub struct DeadEventList {
+pub(crate) struct DeadEventList {
     pub events: Vec<DeadEvent>,
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
-pub struct ReportQuery {
+pub(crate) struct ReportQuery {
     /// The report token from the submission's `links.report`; without the right one the page is 404.
     #[param(value_type = String, required = false)]
     pub t: Option<String>,
@@ -261,7 +261,7 @@ pub struct ReportQuery {
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
-pub struct ListQuery {
+pub(crate) struct ListQuery {
     /// Only submissions for this exercise (a slug).
     #[param(value_type = String, required = false, example = "03-idempotenter-konsument")]
     pub exercise: Option<String>,
@@ -284,7 +284,7 @@ pub struct ListQuery {
 
 /// One page of a client's submissions, oldest first (without their reports).
 #[derive(Debug, Serialize, ToSchema)]
-pub struct SubmissionList {
+pub(crate) struct SubmissionList {
     pub submissions: Vec<SubmissionView>,
     /// The page size used.
     pub limit: usize,

@@ -20,7 +20,7 @@ use crate::service::problem::Problem;
     ),
     security(("bearer" = []))
 )]
-pub async fn dead_webhooks(shared: Data, Client(client): Client) -> Result<HttpResponse, Problem> {
+pub(crate) async fn dead_webhooks(shared: Data, Client(client): Client) -> Result<HttpResponse, Problem> {
     let client_id = client.id;
     let events = db(&shared, move |store| store.dead_events(client_id, DEAD_EVENTS_LISTED_MAX)).await?;
     let base = &shared.config.public_url;
@@ -52,7 +52,7 @@ pub async fn dead_webhooks(shared: Data, Client(client): Client) -> Result<HttpR
     ),
     security(("bearer" = []))
 )]
-pub async fn redeliver_webhook(
+pub(crate) async fn redeliver_webhook(
     path: web::Path<String>,
     shared: Data,
     Client(client): Client,

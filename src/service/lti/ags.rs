@@ -21,15 +21,15 @@ use crate::service::store::{JobOutcome, LeasedJob, NewEvent, OutboxEvent, Platfo
 use crate::service::{auth, clock};
 
 /// The media type of a score.
-pub const SCORE_MEDIA_TYPE: &str = "application/vnd.ims.lis.v1.score+json";
+pub(crate) const SCORE_MEDIA_TYPE: &str = "application/vnd.ims.lis.v1.score+json";
 /// Event ids of score passback start with this; webhooks' with `evt_`.
-pub const EVENT_PREFIX: &str = "lti_";
+pub(crate) const EVENT_PREFIX: &str = "lti_";
 
 /// The metadata key that ties a submission to its launch context.
-pub const CONTEXT_KEY: &str = "lti_context";
+pub(crate) const CONTEXT_KEY: &str = "lti_context";
 
 /// The score event of a graded submission made from a launched page with a line item, or none.
-pub fn score_event(
+pub(crate) fn score_event(
     service: &Context<'_>,
     job: &LeasedJob,
     outcome: &JobOutcome,
@@ -69,7 +69,7 @@ pub fn score_event(
 /// The score event of a result version: `lti_sub_12` for the first result; a regrade's score is an
 /// event of its own version (`lti_sub_12_v2`), posted with the later timestamp, so that the platform
 /// takes it over the first.
-pub fn score_event_id(submission_id: i64, version: u32) -> String {
+pub(crate) fn score_event_id(submission_id: i64, version: u32) -> String {
     let public = crate::service::public_id::of(submission_id);
     if version <= 1 {
         format!("{EVENT_PREFIX}{public}")
@@ -79,7 +79,7 @@ pub fn score_event_id(submission_id: i64, version: u32) -> String {
 }
 
 /// The `scores` endpoint of a line item: its path with `/scores` added, the query kept.
-pub fn scores_url(lineitem: &str) -> Option<String> {
+pub(crate) fn scores_url(lineitem: &str) -> Option<String> {
     let mut url = url::Url::parse(lineitem).ok()?;
     let path = format!("{}/scores", url.path().trim_end_matches('/'));
     url.set_path(&path);
@@ -156,7 +156,7 @@ fn access_token(service: &Context<'_>, platform: &PlatformRecord) -> Result<Stri
 }
 
 /// One attempt to deliver a score event. Blocking.
-pub fn deliver(service: &Context<'_>, event: &OutboxEvent) -> Result<(), AttemptError> {
+pub(crate) fn deliver(service: &Context<'_>, event: &OutboxEvent) -> Result<(), AttemptError> {
     let Some(platform) = platform_of_client(service, event.client_id) else {
         return Err(AttemptError { message: "the platform is no longer registered".into(), retry: false });
     };

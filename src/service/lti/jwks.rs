@@ -23,7 +23,7 @@ use crate::service::store::PlatformRecord;
 
 /// Why no key could be had.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum KeyError {
+pub(crate) enum KeyError {
     /// The platform's set does not hold the `kid`.
     Unknown(String),
     /// The `kid`'s key cannot be used: the message.
@@ -34,7 +34,7 @@ pub enum KeyError {
 
 /// What the tool knows of one platform's keys.
 #[derive(Default)]
-pub struct PlatformKeys {
+pub(crate) struct PlatformKeys {
     /// The URL the set was fetched from: a registration given another (`platform update`) starts
     /// afresh.
     url: String,
@@ -49,7 +49,7 @@ pub struct PlatformKeys {
 /// The key sets of all platforms, by platform id; each platform's behind its own lock, which a
 /// fetch holds.
 #[derive(Default)]
-pub struct KeySets {
+pub(crate) struct KeySets {
     platforms: Mutex<HashMap<i64, Arc<Mutex<PlatformKeys>>>>,
 }
 
@@ -63,7 +63,7 @@ impl KeySets {
 /// How long a fetched set is used, from the answer's `Cache-Control`: `max-age` within
 /// `[interval, LTI_JWKS_MAX_AGE_MS]`; `no-store` or `no-cache` the interval (asking more often is
 /// what the interval forbids); none, [`LTI_JWKS_MAX_AGE_DEFAULT_MS`].
-pub fn lifetime(cache_control: Option<&str>, interval: Duration) -> Duration {
+pub(crate) fn lifetime(cache_control: Option<&str>, interval: Duration) -> Duration {
     let ceiling = Duration::from_millis(LTI_JWKS_MAX_AGE_MS).max(interval);
     let mut max_age = None;
     for directive in cache_control.unwrap_or("").split(',') {
@@ -109,7 +109,11 @@ fn fetch(service: &Context<'_>, platform: &PlatformRecord) -> Result<(JwkSet, Op
 
 /// The platform's key with `kid`: from its cached set while that is fresh, otherwise from a fetch
 /// (at most one per interval). Blocking: it may wait for a fetch.
-pub fn key_for(service: &Context<'_>, platform: &PlatformRecord, kid: &str) -> Result<DecodingKey, KeyError> {
+pub(crate) fn key_for(
+    service: &Context<'_>,
+    platform: &PlatformRecord,
+    kid: &str,
+) -> Result<DecodingKey, KeyError> {
     let interval = Duration::from_millis(service.config.lti_jwks_interval_ms);
     let entry = service.lti.jwks.of(platform.id);
     // Held through a fetch: the platform's other launches wait for it and use its answer.

@@ -15,7 +15,7 @@ use crate::limits::LTI_KEY_BITS;
 use crate::submission::sha256_hex;
 
 /// The setting that keeps the tool's private key.
-pub const KEY_SETTING: &str = "lti_tool_key";
+pub(crate) const KEY_SETTING: &str = "lti_tool_key";
 
 /// The PEM label of a PKCS#8 private key.
 const PKCS8_LABEL: &str = "PRIVATE KEY";

@@ -30,11 +30,11 @@ use crate::service::address::AddressKey;
 
 /// Refused logins are logged at most once per this interval, in ms (all are counted in
 /// `/metrics`).
-pub const REFUSALS_LOG_MS: i64 = 60_000;
+pub(crate) const REFUSALS_LOG_MS: i64 = 60_000;
 
 /// Which bound refused a login.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Bound {
+pub(crate) enum Bound {
     /// The address holds `lti_logins_per_address` pending logins.
     Address,
     /// The platform holds `lti_logins_per_platform`, and the address its share of them.
@@ -43,7 +43,7 @@ pub enum Bound {
 
 /// Why a login is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refused {
+pub(crate) struct Refused {
     pub bound: Bound,
     pub address: AddressKey,
     /// The logins that wait for their launch: of the address ([`Bound::Address`]), or of the
@@ -55,7 +55,7 @@ pub struct Refused {
 
 /// What [`Logins::admit`] did.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Admitted {
+pub(crate) struct Admitted {
     /// The `state` of the login given up for this one (the platform was at its bound).
     pub evicted: Option<String>,
 }
@@ -169,7 +169,7 @@ impl Ledger {
 }
 
 /// The ledger of this node's pending logins, with its two bounds.
-pub struct Logins {
+pub(crate) struct Logins {
     ledger: Mutex<Ledger>,
     per_platform: usize,
     per_address: usize,
@@ -186,7 +186,7 @@ impl Default for Logins {
 
 impl Logins {
     /// `per_platform` and `per_address` at least 1.
-    pub fn new(per_platform: usize, per_address: usize) -> Logins {
+    pub(crate) fn new(per_platform: usize, per_address: usize) -> Logins {
         Logins {
             ledger: Mutex::default(),
             per_platform: per_platform.max(1),
@@ -198,7 +198,7 @@ impl Logins {
 
     /// Counts a refusal; the number of refusals to log (this one included) when the last line
     /// was written at least `every_ms` before `now_ms`, none otherwise.
-    pub fn refusals_to_log(&self, now_ms: i64, every_ms: i64) -> Option<u64> {
+    pub(crate) fn refusals_to_log(&self, now_ms: i64, every_ms: i64) -> Option<u64> {
         let mut refusals = self.refusals.lock().unwrap_or_else(|p| p.into_inner());
         refusals.0 += 1;
         if now_ms.saturating_sub(refusals.1) < every_ms {
@@ -215,7 +215,12 @@ impl Logins {
 
     /// Whether `address` may start a login now (of `platform`, when it is known); changes
     /// nothing but expiry.
-    pub fn check(&self, platform: Option<i64>, address: AddressKey, now: Instant) -> Result<(), Refused> {
+    pub(crate) fn check(
+        &self,
+        platform: Option<i64>,
+        address: AddressKey,
+        now: Instant,
+    ) -> Result<(), Refused> {
         let mut ledger = self.ledger();
         ledger.expire(now);
         ledger.check_address(address, self.per_address, now)?;
@@ -228,7 +233,7 @@ impl Logins {
     /// Takes the login `state` of `platform` from `address` (checked again: another request may
     /// have come first), giving up the platform's login named in [`Admitted`] when the platform is
     /// at its bound.
-    pub fn admit(
+    pub(crate) fn admit(
         &self,
         platform: i64,
         address: AddressKey,
@@ -257,7 +262,7 @@ impl Logins {
 
     /// Forgets the login `state` (its launch took it, or it was never stored); unknown states are
     /// ignored.
-    pub fn release(&self, state: &str) {
+    pub(crate) fn release(&self, state: &str) {
         let mut ledger = self.ledger();
         if let Some(order) = ledger.by_state.get(state).copied() {
             ledger.remove(order);
@@ -265,7 +270,8 @@ impl Logins {
     }
 
     /// Pending logins of `platform`, and of every platform.
-    pub fn pending(&self, platform: i64) -> (usize, usize) {
+    #[cfg(test)]
+    pub(crate) fn pending(&self, platform: i64) -> (usize, usize) {
         let ledger = self.ledger();
         (ledger.per_platform.get(&platform).map_or(0, |(count, _)| *count), ledger.by_order.len())
     }

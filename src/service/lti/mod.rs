@@ -19,12 +19,12 @@
 //! [`crate::service::http::lti`]. What is kept in memory (the key, the platforms' JWKS, access
 //! tokens) is a cache: a restarted server fetches it again.
 
-pub mod ags;
-pub mod jwks;
+pub(crate) mod ags;
+pub(crate) mod jwks;
 pub mod keys;
-pub mod logins;
-pub mod rollover;
-pub mod verify;
+pub(crate) mod logins;
+pub(crate) mod rollover;
+pub(crate) mod verify;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -36,7 +36,7 @@ use crate::submission::sha256_hex;
 
 /// What the LTI side keeps in memory.
 #[derive(Default)]
-pub struct Lti {
+pub(crate) struct Lti {
     /// The tool's keys as last loaded, and until when (ms since the epoch) they are used as they are.
     pub(crate) key: Mutex<Option<(Arc<rollover::ToolKeys>, crate::service::store::Millis)>>,
     /// The JWKS of each platform, as last fetched, and when to fetch it again.
@@ -51,7 +51,7 @@ pub struct Lti {
 
 impl Lti {
     /// With the bounds and proxies `config` names (checked when it was resolved).
-    pub fn new(config: &super::config::Config) -> Lti {
+    pub(crate) fn new(config: &super::config::Config) -> Lti {
         Lti {
             logins: logins::Logins::new(config.lti_logins_per_platform, config.lti_logins_per_address),
             trusted_proxies: config.trusted_networks().unwrap_or_default(),
@@ -61,12 +61,12 @@ impl Lti {
 }
 
 /// The OAuth scope of score passback.
-pub const SCORE_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
+pub(crate) const SCORE_SCOPE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
 
 /// What LTI's functions read of the running service: its store, its LTI state (tool keys, the
 /// platforms' key sets, pending logins, access tokens) and its settings. The service's shared state
 /// lends it out (`Shared::lti_context`), so LTI does not know the rest of that state.
-pub struct Context<'a> {
+pub(crate) struct Context<'a> {
     pub store: &'a dyn crate::service::store::Store,
     pub lti: &'a Lti,
     pub config: &'a crate::service::config::Config,
@@ -75,7 +75,7 @@ pub struct Context<'a> {
 /// The origins of the registered platforms (their issuer and authorisation endpoint), which may
 /// frame the student's page. A store that cannot be read gives none (the page is then framed by
 /// this service only).
-pub fn platform_origins(service: &Context<'_>) -> Vec<String> {
+pub(crate) fn platform_origins(service: &Context<'_>) -> Vec<String> {
     let platforms = match service.store.list_platforms() {
         Ok(platforms) => platforms,
         Err(e) => {
@@ -94,7 +94,7 @@ pub fn platform_origins(service: &Context<'_>) -> Vec<String> {
 }
 
 /// The origin (`scheme://host[:port]`) of an http(s) URL.
-pub fn origin(url: &str) -> Option<String> {
+pub(crate) fn origin(url: &str) -> Option<String> {
     let url = url::Url::parse(url).ok()?;
     matches!(url.scheme(), "http" | "https").then(|| url.origin().ascii_serialization())
 }
@@ -102,7 +102,7 @@ pub fn origin(url: &str) -> Option<String> {
 /// The learner id of a platform's user: the platform's `sub`, scoped by the platform, so that two
 /// platforms' users never share a variant or a history. A `sub` too long for a learner id is
 /// replaced by its SHA-256.
-pub fn learner_id(platform: &PlatformRecord, subject: &str) -> String {
+pub(crate) fn learner_id(platform: &PlatformRecord, subject: &str) -> String {
     let plain = format!("lti:{}:{subject}", platform.id);
     if Learner::parse(&plain).is_ok_and(|learner| learner.as_str() == plain) {
         plain

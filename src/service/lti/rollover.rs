@@ -32,7 +32,7 @@ const PREVIOUS_UNTIL: &str = "lti_tool_key_previous_until";
 
 /// The tool's keys at one moment: the one that signs, and those published beside it.
 #[derive(Debug)]
-pub struct ToolKeys {
+pub(crate) struct ToolKeys {
     pub signing: Arc<ToolKey>,
     /// The next key and when it signs.
     pub next: Option<(Arc<ToolKey>, Millis)>,
@@ -42,7 +42,7 @@ pub struct ToolKeys {
 
 impl ToolKeys {
     /// Every published key as a JWKS: the signing key first.
-    pub fn jwks(&self) -> Value {
+    pub(crate) fn jwks(&self) -> Value {
         let mut keys = vec![self.signing.jwk.clone()];
         keys.extend(self.next.iter().map(|(key, _)| key.jwk.clone()));
         keys.extend(self.previous.iter().map(|(key, _)| key.jwk.clone()));
@@ -50,7 +50,7 @@ impl ToolKeys {
     }
 
     /// The next moment these keys change by themselves (a switch or a withdrawal).
-    pub fn changes_at(&self) -> Option<Millis> {
+    pub(crate) fn changes_at(&self) -> Option<Millis> {
         let next = self.next.as_ref().map(|(_, at)| *at);
         let previous = self.previous.as_ref().map(|(_, until)| *until);
         next.into_iter().chain(previous).min()
@@ -72,7 +72,7 @@ fn millis(store: &dyn Store, key: &str) -> Result<Option<Millis>, String> {
 /// The keys in force at `now`: the signing key generated on first use; a next key whose time has
 /// come made the signing key (the one before published until its withdrawal); a previous key whose
 /// time is over withdrawn. Blocking.
-pub fn load(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
+pub(crate) fn load(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
     let current = match setting(store, KEY_SETTING)? {
         Some(pem) => pem,
         None => {
@@ -116,7 +116,7 @@ pub fn load(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
 /// Starts a rollover: a new key, published at once, signing from `now + switch_after_ms`; the key
 /// it replaces stays published `withdraw_after_ms` longer. Refused while a rollover waits for its
 /// switch. Blocking (it makes an RSA key).
-pub fn rotate(
+pub(crate) fn rotate(
     store: &dyn Store,
     now: Millis,
     switch_after_ms: u64,
@@ -137,7 +137,7 @@ pub fn rotate(
 }
 
 /// Lets the next key sign now (the operator knows every platform has it).
-pub fn switch_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
+pub(crate) fn switch_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
     if setting(store, NEXT)?.is_none() {
         return Err("no rollover is under way: there is no next key to switch to (--rotate)".into());
     }
@@ -146,7 +146,7 @@ pub fn switch_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
 }
 
 /// Withdraws the previous key now (no JWT it signed is still in use).
-pub fn withdraw_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
+pub(crate) fn withdraw_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> {
     if setting(store, PREVIOUS)?.is_none() {
         return Err("there is no previous key to withdraw".into());
     }
@@ -158,7 +158,7 @@ pub fn withdraw_now(store: &dyn Store, now: Millis) -> Result<ToolKeys, String> 
 /// they change by themselves or [`crate::limits::LTI_TOOL_KEYS_REFRESH_MS`] passes (a rollover
 /// started from the command line reaches a running server within that). Blocking: call it off the
 /// executor.
-pub fn tool_keys(service: &Context<'_>) -> Result<Arc<ToolKeys>, String> {
+pub(crate) fn tool_keys(service: &Context<'_>) -> Result<Arc<ToolKeys>, String> {
     let now = crate::service::clock::now_ms();
     let mut cached = service.lti.key.lock().unwrap_or_else(|p| p.into_inner());
     if let Some((keys, until)) = cached.as_ref()
@@ -174,7 +174,7 @@ pub fn tool_keys(service: &Context<'_>) -> Result<Arc<ToolKeys>, String> {
 }
 
 /// The key that signs the tool's JWTs now.
-pub fn tool_key(service: &Context<'_>) -> Result<Arc<ToolKey>, String> {
+pub(crate) fn tool_key(service: &Context<'_>) -> Result<Arc<ToolKey>, String> {
     Ok(tool_keys(service)?.signing.clone())
 }
 

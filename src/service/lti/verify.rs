@@ -22,16 +22,21 @@ use crate::limits::LTI_CLOCK_LEEWAY_S;
 use crate::service::store::PlatformRecord;
 use crate::text::Text;
 
-pub const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
-pub const DEEP_LINKING: &str = "LtiDeepLinkingRequest";
-pub const LTI_VERSION: &str = "1.3.0";
+pub(crate) const RESOURCE_LINK: &str = "LtiResourceLinkRequest";
+pub(crate) const DEEP_LINKING: &str = "LtiDeepLinkingRequest";
+pub(crate) const LTI_VERSION: &str = "1.3.0";
 
 const CLAIM: &str = "https://purl.imsglobal.org/spec/lti/claim/";
 
+/// The claim names the tool reads, for tests.
+#[cfg(test)]
+pub(crate) fn claim(name: &str) -> String {
+    format!("{CLAIM}{name}")
+}
+
 /// The claims of a launch that the tool reads.
 #[derive(Debug, Clone)]
-pub struct LaunchClaims {
-    pub iss: String,
+pub(crate) struct LaunchClaims {
     pub sub: Option<String>,
     pub azp: Option<String>,
     pub aud: Audience,
@@ -56,21 +61,22 @@ pub struct LaunchClaims {
 
 /// The `context` claim: the course at the platform.
 #[derive(Debug, Clone, Deserialize)]
-pub struct ContextClaim {
+pub(crate) struct ContextClaim {
     pub id: String,
 }
 
 /// The claims of a token as they were signed: each claim's JSON text.
-pub type RawClaims = BTreeMap<String, Box<RawValue>>;
+pub(crate) type RawClaims = BTreeMap<String, Box<RawValue>>;
 
 impl LaunchClaims {
     /// Reads the claims the tool uses from a verified token's payload, each on its own: a claim of
     /// the wrong type is refused with its name ([`LaunchError::ClaimType`]). A claim that is
     /// `null` counts as absent.
-    pub fn from_raw(raw: &RawClaims) -> Result<LaunchClaims, LaunchError> {
+    pub(crate) fn from_raw(raw: &RawClaims) -> Result<LaunchClaims, LaunchError> {
         let lti = |name: &str| format!("{CLAIM}{name}");
+        // The issuer chose the platform before the signature was checked; here it must only be there.
+        read::<String>(raw, "iss")?.ok_or_else(|| LaunchError::Claim("iss".into()))?;
         Ok(LaunchClaims {
-            iss: read(raw, "iss")?.ok_or_else(|| LaunchError::Claim("iss".into()))?,
             sub: read(raw, "sub")?,
             azp: read(raw, "azp")?,
             aud: read(raw, "aud")?.unwrap_or_default(),
@@ -104,7 +110,7 @@ fn read<T: DeserializeOwned>(raw: &RawClaims, name: &str) -> Result<Option<T>, L
 /// `aud`: one audience or several.
 #[derive(Debug, Clone, Deserialize, Default)]
 #[serde(untagged)]
-pub enum Audience {
+pub(crate) enum Audience {
     One(String),
     Many(Vec<String>),
     #[default]
@@ -112,7 +118,7 @@ pub enum Audience {
 }
 
 impl Audience {
-    pub fn all(&self) -> Vec<&str> {
+    pub(crate) fn all(&self) -> Vec<&str> {
         match self {
             Audience::One(one) => vec![one.as_str()],
             Audience::Many(many) => many.iter().map(String::as_str).collect(),
@@ -122,13 +128,13 @@ impl Audience {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct LaunchPresentation {
+pub(crate) struct LaunchPresentation {
     #[serde(default)]
     pub locale: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct AgsEndpoint {
+pub(crate) struct AgsEndpoint {
     #[serde(default)]
     pub lineitem: Option<String>,
     #[serde(default)]
@@ -136,7 +142,7 @@ pub struct AgsEndpoint {
 }
 
 #[derive(Debug, Clone, Deserialize)]
-pub struct DeepLinkingSettings {
+pub(crate) struct DeepLinkingSettings {
     pub deep_link_return_url: String,
     #[serde(default)]
     pub accept_types: Vec<String>,
@@ -153,7 +159,7 @@ fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue
 
 /// Why a launch was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum LaunchError {
+pub(crate) enum LaunchError {
     /// The request is not a launch (no `id_token` or `state`, malformed form, oversized values).
     Malformed(String),
     /// The platform sent an error instead of a token.
@@ -204,7 +210,7 @@ pub enum LaunchError {
 
 impl LaunchError {
     /// The text of the page (and, in English, of the log line).
-    pub fn text(&self) -> Text {
+    pub(crate) fn text(&self) -> Text {
         match self {
             LaunchError::Malformed(what) => Text::new(
                 format!("Das ist kein gültiger LTI-Start: {what}."),
@@ -287,7 +293,7 @@ impl LaunchError {
     }
 
     /// A short name for the log and the metrics.
-    pub fn code(&self) -> &'static str {
+    pub(crate) fn code(&self) -> &'static str {
         match self {
             LaunchError::Malformed(_) => "malformed",
             LaunchError::PlatformError(_) => "platform-error",
@@ -360,7 +366,7 @@ fn too_many_logins_text(per_platform: bool, address: &str, pending: usize, retry
 
 /// Verifies a launch's `id_token` for `platform` and the login's `nonce`. Blocking (it may fetch
 /// the platform's JWKS).
-pub fn verify(
+pub(crate) fn verify(
     service: &Context<'_>,
     platform: &PlatformRecord,
     id_token: &str,
@@ -400,7 +406,7 @@ pub fn verify(
 
 /// `nbf` and `iat` must not lie in the future by more than [`LTI_CLOCK_LEEWAY_S`] (`now` in
 /// seconds since the epoch); `exp` is checked with the signature.
-pub fn check_times(claims: &LaunchClaims, now: u64) -> Result<(), LaunchError> {
+pub(crate) fn check_times(claims: &LaunchClaims, now: u64) -> Result<(), LaunchError> {
     for (claim, at) in [("nbf", claims.nbf), ("iat", claims.iat)] {
         let Some(at) = at else { continue };
         let ahead = at - now as f64;
@@ -413,7 +419,7 @@ pub fn check_times(claims: &LaunchClaims, now: u64) -> Result<(), LaunchError> {
 }
 
 /// The checks after the signature: `azp`, nonce, deployment, message type, version.
-pub fn check_claims(
+pub(crate) fn check_claims(
     platform: &PlatformRecord,
     claims: &LaunchClaims,
     nonce: &str,
@@ -443,11 +449,6 @@ pub fn check_claims(
         Some(RESOURCE_LINK | DEEP_LINKING) => Ok(()),
         other => Err(LaunchError::MessageType(other.unwrap_or("").to_string())),
     }
-}
-
-/// The claim names the tool reads, for documentation and tests.
-pub fn claim(name: &str) -> String {
-    format!("{CLAIM}{name}")
 }
 
 #[cfg(test)]

@@ -10,11 +10,11 @@
 //! A store is opened for one node (a `pruefstein serve` process, named by its node id): the leases it
 //! takes record that id, so that a node restarting gives back its own leases and no other node's.
 
-pub mod contract;
-pub mod payload;
+pub(crate) mod contract;
+pub(crate) mod payload;
 pub mod postgres;
-pub mod privacy;
-pub mod records;
+pub(crate) mod privacy;
+pub(crate) mod records;
 pub mod sqlite;
 #[cfg(test)]
 mod tests;

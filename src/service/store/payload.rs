@@ -9,7 +9,7 @@ use crate::submission::Submission;
 /// with `\0asm` (binary) or is text (WAT), so a payload with this marker is never a module.
 const SOURCE_MARKER: &[u8] = b"\0source:";
 
-pub fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> {
+pub(crate) fn source_payload(language: crate::submission::Language, text: &str) -> Vec<u8> {
     let mut payload = SOURCE_MARKER.to_vec();
     payload.extend_from_slice(language.name().as_bytes());
     payload.push(b'\n');
@@ -19,7 +19,7 @@ pub fn source_payload(language: crate::submission::Language, text: &str) -> Vec<
 
 /// A stored submission as it was submitted: an answer, a module, or source (a module payload that
 /// starts with the source marker, see `source_payload`). The one decoder of stored payloads.
-pub fn stored_submission(id: i64, kind: &str, payload: Vec<u8>) -> Result<Submission, StoreError> {
+pub(crate) fn stored_submission(id: i64, kind: &str, payload: Vec<u8>) -> Result<Submission, StoreError> {
     Ok(match kind {
         "answer" => Submission::Answer(
             String::from_utf8(payload)

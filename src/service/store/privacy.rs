@@ -45,7 +45,7 @@ pub enum LearnerFound<T> {
 
 impl<T> LearnerFound<T> {
     /// The found value changed by `f`; the other cases as they are.
-    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> LearnerFound<U> {
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> LearnerFound<U> {
         match self {
             LearnerFound::Found(value) => LearnerFound::Found(f(value)),
             LearnerFound::Erased { at } => LearnerFound::Erased { at },
@@ -92,7 +92,7 @@ pub enum AuditAction {
 }
 
 impl AuditAction {
-    pub const ALL: [AuditAction; 5] = [
+    pub(crate) const ALL: [AuditAction; 5] = [
         AuditAction::Export,
         AuditAction::Erase,
         AuditAction::Regrade,
@@ -101,7 +101,7 @@ impl AuditAction {
     ];
 
     /// The action's name in the store and on the command line.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             AuditAction::Export => "export",
             AuditAction::Erase => "erase",
@@ -112,7 +112,7 @@ impl AuditAction {
     }
 
     /// The action of a stored name.
-    pub fn of(name: &str) -> Option<AuditAction> {
+    pub(crate) fn of(name: &str) -> Option<AuditAction> {
         AuditAction::ALL.into_iter().find(|action| action.name() == name)
     }
 }
@@ -135,21 +135,21 @@ pub struct AuditEntry {
 
 impl AuditEntry {
     /// The counts as the store keeps them (a JSON object).
-    pub fn counts_json(&self) -> String {
+    pub(crate) fn counts_json(&self) -> String {
         serde_json::to_string(&self.counts).unwrap_or_else(|_| "{}".to_string())
     }
 
     /// Counts read back from the store; unreadable ones are reported as corrupt.
-    pub fn parse_counts(text: &str) -> Result<RowCounts, super::StoreError> {
+    pub(crate) fn parse_counts(text: &str) -> Result<RowCounts, super::StoreError> {
         serde_json::from_str(text)
             .map_err(|e| super::StoreError::Corrupt(format!("an audit log entry's counts: {e}")))
     }
 }
 
 /// The names of the tables an erasure and a sweep count, in the order they are deleted from.
-pub const LEARNER_TABLES: [&str; 6] =
+pub(crate) const LEARNER_TABLES: [&str; 6] =
     ["outbox", "jobs", "result_versions", "results", "submissions", "lti_contexts"];
 
 /// The tables the retention sweep counts.
-pub const SWEPT_TABLES: [&str; 7] =
+pub(crate) const SWEPT_TABLES: [&str; 7] =
     ["outbox", "jobs", "result_versions", "results", "submissions", "jobe_files", "lti_contexts"];

@@ -5,7 +5,7 @@
 use crate::submission::Submission;
 
 /// Milliseconds since the Unix epoch.
-pub type Millis = i64;
+pub(crate) type Millis = i64;
 
 /// What went wrong in the store, independent of the database behind it.
 #[derive(Debug, thiserror::Error)]
@@ -59,7 +59,7 @@ pub enum TokenScope {
 
 impl TokenScope {
     /// The scope's name in the store.
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             TokenScope::Api => "api",
             TokenScope::Jobe => "jobe",
@@ -112,7 +112,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Status::Queued => "queued",
             Status::Running => "running",
@@ -121,14 +121,14 @@ impl Status {
         }
     }
 
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         matches!(self, Status::Graded | Status::Failed)
     }
 
     /// A submission's status from what a backend stores: its result's status (`graded` or
     /// `failed`), if it has a result, and whether its job is leased now. A result decides; without
     /// one, a leased job is running and any other is queued.
-    pub fn of(result_status: Option<&str>, leased: bool) -> Status {
+    pub(crate) fn of(result_status: Option<&str>, leased: bool) -> Status {
         match result_status {
             Some("graded") => Status::Graded,
             Some(_) => Status::Failed,
@@ -227,7 +227,7 @@ pub enum JobOutcome {
 /// A job's outcome as the columns of a result row (`results`, `result_versions`), the same on every
 /// backend: a failed job has a failure and none of a grade's columns.
 #[derive(Debug, Clone, Copy)]
-pub struct ResultColumns<'a> {
+pub(crate) struct ResultColumns<'a> {
     pub status: &'static str,
     pub verdict: Option<&'a str>,
     pub points: Option<i64>,
@@ -242,7 +242,7 @@ pub struct ResultColumns<'a> {
 impl JobOutcome {
     /// The status and the result record this outcome is stored as (result `version`, finished at
     /// `finished_at`): the row of [`JobOutcome::columns`], as a reader gets it back.
-    pub fn record(&self, version: u32, finished_at: Millis) -> (Status, ResultRecord) {
+    pub(crate) fn record(&self, version: u32, finished_at: Millis) -> (Status, ResultRecord) {
         let c = self.columns();
         let status = if matches!(self, JobOutcome::Graded { .. }) { Status::Graded } else { Status::Failed };
         let record = ResultRecord {
@@ -261,7 +261,7 @@ impl JobOutcome {
     }
 
     /// The outcome as the columns of its result row.
-    pub fn columns(&self) -> ResultColumns<'_> {
+    pub(crate) fn columns(&self) -> ResultColumns<'_> {
         match self {
             JobOutcome::Graded {
                 verdict,
@@ -312,15 +312,7 @@ pub enum EventState {
     Dead,
 }
 
-impl EventState {
-    pub fn name(self) -> &'static str {
-        match self {
-            EventState::Pending => "pending",
-            EventState::Delivered => "delivered",
-            EventState::Dead => "dead",
-        }
-    }
-}
+impl EventState {}
 
 #[derive(Debug, Clone)]
 pub struct OutboxEvent {

@@ -10,7 +10,7 @@ use crate::service::store::StoreError;
 
 /// A failure inside the PostgreSQL backend.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// The server refused a statement, or the connection failed.
     Postgres(tokio_postgres::Error),
     /// No connection could be had from the pool (the server is unreachable, or all are busy).
@@ -20,7 +20,7 @@ pub enum Failure {
 }
 
 /// What the backend's SQL code returns.
-pub type Sql<T> = Result<T, Failure>;
+pub(crate) type Sql<T> = Result<T, Failure>;
 
 impl From<tokio_postgres::Error> for Failure {
     fn from(error: tokio_postgres::Error) -> Self {
@@ -57,7 +57,7 @@ fn chain(error: &dyn std::error::Error) -> String {
 
 impl Failure {
     /// The backend-neutral error, naming the operation that failed (`"store a submission"`).
-    pub fn during(self, operation: &'static str) -> StoreError {
+    pub(crate) fn during(self, operation: &'static str) -> StoreError {
         match self {
             Failure::Postgres(error) => match error.as_db_error() {
                 // The server answered: the statement is at fault (a constraint, a timeout).

@@ -19,7 +19,7 @@ use crate::service::store::Notice;
 
 /// What a notification on one of the store's channels means to `node`: nothing if `node` sent it
 /// itself about queued jobs (it woke its own grading threads already).
-pub fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
+pub(super) fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
     match channel {
         JOBS_CHANNEL => (payload != node).then_some(Notice::JobsQueued),
         FINISHED_CHANNEL => payload.parse().ok().map(Notice::Finished),
@@ -28,7 +28,11 @@ pub fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
 }
 
 /// Listens until the runtime stops, connecting again whenever the connection is lost.
-pub async fn listen(config: tokio_postgres::Config, node: Arc<str>, hear: Arc<dyn Fn(Notice) + Send + Sync>) {
+pub(super) async fn listen(
+    config: tokio_postgres::Config,
+    node: Arc<str>,
+    hear: Arc<dyn Fn(Notice) + Send + Sync>,
+) {
     loop {
         match config.connect(NoTls).await {
             Ok((client, mut connection)) => {

@@ -9,7 +9,7 @@ use super::error::Sql;
 use crate::service::store::StoreError;
 
 /// Every migration, in the order applied: (name, SQL).
-pub const MIGRATIONS: &[(&str, &str)] = &[
+pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_schema", include_str!("migrations/0001_schema.sql")),
     ("0002_exercise_versions", include_str!("migrations/0002_exercise_versions.sql")),
     ("0003_client_tokens", include_str!("migrations/0003_client_tokens.sql")),
@@ -21,12 +21,12 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 const MIGRATION_LOCK: i64 = 0x7072_7566;
 
 /// Brings the schema up to date, one migration per transaction.
-pub async fn migrate(client: &mut Client) -> Sql<()> {
+pub(crate) async fn migrate(client: &mut Client) -> Sql<()> {
     apply(client, MIGRATIONS).await
 }
 
 /// Applies `migrations`, each with its record in one transaction under the advisory lock.
-pub async fn apply(client: &mut Client, migrations: &[(&str, &str)]) -> Sql<()> {
+pub(crate) async fn apply(client: &mut Client, migrations: &[(&str, &str)]) -> Sql<()> {
     loop {
         let tx = client.transaction().await?;
         tx.query_one("SELECT pg_advisory_xact_lock($1)", &[&MIGRATION_LOCK]).await?;

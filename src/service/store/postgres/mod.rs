@@ -10,9 +10,9 @@
 //! channel for the outcome, which works from any thread. Each [`Store`] method is one transaction:
 //! an explicit one when it runs several statements, the statement's own when it runs one.
 
-pub mod error;
+pub(crate) mod error;
 mod listen;
-pub mod migrate;
+pub(crate) mod migrate;
 mod nodes;
 mod privacy;
 mod queue;
@@ -104,7 +104,7 @@ impl std::fmt::Debug for PgStore {
 }
 
 /// Whether `database` names a PostgreSQL database (`postgres://` or `postgresql://`).
-pub fn is_postgres_url(database: &str) -> bool {
+pub(crate) fn is_postgres_url(database: &str) -> bool {
     database.starts_with("postgres://") || database.starts_with("postgresql://")
 }
 
@@ -155,11 +155,6 @@ impl PgStore {
             migrate::migrate(&mut client).await
         })?;
         Ok(store)
-    }
-
-    /// The node this store takes leases for.
-    pub fn node(&self) -> &str {
-        &self.node
     }
 
     /// Runs `f` on the store's runtime and waits for its outcome; a failure names `operation`.

@@ -20,9 +20,9 @@ use crate::submission::Submission;
 
 /// The channel that tells listening nodes that jobs were queued; the payload names the node that
 /// queued them (which woke its own grading threads already).
-pub const JOBS_CHANNEL: &str = "pruefstein_jobs";
+pub(super) const JOBS_CHANNEL: &str = "pruefstein_jobs";
 /// The channel that tells listening nodes that a submission (its id the payload) is finished.
-pub const FINISHED_CHANNEL: &str = "pruefstein_finished";
+pub(super) const FINISHED_CHANNEL: &str = "pruefstein_finished";
 
 /// `$n` as the lease clock's time: the caller's, or the database's when it is NULL.
 pub(super) fn clock(n: u8) -> String {

@@ -26,7 +26,7 @@ pub struct ScratchServer {
 }
 
 /// The process's server, started on first use.
-pub fn server() -> &'static ScratchServer {
+pub(crate) fn server() -> &'static ScratchServer {
     static SERVER: OnceLock<ScratchServer> = OnceLock::new();
     SERVER.get_or_init(|| match start() {
         Ok(server) => server,
@@ -105,7 +105,7 @@ pub fn run_sql(url: &str, sql: &str) -> Result<(), String> {
 }
 
 /// PostgreSQL's program `name`: from Debian's versioned directory (newest first), or the PATH.
-pub fn program(name: &str) -> Result<PathBuf, String> {
+pub(crate) fn program(name: &str) -> Result<PathBuf, String> {
     let mut versions: Vec<PathBuf> = std::fs::read_dir("/usr/lib/postgresql")
         .map(|entries| entries.filter_map(|e| e.ok()).map(|e| e.path().join("bin").join(name)).collect())
         .unwrap_or_default();
@@ -120,7 +120,7 @@ pub fn program(name: &str) -> Result<PathBuf, String> {
 
 /// Runs a PostgreSQL program as the `postgres` user when this process is root (initdb refuses
 /// root), as this user otherwise.
-pub fn pg_command(program: &Path) -> Command {
+pub(crate) fn pg_command(program: &Path) -> Command {
     let root = std::fs::metadata("/proc/self")
         .map(|m| std::os::unix::fs::MetadataExt::uid(&m) == 0)
         .unwrap_or(false);
@@ -201,7 +201,7 @@ fn start_local(durable: bool) -> Result<ScratchServer, String> {
 
 /// Starts the server of `data`, listening on a socket in `socket_dir` only; without flushing its
 /// commits to disk unless `durable` (a crash of the server loses nothing either way, a power cut would).
-pub fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Result<(), String> {
+pub(crate) fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Result<(), String> {
     let unflushed = if durable { "" } else { " -c fsync=off -c full_page_writes=off" };
     checked(
         pg_command(&program("pg_ctl")?)
@@ -221,7 +221,7 @@ pub fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Result<(),
 }
 
 /// Stops the server of `data` at once.
-pub fn stop_server(data: &Path) -> Result<(), String> {
+pub(crate) fn stop_server(data: &Path) -> Result<(), String> {
     checked(
         pg_command(&program("pg_ctl")?).arg("-D").arg(data).args(["-m", "immediate", "-w", "stop"]),
         "pg_ctl stop",

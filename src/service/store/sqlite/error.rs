@@ -9,7 +9,7 @@ use crate::service::store::StoreError;
 
 /// A failure inside the SQLite backend.
 #[derive(Debug)]
-pub enum Failure {
+pub(crate) enum Failure {
     /// SQLite refused or failed a call.
     Sqlite(rusqlite::Error),
     /// The backend's own verdict (a conflict, corrupt data).
@@ -17,7 +17,7 @@ pub enum Failure {
 }
 
 /// What the backend's SQL code returns.
-pub type Sql<T> = Result<T, Failure>;
+pub(crate) type Sql<T> = Result<T, Failure>;
 
 impl From<rusqlite::Error> for Failure {
     fn from(error: rusqlite::Error) -> Self {
@@ -33,7 +33,7 @@ impl From<StoreError> for Failure {
 
 impl Failure {
     /// The backend-neutral error, naming the operation that failed (`"store a submission"`).
-    pub fn during(self, operation: &'static str) -> StoreError {
+    pub(crate) fn during(self, operation: &'static str) -> StoreError {
         match self {
             Failure::Sqlite(error) => StoreError::Database { operation, message: error.to_string() },
             Failure::Store(error) => error,
@@ -42,7 +42,7 @@ impl Failure {
 }
 
 /// Adds the operation to a SQLite result.
-pub trait During<T> {
+pub(crate) trait During<T> {
     fn during(self, operation: &'static str) -> Result<T, StoreError>;
 }
 

@@ -11,7 +11,7 @@ use super::error::Sql;
 use crate::service::store::StoreError;
 
 /// Every migration, in the order applied: (name, SQL).
-pub const MIGRATIONS: &[(&str, &str)] = &[
+pub(crate) const MIGRATIONS: &[(&str, &str)] = &[
     ("0001_initial", include_str!("../migrations/0001_initial.sql")),
     ("0002_outbox_lease", include_str!("../migrations/0002_outbox_lease.sql")),
     ("0003_teachers", include_str!("../migrations/0003_teachers.sql")),
@@ -24,13 +24,13 @@ pub const MIGRATIONS: &[(&str, &str)] = &[
 ];
 
 /// The schema version this program writes: the number of migrations.
-pub const SCHEMA_VERSION: usize = MIGRATIONS.len();
+pub(crate) const SCHEMA_VERSION: usize = MIGRATIONS.len();
 
 /// Brings the schema up to date, one migration per transaction. The version is read inside each
 /// write transaction, so two processes starting on a new data directory at once (a server and
 /// `pruefstein client add`) apply every migration exactly once: the second waits for the first's
 /// lock, then sees the new version.
-pub fn migrate(conn: &mut Connection) -> Sql<()> {
+pub(crate) fn migrate(conn: &mut Connection) -> Sql<()> {
     migrate_to(conn, SCHEMA_VERSION)
 }
 

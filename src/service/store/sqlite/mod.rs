@@ -7,17 +7,17 @@
 //! connection or to the writer.
 
 mod clients;
-pub mod error;
+pub(crate) mod error;
 mod intake;
 mod jobs;
 mod lti;
-pub mod migrate;
+pub(crate) mod migrate;
 mod nodes;
 mod outbox;
 mod privacy;
 mod results;
 mod teachers;
-pub mod writer;
+pub(crate) mod writer;
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -32,9 +32,9 @@ use crate::submission::Submission;
 /// The database file inside the data directory.
 pub const DATABASE_FILE: &str = "pruefstein.db";
 /// SQLite's write-ahead log beside the database (it takes the database file's mode).
-pub const WAL_FILE: &str = "pruefstein.db-wal";
+pub(crate) const WAL_FILE: &str = "pruefstein.db-wal";
 /// SQLite's shared-memory index of the log (it takes the database file's mode too).
-pub const SHM_FILE: &str = "pruefstein.db-shm";
+pub(crate) const SHM_FILE: &str = "pruefstein.db-shm";
 
 /// How hard SQLite works to keep a commit through a power cut.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize)]
@@ -59,7 +59,7 @@ impl std::str::FromStr for Durability {
 }
 
 /// The node id of a store opened without one: the only process on its data directory.
-pub const LOCAL_NODE: &str = "local";
+pub(crate) const LOCAL_NODE: &str = "local";
 
 pub struct SqliteStore {
     path: PathBuf,
@@ -101,7 +101,7 @@ impl SqliteStore {
     }
 
     /// The same store, taking and giving back leases as `node`.
-    pub fn with_node(mut self, node: &str) -> SqliteStore {
+    pub(crate) fn with_node(mut self, node: &str) -> SqliteStore {
         self.node = node.into();
         self
     }

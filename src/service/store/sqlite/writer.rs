@@ -34,9 +34,12 @@ struct WriteOp {
 }
 
 /// The handle to the writer thread.
-pub struct Writer {
+pub(crate) struct Writer {
     /// None once shut down.
     sender: Mutex<Option<Sender<WriteOp>>>,
+    /// Joined by `shutdown` in the tests; in the service the thread ends when the last sender
+    /// is dropped, after committing what it was handed.
+    #[cfg_attr(not(test), allow(dead_code))]
     thread: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -48,7 +51,7 @@ impl std::fmt::Debug for Writer {
 
 impl Writer {
     /// Starts the writer thread, which owns `conn` from now on.
-    pub fn start(conn: Connection) -> std::io::Result<Writer> {
+    pub(crate) fn start(conn: Connection) -> std::io::Result<Writer> {
         let (sender, receiver) = std::sync::mpsc::channel::<WriteOp>();
         let thread = std::thread::Builder::new()
             .name("sqlite-writer".into())
@@ -69,7 +72,7 @@ impl Writer {
 
     /// Runs `f` in the next group commit; `then` gets its result once the group is committed (or
     /// the error, naming `operation`). `then` runs on the writer thread: it must be quick.
-    pub fn write_then<T: Send + 'static>(
+    pub(crate) fn write_then<T: Send + 'static>(
         &self,
         operation: &'static str,
         f: impl FnOnce(&Transaction<'_>) -> Sql<T> + Send + 'static,
@@ -100,7 +103,7 @@ impl Writer {
     }
 
     /// Runs `f` in the next group commit and waits until that is committed.
-    pub fn write<T: Send + 'static>(
+    pub(crate) fn write<T: Send + 'static>(
         &self,
         operation: &'static str,
         f: impl FnOnce(&Transaction<'_>) -> Sql<T> + Send + 'static,
@@ -113,7 +116,8 @@ impl Writer {
     }
 
     /// Refuses new writes, commits every write handed over before, and waits for the thread to end.
-    pub fn shutdown(&self) {
+    #[cfg(test)]
+    pub(crate) fn shutdown(&self) {
         drop(self.sender.lock().unwrap_or_else(|p| p.into_inner()).take());
         let thread = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(thread) = thread {
