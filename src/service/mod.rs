@@ -25,6 +25,7 @@ pub mod config_reference;
 pub mod dashboard;
 pub mod data_dir;
 pub mod dryruns;
+pub mod erasures;
 pub mod html;
 pub mod http;
 pub mod learner;
