@@ -27,6 +27,7 @@ use rustls::{CertificateError, ClientConfig, DigitallySignedStruct, RootCertStor
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 use tokio_postgres::tls::{ChannelBinding, MakeTlsConnect, TlsConnect, TlsStream};
 
+use crate::limits::PG_ROOT_CERT_BYTES_MAX;
 use crate::service::store::StoreError;
 
 /// libpq's `sslmode`, as far as it decides what is checked.
@@ -53,8 +54,10 @@ impl SslMode {
                 );
             }
             other => {
+                let shown: String = other.chars().take(40).collect();
+                let more = if shown.len() < other.len() { "…" } else { "" };
                 return Err(format!(
-                    "sslmode={other} is not a mode: use disable, prefer, require, verify-ca or verify-full"
+                    "sslmode={shown}{more} is not a mode: use disable, prefer, require, verify-ca or verify-full"
                 ));
             }
         })
@@ -181,14 +184,15 @@ fn percent_decode(value: &str) -> Result<String, String> {
     while i < bytes.len() {
         if bytes[i] == b'%' {
             let hex = value.get(i + 1..i + 3).and_then(|h| u8::from_str_radix(h, 16).ok());
-            out.push(hex.ok_or_else(|| format!("a bad %-escape in the database URL: {value}"))?);
+            out.push(hex.ok_or("a bad %-escape in a parameter of the database URL")?);
             i += 3;
         } else {
             out.push(bytes[i]);
             i += 1;
         }
     }
-    String::from_utf8(out).map_err(|_| format!("the database URL's parameter is not UTF-8: {value}"))
+    String::from_utf8(out)
+        .map_err(|_| "a parameter of the database URL is not UTF-8 when decoded".to_string())
 }
 
 /// The connector every connection of the store uses (the pool's and the listener's).
@@ -240,7 +244,18 @@ impl std::fmt::Debug for RustlsConnect {
 /// The CA certificates in the PEM file at `path`.
 fn read_roots(path: &std::path::Path) -> Result<RootCertStore, String> {
     let shown = path.display();
-    let text = std::fs::read(path).map_err(|e| format!("sslrootcert={shown}: cannot read the file: {e}"))?;
+    let mut text = Vec::new();
+    std::fs::File::open(path)
+        .and_then(|file| {
+            std::io::Read::read_to_end(&mut std::io::Read::take(file, PG_ROOT_CERT_BYTES_MAX + 1), &mut text)
+        })
+        .map_err(|e| format!("sslrootcert={shown}: cannot read the file: {e}"))?;
+    if text.len() as u64 > PG_ROOT_CERT_BYTES_MAX {
+        return Err(format!(
+            "sslrootcert={shown}: larger than a file of CA certificates may be (PG_ROOT_CERT_BYTES_MAX, \
+             {PG_ROOT_CERT_BYTES_MAX} bytes)"
+        ));
+    }
     let mut roots = RootCertStore::empty();
     for cert in CertificateDer::pem_slice_iter(&text) {
         let cert = cert.map_err(|e| format!("sslrootcert={shown}: not a PEM certificate file: {e}"))?;
