@@ -90,11 +90,13 @@ const CRATES: &[(&str, &[&str])] = &[
 ];
 
 /// External crates that only one module below the top level may use (its path from `src/`): the
-/// PostgreSQL client and its pool are the store's, behind the backend-neutral `Store` trait; the
-/// RSA implementation and PEM are the LTI tool key's.
+/// PostgreSQL client, its pool and its TLS (rustls) are the store's, behind the backend-neutral
+/// `Store` trait; the RSA implementation and PEM are the LTI tool key's.
 const CRATES_BELOW: &[(&str, &[&str])] = &[
     ("tokio_postgres", &["service", "store"]),
     ("deadpool_postgres", &["service", "store"]),
+    ("tokio_rustls", &["service", "store"]),
+    ("rustls", &["service", "store"]),
     ("aws_lc_rs", &["service", "lti"]),
     ("pem", &["service", "lti"]),
 ];

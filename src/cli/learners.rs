@@ -2,6 +2,8 @@
 //! `pruefstein audit`, `pruefstein backup` and `restore`, run against the store the configuration
 //! names (beside a running server, but for a restore).
 
+use std::path::Path;
+
 use anyhow::{Context, Result};
 
 use super::{LearnerCommand, StoreArgs};
@@ -10,7 +12,7 @@ use crate::service::learner::Learner;
 use crate::service::privacy::{self, Actor};
 use crate::service::shared::open_store;
 use crate::service::store::{LearnerFound, Store};
-use crate::service::{clock, secrets};
+use crate::service::{backup, clock, erasures, secrets};
 
 /// The client named `name`, as the scope of a learner command; none: every client.
 fn client_scope(store: &dyn Store, name: Option<&str>) -> Result<Option<i64>> {
@@ -34,8 +36,14 @@ pub(super) fn run_learner(command: LearnerCommand) -> Result<i32> {
     let now = clock::now_ms();
     let shown = crate::text::for_terminal(learner.as_str());
     let found = if erase {
-        privacy::erase(store.as_ref(), &key, &learner, &actor, now)?
-            .map(|summary| serde_json::to_string_pretty(&summary))
+        let erased = privacy::erase(store.as_ref(), &key, &learner, &actor, now)?;
+        if let (LearnerFound::Found(_), None) = (&erased, &config.database) {
+            // Beside the SQLite store, so that a restored backup can be told of it (`restore --erasures`).
+            erasures::record(&config.data_dir, &key, &learner, actor.client_id, now).with_context(|| {
+                format!("erased, but not written to the erasure log {}", erasures::ERASURE_LOG_FILE)
+            })?;
+        }
+        erased.map(|summary| serde_json::to_string_pretty(&summary))
     } else {
         privacy::export(store.as_ref(), &key, &learner, &actor, now)?
             .map(|export| serde_json::to_string_pretty(&export))
@@ -102,19 +110,54 @@ fn sqlite_store(store: StoreArgs, what: &str) -> Result<Config> {
     Ok(config)
 }
 
-/// `pruefstein backup DEST`.
-pub(super) fn run_backup(dest: &std::path::Path, store: StoreArgs) -> Result<i32> {
+/// `pruefstein backup DEST [--keep N]`.
+pub(super) fn run_backup(dest: &Path, keep: Option<usize>, store: StoreArgs) -> Result<i32> {
     let config = sqlite_store(store, "back up")?;
+    if let Some(keep) = keep {
+        backup::check_keep(keep)?;
+        if !dest.is_dir() {
+            anyhow::bail!("--keep needs DEST to be a directory (of backups named by their time)");
+        }
+    }
     let source = config.data_dir.join(crate::service::store::sqlite::DATABASE_FILE);
-    let copied = crate::service::backup::backup(&source, dest)?;
+    let copied = backup::backup(&source, &backup::target(dest, clock::now_ms()))?;
     print!("{}", crate::text::for_terminal(&copied.to_string()));
+    if let Some(keep) = keep {
+        for removed in backup::prune(dest, keep)? {
+            println!(
+                "removed {} (more than {keep} backups)",
+                crate::text::for_terminal(&removed.display().to_string())
+            );
+        }
+    }
     Ok(0)
 }
 
-/// `pruefstein restore SRC`.
-pub(super) fn run_restore(src: &std::path::Path, store: StoreArgs) -> Result<i32> {
+/// `pruefstein restore SRC [--erasures FILE]`.
+pub(super) fn run_restore(src: &Path, erasure_log: Option<&Path>, store: StoreArgs) -> Result<i32> {
     let config = sqlite_store(store, "restore")?;
-    let copied = crate::service::backup::restore(src, &config.data_dir, crate::service::run::lock_data_dir)?;
+    // Read first: a log that cannot be read stops the restore before anything is written.
+    let log = erasure_log.map(erasures::read).transpose().map_err(|e| anyhow::anyhow!("--erasures {e}"))?;
+    let copied = backup::restore(src, &config.data_dir, crate::service::run::lock_data_dir)?;
     print!("{}", crate::text::for_terminal(&copied.to_string()));
+    let Some(log) = log else {
+        eprintln!(
+            "no --erasures given: a learner erased after this backup was taken is in the restored store \
+             again; restore with --erasures OLD_DATA_DIR/{}",
+            erasures::ERASURE_LOG_FILE
+        );
+        return Ok(0);
+    };
+    let store = open_store(&config)?;
+    let key = secrets::current_report_key(store.as_ref(), &config)?;
+    let erased = backup::reapply_erasures(&config.data_dir, store.as_ref(), &key, &log, clock::now_ms())?;
+    // The log goes on in the restored directory, for the next restore.
+    for erasure in &log {
+        erasures::append(&config.data_dir, erasure)?;
+    }
+    println!(
+        "erasures: {} in the log, {erased} learners erased again (erased after the backup was taken)",
+        log.len()
+    );
     Ok(0)
 }

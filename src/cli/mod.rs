@@ -159,8 +159,12 @@ pub enum Command {
     /// Copy the SQLite store while the service runs: a consistent snapshot, checked, written to a
     /// temporary file and renamed to DEST; prints its size and rows. (PostgreSQL: pg_dump.)
     Backup {
-        /// The backup file to write (replaced only once the new copy is checked).
+        /// The backup file to write (replaced only once the new copy is checked), or a directory
+        /// to write a new file named by the time into (`pruefstein-20261207T144643123Z.db`).
         dest: PathBuf,
+        /// With DEST a directory: keep only the N newest backups there, removing older ones.
+        #[arg(long, value_name = "N")]
+        keep: Option<usize>,
         #[command(flatten)]
         store: StoreArgs,
     },
@@ -168,6 +172,10 @@ pub enum Command {
     Restore {
         /// The backup file.
         src: PathBuf,
+        /// The erasure log of the store the backup was taken from (`erasures.jsonl` in its data
+        /// directory): every learner erased after the backup was taken is erased again.
+        #[arg(long, value_name = "FILE")]
+        erasures: Option<PathBuf>,
         #[command(flatten)]
         store: StoreArgs,
     },
@@ -440,8 +448,8 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Learner { command } => learners::run_learner(command),
         Command::Audit { after, limit, json, serve } => learners::run_audit(after, limit, json, &serve),
-        Command::Backup { dest, store } => learners::run_backup(&dest, store),
-        Command::Restore { src, store } => learners::run_restore(&src, store),
+        Command::Backup { dest, keep, store } => learners::run_backup(&dest, keep, store),
+        Command::Restore { src, erasures, store } => learners::run_restore(&src, erasures.as_deref(), store),
         Command::Teacher { command: TeacherCommand::Link { expires, lang, serve } } => {
             let config = crate::service::config::Config::resolve(&serve)?;
             println!("{}", crate::service::dashboard::service_link(&config, expires, lang)?);

@@ -56,6 +56,9 @@ pub const EXERCISE_FOLDER_FILES_MAX: usize = 1_000;
 pub const PG_POOL_SIZE: usize = 8;
 /// Time to open a connection to PostgreSQL before the store reports the database unreachable.
 pub const PG_CONNECT_TIMEOUT_MS: u64 = 5_000;
+/// Largest `sslrootcert` file (the CA certificates to check PostgreSQL's certificate against) read,
+/// in bytes: a bundle of every public CA is about 250 KiB.
+pub const PG_ROOT_CERT_BYTES_MAX: u64 = 4 * 1024 * 1024;
 /// Time a caller waits for a free pooled connection.
 pub const PG_POOL_WAIT_MS: u64 = 10_000;
 /// Longest one SQL statement may run (`statement_timeout`): a stuck query frees its connection.

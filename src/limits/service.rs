@@ -196,3 +196,11 @@ pub const DASHBOARD_COURSE_BYTES_MAX: usize = 255;
 pub const DASHBOARD_LEARNER_SUBMISSIONS_MAX: usize = 200;
 /// Largest form the dashboard takes (a regrade button's), in bytes.
 pub const DASHBOARD_FORM_BYTES_MAX: usize = 4 * 1024;
+
+// Backups (`src/service/backup.rs`, `src/service/erasures.rs`).
+
+/// Largest erasure log `pruefstein restore --erasures` reads, in bytes (one line is about 120
+/// bytes: some 500,000 erasures).
+pub const ERASURE_LOG_BYTES_MAX: u64 = 64 * 1024 * 1024;
+/// Most backups `pruefstein backup DIR --keep N` keeps in its directory.
+pub const BACKUPS_KEPT_MAX: usize = 10_000;

@@ -19,8 +19,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rusqlite::{Connection, OpenFlags};
 
-use crate::service::data_dir;
+use std::collections::BTreeSet;
+
+use crate::limits::BACKUPS_KEPT_MAX;
+use crate::service::erasures::Erasure;
+use crate::service::learner::Learner;
+use crate::service::privacy::{self, Actor};
 use crate::service::store::sqlite::{DATABASE_FILE, Durability, SqliteStore};
+use crate::service::store::{AuditAction, LearnerFound, Millis, Store};
+use crate::service::{clock, data_dir};
 
 /// The tables a backup reports the rows of.
 pub(crate) const COUNTED_TABLES: [&str; 9] = [
@@ -83,11 +90,7 @@ fn sync(path: &Path) -> Result<()> {
 /// temporary file that is checked, flushed and renamed.
 pub fn backup(source: &Path, dest: &Path) -> Result<Copied> {
     if dest.is_dir() {
-        anyhow::bail!(
-            "{} is a directory: name the backup file, e.g. {}/pruefstein-backup.db",
-            dest.display(),
-            dest.display()
-        );
+        anyhow::bail!("{} is a directory: name the backup file in it", dest.display());
     }
     if !source.is_file() {
         anyhow::bail!("there is no store at {}", source.display());
@@ -151,6 +154,118 @@ pub(crate) fn restore(
     // Opened once as the store: its schema is one this version reads (migrated if older).
     SqliteStore::open(data_dir, Durability::Full).context("the restored store does not open")?;
     Ok(Copied { path: dest.clone(), bytes: std::fs::metadata(&dest)?.len(), rows })
+}
+
+/// Where a backup to `dest` goes: `dest`, or when it is a directory a new file in it named by the
+/// time (`pruefstein-20261207T144643123Z.db`), which [`prune`] counts among the directory's backups.
+pub(crate) fn target(dest: &Path, now: Millis) -> PathBuf {
+    if !dest.is_dir() {
+        return dest.to_path_buf();
+    }
+    let stamp: String =
+        clock::rfc3339(now).chars().filter(|c| c.is_ascii_digit() || *c == 'T' || *c == 'Z').collect();
+    dest.join(format!("{BACKUP_PREFIX}{stamp}.db"))
+}
+
+/// How the backups [`target`] names in a directory begin.
+const BACKUP_PREFIX: &str = "pruefstein-";
+
+/// Whether `name` is one of the backups [`target`] names.
+fn is_timed_backup(name: &str) -> bool {
+    name.strip_prefix(BACKUP_PREFIX).and_then(|rest| rest.strip_suffix(".db")).is_some_and(|stamp| {
+        !stamp.is_empty() && stamp.bytes().all(|b| b.is_ascii_digit() || b == b'T' || b == b'Z')
+    })
+}
+
+/// Refuses a number of backups to keep that keeps none, or more than [`BACKUPS_KEPT_MAX`].
+pub(crate) fn check_keep(keep: usize) -> Result<()> {
+    if keep == 0 || keep > BACKUPS_KEPT_MAX {
+        anyhow::bail!("--keep {keep}: keep between 1 and {BACKUPS_KEPT_MAX} backups (BACKUPS_KEPT_MAX)");
+    }
+    Ok(())
+}
+
+/// Removes the oldest of the backups [`target`] named in `dir` but the `keep` newest; returns the
+/// removed files. Other files in `dir` are never touched.
+pub(crate) fn prune(dir: &Path, keep: usize) -> Result<Vec<PathBuf>> {
+    check_keep(keep)?;
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))?
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| is_timed_backup(name))
+        .collect();
+    // The names hold the time, so their order is the backups' order; the newest first.
+    names.sort_unstable_by(|a, b| b.cmp(a));
+    let mut removed = Vec::new();
+    for name in names.into_iter().skip(keep) {
+        let path = dir.join(name);
+        std::fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        removed.push(path);
+    }
+    if !removed.is_empty() {
+        sync(dir)?;
+    }
+    Ok(removed)
+}
+
+/// The learner ids the store at `db` holds anything of: its submissions' learners, and the ids an
+/// LTI launch record's subject is known by (`lti:{platform}:{subject}` and the hashed form).
+fn learners_in(db: &Path) -> Result<BTreeSet<String>> {
+    let conn = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .with_context(|| format!("cannot open {}", db.display()))?;
+    let mut learners = BTreeSet::new();
+    let mut submitted = conn.prepare("SELECT DISTINCT learner FROM submissions")?;
+    for learner in submitted.query_map([], |r| r.get::<_, String>(0))? {
+        learners.insert(learner?);
+    }
+    let mut launched = conn.prepare("SELECT DISTINCT platform_id, subject FROM lti_contexts")?;
+    for row in launched.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+        let (platform, subject) = row?;
+        learners.insert(format!("lti:{platform}:{subject}"));
+        learners
+            .insert(format!("lti:{platform}:sha256:{}", crate::submission::sha256_hex(subject.as_bytes())));
+    }
+    Ok(learners)
+}
+
+/// Erases again, in the restored store at `data_dir`, every learner of the erasure `log` whose
+/// erasure the store does not know (its audit log has no such entry: the backup was taken before
+/// it). An erasure the backup knows is not repeated: what the learner submitted after it is theirs.
+/// Returns the learners erased.
+pub(crate) fn reapply_erasures(
+    data_dir: &Path,
+    store: &dyn Store,
+    report_key: &[u8],
+    log: &[Erasure],
+    now: Millis,
+) -> Result<usize> {
+    let mut known = BTreeSet::new();
+    let mut after = 0;
+    loop {
+        let page = store.audit_log(after, 1000)?;
+        let Some(last) = page.last() else { break };
+        after = last.id;
+        for entry in page.into_iter().filter(|e| e.action == AuditAction::Erase) {
+            known.insert((entry.subject, entry.at, entry.client_id));
+        }
+    }
+    let pending: Vec<&Erasure> =
+        log.iter().filter(|e| !known.contains(&(e.learner_key.clone(), e.at, e.client_id))).collect();
+    if pending.is_empty() {
+        return Ok(0);
+    }
+    let mut erased = 0;
+    for id in learners_in(&data_dir.join(DATABASE_FILE))? {
+        let Ok(learner) = Learner::parse(&id) else { continue };
+        let key = privacy::learner_key(report_key, &learner);
+        for erasure in pending.iter().filter(|e| e.learner_key == key) {
+            let actor = Actor { name: "restore".to_string(), client_id: erasure.client_id };
+            if let LearnerFound::Found(_) = privacy::erase(store, report_key, &learner, &actor, now)? {
+                erased += 1;
+            }
+        }
+    }
+    Ok(erased)
 }
 
 impl std::fmt::Display for Copied {

@@ -25,6 +25,7 @@ pub(crate) mod config_reference;
 pub mod dashboard;
 pub(crate) mod data_dir;
 pub(crate) mod dryruns;
+pub(crate) mod erasures;
 pub mod html;
 pub mod http;
 pub mod learner;

@@ -9,6 +9,7 @@ use serde_json::{Value, json};
 
 use super::auth::Client;
 use super::handler::{Data, db};
+use crate::service::erasures;
 use crate::service::learner::Learner;
 use crate::service::privacy::{self, Actor, ErasureSummary, LearnerExport};
 use crate::service::problem::Problem;
@@ -135,11 +136,17 @@ pub(crate) async fn erase_learner(
 ) -> Result<HttpResponse, Problem> {
     let learner = learner(&req)?;
     let key = shared.report_key.current().to_vec();
-    let (asked, actor) = (learner.clone(), actor(&client));
-    let found =
-        db(&shared, move |store| privacy::erase(store, &key, &asked, &actor, clock::now_ms())).await?;
+    let (asked, actor, now) = (learner.clone(), actor(&client), clock::now_ms());
+    let journal_key = key.clone();
+    let found = db(&shared, move |store| privacy::erase(store, &key, &asked, &actor, now)).await?;
     match found {
         LearnerFound::Found(summary) => {
+            // Beside the store, so that a restored backup can be told of it (`restore --erasures`).
+            let logged =
+                erasures::record(&shared.config.data_dir, &journal_key, &learner, Some(client.id), now);
+            if let Err(e) = logged {
+                tracing::error!(event = "erasure_log_failed", error = %e);
+            }
             tracing::info!(event = "learner_erased", client = %client.name, rows = ?summary.rows);
             shared.metrics.learners_erased.inc();
             Ok(HttpResponse::Ok().json(summary))

@@ -589,3 +589,83 @@ fn the_dashboard_refuses_hostile_links_and_forms_and_writes_nothing() {
     assert_eq!(r.status, 405, "the regrade is a POST only");
     assert_eq!(jobs(), 0);
 }
+
+// ---------------------------------------------------------------------------------------------
+// The operator's files: the database URL's TLS parameters and the erasure log a restore reads.
+
+/// Runs the binary with `args` under a hang guard: whether it succeeded, and what it said.
+fn bounded_run(args: &[&str]) -> (bool, String) {
+    // Into a file, not a pipe: a long message must not block the command while it is waited for.
+    let out = tempfile::tempfile().unwrap();
+    let mut child = std::process::Command::new(crate::support::BIN)
+        .args(args)
+        .stdout(out.try_clone().unwrap())
+        .stderr(out.try_clone().unwrap())
+        .spawn()
+        .unwrap();
+    let status = poll("the command to end", Duration::from_secs(60), || child.try_wait().unwrap());
+    let mut said = String::new();
+    let mut out = out;
+    std::io::Seek::rewind(&mut out).unwrap();
+    out.read_to_string(&mut said).unwrap();
+    (status.success(), said)
+}
+
+#[test]
+fn hostile_tls_parameters_and_erasure_logs_are_refused_by_name_and_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let data_arg = data.to_str().unwrap();
+    // The database URL: an endless or oversized root certificate file, a directory, bad escapes,
+    // an unknown mode. No connection is tried (port 1 would refuse it anyway).
+    let big = dir.path().join("big.pem");
+    std::fs::File::create(&big).unwrap().set_len(pruefstein::limits::PG_ROOT_CERT_BYTES_MAX + 1).unwrap();
+    for (params, said) in [
+        ("sslmode=verify-full&sslrootcert=/dev/zero", "PG_ROOT_CERT_BYTES_MAX"),
+        (&format!("sslmode=verify-full&sslrootcert={}", big.display()), "PG_ROOT_CERT_BYTES_MAX"),
+        (&format!("sslmode=verify-ca&sslrootcert={}", dir.path().display()), "cannot read the file"),
+        ("sslmode=verify-full&sslrootcert=%ZZ", "%-escape"),
+        ("sslmode=%C3%28", "not UTF-8"),
+        ("sslrootcert=%C3%28", "not UTF-8"),
+        ("sslmode=verify-full&sslrootcert=%2Fdev%2Fnull", "holds no certificate"),
+        (&format!("sslmode={}", "x".repeat(100_000)), "is not a mode"),
+    ] {
+        let url = format!("postgres://u@localhost:1/db?{params}");
+        let (ok, out) = bounded_run(&["client", "add", "lms", "--database", &url]);
+        assert!(!ok && out.contains(said), "{params:.80}: {out:.400}");
+        assert!(out.len() < 2_000, "a short message: {out:.400}");
+    }
+    // The erasure log: larger than its limit, a line of something else, a key that is no hash.
+    let (ok, out) = bounded_run(&["client", "add", "lms", "--data-dir", data_arg]);
+    assert!(ok, "{out}");
+    let backup = dir.path().join("backup.db");
+    let (ok, out) = bounded_run(&["backup", backup.to_str().unwrap(), "--data-dir", data_arg]);
+    assert!(ok, "{out}");
+    let log = dir.path().join("erasures.jsonl");
+    let key = "ab".repeat(32);
+    for (content, said) in [
+        (None, "ERASURE_LOG_BYTES_MAX"),
+        (
+            Some(format!("{{\"at\":1,\"client_id\":null,\"learner_key\":\"{key}\"}}\n[1,2,3]\n")),
+            "line 2: not an erasure",
+        ),
+        (
+            Some(format!("{{\"at\":1,\"client_id\":null,\"learner_key\":\"{}\"}}\n", "z".repeat(1 << 20))),
+            "line 1: the learner key",
+        ),
+        (Some("\u{feff}\u{0}\n".to_string()), "line 1: not an erasure"),
+    ] {
+        match content {
+            Some(text) => std::fs::write(&log, text).unwrap(),
+            None => std::fs::File::create(&log)
+                .unwrap()
+                .set_len(pruefstein::limits::ERASURE_LOG_BYTES_MAX + 1)
+                .unwrap(),
+        }
+        let target = dir.path().join("restored");
+        let args = ["restore", backup.to_str().unwrap(), "--erasures", log.to_str().unwrap(), "--data-dir"];
+        let (ok, out) = bounded_run(&[&args[..], &[target.to_str().unwrap()]].concat());
+        assert!(!ok && out.contains(said), "{said}: {out:.400}");
+        assert!(!target.exists(), "{said}: a refused restore wrote nothing");
+    }
+}

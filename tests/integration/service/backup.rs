@@ -154,3 +154,133 @@ fn a_backup_killed_with_kill_9_leaves_the_store_and_the_last_good_backup() {
     assert!(ok, "the next backup succeeds: {said}");
     assert!(!partial.exists(), "and leaves no temporary file");
 }
+
+/// In the erased learner's id: nothing else in the test contains it.
+const CANARY: &str = "kanarienvogel-sicherung-3f9a";
+
+fn holds_canary(dir: &Path) -> bool {
+    std::fs::read_dir(dir).unwrap().any(|entry| {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap_or_default();
+        bytes.windows(CANARY.len()).any(|w| w == CANARY.as_bytes())
+    })
+}
+
+fn submissions_of(db: &Path, learner: &str) -> i64 {
+    let conn = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    conn.query_row("SELECT count(*) FROM submissions WHERE learner = ?1", [learner], |r| r.get(0)).unwrap()
+}
+
+/// A backup, an erasure, a restore of that backup: the learner is erased again from the erasure
+/// log beside the store (`--erasures`), and nothing of them is left in the restored files; the rest
+/// of the course is restored. A backup taken after the erasure keeps what the learner submitted
+/// after it. Without the log the learner comes back (and the restore says so).
+#[test]
+fn an_erasure_recorded_after_a_backup_is_applied_again_when_that_backup_is_restored() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let server = Server::start(&data, &[]);
+    let (token, _) = server.client("lms");
+    let grade = |learner: &str| {
+        let body = json!({"exercise": PREDICTION, "learner": learner, "answer": "(2, 2, 0)"});
+        let response = server.post_json("/api/v1/submissions?wait=30s", &token, &body, None);
+        assert_eq!(response.json()["status"], "graded", "{}", response.text());
+    };
+    grade(CANARY);
+    grade("berta");
+    let backup = |name: &str| {
+        let path = dir.path().join(name);
+        let (ok, said) = run(&["backup", path.to_str().unwrap()], &data);
+        assert!(ok, "{said}");
+        path
+    };
+    let early = backup("early.db");
+    let (status, _) = server.call_json("DELETE", &format!("/api/v1/learners/{CANARY}"), &token, &json!(null));
+    assert_eq!(status, 200);
+    // The learner comes back after the erasure: what they submit now is theirs.
+    grade(CANARY);
+    let later = backup("later.db");
+    let log = data.join("erasures.jsonl");
+    let log_text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(log_text.lines().count(), 1);
+    assert!(!log_text.contains(CANARY), "the log names the learner only by a keyed hash");
+
+    // Without the log, the early backup brings the learner back, and the restore says so.
+    let bare = dir.path().join("bare");
+    let (ok, said) = run(&["restore", early.to_str().unwrap()], &bare);
+    assert!(ok && said.contains("no --erasures given"), "{said}");
+    assert_eq!(submissions_of(&bare.join("pruefstein.db"), CANARY), 1);
+
+    // With it, the learner is erased again: in no file of the restored directory.
+    let restored = dir.path().join("restored");
+    let (ok, said) =
+        run(&["restore", early.to_str().unwrap(), "--erasures", log.to_str().unwrap()], &restored);
+    assert!(ok && said.contains("1 in the log, 1 learners erased again"), "{said}");
+    assert!(!holds_canary(&restored), "the canary is in a restored file");
+    assert_eq!(submissions_of(&restored.join("pruefstein.db"), "berta"), 1, "the rest is restored");
+    let (ok, audit) = run(&["audit"], &restored);
+    assert!(ok && audit.contains("\trestore\t") && audit.contains("\terase\t"), "{audit}");
+    assert_eq!(
+        std::fs::read_to_string(restored.join("erasures.jsonl")).unwrap(),
+        log_text,
+        "the log goes on"
+    );
+
+    // A backup taken after the erasure knows it: the learner's later submission stays.
+    let after = dir.path().join("after");
+    let (ok, said) = run(&["restore", later.to_str().unwrap(), "--erasures", log.to_str().unwrap()], &after);
+    assert!(ok && said.contains("1 in the log, 0 learners erased again"), "{said}");
+    assert_eq!(submissions_of(&after.join("pruefstein.db"), CANARY), 1);
+
+    // A log that is not one stops the restore before anything is written.
+    std::fs::write(dir.path().join("junk.jsonl"), "not an erasure\n").unwrap();
+    let refused = dir.path().join("refused");
+    let junk = dir.path().join("junk.jsonl");
+    let (ok, said) =
+        run(&["restore", early.to_str().unwrap(), "--erasures", junk.to_str().unwrap()], &refused);
+    assert!(!ok && said.contains("line 1: not an erasure"), "{said}");
+    assert!(!refused.join("pruefstein.db").exists());
+}
+
+/// Backups into a directory are named by their time; `--keep N` keeps the N newest of them and
+/// touches no other file.
+#[test]
+fn backups_into_a_directory_keep_the_newest_n_and_nothing_else_is_touched() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("data");
+    let out = Command::new(BIN).args(["client", "add", "lms", "--data-dir"]).arg(&data).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let backups = dir.path().join("backups");
+    std::fs::create_dir(&backups).unwrap();
+    for other in ["notes.txt", "pruefstein-by-hand.db"] {
+        std::fs::write(backups.join(other), "kept").unwrap();
+    }
+    let mut written = Vec::new();
+    for _ in 0..3 {
+        let (ok, said) = run(&["backup", backups.to_str().unwrap(), "--keep", "2"], &data);
+        assert!(ok, "{said}");
+        let path = said.lines().next().unwrap().split(": ").next().unwrap().to_string();
+        assert!(path.contains("/pruefstein-") && path.ends_with("Z.db"), "{path}");
+        assert_eq!(integrity(Path::new(&path)), "ok");
+        written.push(path);
+    }
+    let mut left: Vec<String> =
+        std::fs::read_dir(&backups).unwrap().map(|e| e.unwrap().path().display().to_string()).collect();
+    left.sort();
+    let mut expected = vec![
+        backups.join("notes.txt").display().to_string(),
+        backups.join("pruefstein-by-hand.db").display().to_string(),
+        written[1].clone(),
+        written[2].clone(),
+    ];
+    expected.sort();
+    assert_eq!(left, expected, "the oldest timed backup went, nothing else");
+
+    for args in [vec!["--keep", "0"], vec!["--keep", "2"]] {
+        let target = if args[1] == "0" { backups.clone() } else { dir.path().join("one.db") };
+        let mut all = vec!["backup", target.to_str().unwrap()];
+        all.extend(args);
+        let (ok, said) = run(&all, &data);
+        assert!(!ok && said.contains("--keep"), "{said}");
+    }
+    assert_eq!(std::fs::read_dir(&backups).unwrap().count(), 4, "a refused --keep wrote no backup");
+}

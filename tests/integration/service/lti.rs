@@ -1449,6 +1449,31 @@ fn an_instructor_launch_opens_the_dashboard_of_its_own_course_only() {
         let r =
             request(server.port, "GET", &dashboard.replace("k=course-a", "k=course-b"), &[], b"").unwrap();
         assert_eq!(r.status, 404);
+
+        // The learner routes (export, erasure) take an API client's bearer token: the instructor's
+        // link, as its query or its token as a bearer, reaches neither, in its course or another.
+        let query = dashboard.split_once('?').unwrap().1;
+        let link_token = query.split('&').find_map(|p| p.strip_prefix("t=")).unwrap();
+        let bearer = format!("Bearer {link_token}");
+        for learner in ["lti:1:u1", "lti:1:u2"] {
+            for (method, path) in [
+                ("GET", format!("/api/v1/learners/{learner}/export")),
+                ("DELETE", format!("/api/v1/learners/{learner}")),
+            ] {
+                let r = request(server.port, method, &format!("{path}?{query}"), &[], b"").unwrap();
+                assert_eq!(r.status, 401, "{method} {path} with the link's query: {}", r.text());
+                let r = request(server.port, method, &path, &[("authorization", &bearer)], b"").unwrap();
+                assert_eq!(r.status, 401, "{method} {path} with the link's token: {}", r.text());
+            }
+        }
+        let erased: i64 = server
+            .db()
+            .query_row("SELECT count(*) FROM audit_log WHERE action = 'erase'", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(erased, 0, "nothing was erased");
+        for page in &pages {
+            assert_eq!(request(server.port, "GET", page, &[], b"").unwrap().status, 200, "{page} still open");
+        }
     }
     // The student's page of a learner of course A is not a dashboard.
     let r = request(

@@ -159,5 +159,6 @@ mod operations;
 mod teachers;
 
 mod page;
+mod pgtls;
 mod privacy;
 mod webhooks;

@@ -80,13 +80,19 @@ fn an_erased_learner_is_gone_from_every_route_page_and_file_and_the_rest_of_the_
     assert!(submissions[1]["results"][0]["report"].is_object());
     assert!(submissions[1]["results"][0]["exercise_hash"].is_string());
 
-    // Another client reaches nothing of it, and changes nothing.
-    for (method, path) in [
-        ("GET", format!("/api/v1/learners/{encoded}/export")),
-        ("DELETE", format!("/api/v1/learners/{encoded}")),
-    ] {
-        let (status, problem) = server.call_json(method, &path, &other_token, &Value::Null);
-        assert_eq!((status, problem["type"].as_str()), (404, Some("urn:pruefstein:problem:unknown-learner")));
+    // Another client reaches nothing of it, and changes nothing; nor does a teacher's token, which
+    // reaches its own client's learners only.
+    for caller in [&other_token, &teacher] {
+        for (method, path) in [
+            ("GET", format!("/api/v1/learners/{encoded}/export")),
+            ("DELETE", format!("/api/v1/learners/{encoded}")),
+        ] {
+            let (status, problem) = server.call_json(method, &path, caller, &Value::Null);
+            assert_eq!(
+                (status, problem["type"].as_str()),
+                (404, Some("urn:pruefstein:problem:unknown-learner"))
+            );
+        }
     }
     assert_eq!(server.get(&report, "").status, 200, "still there");
 

@@ -12,14 +12,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::AsyncMessage;
 
 use super::queue::{FINISHED_CHANNEL, JOBS_CHANNEL};
+use super::tls::RustlsConnect;
 use crate::service::store::Notice;
 
 /// What a notification on one of the store's channels means to `node`: nothing if `node` sent it
 /// itself about queued jobs (it woke its own grading threads already).
-pub(super) fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
+pub(crate) fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice> {
     match channel {
         JOBS_CHANNEL => (payload != node).then_some(Notice::JobsQueued),
         FINISHED_CHANNEL => payload.parse().ok().map(Notice::Finished),
@@ -28,13 +29,14 @@ pub(super) fn notice(channel: &str, payload: &str, node: &str) -> Option<Notice>
 }
 
 /// Listens until the runtime stops, connecting again whenever the connection is lost.
-pub(super) async fn listen(
+pub(crate) async fn listen(
     config: tokio_postgres::Config,
+    tls: RustlsConnect,
     node: Arc<str>,
     hear: Arc<dyn Fn(Notice) + Send + Sync>,
 ) {
     loop {
-        match config.connect(NoTls).await {
+        match config.connect(tls.clone()).await {
             Ok((client, mut connection)) => {
                 let (sender, mut received) = tokio::sync::mpsc::unbounded_channel();
                 let node = node.clone();

@@ -18,13 +18,13 @@ mod privacy;
 mod queue;
 mod records;
 pub mod scratch;
+pub(crate) mod tls;
 
 use std::future::Future;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
 use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod, Runtime};
-use tokio_postgres::NoTls;
 
 use self::error::{Failure, Sql};
 use super::*;
@@ -92,6 +92,8 @@ pub struct PgStore {
     clock: LeaseClock,
     /// Completions handed over and not yet committed (see [`Store::flush`]).
     in_flight: Arc<(Mutex<usize>, Condvar)>,
+    /// The TLS connector of every connection (`sslmode`, `sslrootcert`).
+    tls: tls::RustlsConnect,
 }
 
 impl std::fmt::Debug for PgStore {
@@ -111,9 +113,8 @@ pub(crate) fn is_postgres_url(database: &str) -> bool {
 impl PgStore {
     /// Connects to the database at `url` as `node`, and creates or migrates its schema.
     pub fn open(url: &str, node: &str, clock: LeaseClock) -> Result<PgStore, StoreError> {
-        let mut config: tokio_postgres::Config = url.parse().map_err(|e: tokio_postgres::Error| {
-            StoreError::Database { operation: "read the database URL", message: e.to_string() }
-        })?;
+        let (mut config, tls) = tls::configure(url)
+            .map_err(|message| StoreError::Database { operation: "read the database URL", message })?;
         config.connect_timeout(Duration::from_millis(limits::PG_CONNECT_TIMEOUT_MS));
         config.options(format!("-c statement_timeout={}", limits::PG_STATEMENT_TIMEOUT_MS));
         config.application_name(format!("pruefstein {node}"));
@@ -128,7 +129,7 @@ impl PgStore {
             })?;
         let manager = Manager::from_config(
             config.clone(),
-            NoTls,
+            tls.clone(),
             ManagerConfig { recycling_method: RecyclingMethod::Fast },
         );
         let pool = Pool::builder(manager)
@@ -149,11 +150,14 @@ impl PgStore {
             node: node.into(),
             clock,
             in_flight: Arc::default(),
+            tls,
         };
-        store.run("migrate the database", |pool| async move {
-            let mut client = pool.get().await?;
-            migrate::migrate(&mut client).await
-        })?;
+        store
+            .run("migrate the database", |pool| async move {
+                let mut client = pool.get().await?;
+                migrate::migrate(&mut client).await
+            })
+            .map_err(|e| store.tls.settings().unencrypted_hint(e))?;
         Ok(store)
     }
 
@@ -663,7 +667,7 @@ impl Store for PgStore {
     }
 
     fn listen(&self, hear: Arc<dyn Fn(Notice) + Send + Sync>) -> Result<(), StoreError> {
-        self.handle.spawn(listen::listen(self.config.clone(), self.node.clone(), hear));
+        self.handle.spawn(listen::listen(self.config.clone(), self.tls.clone(), self.node.clone(), hear));
         Ok(())
     }
 }

@@ -20,9 +20,19 @@ pub struct ScratchServer {
     admin_url: String,
     /// The throwaway server's directory (data and socket); none for a given server.
     dir: Option<PathBuf>,
-    /// Whether the throwaway server flushes its commits (`fsync`); the tests' servers do not.
-    durable: bool,
+    /// How the throwaway server runs.
+    setup: Setup,
     next: AtomicU64,
+}
+
+/// How a throwaway server runs.
+#[derive(Debug, Clone, Copy, Default)]
+struct Setup {
+    /// Whether it flushes its commits (`fsync`); the tests' servers do not.
+    durable: bool,
+    /// The loopback port it also listens on, for TLS connections only (`hostssl`); none: a Unix
+    /// socket only.
+    tls_port: Option<u16>,
 }
 
 /// The process's server, started on first use.
@@ -51,13 +61,29 @@ impl ScratchServer {
 
     /// A throwaway server of the caller's own (never the given one), to stop and start in a test.
     pub fn start_separate() -> Result<ScratchServer, String> {
-        start_local(false)
+        start_local(Setup::default(), None)
     }
 
     /// A throwaway server of the caller's own that flushes every commit as a production server
     /// does (`fsync` on), for measurements.
     pub fn start_durable() -> Result<ScratchServer, String> {
-        start_local(true)
+        start_local(Setup { durable: true, tls_port: None }, None)
+    }
+
+    /// A throwaway server of the caller's own that also listens on a loopback port with `ssl=on`,
+    /// presenting `cert_pem` (and its `key_pem`), and that `pg_hba.conf` lets in over TCP only
+    /// when the connection is encrypted (`hostssl`); the Unix socket stays open as before.
+    pub fn start_tls(cert_pem: &str, key_pem: &str) -> Result<ScratchServer, String> {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map_err(|e| format!("no free port: {e}"))?
+            .port();
+        start_local(Setup { durable: false, tls_port: Some(port) }, Some((cert_pem, key_pem)))
+    }
+
+    /// The loopback port of a server from [`ScratchServer::start_tls`].
+    pub fn tls_port(&self) -> Option<u16> {
+        self.setup.tls_port
     }
 
     /// Stops the throwaway server at once (as a crash would); its data stays.
@@ -69,7 +95,7 @@ impl ScratchServer {
     /// Starts the stopped throwaway server again.
     pub fn start(&self) -> Result<(), String> {
         let dir = self.dir.as_ref().ok_or("a given server is not started by the tests")?;
-        start_server(&dir.join("data"), dir, self.durable)
+        start_server(&dir.join("data"), dir, self.setup)
     }
 }
 
@@ -149,13 +175,15 @@ fn checked(command: &mut Command, what: &str) -> Result<(), String> {
 /// Starts (or, with the variable set, finds) the server.
 fn start() -> Result<ScratchServer, String> {
     if let Ok(url) = std::env::var(TEST_DATABASE_VAR) {
-        return Ok(ScratchServer { admin_url: url, dir: None, durable: true, next: AtomicU64::new(0) });
+        let setup = Setup { durable: true, tls_port: None };
+        return Ok(ScratchServer { admin_url: url, dir: None, setup, next: AtomicU64::new(0) });
     }
-    start_local(false)
+    start_local(Setup::default(), None)
 }
 
-/// Starts a throwaway server in a new temporary directory.
-fn start_local(durable: bool) -> Result<ScratchServer, String> {
+/// Starts a throwaway server in a new temporary directory; with `tls` (a certificate and its key,
+/// PEM), TLS-only on `setup.tls_port`.
+fn start_local(setup: Setup, tls: Option<(&str, &str)>) -> Result<ScratchServer, String> {
     let dir = tempfile::Builder::new().prefix("pruefstein-pg-").tempdir().map_err(|e| e.to_string())?.keep();
     // The server runs as `postgres`: it needs to write its socket here.
     std::fs::set_permissions(&dir, std::os::unix::fs::PermissionsExt::from_mode(0o777))
@@ -175,7 +203,10 @@ fn start_local(durable: bool) -> Result<ScratchServer, String> {
         ]),
         "initdb",
     )?;
-    start_server(&data, &dir, durable)?;
+    if let Some((cert, key)) = tls {
+        encrypted_only(&data, cert, key)?;
+    }
+    start_server(&data, &dir, setup)?;
     // The server goes when this process does: a watcher stops it and removes its directory.
     let watcher = format!(
         "while kill -0 {pid} 2>/dev/null; do sleep 1; done; {stop} ; rm -rf '{dir}'",
@@ -191,18 +222,40 @@ fn start_local(durable: bool) -> Result<ScratchServer, String> {
         .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start the server's watcher: {e}"))?;
+    let port = setup.tls_port.map(|p| format!("&port={p}")).unwrap_or_default();
     Ok(ScratchServer {
-        admin_url: format!("postgresql:///postgres?host={}&user=postgres", dir.display()),
+        admin_url: format!("postgresql:///postgres?host={}&user=postgres{port}", dir.display()),
         dir: Some(dir),
-        durable,
+        setup,
         next: AtomicU64::new(0),
     })
 }
 
-/// Starts the server of `data`, listening on a socket in `socket_dir` only; without flushing its
-/// commits to disk unless `durable` (a crash of the server loses nothing either way, a power cut would).
-pub(crate) fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Result<(), String> {
-    let unflushed = if durable { "" } else { " -c fsync=off -c full_page_writes=off" };
+/// Gives the server of `data` its certificate and key, and lets TCP clients in only over TLS.
+fn encrypted_only(data: &Path, cert: &str, key: &str) -> Result<(), String> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    // The server reads its key only when it owns it alone: the files go to the data directory's owner.
+    let owner = std::fs::metadata(data).map_err(|e| e.to_string())?;
+    for (name, text) in [("server.crt", cert), ("server.key", key)] {
+        let path = data.join(name);
+        std::fs::write(&path, text).map_err(|e| format!("{name}: {e}"))?;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).map_err(|e| e.to_string())?;
+        std::os::unix::fs::chown(&path, Some(owner.uid()), Some(owner.gid()))
+            .map_err(|e| format!("{name}: {e}"))?;
+    }
+    let hba = "local all all trust\nhostssl all all 127.0.0.1/32 trust\nhostssl all all ::1/128 trust\n";
+    std::fs::write(data.join("pg_hba.conf"), hba).map_err(|e| format!("pg_hba.conf: {e}"))
+}
+
+/// Starts the server of `data`, listening on a socket in `socket_dir` (and with TLS on the loopback
+/// port of `setup`, if any); without flushing its commits to disk unless `setup.durable` (a crash
+/// of the server loses nothing either way, a power cut would).
+fn start_server(data: &Path, socket_dir: &Path, setup: Setup) -> Result<(), String> {
+    let unflushed = if setup.durable { "" } else { " -c fsync=off -c full_page_writes=off" };
+    let listen = match setup.tls_port {
+        Some(port) => format!("-c listen_addresses='127.0.0.1' -p {port} -c ssl=on"),
+        None => "-c listen_addresses=''".to_string(),
+    };
     checked(
         pg_command(&program("pg_ctl")?)
             .arg("-D")
@@ -210,10 +263,7 @@ pub(crate) fn start_server(data: &Path, socket_dir: &Path, durable: bool) -> Res
             .args(["-w", "-l"])
             .arg(data.join("server.log"))
             .arg("-o")
-            .arg(format!(
-                "-c listen_addresses='' -k {} -c max_connections=300{unflushed}",
-                socket_dir.display()
-            ))
+            .arg(format!("{listen} -k {} -c max_connections=300{unflushed}", socket_dir.display()))
             .arg("start")
             .stdout(Stdio::null()),
         "pg_ctl start",
