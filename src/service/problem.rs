@@ -195,6 +195,32 @@ impl From<Problem> for HttpResponse {
     }
 }
 
+/// The problem answers that many routes document alike, each once: a route lists them in its
+/// `responses(...)` by name instead of repeating the attribute.
+pub(crate) mod answers {
+    use super::Problem;
+
+    /// 401: the route needs a client's token.
+    #[derive(utoipa::IntoResponses)]
+    #[response(status = 401, description = "No valid token", content_type = "application/problem+json")]
+    pub(crate) struct NoValidToken(#[allow(dead_code)] Problem);
+
+    /// 403: the client's token was revoked.
+    #[derive(utoipa::IntoResponses)]
+    #[response(status = 403, description = "Client revoked", content_type = "application/problem+json")]
+    pub(crate) struct ClientRevoked(#[allow(dead_code)] Problem);
+
+    /// 404: the path names no exercise that is served.
+    #[derive(utoipa::IntoResponses)]
+    #[response(status = 404, description = "Unknown exercise", content_type = "application/problem+json")]
+    pub(crate) struct UnknownExercise(#[allow(dead_code)] Problem);
+
+    /// 413: the body is over its limit.
+    #[derive(utoipa::IntoResponses)]
+    #[response(status = 413, description = "Body too large", content_type = "application/problem+json")]
+    pub(crate) struct BodyTooLarge(#[allow(dead_code)] Problem);
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

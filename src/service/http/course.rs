@@ -2,6 +2,7 @@
 //! after fixing it (`POST /api/v1/exercises/{slug}/regrade`) and read its analytics
 //! (`GET /api/v1/exercises/{slug}/analytics`, as JSON, CSV or an HTML page).
 
+use crate::service::problem::answers::{BodyTooLarge, NoValidToken, UnknownExercise};
 use actix_web::http::header;
 use actix_web::{HttpRequest, HttpResponse, web};
 
@@ -93,10 +94,10 @@ async fn read_small_body(
         (status = 202, description = "Regrade jobs queued (one per submission that had no open job)", body = RegradeSummary),
         (status = 200, description = "Dry run: what would change; nothing was written", body = RegradeSummary),
         (status = 400, description = "Malformed body or filter", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "Client revoked, or not a teacher", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        UnknownExercise,
+        BodyTooLarge,
         (status = 422, description = "More submissions match than one regrade takes", body = Problem, content_type = "application/problem+json"),
     ),
     security(("bearer" = []))
@@ -229,9 +230,9 @@ fn analytics_format(query: &AnalyticsQuery, req: &HttpRequest) -> Result<Format,
             (String = "text/html"),
          )),
         (status = 400, description = "Bad format or language, or an unknown query parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 403, description = "Client revoked, or not a teacher", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+        UnknownExercise,
     ),
     security(("bearer" = []))
 )]

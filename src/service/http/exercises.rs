@@ -1,6 +1,7 @@
 //! Exercises: the catalogue as the API shows it (`/api/v1/exercises`, a statement per learner and
 //! language), and what consumer exercises point to: the ABI guide and the starter kits' files.
 
+use crate::service::problem::answers::{NoValidToken, UnknownExercise};
 use actix_web::http::header;
 use actix_web::{HttpResponse, web};
 
@@ -20,7 +21,7 @@ use crate::text::Lang;
     tag = "exercises",
     responses(
         (status = 200, description = "Every exercise served", body = ExerciseList),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
     ),
     security(("bearer" = []))
 )]
@@ -48,8 +49,8 @@ pub(crate) async fn list_exercises(shared: Data, _client: Client) -> Result<Http
     responses(
         (status = 200, description = "The statement for the learner and language, and what to submit", body = ExerciseDetail),
         (status = 400, description = "Bad language or learner", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        UnknownExercise,
     ),
     security(("bearer" = []))
 )]

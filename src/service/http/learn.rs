@@ -15,6 +15,7 @@
 //! A client of the REST API gets a learner's link from `GET /api/v1/exercises/{slug}/page`; an LTI
 //! launch redirects to one.
 
+use crate::service::problem::answers::{NoValidToken, UnknownExercise};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse, web};
 use serde::{Deserialize, Serialize};
@@ -395,8 +396,8 @@ pub(crate) struct PageLinkQuery {
     responses(
         (status = 200, description = "The learner's page link (statement, submission form, reports)", body = PageLinkView),
         (status = 400, description = "Bad learner or language", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        UnknownExercise,
     ),
     security(("bearer" = []))
 )]

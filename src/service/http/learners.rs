@@ -3,6 +3,7 @@
 //! (everything erased). A client reaches only its own learners: another client's learner of the
 //! same id is not touched, and answers as unknown. See `service::privacy`.
 
+use crate::service::problem::answers::{ClientRevoked, NoValidToken};
 use actix_web::http::{StatusCode, header};
 use actix_web::{HttpRequest, HttpResponse};
 use serde_json::{Value, json};
@@ -86,8 +87,8 @@ fn erased(at: Millis) -> Problem {
          what was submitted, every result version with its report and exercise version, and the LTI launches \
          that name the learner", body = LearnerExport),
         (status = 400, description = "The learner id breaks the rule", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        ClientRevoked,
         (status = 404, description = "Nothing of the learner is stored for this client", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The learner's data was erased", body = Problem, content_type = "application/problem+json"),
     ),
@@ -122,8 +123,8 @@ pub(crate) async fn export_learner(
          webhook events, and the LTI launches that name the learner; their report links answer 410 from now on. \
          The erasure is recorded (who, when, rows per table) without the learner's id", body = ErasureSummary),
         (status = 400, description = "The learner id breaks the rule", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        ClientRevoked,
         (status = 404, description = "Nothing of the learner is stored for this client", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The learner's data was erased before", body = Problem, content_type = "application/problem+json"),
     ),

@@ -2,6 +2,7 @@
 //! result), `GET /api/v1/submissions/{id}` (the latest result version) and `GET /api/v1/submissions`
 //! (a client's submissions, filtered, page by page: keyset on the id, an opaque cursor). Reading and checking the body is in [`super::intake`].
 
+use crate::service::problem::answers::{BodyTooLarge, ClientRevoked, NoValidToken, UnknownExercise};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
@@ -54,11 +55,11 @@ use crate::service::store::{Intake, SubmissionFilter, SubmissionRecord};
                 description = "The exercise the submission is for")),
          )),
         (status = 400, description = "Malformed request", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
-        (status = 404, description = "Unknown exercise", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        ClientRevoked,
+        UnknownExercise,
         (status = 408, description = "Body not received in time", body = Problem, content_type = "application/problem+json"),
-        (status = 413, description = "Body too large", body = Problem, content_type = "application/problem+json"),
+        BodyTooLarge,
         (status = 415, description = "Neither JSON nor multipart", body = Problem, content_type = "application/problem+json"),
         (status = 422, description = "Wrong kind of submission, bad callback URL, reused idempotency key", body = Problem, content_type = "application/problem+json"),
         (status = 503, description = "Shutting down or queue full", body = Problem, content_type = "application/problem+json"),
@@ -167,7 +168,7 @@ fn submission_not_found(public: &str) -> Problem {
                 description = "The exercise the submission is for")),
          )),
         (status = 400, description = "Malformed `wait`", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 404, description = "No such submission of this client", body = Problem, content_type = "application/problem+json"),
         (status = 410, description = "The submission was erased on request or deleted after the retention period", body = Problem, content_type = "application/problem+json"),
     ),
@@ -295,8 +296,8 @@ fn parse_list_query(query: &ListQuery) -> Result<(SubmissionFilter, usize, i64),
         (status = 200, description = "One page of this client's submissions, oldest first, without their reports; \
                                       the latest result version of each", body = SubmissionList),
         (status = 400, description = "A bad filter, limit or cursor, or an unknown query parameter", body = Problem, content_type = "application/problem+json"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
-        (status = 403, description = "Client revoked", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
+        ClientRevoked,
     ),
     security(("bearer" = []))
 )]

@@ -1,5 +1,6 @@
 //! Dead letters: a client's webhook events that ran out of attempts, and redelivering one by hand.
 
+use crate::service::problem::answers::NoValidToken;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, web};
 
@@ -16,7 +17,7 @@ use crate::service::problem::Problem;
     tag = "webhooks",
     responses(
         (status = 200, description = "This client's webhook events that ran out of attempts", body = DeadEventList),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
     ),
     security(("bearer" = []))
 )]
@@ -46,7 +47,7 @@ pub(crate) async fn dead_webhooks(shared: Data, Client(client): Client) -> Resul
     params(("event_id" = String, Path, description = "The event id (`webhook-id` header)")),
     responses(
         (status = 202, description = "The event is pending again, with fresh attempts"),
-        (status = 401, description = "No valid token", body = Problem, content_type = "application/problem+json"),
+        NoValidToken,
         (status = 404, description = "No such event of this client", body = Problem, content_type = "application/problem+json"),
         (status = 409, description = "The event is not dead", body = Problem, content_type = "application/problem+json"),
     ),
