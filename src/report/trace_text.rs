@@ -242,6 +242,13 @@ impl Speaker<'_> {
                     )
                 )
             }
+            TraceEvent::Relay { instance } => format!(
+                "#{instance} {}",
+                self.pick(
+                    "ist das Relay: liest die Outbox und veröffentlicht beim Broker",
+                    "is the relay: reads the outbox and publishes to the broker"
+                )
+            ),
             TraceEvent::Deliver { instance, message, note } => {
                 let note = note.as_ref().map(|n| format!(" ({})", n.get(self.lang))).unwrap_or_default();
                 format!("#{instance} {} {message}{note}", self.pick("erhält", "receives"))

@@ -6,6 +6,7 @@
 //! - `oracle`: the reference run every check compares against;
 //! - `single`: the checks of one or two deliveries without a crash;
 //! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
+//! - `relay`: the exercise's relay, run before a state is read, and its crash points;
 //! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
 //! - `replay`: replay tokens, which name one run of one check.
 //!
@@ -16,6 +17,7 @@
 mod concurrent;
 mod crash;
 pub mod oracle;
+mod relay;
 pub mod replay;
 mod runner;
 mod schedules;

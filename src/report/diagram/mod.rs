@@ -143,6 +143,7 @@ pub fn clip_label(text: &str) -> String {
 fn instance_of(event: &TraceEvent) -> Option<u32> {
     match event {
         TraceEvent::Start { instance }
+        | TraceEvent::Relay { instance }
         | TraceEvent::Deliver { instance, .. }
         | TraceEvent::Statement { instance, .. }
         | TraceEvent::Wait { instance, .. }
@@ -295,6 +296,8 @@ impl Deliveries {
                 ("outside", Mark::Arrow { from: lane, to: provider, dashed: false })
             }
             TraceEvent::Start { .. } => ("start", Mark::Head { lane }),
+            // The relay is an actor of its own: it is not delivered anything, it reads the outbox.
+            TraceEvent::Relay { .. } => ("relay", Mark::Arrow { from: lane, to: database, dashed: true }),
             TraceEvent::Deliver { instance, message, .. } => {
                 let key = message.to_string();
                 let again = self.unacked.get(&key).copied().unwrap_or(false);
