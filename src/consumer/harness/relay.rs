@@ -44,13 +44,21 @@ impl Harness<'_> {
     }
 
     /// [`Self::settle`] with the relay of `compiled` (the reference's, for an expected state).
+    /// When nothing was committed since the relay last ran to its end on `db`, it has nothing new
+    /// to do, and does not run again (a relay woken by commits).
     pub(super) fn settle_with(&self, run: &mut Run, db: &RunDb, compiled: &CompiledConsumer) -> Step<()> {
         let Some(relay) = compiled.relay() else { return Ok(()) };
-        let outcome = self.run_relay(run, db, relay, None)?;
-        match self.relay_problem(&outcome) {
-            Some(problem) => Err(Failure::Student(problem)),
-            None => Ok(()),
+        let version = data_version(db)?;
+        if self.settled.borrow().as_ref() == Some(&(db.uri().to_path_buf(), version)) {
+            return Ok(());
         }
+        let outcome = self.run_relay(run, db, relay, None)?;
+        if let Some(problem) = self.relay_problem(&outcome) {
+            // A relay stopped by the submission's deadline ran out of time, it did not fail.
+            return Err(if self.deadline.expired() { Failure::OutOfTime } else { Failure::Student(problem) });
+        }
+        self.settled.replace(Some((db.uri().to_path_buf(), data_version(db)?)));
+        Ok(())
     }
 
     /// What is wrong with a relay's run: an error it raised or returned, a fault, a transaction it
@@ -132,6 +140,14 @@ impl Harness<'_> {
         }
         Ok(Found::passed())
     }
+}
+
+/// SQLite's `data_version` of `db` seen from its observer: it changes whenever another connection
+/// commits.
+fn data_version(db: &RunDb) -> Step<i64> {
+    db.observe(|conn| conn.query_row("PRAGMA data_version", [], |row| row.get(0))).map_err(|e| {
+        Failure::Internal(crate::exercise::GradeError::Internal(format!("cannot read the data version: {e}")))
+    })
 }
 
 /// Where a crash point of the relay lies: after a call followed by a write, "nach `publish`, vor
