@@ -127,3 +127,26 @@ pub(super) fn read_relay(
     }
     Ok(Some(relay.to_string()))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relay_is_a_function_name_other_than_the_entry() {
+        let at =
+            |_: &[&str], message: String| ExerciseError::Invalid { path: "exercise.toml".into(), message };
+        assert_eq!(read_relay(None, "verarbeite", &at).ok(), Some(None));
+        assert_eq!(
+            read_relay(Some("weiterleiten"), "verarbeite", &at).ok(),
+            Some(Some("weiterleiten".into()))
+        );
+        let long = "r".repeat(crate::limits::INTERPRETER_ENTRY_BYTES_MAX + 1);
+        for bad in ["", "verarbeite", "1relay", "weiter leiten", "relay()", long.as_str()] {
+            let Err(ExerciseError::Invalid { message, .. }) = read_relay(Some(bad), "verarbeite", &at) else {
+                panic!("{bad:?} is refused");
+            };
+            assert!(message.contains("[consumer] relay"), "{message}");
+        }
+    }
+}

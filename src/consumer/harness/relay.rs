@@ -166,3 +166,30 @@ fn relay_place(point: &CrashPoint) -> Text {
         _ => point.describe(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn point(after: Boundary, next: Option<&str>) -> CrashPoint {
+        CrashPoint { number: 1, after, statement: "publish(…)".into(), next: next.map(str::to_string) }
+    }
+
+    #[test]
+    fn a_crash_after_publish_before_a_write_is_the_one_before_the_marking() {
+        let publish = Boundary::Call { call: 1, name: "publish", in_transaction: false };
+        let marking = relay_place(&point(publish, Some("UPDATE outbox SET gesendet = 1 WHERE nr = ?")));
+        assert_eq!(
+            marking.de,
+            "nach `publish`, vor dem Markieren (`UPDATE outbox SET gesendet = 1 WHERE nr = ?`)"
+        );
+        assert!(marking.en.starts_with("after `publish`, before marking it sent"));
+        // After the relay's last publication it returns, or reads the next row: said as any point.
+        let last = relay_place(&point(publish, None));
+        assert_eq!(last, point(publish, None).describe());
+        let read = relay_place(&point(publish, Some("SELECT nr FROM outbox")));
+        assert!(!read.de.contains("Markieren"), "{}", read.de);
+        let commit = relay_place(&point(Boundary::Commit { transaction: 1 }, Some("UPDATE outbox …")));
+        assert!(commit.de.starts_with("nach dem COMMIT"), "{}", commit.de);
+    }
+}
