@@ -63,6 +63,9 @@ struct ConsumerSection {
     /// What must hold in every state, as data (`[[consumer.invariants]]`).
     #[serde(default)]
     invariants: Vec<Invariant>,
+    /// A second entry the harness runs as a relay of its own before it reads a state.
+    #[serde(default)]
+    relay: Option<String>,
 }
 
 /// `[consumer.expect]`: what the teacher knows the reference must leave.
@@ -145,6 +148,8 @@ pub struct ConsumerExercise {
     pub world: WorldConfig,
     /// What must hold in every state the harness reads.
     pub invariants: Vec<Invariant>,
+    /// The relay's entry (`[consumer] relay`), run as an instance of its own before each state read.
+    pub relay: Option<String>,
 }
 
 impl ConsumerExercise {
@@ -185,6 +190,10 @@ impl ConsumerExercise {
                 .map_err(rejected)
             }
         }
+        .and_then(|compiled| match &self.relay {
+            Some(relay) => compiled.with_relay(relay, limits, &self.world).map_err(rejected),
+            None => Ok(compiled),
+        })
     }
 
     /// The compiled reference solution `oracle` keeps, compiled on first use (an oracle read
@@ -214,7 +223,8 @@ impl ConsumerExercise {
                 "[consumer] needs at least one [[consumer.state]] query".into(),
             ));
         }
-        no_placeholders(&files)?;
+        super::folder_texts::no_placeholders(&files)?;
+        let relay = super::folder_texts::read_relay(section.relay.as_deref(), &section.entry, &at)?;
         let check_texts = super::folder_texts::read_check_texts(&section.checks, &at)?;
         check_world_and_invariants(&section, &at)?;
         let messages = read_messages(&section.messages, &at)?;
@@ -280,6 +290,7 @@ impl ConsumerExercise {
             check_texts,
             world: section.world,
             invariants: section.invariants,
+            relay,
         })
     }
 }
@@ -398,29 +409,6 @@ fn read_messages(
         ));
     }
     Ok(messages)
-}
-
-/// A consumer statement is shown as written: a `{{name}}` (which a prediction statement fills in)
-/// would reach students literally, so it is an error at its line and column.
-fn no_placeholders(files: &FolderFiles<'_>) -> Result<(), ExerciseError> {
-    for file in ["statement.de.md", "statement.en.md"] {
-        let Ok(text) = files.text(file) else { continue };
-        for (index, line) in text.lines().enumerate() {
-            let Some(start) = line.find("{{") else { continue };
-            let Some(length) = line[start..].find("}}") else { continue };
-            let name = &line[start + 2..start + length];
-            return Err(ExerciseError::At {
-                path: files.path(file),
-                line: index + 1,
-                column: line[..start].chars().count() + 1,
-                message: format!(
-                    "{{{{{name}}}}} is not filled in: a consumer statement has no placeholders (only prediction \
-                     statements do), so students would read it as written; write the value itself"
-                ),
-            });
-        }
-    }
-    Ok(())
 }
 
 /// A pinned state: for each named state query, its rows (a list of lists of numbers, texts and

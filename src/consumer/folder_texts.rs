@@ -1,6 +1,7 @@
 //! A consumer exercise folder's own texts per check (`[consumer.checks.<check>]`): read and
 //! checked when the folder loads, and filled with the return values in the student's language
-//! when a report uses them.
+//! when a report uses them. Also the folder's other names checked as it loads: statements without
+//! placeholders, and the relay's entry (`[consumer] relay`).
 
 use serde::Deserialize;
 
@@ -80,4 +81,75 @@ pub(super) fn read_check_texts(
         check_texts.insert(check.name().to_string(), texts.clone());
     }
     Ok(check_texts)
+}
+
+/// A consumer statement is shown as written: a `{{name}}` (which a prediction statement fills in)
+/// would reach students literally, so it is an error at its line and column.
+pub(super) fn no_placeholders(files: &crate::exercise::FolderFiles<'_>) -> Result<(), ExerciseError> {
+    for file in ["statement.de.md", "statement.en.md"] {
+        let Ok(text) = files.text(file) else { continue };
+        for (index, line) in text.lines().enumerate() {
+            let Some(start) = line.find("{{") else { continue };
+            let Some(length) = line[start..].find("}}") else { continue };
+            let name = &line[start + 2..start + length];
+            return Err(ExerciseError::At {
+                path: files.path(file),
+                line: index + 1,
+                column: line[..start].chars().count() + 1,
+                message: format!(
+                    "{{{{{name}}}}} is not filled in: a consumer statement has no placeholders (only prediction \
+                     statements do), so students would read it as written; write the value itself"
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// `[consumer] relay`, checked: the name of a second entry, not the first one's, that a module
+/// exports and a source file defines.
+pub(super) fn read_relay(
+    relay: Option<&str>,
+    entry: &str,
+    at: &dyn Fn(&[&str], String) -> ExerciseError,
+) -> Result<Option<String>, ExerciseError> {
+    let Some(relay) = relay else { return Ok(None) };
+    let fits = !relay.is_empty()
+        && relay.len() <= crate::limits::INTERPRETER_ENTRY_BYTES_MAX
+        && relay.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        && !relay.as_bytes()[0].is_ascii_digit();
+    if !fits || relay == entry {
+        let max = crate::limits::INTERPRETER_ENTRY_BYTES_MAX;
+        return Err(at(
+            &["consumer", "relay"],
+            format!(
+                "[consumer] relay {relay:?} must name a function other than the entry {entry:?}: letters, digits \
+                 and '_', not starting with a digit, at most {max} bytes"
+            ),
+        ));
+    }
+    Ok(Some(relay.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_relay_is_a_function_name_other_than_the_entry() {
+        let at =
+            |_: &[&str], message: String| ExerciseError::Invalid { path: "exercise.toml".into(), message };
+        assert_eq!(read_relay(None, "verarbeite", &at).ok(), Some(None));
+        assert_eq!(
+            read_relay(Some("weiterleiten"), "verarbeite", &at).ok(),
+            Some(Some("weiterleiten".into()))
+        );
+        let long = "r".repeat(crate::limits::INTERPRETER_ENTRY_BYTES_MAX + 1);
+        for bad in ["", "verarbeite", "1relay", "weiter leiten", "relay()", long.as_str()] {
+            let Err(ExerciseError::Invalid { message, .. }) = read_relay(Some(bad), "verarbeite", &at) else {
+                panic!("{bad:?} is refused");
+            };
+            assert!(message.contains("[consumer] relay"), "{message}");
+        }
+    }
 }

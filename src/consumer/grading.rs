@@ -133,6 +133,11 @@ fn compile_submission(
             ))));
         }
     };
+    // An exercise with a relay runs the same submission a second time with the relay as its entry.
+    let compiled = match &consumer.relay {
+        Some(relay) => compiled.and_then(|c| c.with_relay(relay, &exercise.limits, &consumer.world)),
+        None => compiled,
+    };
     Ok(Ok(compiled))
 }
 

@@ -38,6 +38,8 @@ pub struct CompiledConsumer {
     entry: String,
     /// For a source submission: the student's file, loaded into each instance of the interpreter.
     source: Option<super::interpreter::SourceFile>,
+    /// The same submission with the exercise's relay as its entry ([`CompiledConsumer::with_relay`]).
+    relay: Option<Box<CompiledConsumer>>,
 }
 
 impl CompiledConsumer {
@@ -80,6 +82,7 @@ impl CompiledConsumer {
             pre_interleaved,
             entry: entry.to_string(),
             source: None,
+            relay: None,
         })
     }
 
@@ -134,6 +137,7 @@ impl CompiledConsumer {
             pre_interleaved,
             entry: super::interpreter::GUEST_ENTRY.to_string(),
             source: Some(source),
+            relay: None,
         };
         if let Some(image) = compiled.trial_load(limits, world)? {
             compiled.source = compiled.source.take().map(|source| source.with_image(image));
@@ -144,6 +148,65 @@ impl CompiledConsumer {
     /// The student's file, for a consumer in an interpreted language.
     pub(crate) fn source(&self) -> Option<&super::interpreter::SourceFile> {
         self.source.as_ref()
+    }
+
+    /// The same submission with `relay` as its entry, beside this one ([`CompiledConsumer::relay`]):
+    /// the module must export it as `() -> i32`, the source file define it; otherwise the
+    /// submission is rejected, naming it.
+    pub(crate) fn with_relay(
+        mut self,
+        relay: &str,
+        limits: &Limits,
+        world: &super::world::WorldConfig,
+    ) -> Result<Self, Rejection> {
+        let source = match &self.source {
+            None => {
+                let fits = self
+                    .module
+                    .get_export(relay)
+                    .and_then(|e| e.func().cloned())
+                    .is_some_and(|f| f.params().len() == 0 && f.results().map(|r| r.is_i32()).eq([true]));
+                if !fits {
+                    return Err(Rejection {
+                        code: "missing-relay".into(),
+                        message: text!(
+                            "Das Modul exportiert keine Funktion `{relay}` vom Typ () -> i32: das Relay dieser Aufgabe.",
+                            "The module exports no function `{relay}` of type () -> i32: this exercise's relay."
+                        ),
+                    });
+                }
+                None
+            }
+            Some(source) => {
+                let mut relay_source =
+                    super::interpreter::SourceFile::new(source.interpreter.language, source.text(), relay)?;
+                relay_source.submitted = source.submitted;
+                Some(relay_source)
+            }
+        };
+        let mut compiled = CompiledConsumer {
+            engine: self.engine.clone(),
+            module: self.module.clone(),
+            pre: self.pre.clone(),
+            pre_interleaved: self.pre_interleaved.clone(),
+            entry: if source.is_some() {
+                super::interpreter::GUEST_ENTRY.to_string()
+            } else {
+                relay.to_string()
+            },
+            source,
+            relay: None,
+        };
+        if let Some(image) = compiled.trial_load(limits, world)? {
+            compiled.source = compiled.source.take().map(|source| source.with_image(image));
+        }
+        self.relay = Some(Box::new(compiled));
+        Ok(self)
+    }
+
+    /// The submission with the exercise's relay as its entry, when the exercise declares one.
+    pub(crate) fn relay(&self) -> Option<&CompiledConsumer> {
+        self.relay.as_deref()
     }
 
     /// Loads the student's file once, on an empty database: what fails here fails every instance.

@@ -318,6 +318,9 @@ pub struct StateEvidence {
 pub enum TraceEvent {
     /// A consumer instance starts (a fresh process: nothing in memory).
     Start { instance: u32 },
+    /// The instance is the exercise's relay (its second entry, `[consumer] relay`), run by the
+    /// harness before it reads a state: it moves what the outbox holds to the broker.
+    Relay { instance: u32 },
     /// The queue delivers a message to an instance.
     Deliver {
         instance: u32,
@@ -458,9 +461,10 @@ impl TraceEvent {
                 body: clip_owned(body, max),
                 answer,
             },
-            other @ (TraceEvent::Start { .. } | TraceEvent::Crash { .. } | TraceEvent::Return { .. }) => {
-                other
-            }
+            other @ (TraceEvent::Start { .. }
+            | TraceEvent::Relay { .. }
+            | TraceEvent::Crash { .. }
+            | TraceEvent::Return { .. }) => other,
         }
     }
 }

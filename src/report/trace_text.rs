@@ -242,6 +242,13 @@ impl Speaker<'_> {
                     )
                 )
             }
+            TraceEvent::Relay { instance } => format!(
+                "#{instance} {}",
+                self.pick(
+                    "ist das Relay: liest die Outbox und veröffentlicht beim Broker",
+                    "is the relay: reads the outbox and publishes to the broker"
+                )
+            ),
             TraceEvent::Deliver { instance, message, note } => {
                 let note = note.as_ref().map(|n| format!(" ({})", n.get(self.lang))).unwrap_or_default();
                 format!("#{instance} {} {message}{note}", self.pick("erhält", "receives"))
@@ -402,7 +409,8 @@ fn is_control(sql: &str) -> bool {
 
 impl TraceEvent {
     /// One line for the terminal (and the HTML report), in ABI v1's words.
-    pub fn render(&self, lang: Lang) -> String {
+    #[cfg(test)]
+    pub(crate) fn render(&self, lang: Lang) -> String {
         render_trace(std::slice::from_ref(self), lang, Voice::Module, None).pop().unwrap_or_default()
     }
 }

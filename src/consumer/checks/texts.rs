@@ -39,11 +39,13 @@ pub(crate) enum Prose {
     PoisonNotDeadLettered,
     ScheduleStateWrong,
     NotRun,
+    RelayFailed,
+    CrashRelayWrong,
 }
 
 impl Prose {
     /// Every failure text.
-    pub(crate) const ALL: [Prose; 28] = [
+    pub(crate) const ALL: [Prose; 30] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -72,6 +74,8 @@ impl Prose {
         Prose::PoisonNotDeadLettered,
         Prose::ScheduleStateWrong,
         Prose::NotRun,
+        Prose::RelayFailed,
+        Prose::CrashRelayWrong,
     ];
 
     /// The text's key in `checks.toml` (`[failure.<key>]`).
@@ -105,6 +109,8 @@ impl Prose {
             Prose::PoisonNotDeadLettered => "poison-not-dead-lettered",
             Prose::ScheduleStateWrong => "schedule-state-wrong",
             Prose::NotRun => "not-run",
+            Prose::RelayFailed => "relay-failed",
+            Prose::CrashRelayWrong => "crash-relay-wrong",
         }
     }
 
@@ -131,6 +137,8 @@ impl Prose {
             Prose::MessageLost => &["message", "attempts"],
             Prose::PoisonNotDeadLettered => &["message"],
             Prose::NotRun => &["limit"],
+            Prose::RelayFailed => &["message"],
+            Prose::CrashRelayWrong => &["place"],
             Prose::TransactionLeftOpen
             | Prose::StateDiffers
             | Prose::ViolationChangedState

@@ -20,6 +20,7 @@ pub(crate) struct Segment {
 fn instance_of(event: &TraceEvent) -> Option<u32> {
     match event {
         TraceEvent::Start { instance }
+        | TraceEvent::Relay { instance }
         | TraceEvent::Deliver { instance, .. }
         | TraceEvent::Statement { instance, .. }
         | TraceEvent::Wait { instance, .. }

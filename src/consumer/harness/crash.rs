@@ -33,9 +33,9 @@ enum QuietPath {
 
 /// The crash check while it runs: the run it records, the oracle, and the crash points counted,
 /// tried and failed so far (kept when the check ends early, so the coverage line still counts).
-struct CrashCheck<'c> {
-    run: &'c mut Run,
-    oracle: &'c Oracle,
+pub(super) struct CrashCheck<'c> {
+    pub(super) run: &'c mut Run,
+    pub(super) oracle: &'c Oracle,
     seed: u64,
     counted: Option<CrashPoints>,
 }
@@ -43,7 +43,7 @@ struct CrashCheck<'c> {
 impl CrashCheck<'_> {
     /// The crash points of one path that the check tries: all of them, or a sample drawn from the
     /// seed beyond [`CRASH_POINTS_MAX`] (recorded, so the coverage line says so).
-    fn points_to_try<'p>(&mut self, points: &'p [CrashPoint]) -> Vec<&'p CrashPoint> {
+    pub(super) fn points_to_try<'p>(&mut self, points: &'p [CrashPoint]) -> Vec<&'p CrashPoint> {
         let (numbers, sampled) = crash_points_to_test(points.len() as u32, self.seed);
         if let Some(counted) = self.counted.as_mut() {
             counted.sampled |= sampled;
@@ -52,7 +52,7 @@ impl CrashCheck<'_> {
     }
 
     /// Adds the crash points of one probe to the counts.
-    fn count(&mut self, points: &[CrashPoint]) {
+    pub(super) fn count(&mut self, points: &[CrashPoint]) {
         let Some(counted) = self.counted.as_mut() else { return };
         for point in points {
             match point.after {
@@ -64,7 +64,7 @@ impl CrashCheck<'_> {
     }
 
     /// Counts one more crash point as tested; returns its number over the whole check.
-    fn mark_tested(&mut self) -> u32 {
+    pub(super) fn mark_tested(&mut self) -> u32 {
         match self.counted.as_mut() {
             Some(points) => {
                 points.tested += 1;
@@ -74,7 +74,7 @@ impl CrashCheck<'_> {
         }
     }
 
-    fn mark_failed(&mut self, k: u32, place: &Text) {
+    pub(super) fn mark_failed(&mut self, k: u32, place: &Text) {
         if let Some(points) = self.counted.as_mut() {
             points.failed_at = Some(k);
             points.failed_where = Some(place.clone());
@@ -104,7 +104,11 @@ impl<'a> Harness<'a> {
         if found.problem.is_some() {
             return Ok(found);
         }
-        self.crash_quiet(check, QuietPath::Duplicate)
+        let found = self.crash_quiet(check, QuietPath::Duplicate)?;
+        if found.problem.is_some() || self.compiled.relay().is_none() {
+            return Ok(found);
+        }
+        self.crash_relay(check)
     }
 
     /// Every crash point of the fresh message: afterwards all or nothing must have happened, and a
@@ -168,6 +172,7 @@ impl<'a> Harness<'a> {
                     return Ok(Found::failed(problem));
                 }
             }
+            self.settle(check.run, &db)?;
             let middle = self.state(&db)?;
             // What happened outside stays after a crash: "nothing" is said of the database alone.
             let nothing = self.inside(&middle) == self.inside(&before);
@@ -200,6 +205,7 @@ impl<'a> Harness<'a> {
             let redelivery =
                 self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
             drop(second);
+            self.settle(check.run, &db)?;
             let after = self.state(&db)?;
             let problem = delivery_problem(&redelivery, Expect::Processed, self.voice);
             if problem.is_some() || after != oracle.states.after_fresh {
@@ -253,6 +259,7 @@ impl<'a> Harness<'a> {
         check.run.queue(probe_note);
         let probe_db = self.fresh_db()?;
         let outcome = self.deliver_quietly(check.run, &probe_db, &message, path, None)?;
+        self.settle(check.run, &probe_db)?;
         if delivery_problem(&outcome, expect, self.voice).is_some() || self.state(&probe_db)? != expected {
             // The checks without crashes report how this delivery goes wrong.
             check.run.queue(text!(
@@ -280,6 +287,7 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 return Ok(Found::failed(problem));
             }
+            self.settle(check.run, &db)?;
             let middle = self.state(&db)?;
             if middle != expected {
                 check.mark_failed(tested, &place);

@@ -6,6 +6,7 @@
 //! - `oracle`: the reference run every check compares against;
 //! - `single`: the checks of one or two deliveries without a crash;
 //! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
+//! - `relay`: the exercise's relay, run before a state is read, and its crash points;
 //! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
 //! - `replay`: replay tokens, which name one run of one check.
 //!
@@ -16,6 +17,7 @@
 mod concurrent;
 mod crash;
 pub mod oracle;
+mod relay;
 pub(crate) mod replay;
 mod runner;
 mod schedules;
@@ -108,6 +110,9 @@ pub struct Harness<'a> {
     reference_states: std::collections::HashMap<Vec<usize>, State>,
     /// The first violation of an exercise's invariant in a state read during the current check.
     violation: std::cell::RefCell<Option<crate::consumer::invariants::Violation>>,
+    /// The run database whose relay last ran to its end, and its `data_version` then: nothing
+    /// committed since, so the relay has nothing new to do (`relay.rs`).
+    settled: std::cell::RefCell<Option<(std::path::PathBuf, i64)>>,
 }
 
 /// An exercise's template opened as the source of run databases, and the run databases kept for
@@ -239,6 +244,7 @@ impl<'a> Harness<'a> {
             roles: Roles::default(),
             reference_states: Default::default(),
             violation: Default::default(),
+            settled: Default::default(),
         })
     }
 
@@ -317,6 +323,7 @@ impl<'a> Harness<'a> {
     /// the observer and the spare guest connections has it open), made the template again;
     /// otherwise a new one.
     fn fresh_db(&mut self) -> Result<std::rc::Rc<RunDb>, GradeError> {
+        self.settled.replace(None);
         let Some(KeptDatabases { source, run_dbs, .. }) = &mut self.databases else {
             return Err(GradeError::Internal("the run databases are gone".into()));
         };

@@ -85,12 +85,14 @@ impl<'a> Harness<'a> {
                 format!("the reference solution must return 1 for the fresh message, but {}", ended(&first));
             return Err(self.with_run(&mut run, what));
         }
+        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_fresh = self.state(&db).map_err(|e| e.to_string())?;
         let second = self.deliver(&mut run, &mut process, &messages.same_body, None, None);
         if second.returned() != Some(1) || second.transaction_left_open {
             let what = format!("the reference solution must return 1 for same_body, but {}", ended(&second));
             return Err(self.with_run(&mut run, what));
         }
+        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_fresh_same_body = self.state(&db).map_err(|e| e.to_string())?;
         drop(process);
         let db = self.fresh_db().map_err(|e| e.to_string())?;
@@ -104,6 +106,7 @@ impl<'a> Harness<'a> {
             );
             return Err(self.with_run(&mut run, what));
         }
+        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_violation = self.state(&db).map_err(|e| e.to_string())?;
         if &after_violation != initial {
             let what = "the violation message must leave the database unchanged under the reference solution";
@@ -127,6 +130,7 @@ impl<'a> Harness<'a> {
                 );
                 return Err(self.with_run(&mut run, what));
             }
+            self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
             if is_poison && self.state(&db).map_err(|e| e.to_string())? != *initial {
                 let what =
                     format!("the reference solution reports an error for {message} but changes the database");
@@ -139,6 +143,18 @@ impl<'a> Harness<'a> {
 }
 
 impl Harness<'_> {
+    /// The reference's relay failed: what a teacher reads, with the run.
+    fn relay_failed(&self, run: &mut Run, failure: super::Failure) -> String {
+        let what = match failure {
+            super::Failure::Student(problem) => {
+                format!("the reference solution's relay fails: {}", problem.text.en)
+            }
+            super::Failure::OutOfTime => "the reference solution's relay ran out of time".to_string(),
+            super::Failure::Internal(error) => error.to_string(),
+        };
+        self.with_run(run, what)
+    }
+
     /// `what` went wrong, followed by the reference's run as a report shows a run (its
     /// deliveries, statements with their lines, SQL errors, what it returned or raised), so that a
     /// teacher can see why.

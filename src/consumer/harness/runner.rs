@@ -33,10 +33,20 @@ impl<'a> Harness<'a> {
     /// deliveries, when given). A start that fails is the student's failure: its events and fuel
     /// go into the trace, and the problem says that the consumer could not start.
     pub(super) fn start(&self, run: &mut Run, db: &RunDb, gate: Option<GateHandle>) -> Step<ConsumerProcess> {
+        self.start_of(run, db, (self.compiled, gate))
+    }
+
+    /// [`Self::start`] for `compiled` (the submission, or its relay).
+    pub(super) fn start_of(
+        &self,
+        run: &mut Run,
+        db: &RunDb,
+        (compiled, gate): (&CompiledConsumer, Option<GateHandle>),
+    ) -> Step<ConsumerProcess> {
         run.instances += 1;
         let instance = run.instances;
         run.trace.push(TraceEvent::Start { instance });
-        match ConsumerProcess::start(&self.launch(self.compiled), db, instance, gate) {
+        match ConsumerProcess::start(&self.launch(compiled), db, instance, gate) {
             Ok(process) => Ok(process),
             Err(StartError::Internal(message)) => Err(Failure::Internal(GradeError::Internal(message))),
             Err(StartError::Fault { code, message, events, fuel_used }) => {

@@ -247,6 +247,7 @@ impl<'a> Harness<'a> {
             }
         }
         drop(process);
+        self.settle_with(&mut Run::default(), &db, reference)?;
         let state = self.state(&db)?;
         Ok(state)
     }
@@ -348,6 +349,7 @@ impl<'a> Harness<'a> {
             sr.flush();
         }
         drop(current);
+        self.settle(&mut sr.run, &db)?;
         let after = self.state(&db)?;
         let expected = self.expected_after(oracle, plan, &sr.processed)?;
         if problem.is_none() {

@@ -143,6 +143,7 @@ pub(crate) fn clip_label(text: &str) -> String {
 fn instance_of(event: &TraceEvent) -> Option<u32> {
     match event {
         TraceEvent::Start { instance }
+        | TraceEvent::Relay { instance }
         | TraceEvent::Deliver { instance, .. }
         | TraceEvent::Statement { instance, .. }
         | TraceEvent::Wait { instance, .. }
@@ -246,14 +247,24 @@ pub(crate) fn consumer_layout_in(
     let mut deliveries = Deliveries::default();
     let rows: Vec<Row> = events
         .iter()
-        .map(|event| {
+        .enumerate()
+        .map(|(row, event)| {
             let instance = instance_of(event);
             let lane = instance.and_then(|i| lane_of.get(&i).copied()).unwrap_or(1);
             let (kind, mark) = deliveries.mark(event, lane, (database, provider.unwrap_or(database)));
-            Row { kind, instance, mark, label: clip_label(&voiced_label(event, lang, voice)) }
+            let label = relay_crash_label(&events[..row], event, lang)
+                .unwrap_or_else(|| voiced_label(event, lang, voice));
+            Row { kind, instance, mark, label: clip_label(&label) }
         })
         .collect();
-    let description = consumer_description(lang, &spans, rows.len(), &deliveries);
+    let mut description = consumer_description(lang, &spans, rows.len(), &deliveries);
+    if rows.iter().any(|r| r.kind == "relay") {
+        description.push_str(t(
+            lang,
+            " Eine Instanz ist das Relay: es liest die Outbox und veröffentlicht beim Broker.",
+            " One instance is the relay: it reads the outbox and publishes to the broker.",
+        ));
+    }
     Layout {
         title: t(lang, "Ablauf als Sequenzdiagramm", "Trace as a sequence diagram").to_string(),
         description,
@@ -264,6 +275,30 @@ pub(crate) fn consumer_layout_in(
         omitted,
         omitted_label: t(lang, "weitere Ereignisse", "more events"),
     }
+}
+
+/// The label of a relay's crash right after `publish` before it marked the event sent (it wrote
+/// nothing since it last read): the moment that sends an event twice, named in words.
+fn relay_crash_label(before: &[TraceEvent], event: &TraceEvent, lang: Lang) -> Option<String> {
+    let TraceEvent::Crash { instance, after_call: Some(call), .. } = event else { return None };
+    let mut relay = false;
+    let mut wrote_since_read = false;
+    for earlier in before.iter().filter(|e| instance_of(e) == Some(*instance)) {
+        match earlier {
+            TraceEvent::Relay { .. } => relay = true,
+            TraceEvent::Statement { write: Some(_), .. } => wrote_since_read = true,
+            TraceEvent::Statement { sql, .. }
+                if sql.trim_start().to_ascii_uppercase().starts_with("SELECT") =>
+            {
+                wrote_since_read = false
+            }
+            _ => {}
+        }
+    }
+    (relay && !wrote_since_read).then(|| match lang {
+        Lang::De => format!("Absturz nach `{call}`, vor dem Markieren"),
+        Lang::En => format!("crash after `{call}`, before the marking"),
+    })
 }
 
 /// What the deliveries of a trace have come to so far: which message each instance works on,
@@ -299,6 +334,8 @@ impl Deliveries {
                 ("outside", Mark::Arrow { from: lane, to: provider, dashed: false })
             }
             TraceEvent::Start { .. } => ("start", Mark::Head { lane }),
+            // The relay is an actor of its own: it is not delivered anything, it reads the outbox.
+            TraceEvent::Relay { .. } => ("relay", Mark::Arrow { from: lane, to: database, dashed: true }),
             TraceEvent::Deliver { instance, message, .. } => {
                 let key = message.to_string();
                 let again = self.unacked.get(&key).copied().unwrap_or(false);

@@ -11,6 +11,7 @@ mod isolation;
 mod javascript;
 mod outside_calls;
 mod python;
+mod relay;
 mod report_diagram;
 mod service_limits;
 mod text_output;
