@@ -101,7 +101,12 @@ impl World {
     pub(super) fn transiently_failing(&self, msg_id: &str) -> bool {
         let Some(queue) = self.config.queue.as_ref() else { return false };
         let Some(&receives) = self.receives.get(msg_id) else { return false };
-        queue.transient.iter().any(|t| t.id.to_string() == msg_id && receives <= t.failures)
+        // The id as the recorded calls name it: its JSON text (24, or "24" for a text id).
+        let names = |t: &TransientFailure| {
+            let text = t.id.to_string();
+            text == msg_id
+        };
+        queue.transient.iter().any(|t| names(t) && receives <= t.failures)
     }
 
     /// The queue moved `message` to the dead letter queue after `receives` receives.

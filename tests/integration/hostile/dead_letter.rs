@@ -71,18 +71,26 @@ fn a_queue_declared_beyond_its_limits_is_refused_with_the_limit_named() {
     let toml = std::fs::read_to_string(folder.join("exercise.toml")).expect("read");
     let too_many = toml.replace("max_receive_count = 3", &format!("max_receive_count = {}", 1_000_000));
     std::fs::write(folder.join("exercise.toml"), &too_many).expect("write");
-    let error = pruefstein::graders::load(&folder).err().expect("refused").to_string();
+    let error = refusal(&folder);
     assert!(error.contains("receives before the dead letter queue"), "{error}");
     assert!(error.contains(&format!("between 1 and {MAX_RECEIVE_COUNT_MAX}")), "{error}");
     // Transient failures a correct consumer could not outlast, and an id no message has.
     let forever = toml.replace("failures = 2", "failures = 3");
     std::fs::write(folder.join("exercise.toml"), &forever).expect("write");
-    let error = pruefstein::graders::load(&folder).err().expect("refused").to_string();
+    let error = refusal(&folder);
     assert!(error.contains("fewer than max_receive_count"), "{error}");
     let unknown = toml.replace("id = 24, failures", "id = 999999999999, failures");
     std::fs::write(folder.join("exercise.toml"), &unknown).expect("write");
-    let error = pruefstein::graders::load(&folder).err().expect("refused").to_string();
+    let error = refusal(&folder);
     assert!(error.contains("no message of [consumer.messages] has"), "{error}");
+}
+
+/// Why loading the exercise in `folder` is refused.
+fn refusal(folder: &std::path::Path) -> String {
+    match pruefstein::graders::load(folder) {
+        Ok(_) => panic!("{} loads, but must be refused", folder.display()),
+        Err(error) => error.to_string(),
+    }
 }
 
 fn copy_dir(from: &std::path::Path, to: &std::path::Path) {
