@@ -107,6 +107,21 @@ impl ScheduleRun {
     }
 }
 
+/// What the queue hears instead of an ack after a delivery that ended with `fault`, if anything.
+fn no_ack(fault: Fault, crash_before_ack: bool) -> Option<Text> {
+    match fault {
+        Fault::LoseAck => Some(text!(
+            "das Ack geht auf dem Weg zur Queue verloren",
+            "the ack is lost on its way to the queue"
+        )),
+        _ if crash_before_ack => Some(text!(
+            "Absturz nach dem COMMIT, vor dem Ack: die Queue stellt nach dem Visibility Timeout erneut zu",
+            "crash after the COMMIT, before the ack: the queue redelivers after the visibility timeout"
+        )),
+        _ => None,
+    }
+}
+
 impl<'a> Harness<'a> {
     pub(super) fn schedules(&mut self, run: &mut Run, oracle: &Oracle, spec: Option<&str>) -> Step<Found> {
         let messages = self.exercise.messages.batch.len();
@@ -166,6 +181,29 @@ impl<'a> Harness<'a> {
         }
         let id = message.get("id").map(ToString::to_string).unwrap_or_default();
         db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).received(id, receives);
+    }
+
+    /// A schedule's queue and its receive limit: the exercise's declared one, else the schedules'.
+    fn schedule_queue(&self) -> Step<(Queue<usize>, u32)> {
+        let max_receives =
+            self.exercise.world.queue.as_ref().map_or(schedule::MAX_RECEIVES, |q| q.max_receive_count);
+        let config = QueueConfig {
+            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
+            max_receives: Some(max_receives),
+        };
+        let queue = Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        Ok((queue, max_receives))
+    }
+
+    /// Hands the queue's dead letters to the run's world (its table `dlq`), with a declared queue.
+    fn dead_letters_to_world(&self, sr: &ScheduleRun, db: &crate::consumer::rundb::RunDb) {
+        if self.exercise.world.queue.is_none() {
+            return;
+        }
+        let mut world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for letter in sr.queue.dead_letters() {
+            world.dead_lettered(&sr.batch[letter.body], letter.attempts);
+        }
     }
 
     fn push_schedule_coverage(&mut self, explored: u64) {
@@ -285,14 +323,7 @@ impl<'a> Harness<'a> {
 
     /// Runs one schedule to the end (the queue empty) and judges it.
     pub(super) fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
-        let max_receives =
-            self.exercise.world.queue.as_ref().map_or(schedule::MAX_RECEIVES, |q| q.max_receive_count);
-        let config = QueueConfig {
-            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
-            max_receives: Some(max_receives),
-        };
-        let queue: Queue<usize> =
-            Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        let (queue, max_receives) = self.schedule_queue()?;
         let mut sr = ScheduleRun {
             queue,
             run: Run::default(),
@@ -366,18 +397,7 @@ impl<'a> Harness<'a> {
             let outcome = self.deliver(&mut sr.run, &mut process, &message, crash_after, None);
             let crash_before_ack =
                 fault == Fault::CrashBeforeAck && matches!(outcome.returned(), Some(0 | 1));
-            let no_ack = match fault {
-                Fault::LoseAck => Some(text!(
-                    "das Ack geht auf dem Weg zur Queue verloren",
-                    "the ack is lost on its way to the queue"
-                )),
-                _ if crash_before_ack => Some(text!(
-                    "Absturz nach dem COMMIT, vor dem Ack: die Queue stellt nach dem Visibility Timeout erneut zu",
-                    "crash after the COMMIT, before the ack: the queue redelivers after the visibility timeout"
-                )),
-                _ => None,
-            };
-            problem = sr.settle(&delivery, &outcome, oracle, (no_ack, self.voice));
+            problem = sr.settle(&delivery, &outcome, oracle, (no_ack(fault, crash_before_ack), self.voice));
             if crash_before_ack {
                 db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).crashed(process.instance);
             } else if process.is_alive() {
@@ -387,12 +407,7 @@ impl<'a> Harness<'a> {
             sr.flush();
         }
         drop(current);
-        if self.exercise.world.queue.is_some() {
-            let mut world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            for letter in sr.queue.dead_letters() {
-                world.dead_lettered(&sr.batch[letter.body], letter.attempts);
-            }
-        }
+        self.dead_letters_to_world(&sr, &db);
         let after = self.state(&db)?;
         let expected = self.expected_after(oracle, plan, &sr.processed)?;
         if problem.is_none() {
