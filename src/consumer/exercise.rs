@@ -228,6 +228,9 @@ impl ConsumerExercise {
         let check_texts = super::folder_texts::read_check_texts(&section.checks, &at)?;
         check_world_and_invariants(&section, &at)?;
         let messages = read_messages(&section.messages, &at)?;
+        if let Some(problem) = section.world.queue.as_ref().and_then(|q| q.unknown_id(&messages.batch)) {
+            return Err(at(&["consumer", "world", "queue", "transient"], problem));
+        }
         let expect_after_fresh = match &section.expect {
             None => None,
             Some(expect) => Some(

@@ -40,6 +40,10 @@ pub(crate) enum Fault {
     Slow,
     /// The consumer process restarts before this delivery (memory lost).
     Restart,
+    /// The consumer finishes its work, COMMIT included, and dies before its ack reaches the queue.
+    /// Never drawn from a seed: the redrive schedule of an exercise that declares a queue
+    /// (`[consumer.world.queue]`) strikes every delivery with it but a message's last.
+    CrashBeforeAck,
 }
 
 impl Fault {
@@ -50,6 +54,7 @@ impl Fault {
             Fault::LoseAck => "a".into(),
             Fault::Slow => "s".into(),
             Fault::Restart => "r".into(),
+            Fault::CrashBeforeAck => "k".into(),
         }
     }
 
@@ -59,6 +64,7 @@ impl Fault {
             "a" => Some(Fault::LoseAck),
             "s" => Some(Fault::Slow),
             "r" => Some(Fault::Restart),
+            "k" => Some(Fault::CrashBeforeAck),
             _ => code.strip_prefix('c')?.parse().ok().filter(|k| *k >= 1).map(Fault::Crash),
         }
     }
@@ -80,6 +86,10 @@ impl Fault {
             Fault::Restart => text!(
                 "Zustellung {delivery}: der Prozess startet vorher neu",
                 "delivery {delivery}: the process restarts before it"
+            ),
+            Fault::CrashBeforeAck => text!(
+                "Zustellung {delivery}: Absturz nach dem COMMIT, vor dem Ack",
+                "delivery {delivery}: crash after the COMMIT, before the ack"
             ),
         })
     }
@@ -132,6 +142,18 @@ impl Schedule {
             .collect();
         let mut schedule = Schedule { seed, original_size: 0, sends: with_duplicates, faults };
         schedule.trim();
+        schedule.original_size = schedule.size();
+        schedule
+    }
+
+    /// The redrive schedule of `calm` (an exercise with a declared queue): the same sends, and every
+    /// delivery that may be disturbed ends in a crash after its COMMIT, before its ack. A correct
+    /// consumer's redelivery is then an ack without effect, so no processed message moves towards
+    /// the dead letter queue: its last allowed receive is spared and acks it.
+    pub(crate) fn redrive(calm: &Schedule, max_receives: u32) -> Schedule {
+        let deliveries = calm.sends.len() * max_receives as usize;
+        let faults = vec![Fault::CrashBeforeAck; deliveries];
+        let mut schedule = Schedule { seed: calm.seed, original_size: 0, sends: calm.sends.clone(), faults };
         schedule.original_size = schedule.size();
         schedule
     }
@@ -266,6 +288,9 @@ mod tests {
             let schedule = Schedule::generate(seed, 6);
             assert_eq!(Schedule::decode(&schedule.encode(), 6), Some(schedule));
         }
+        let redrive = Schedule::redrive(&Schedule::generate(3, 4), 3);
+        assert!(redrive.faults.iter().all(|f| *f == Fault::CrashBeforeAck));
+        assert_eq!(Schedule::decode(&redrive.encode(), 4), Some(redrive));
         assert_eq!(Schedule::decode("zz.1.0.-", 6), None);
         assert_eq!(Schedule::decode("1f.3.9.-", 6), None, "index outside the batch");
     }

@@ -73,3 +73,6 @@ const _: () = assert!(JOBE_FILE_BYTES_PER_CLIENT_MAX >= REQUEST_BODY_BYTES_MAX a
 const _: () = assert!(OUTSIDE_CALLS_PER_RUN_MAX >= SCHEDULE_DELIVERIES_MAX);
 const _: () = assert!(OUTSIDE_PAYLOAD_BYTES_MAX <= SQL_VALUE_BYTES_MAX);
 const _: () = assert!(PROVIDER_KEY_BYTES_MAX <= OUTSIDE_ADDRESS_BYTES_MAX);
+/// A schedule sends each message at most twice; if every send reached the dead letter queue after
+/// the most receives a queue may declare, the schedule would still end within its deliveries.
+const _: () = assert!(BATCH_MESSAGES_MAX * 2 * MAX_RECEIVE_COUNT_MAX as usize <= SCHEDULE_DELIVERIES_MAX);

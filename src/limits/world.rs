@@ -26,3 +26,9 @@ pub const PROVIDER_KEY_TTL_DELIVERIES_MAX: u32 = 1_000;
 pub const INVARIANT_ROWS_SHOWN: usize = 3;
 /// The invariants one exercise may declare (each runs on every state the harness reads).
 pub const INVARIANTS_MAX: usize = 16;
+/// The highest `max_receive_count` a declared queue (`[consumer.world.queue]`) may have: receives
+/// of one message before it moves to the dead letter queue. Every receive is a delivery of a
+/// schedule, so the bound keeps a schedule of duplicated sends that all reach the dead letter queue
+/// within [`super::SCHEDULE_DELIVERIES_MAX`]; `check` refuses a higher value with this limit's name
+/// ("Zustellungen vor der Dead Letter Queue" / "receives before the dead letter queue").
+pub const MAX_RECEIVE_COUNT_MAX: u32 = 5;

@@ -476,3 +476,36 @@ fn check_finds_a_statement_that_hides_a_parameter_the_answer_depends_on() {
         pruefstein::check::check_exercise(&pruefstein::graders::load(fixed.path()).expect("loads"));
     assert!(soundness.sound(), "{}", soundness.render());
 }
+
+/// Exercise 11, the redrive prediction: the lesson's answer passes; a wrong count of dead letters
+/// is explained by the simulated queue's timeline, where the poison message moves to the dead
+/// letter queue after its last allowed receive and the crash after the COMMIT pushes nothing
+/// there; its diagram draws the dead letter queue as a lane of its own.
+#[test]
+fn the_redrive_prediction_explains_the_dead_letter_queue_with_its_timeline() {
+    let ex11 = load("11-redrive-vorhersagen");
+    assert_eq!(prediction(&ex11).lesson().outcome.answer, parse("(2, 1, 0)").unwrap());
+    assert_eq!(grade_answer(&ex11, "(2, 1, 0)", None).verdict, Verdict::Passed);
+    let wrong = grade_answer(&ex11, "(2, 2, 0)", None);
+    assert_eq!(verdicts(&wrong), vec![("wirkungen", true), ("dlq", false), ("offen", true)]);
+    let dlq = detail(&wrong, "dlq");
+    let lines: Vec<String> = dlq.timeline.iter().map(|l| l.render(Lang::En)).collect();
+    assert!(
+        lines.iter().any(|l| l == "t=6: abo-3 moves to the dead letter queue after 3 attempts"),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("K crashes after the COMMIT, before the ack")), "{lines:#?}");
+    assert!(!lines.iter().any(|l| l.contains("abo-1 moves to the dead letter queue")), "{lines:#?}");
+    let layout = pruefstein::report::diagram::timeline_layout(&dlq, Lang::De);
+    assert_eq!(layout.lanes.last().map(|l| l.header.as_str()), Some("DLQ"));
+    // Learners get other receive limits, transient failures and rounds: four answers among them.
+    let answers: std::collections::BTreeSet<String> = (0..40)
+        .map(|n| {
+            let learner = format!("learner-{n}");
+            let p = prediction(&ex11);
+            let variant = p.variant("11-redrive-vorhersagen", Some(&learner), "").expect("variant");
+            format!("{:?}", variant.outcome.answer)
+        })
+        .collect();
+    assert!(answers.len() >= 3, "{answers:?}");
+}

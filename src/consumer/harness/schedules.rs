@@ -67,7 +67,7 @@ impl ScheduleRun {
         delivery: &Delivery<usize>,
         outcome: &DeliveryOutcome,
         oracle: &Oracle,
-        (lose_ack, voice): (bool, Voice),
+        (no_ack, voice): (Option<Text>, Voice),
     ) -> Option<Problem> {
         let index = delivery.body;
         match &outcome.end {
@@ -89,11 +89,8 @@ impl ScheduleRun {
                 if *value != 0 && *value != 1 {
                     return None;
                 }
-                if lose_ack {
-                    self.run.queue(text!(
-                        "das Ack geht auf dem Weg zur Queue verloren",
-                        "the ack is lost on its way to the queue"
-                    ));
+                if let Some(note) = no_ack {
+                    self.run.queue(note);
                 } else {
                     self.queue.ack(delivery.id);
                 }
@@ -110,6 +107,21 @@ impl ScheduleRun {
     }
 }
 
+/// What the queue hears instead of an ack after a delivery that ended with `fault`, if anything.
+fn no_ack(fault: Fault, crash_before_ack: bool) -> Option<Text> {
+    match fault {
+        Fault::LoseAck => Some(text!(
+            "das Ack geht auf dem Weg zur Queue verloren",
+            "the ack is lost on its way to the queue"
+        )),
+        _ if crash_before_ack => Some(text!(
+            "Absturz nach dem COMMIT, vor dem Ack: die Queue stellt nach dem Visibility Timeout erneut zu",
+            "crash after the COMMIT, before the ack: the queue redelivers after the visibility timeout"
+        )),
+        _ => None,
+    }
+}
+
 impl<'a> Harness<'a> {
     pub(super) fn schedules(&mut self, run: &mut Run, oracle: &Oracle, spec: Option<&str>) -> Step<Found> {
         let messages = self.exercise.messages.batch.len();
@@ -123,16 +135,10 @@ impl<'a> Harness<'a> {
             return Ok(self.show_schedule(run, schedule, outcome));
         }
         let mut explored = 0;
-        for index in 0..schedule::SCHEDULES_PER_SUBMISSION {
+        let redrive = self.exercise.world.queue.as_ref().map(|q| q.max_receive_count);
+        for index in 0..schedule::SCHEDULES_PER_SUBMISSION + u64::from(redrive.is_some()) {
             self.in_time()?;
-            let seed = self.seed ^ 0x7363_6865_6475_6c65u64.wrapping_add(index); // "schedule"
-            let mut drawn = Schedule::generate(seed, messages);
-            if index == 0 {
-                // The first schedule is calm: reordered and duplicated sends, no faults. One
-                // instance sees every delivery, the poison message's retries included.
-                drawn.faults.clear();
-                drawn.original_size = drawn.size();
-            }
+            let drawn = self.draw_schedule(index, messages, redrive);
             let outcome = self.run_schedule(oracle, &drawn)?;
             explored += 1;
             if outcome.problem.is_some() {
@@ -147,6 +153,57 @@ impl<'a> Harness<'a> {
             "{explored} schedules with losses, duplicates, crashes and slow consumers: all correct"
         ));
         Ok(Found::passed())
+    }
+
+    /// The `index`-th schedule of this submission. The first is calm: reordered and duplicated
+    /// sends, no faults; one instance sees every delivery, the poison message's retries included.
+    /// With a declared queue (`redrive`: its receive limit), the second is the calm one's redrive
+    /// schedule ([`Schedule::redrive`]) and the drawn ones follow.
+    fn draw_schedule(&self, index: u64, messages: usize, redrive: Option<u32>) -> Schedule {
+        if let (1, Some(max_receives)) = (index, redrive) {
+            return Schedule::redrive(&self.draw_schedule(0, messages, None), max_receives);
+        }
+        let index = if redrive.is_some() && index > 1 { index - 1 } else { index };
+        let seed = self.seed ^ 0x7363_6865_6475_6c65u64.wrapping_add(index); // "schedule"
+        let mut drawn = Schedule::generate(seed, messages);
+        if index == 0 {
+            drawn.faults.clear();
+            drawn.original_size = drawn.size();
+        }
+        drawn
+    }
+
+    /// Tells the run's world that the declared queue delivers `message` for the `receives`-th
+    /// time (its transient failures count receives); nothing without a declared queue.
+    fn tell_world(&self, db: &crate::consumer::rundb::RunDb, message: &serde_json::Value, receives: u32) {
+        if self.exercise.world.queue.is_none() {
+            return;
+        }
+        let id = message.get("id").map(ToString::to_string).unwrap_or_default();
+        db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).received(id, receives);
+    }
+
+    /// A schedule's queue and its receive limit: the exercise's declared one, else the schedules'.
+    fn schedule_queue(&self) -> Step<(Queue<usize>, u32)> {
+        let max_receives =
+            self.exercise.world.queue.as_ref().map_or(schedule::MAX_RECEIVES, |q| q.max_receive_count);
+        let config = QueueConfig {
+            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
+            max_receives: Some(max_receives),
+        };
+        let queue = Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        Ok((queue, max_receives))
+    }
+
+    /// Hands the queue's dead letters to the run's world (its table `dlq`), with a declared queue.
+    fn dead_letters_to_world(&self, sr: &ScheduleRun, db: &crate::consumer::rundb::RunDb) {
+        if self.exercise.world.queue.is_none() {
+            return;
+        }
+        let mut world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for letter in sr.queue.dead_letters() {
+            world.dead_lettered(&sr.batch[letter.body], letter.attempts);
+        }
     }
 
     fn push_schedule_coverage(&mut self, explored: u64) {
@@ -267,12 +324,7 @@ impl<'a> Harness<'a> {
 
     /// Runs one schedule to the end (the queue empty) and judges it.
     pub(super) fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
-        let config = QueueConfig {
-            visibility_timeout: schedule::VISIBILITY_TIMEOUT,
-            max_receives: Some(schedule::MAX_RECEIVES),
-        };
-        let queue: Queue<usize> =
-            Queue::new(config).map_err(|e| GradeError::Internal(format!("schedule queue: {e}")))?;
+        let (queue, max_receives) = self.schedule_queue()?;
         let mut sr = ScheduleRun {
             queue,
             run: Run::default(),
@@ -311,9 +363,11 @@ impl<'a> Harness<'a> {
             deliveries += 1;
             // A message's last allowed delivery is never disturbed in a way that prevents its ack:
             // otherwise a correct consumer would lose it to the dead-letter list as well.
-            let last_chance = delivery.attempts >= schedule::MAX_RECEIVES;
+            let last_chance = delivery.attempts >= max_receives;
             let fault = match planned {
-                Fault::Crash(_) | Fault::LoseAck | Fault::Slow if last_chance => Fault::None,
+                Fault::Crash(_) | Fault::LoseAck | Fault::Slow | Fault::CrashBeforeAck if last_chance => {
+                    Fault::None
+                }
                 other => other,
             };
             if fault == Fault::Restart {
@@ -340,9 +394,14 @@ impl<'a> Harness<'a> {
                 Fault::Crash(k) => Some(k),
                 _ => None,
             };
+            self.tell_world(&db, &message, delivery.attempts);
             let outcome = self.deliver(&mut sr.run, &mut process, &message, crash_after, None);
-            problem = sr.settle(&delivery, &outcome, oracle, (fault == Fault::LoseAck, self.voice));
-            if process.is_alive() {
+            let crash_before_ack =
+                fault == Fault::CrashBeforeAck && matches!(outcome.returned(), Some(0 | 1));
+            problem = sr.settle(&delivery, &outcome, oracle, (no_ack(fault, crash_before_ack), self.voice));
+            if crash_before_ack {
+                db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner()).crashed(process.instance);
+            } else if process.is_alive() {
                 current = Some(process);
             }
             let _ = sr.queue.tick(1);
@@ -350,6 +409,7 @@ impl<'a> Harness<'a> {
         }
         drop(current);
         self.settle(&mut sr.run, &db)?;
+        self.dead_letters_to_world(&sr, &db);
         let after = self.state(&db)?;
         let expected = self.expected_after(oracle, plan, &sr.processed)?;
         if problem.is_none() {
@@ -384,8 +444,9 @@ impl<'a> Harness<'a> {
             Err(text) => return Ok(Some(text)),
         };
         let other = Arc::clone(&sr.batch[second.body]);
+        self.tell_world(db, &other, second.attempts);
         let outcome = self.deliver(&mut sr.run, &mut helper, &other, None, None);
-        let problem = sr.settle(&second, &outcome, oracle, (false, self.voice));
+        let problem = sr.settle(&second, &outcome, oracle, (None, self.voice));
         sr.flush();
         Ok(problem)
     }

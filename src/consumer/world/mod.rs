@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 
 pub mod broker;
+pub mod queue;
 
 use crate::limits::{
     OUTSIDE_ADDRESS_BYTES_MAX, OUTSIDE_CALLS_PER_RUN_MAX, OUTSIDE_PAYLOAD_BYTES_MAX, PROVIDER_KEY_BYTES_MAX,
@@ -36,6 +37,9 @@ pub struct WorldConfig {
     /// A message broker (`world.publish`).
     #[serde(default)]
     pub broker: Option<broker::BrokerConfig>,
+    /// A queue with redrive (`[consumer.world.queue]`): a receive limit and a dead letter queue.
+    #[serde(default)]
+    pub queue: Option<queue::QueueConfig>,
 }
 
 /// `[consumer.world.mail]`: the mail provider.
@@ -56,11 +60,14 @@ fn default_ttl() -> u32 {
 impl WorldConfig {
     /// Whether the world declares any service.
     pub fn is_empty(&self) -> bool {
-        self.mail.is_none() && self.broker.is_none()
+        self.mail.is_none() && self.broker.is_none() && self.queue.is_none()
     }
 
     /// The problem with the declaration, if it has one.
     pub fn problem(&self) -> Option<String> {
+        if let Some(problem) = self.queue.as_ref().and_then(|q| q.problem(self.mail.is_some())) {
+            return Some(problem);
+        }
         let mail = self.mail.as_ref()?;
         (mail.ttl_deliveries == 0 || mail.ttl_deliveries > PROVIDER_KEY_TTL_DELIVERIES_MAX).then(|| {
             format!(
@@ -84,6 +91,10 @@ pub enum MailAnswer {
     KeyInFlight,
     /// The request is malformed (a key, recipient or body out of bounds): nothing is sent.
     Invalid,
+    /// A transient failure the exercise declares (`[consumer.world.queue] transient`): the
+    /// provider answers "try again later" with the status of a key in flight (HTTP 409), so that
+    /// the guests' existing error raises; nothing is sent, no key is stored.
+    Unavailable,
 }
 
 /// ABI status codes of `world.send_mail` (beside `db`'s 0–4; `ABI.md` lists them).
@@ -99,7 +110,7 @@ impl MailAnswer {
         match self {
             MailAnswer::Sent | MailAnswer::Replayed => status::SENT,
             MailAnswer::KeyReused => status::KEY_REUSED,
-            MailAnswer::KeyInFlight => status::KEY_IN_FLIGHT,
+            MailAnswer::KeyInFlight | MailAnswer::Unavailable => status::KEY_IN_FLIGHT,
             MailAnswer::Invalid => status::INVALID,
         }
     }
@@ -112,6 +123,7 @@ impl MailAnswer {
             MailAnswer::KeyReused => "422 key reused",
             MailAnswer::KeyInFlight => "409 in flight",
             MailAnswer::Invalid => "400 invalid",
+            MailAnswer::Unavailable => "409 try again later",
         }
     }
 }
@@ -190,6 +202,9 @@ pub struct World {
     keys: HashMap<String, KeptKey>,
     calls: Vec<MailCall>,
     published: Vec<broker::Publication>,
+    /// The declared queue's receive count of each message it delivered ([`World::received`]).
+    receives: HashMap<String, u32>,
+    dead_letters: Vec<queue::DeadLetter>,
 }
 
 /// One run's world, shared by its instances (each instance's store holds a clone).
@@ -265,6 +280,8 @@ impl World {
             .is_some()
         {
             MailAnswer::Invalid
+        } else if self.transiently_failing(&request.msg_id) {
+            MailAnswer::Unavailable
         } else if !mail.idempotency_keys {
             MailAnswer::Sent
         } else {
@@ -320,10 +337,11 @@ impl World {
     }
 }
 
-/// Creates the tables [`MAILS_TABLE`] and [`broker::PUBLISHED_TABLE`] on `conn` (in its `temp`
-/// schema: a guest's connection never sees them) if they are not there yet.
+/// Creates the tables [`MAILS_TABLE`], [`broker::PUBLISHED_TABLE`] and [`queue::DLQ_TABLE`] on
+/// `conn` (in its `temp` schema: a guest's connection never sees them) if they are not there yet.
 pub fn create_observer_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     broker::create_observer_table(conn)?;
+    queue::create_observer_table(conn)?;
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS mails (
              key TEXT, recipient TEXT, body TEXT, msg_id TEXT, instance INTEGER, delivery INTEGER,
@@ -352,7 +370,8 @@ pub fn show_to_observer(conn: &rusqlite::Connection, world: &World) -> rusqlite:
             call.crashed,
         ])?;
     }
-    broker::show_to_observer(conn, world)
+    broker::show_to_observer(conn, world)?;
+    queue::show_to_observer(conn, world)
 }
 
 #[cfg(test)]
@@ -362,7 +381,7 @@ mod tests {
     fn world(keys: bool, ttl: u32) -> World {
         World::new(WorldConfig {
             mail: Some(MailConfig { idempotency_keys: keys, ttl_deliveries: ttl }),
-            broker: None,
+            ..WorldConfig::default()
         })
     }
 

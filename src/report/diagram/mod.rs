@@ -243,6 +243,13 @@ pub(crate) fn consumer_layout_in(
         };
         lanes.push(Lane { header: header.to_string(), x: lane_x(provider), full: true });
     }
+    // The dead letter queue gets a lane of its own, rightmost, when a message moved there.
+    let dead_letter =
+        events.iter().any(|e| matches!(e, TraceEvent::Queue { text } if moves_to_dlq(&text.en)));
+    let dlq = dead_letter.then_some(lanes.len());
+    if let Some(dlq) = dlq {
+        lanes.push(Lane { header: DLQ_HEADER.to_string(), x: lane_x(dlq), full: true });
+    }
 
     let mut deliveries = Deliveries::default();
     let rows: Vec<Row> = events
@@ -251,7 +258,10 @@ pub(crate) fn consumer_layout_in(
         .map(|(row, event)| {
             let instance = instance_of(event);
             let lane = instance.and_then(|i| lane_of.get(&i).copied()).unwrap_or(1);
-            let (kind, mark) = deliveries.mark(event, lane, (database, provider.unwrap_or(database)));
+            let (kind, mark) = match (event, dlq) {
+                (TraceEvent::Queue { text }, Some(dlq)) if moves_to_dlq(&text.en) => dead_letter_row(dlq),
+                _ => deliveries.mark(event, lane, (database, provider.unwrap_or(database))),
+            };
             let label = relay_crash_label(&events[..row], event, lang)
                 .unwrap_or_else(|| voiced_label(event, lang, voice));
             Row { kind, instance, mark, label: clip_label(&label) }
@@ -403,6 +413,20 @@ fn consumer_description(
     }
 }
 
+/// The header of the dead letter queue's lane.
+const DLQ_HEADER: &str = "DLQ";
+
+/// Whether a queue line (the English of `sim::describe`) says a message moved to the dead letter
+/// queue.
+fn moves_to_dlq(en: &str) -> bool {
+    en.contains("moves to the dead letter queue")
+}
+
+/// The row of a message that moves from the queue (lane 0) to the dead letter queue's lane.
+fn dead_letter_row(dlq: usize) -> (&'static str, Mark) {
+    ("dead-letter", Mark::Arrow { from: 0, to: dlq, dashed: false })
+}
+
 /// What a simulated timeline line shows, read from its English text (the sentences of
 /// `sim::describe`); a line it does not know is a note on the consumers' lane.
 fn timeline_mark(en: &str) -> (&'static str, Mark) {
@@ -437,10 +461,19 @@ fn timeline_mark(en: &str) -> (&'static str, Mark) {
 pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
     let lines = &detail.timeline[..detail.timeline.len().min(DIAGRAM_ROWS_MAX)];
     let omitted = (detail.timeline.len() - lines.len()).saturating_add(detail.timeline_omitted);
+    let mut lanes = vec![
+        Lane { header: "Queue".to_string(), x: lane_x(0), full: true },
+        Lane { header: t(lang, "Konsumenten", "Consumers").to_string(), x: lane_x(1), full: true },
+    ];
+    // A queue with a receive limit: the dead letter queue gets a lane when a message moved there.
+    if lines.iter().any(|line| moves_to_dlq(&line.text.en)) {
+        lanes.push(Lane { header: DLQ_HEADER.to_string(), x: lane_x(2), full: true });
+    }
     let rows: Vec<Row> = lines
         .iter()
         .map(|line| {
-            let (kind, mark) = timeline_mark(&line.text.en);
+            let (kind, mark) =
+                if moves_to_dlq(&line.text.en) { dead_letter_row(2) } else { timeline_mark(&line.text.en) };
             Row { kind, instance: None, mark, label: clip_label(&line.render(lang)) }
         })
         .collect();
@@ -466,10 +499,7 @@ pub fn timeline_layout(detail: &PredictionDetail, lang: Lang) -> Layout {
     Layout {
         title: t(lang, "Zeitachse als Sequenzdiagramm", "Timeline as a sequence diagram").to_string(),
         description,
-        lanes: vec![
-            Lane { header: "Queue".to_string(), x: lane_x(0), full: true },
-            Lane { header: t(lang, "Konsumenten", "Consumers").to_string(), x: lane_x(1), full: true },
-        ],
+        lanes,
         instances_header: None,
         lifelines: Vec::new(),
         rows,

@@ -310,3 +310,40 @@ fn texts_stand_right_of_the_lanes() {
         assert!(x > last, "a row's text at x={x} is not right of the last lane at {last}");
     }
 }
+
+/// A message that moves to the dead letter queue is an arrow from the queue to a lane of its own,
+/// rightmost, in a consumer trace and in a simulated timeline; without one there is no such lane.
+#[test]
+fn the_dead_letter_queue_is_a_lane_when_a_message_moves_there() {
+    let dead = "m23 moves to the dead letter queue after 3 attempts";
+    let mut trace = crash_and_redelivery();
+    assert!(consumer_layout(&detail(trace.clone()), Lang::En).lanes.iter().all(|l| l.header != "DLQ"));
+    trace.push(TraceEvent::Queue {
+        text: Text::new("m23 kommt nach 3 Versuchen in die Dead Letter Queue", dead),
+    });
+    let layout = consumer_layout(&detail(trace), Lang::De);
+    let dlq = layout.lanes.len() - 1;
+    assert_eq!(layout.lanes[dlq].header, "DLQ");
+    let last = layout.rows.last().expect("rows");
+    assert_eq!((last.kind, last.mark), ("dead-letter", Mark::Arrow { from: 0, to: dlq, dashed: false }));
+
+    let line = |tick, en: &str| TimelineLine { tick, text: Text::new(format!("de {en}"), en) };
+    let d = PredictionDetail {
+        expected: json!(1),
+        expected_text: "1".into(),
+        given: json!(0),
+        given_text: "0".into(),
+        parameters: Vec::new(),
+        timeline: vec![line(0, "abo-3 is sent (id 1)"), line(6, dead)],
+        timeline_omitted: 0,
+        timeline_see: None,
+    };
+    let layout = timeline_layout(&d, Lang::En);
+    assert_eq!(
+        layout.lanes.iter().map(|l| l.header.as_str()).collect::<Vec<_>>(),
+        ["Queue", "Consumers", "DLQ"]
+    );
+    assert_eq!(layout.rows[1].mark, Mark::Arrow { from: 0, to: 2, dashed: false });
+    let svg = render(&layout, "t").into_string();
+    assert!(svg.contains(">DLQ<"), "the lane's header is drawn");
+}

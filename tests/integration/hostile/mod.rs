@@ -5,6 +5,7 @@
 
 mod bounds;
 mod crash_points;
+mod dead_letter;
 mod deadline;
 mod fuzz;
 mod isolation;
