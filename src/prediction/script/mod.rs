@@ -8,6 +8,12 @@
 //!   `q.now()`, `q.note(de, en)`, `q.effect(de, en)` (a note that counts) and `q.effects()`;
 //! - `Network(seed)` or `Network(seed, #{loss, duplicate, delay, max_delay})`, with `net.send(body)`
 //!   and `net.deliver() -> [bodies]`;
+//! - `Log(partitions)`, an event log, with `log.append(partition, body) -> offset` (or
+//!   `log.append(body)`: the partition from the body as key), `log.poll(group, consumer)` (a map
+//!   `#{partition, offset, body, deliveries, zustellungen}` or `()`), `log.commit(group, partition,
+//!   offset) -> bool` (false: refused), `log.committed(group, partition)`, `log.crash(group,
+//!   consumer)`, `log.redelivered(group)`, `log.received(group)`, `log.end(partition)`,
+//!   `log.note(de, en)`, `log.effect(de, en)` and `log.effects()`;
 //! - `explain(part, sim)`: the timeline of `sim` explains that part (by default every simulation
 //!   explains every part);
 //! - `publish(name, value)`: a value for the statement's `{{name}}` (a number, a text, a list, a map
@@ -32,6 +38,7 @@ use crate::sim::describe::{self, TimelineLine};
 use crate::text::Text;
 
 mod host;
+mod log;
 use host::{
     DEADLINE_CHECK_EVERY, DeadlineGuard, RecordingGuard, SimHandle, deadline_passed, register_network,
     register_queue, register_recording, to_value,
@@ -282,6 +289,7 @@ fn new_engine() -> Engine {
     engine.disable_symbol("import");
     register_queue(&mut engine);
     register_network(&mut engine);
+    log::register_log(&mut engine);
     register_recording(&mut engine);
     engine
 }
@@ -402,6 +410,21 @@ mod tests {
         );
         assert!(run("Network(1, #{loss: 2000})", &[]).unwrap_err().message.contains("per mille"));
         assert!(run("let q = Queue(1); q.tick(-2)", &[]).unwrap_err().message.contains("negative"));
+    }
+
+    #[test]
+    fn the_log_resumes_from_the_committed_offset_and_refuses_commits_out_of_range() {
+        let script = "let log = Log(1); for i in 0..3 { log.append(0, `b-${i}`); }
+            let a = log.poll(\"statistik\", \"S1\"); log.commit(\"statistik\", 0, a.offset + 1);
+            log.poll(\"statistik\", \"S1\"); log.crash(\"statistik\", \"S1\");
+            let b = log.poll(\"statistik\", \"S1\");
+            [log.committed(\"statistik\", 0), b.offset, b.zustellungen, log.redelivered(\"statistik\"),
+             log.commit(\"statistik\", 0, 99), log.commit(\"statistik\", 0, -1)]";
+        let outcome = run(script, &[]).expect("runs");
+        assert_eq!(outcome.answer.render(), "[1, 1, 2, 1, False, False]");
+        assert!(outcome.timeline().iter().any(|l| l.text.de.contains("stürzt ab")));
+        assert!(run("Log(0)", &[]).unwrap_err().message.contains("partitions of a log"));
+        assert!(run("Log(1).append(3, 1)", &[]).unwrap_err().message.contains("does not exist"));
     }
 
     #[test]
