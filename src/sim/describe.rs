@@ -237,6 +237,10 @@ pub fn log_line<B: Clone>(
                 CommitRefusal::Negative => {
                     text!("negative Offsets gibt es nicht", "there are no negative offsets")
                 }
+                CommitRefusal::BeforeStart { start } => text!(
+                    "vor dem ersten Eintrag des Logs (Offset {start}): ältere Einträge sind gelöscht",
+                    "before the log's first record (offset {start}): older records are deleted"
+                ),
                 CommitRefusal::BeyondEnd { end } => text!(
                     "hinter dem Ende der Partition (nächster Offset {end})",
                     "beyond the partition's end (next offset {end})"

@@ -55,6 +55,8 @@ pub enum LogError {
 pub enum CommitRefusal {
     /// Below zero: there is no such offset.
     Negative,
+    /// Below the log's first offset: those records are gone.
+    BeforeStart { start: Offset },
     /// Beyond the partition's end (the offset after its last record): nothing there was read.
     BeyondEnd { end: Offset },
     /// No such partition.
@@ -122,6 +124,8 @@ struct Group {
 /// The log. `B` is the record body (the scenario scripts use `String`).
 #[derive(Debug, Clone)]
 pub struct EventLog<B> {
+    /// The offset of every partition's first record (older ones are gone, as after retention).
+    start: Offset,
     partitions: Vec<Vec<B>>,
     groups: BTreeMap<String, Group>,
     records: usize,
@@ -131,11 +135,18 @@ pub struct EventLog<B> {
 
 impl<B: Clone> EventLog<B> {
     pub fn new(partitions: i64) -> Result<Self, LogError> {
+        Self::starting_at(partitions, 0)
+    }
+
+    /// A log whose partitions begin at offset `start` (the records before it are gone, as after
+    /// retention); a new group reads from `start`.
+    pub fn starting_at(partitions: i64, start: Offset) -> Result<Self, LogError> {
         let n = u32::try_from(partitions)
             .ok()
             .filter(|n| (1..=LOG_PARTITIONS_MAX).contains(n))
             .ok_or(LogError::Partitions(partitions))?;
         Ok(EventLog {
+            start,
             partitions: vec![Vec::new(); n as usize],
             groups: BTreeMap::new(),
             records: 0,
@@ -150,7 +161,12 @@ impl<B: Clone> EventLog<B> {
 
     /// The offset after the last record of `partition` (its number of records).
     pub fn end(&self, partition: u32) -> Offset {
-        self.partitions.get(partition as usize).map_or(0, |p| p.len() as Offset)
+        self.start + self.partitions.get(partition as usize).map_or(0, |p| p.len() as Offset)
+    }
+
+    /// The offset of every partition's first record.
+    pub fn start(&self) -> Offset {
+        self.start
     }
 
     pub fn trace(&self) -> &[TraceEntry<LogEvent>] {
@@ -159,7 +175,7 @@ impl<B: Clone> EventLog<B> {
 
     /// The body at (`partition`, `offset`).
     pub fn body(&self, partition: u32, offset: Offset) -> Option<&B> {
-        self.partitions.get(partition as usize)?.get(usize::try_from(offset).ok()?)
+        self.partitions.get(partition as usize)?.get(usize::try_from(offset.checked_sub(self.start)?).ok()?)
     }
 
     fn record(&mut self, event: LogEvent) {
@@ -182,7 +198,7 @@ impl<B: Clone> EventLog<B> {
         }
         let records = &mut self.partitions[p as usize];
         records.push(body);
-        let offset = records.len() as Offset - 1;
+        let offset = self.start + records.len() as Offset - 1;
         self.records += 1;
         self.record(LogEvent::Appended { partition: p, offset });
         Ok(offset)
@@ -204,10 +220,10 @@ impl<B: Clone> EventLog<B> {
         if !self.groups.contains_key(name) && self.groups.len() >= LOG_GROUPS_MAX {
             return Err(LogError::TooManyGroups);
         }
-        let n = self.partitions.len();
+        let (n, start) = (self.partitions.len(), self.start);
         Ok(self.groups.entry(name.to_string()).or_insert_with(|| Group {
-            committed: vec![0; n],
-            position: vec![0; n],
+            committed: vec![start; n],
+            position: vec![start; n],
             members: Vec::new(),
             received: vec![Vec::new(); n],
         }))
@@ -233,6 +249,7 @@ impl<B: Clone> EventLog<B> {
     pub fn poll(&mut self, group: &str, consumer: &str) -> Result<Option<Record<B>>, LogError> {
         let mine = self.assignment(group, consumer)?;
         let ends: Vec<Offset> = (0..self.partition_count()).map(|p| self.end(p)).collect();
+        let start = self.start;
         let g = self.group_mut(group)?;
         let Some(p) = mine.into_iter().find(|&p| g.position[p as usize] < ends[p as usize]) else {
             self.record(LogEvent::PolledNothing { group: group.into(), consumer: consumer.into() });
@@ -241,7 +258,7 @@ impl<B: Clone> EventLog<B> {
         let offset = g.position[p as usize];
         g.position[p as usize] += 1;
         let counts = &mut g.received[p as usize];
-        let slot = offset as usize;
+        let slot = (offset - start) as usize;
         if counts.len() <= slot {
             counts.resize(slot + 1, 0);
         }
@@ -270,6 +287,7 @@ impl<B: Clone> EventLog<B> {
         let why = match (self.partition_index(partition), Offset::try_from(offset)) {
             (Err(_), _) => Some(CommitRefusal::UnknownPartition),
             (Ok(_), Err(_)) => Some(CommitRefusal::Negative),
+            (Ok(_), Ok(o)) if o < self.start => Some(CommitRefusal::BeforeStart { start: self.start }),
             (Ok(p), Ok(o)) if o > self.end(p) => Some(CommitRefusal::BeyondEnd { end: self.end(p) }),
             (Ok(_), Ok(_)) => None,
         };
@@ -286,9 +304,12 @@ impl<B: Clone> EventLog<B> {
         Ok(None)
     }
 
-    /// `group`'s committed offset of `partition` (0 before any commit).
+    /// `group`'s committed offset of `partition` (the log's start before any commit).
     pub fn committed(&self, group: &str, partition: u32) -> Offset {
-        self.groups.get(group).and_then(|g| g.committed.get(partition as usize).copied()).unwrap_or(0)
+        self.groups
+            .get(group)
+            .and_then(|g| g.committed.get(partition as usize).copied())
+            .unwrap_or(self.start)
     }
 
     /// `consumer` of `group` crashes: its partitions' positions fall back to the committed offsets.
@@ -385,6 +406,19 @@ mod tests {
         assert_eq!(log.commit("g", 0, 0), Ok(None));
         let last = &log.trace().last().expect("an event").event;
         assert_eq!(last, &LogEvent::Committed { group: "g".into(), partition: 0, offset: 0, from: 1 });
+    }
+
+    #[test]
+    fn a_log_after_retention_starts_at_its_first_offset() {
+        let mut log = EventLog::starting_at(2, 40).expect("valid");
+        assert_eq!(log.append(1, "a".to_string()), Ok(40));
+        assert_eq!(log.append(1, "b".to_string()), Ok(41));
+        assert_eq!(log.committed("g", 1), 40);
+        assert_eq!(offsets(&mut log, "g", "k"), vec![(1, 40), (1, 41)]);
+        assert_eq!(log.commit("g", 1, 39), Ok(Some(CommitRefusal::BeforeStart { start: 40 })));
+        assert_eq!(log.commit("g", 1, 42), Ok(None));
+        assert_eq!(log.body(1, 41).map(String::as_str), Some("b"));
+        assert_eq!(log.body(1, 39), None);
     }
 
     #[test]

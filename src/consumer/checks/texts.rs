@@ -28,6 +28,7 @@ pub enum Prose {
     CrashAdviceEffectFirst,
     CrashAdviceWrite,
     CrashRedeliveryWrong,
+    CrashLogSkipped,
     CrashFailingEffectChanged,
     CrashDuplicateChanged,
     ConcurrentTwice,
@@ -43,7 +44,7 @@ pub enum Prose {
 
 impl Prose {
     /// Every failure text.
-    pub const ALL: [Prose; 28] = [
+    pub const ALL: [Prose; 29] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -61,6 +62,7 @@ impl Prose {
         Prose::CrashAdviceEffectFirst,
         Prose::CrashAdviceWrite,
         Prose::CrashRedeliveryWrong,
+        Prose::CrashLogSkipped,
         Prose::CrashFailingEffectChanged,
         Prose::CrashDuplicateChanged,
         Prose::ConcurrentTwice,
@@ -94,6 +96,7 @@ impl Prose {
             Prose::CrashAdviceEffectFirst => "crash-advice-effect-first",
             Prose::CrashAdviceWrite => "crash-advice-write",
             Prose::CrashRedeliveryWrong => "crash-redelivery-wrong",
+            Prose::CrashLogSkipped => "crash-log-skipped",
             Prose::CrashFailingEffectChanged => "crash-failing-effect-changed",
             Prose::CrashDuplicateChanged => "crash-duplicate-changed",
             Prose::ConcurrentTwice => "concurrent-twice",
@@ -125,6 +128,7 @@ impl Prose {
             Prose::CrashRedeliveryWrong | Prose::CrashFailingEffectChanged | Prose::CrashDuplicateChanged => {
                 &["place"]
             }
+            Prose::CrashLogSkipped => &["place", "partition", "offset", "committed"],
             Prose::ConcurrentTwice | Prose::ConcurrentTwiceOnce => &["count"],
             Prose::ScheduleStopped => &["deliveries"],
             Prose::PoisonAcked => &["message", "ended"],

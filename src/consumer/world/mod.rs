@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 
 pub mod broker;
+pub mod log;
 
 use crate::limits::{
     OUTSIDE_ADDRESS_BYTES_MAX, OUTSIDE_CALLS_PER_RUN_MAX, OUTSIDE_PAYLOAD_BYTES_MAX, PROVIDER_KEY_BYTES_MAX,
@@ -36,6 +37,9 @@ pub struct WorldConfig {
     /// A message broker (`world.publish`).
     #[serde(default)]
     pub broker: Option<broker::BrokerConfig>,
+    /// An event log the consumer reads as one consumer group, committing offsets.
+    #[serde(default)]
+    pub log: Option<log::LogConfig>,
 }
 
 /// `[consumer.world.mail]`: the mail provider.
@@ -56,11 +60,14 @@ fn default_ttl() -> u32 {
 impl WorldConfig {
     /// Whether the world declares any service.
     pub fn is_empty(&self) -> bool {
-        self.mail.is_none() && self.broker.is_none()
+        self.mail.is_none() && self.broker.is_none() && self.log.is_none()
     }
 
     /// The problem with the declaration, if it has one.
     pub fn problem(&self) -> Option<String> {
+        if let Some(problem) = self.log.as_ref().and_then(log::LogConfig::problem) {
+            return Some(problem);
+        }
         let mail = self.mail.as_ref()?;
         (mail.ttl_deliveries == 0 || mail.ttl_deliveries > PROVIDER_KEY_TTL_DELIVERIES_MAX).then(|| {
             format!(
@@ -190,6 +197,8 @@ pub struct World {
     keys: HashMap<String, KeptKey>,
     calls: Vec<MailCall>,
     published: Vec<broker::Publication>,
+    /// The event log, when the exercise declares one.
+    log: Option<log::LogWorld>,
 }
 
 /// One run's world, shared by its instances (each instance's store holds a clone).
@@ -210,7 +219,8 @@ pub struct CallLimit;
 
 impl World {
     pub fn new(config: WorldConfig) -> World {
-        World { config, ..World::default() }
+        let log = config.log.as_ref().and_then(log::LogWorld::new);
+        World { config, log, ..World::default() }
     }
 
     /// A new world for `config`, shared.
@@ -320,10 +330,11 @@ impl World {
     }
 }
 
-/// Creates the tables [`MAILS_TABLE`] and [`broker::PUBLISHED_TABLE`] on `conn` (in its `temp`
-/// schema: a guest's connection never sees them) if they are not there yet.
+/// Creates the tables [`MAILS_TABLE`], [`broker::PUBLISHED_TABLE`] and the log's on `conn` (in its
+/// `temp` schema: a guest's connection never sees them) if they are not there yet.
 pub fn create_observer_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     broker::create_observer_table(conn)?;
+    log::create_observer_tables(conn)?;
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS mails (
              key TEXT, recipient TEXT, body TEXT, msg_id TEXT, instance INTEGER, delivery INTEGER,
@@ -362,7 +373,7 @@ mod tests {
     fn world(keys: bool, ttl: u32) -> World {
         World::new(WorldConfig {
             mail: Some(MailConfig { idempotency_keys: keys, ttl_deliveries: ttl }),
-            broker: None,
+            ..WorldConfig::default()
         })
     }
 
