@@ -15,3 +15,8 @@ pub const LOG_GROUPS_MAX: usize = 16;
 /// The longest group or consumer name, in bytes; a longer one is refused with the limit named
 /// ("Länge eines Gruppennamens" / "length of a group name").
 pub const LOG_NAME_BYTES_MAX: usize = 64;
+/// Commits (and refused commits) one run's log records from the offsets a consumer writes; past
+/// it the log keeps the offsets it has, and the consumer's own table still shows what it wrote.
+/// Bounds the table `log_commits` the invariants read ("Offset-Commits pro Lauf" / "offset
+/// commits per run").
+pub const LOG_COMMITS_PER_RUN_MAX: usize = 1_000;

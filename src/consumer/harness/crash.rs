@@ -172,7 +172,8 @@ impl<'a> Harness<'a> {
             // What happened outside stays after a crash: "nothing" is said of the database alone.
             let nothing = self.inside(&middle) == self.inside(&before);
             let everything = middle == oracle.states.after_fresh;
-            if let Some(log) = self.log_after_crash(&db, &self.exercise.messages.fresh, !nothing) {
+            let processed = self.effect_changed(&before, &middle);
+            if let Some(log) = self.log_after_crash(&db, &self.exercise.messages.fresh, processed) {
                 check.run.queue(log.note.clone());
                 if log.skips() && !everything {
                     // The log resumes past the record: no redelivery comes, its effect is missing.

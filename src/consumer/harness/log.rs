@@ -7,7 +7,9 @@ use super::Harness;
 use crate::consumer::checks::catalogue::problem;
 use crate::consumer::checks::texts::{Problem, Prose};
 use crate::consumer::rundb::RunDb;
+use crate::consumer::state::State;
 use crate::consumer::world::log::record_of;
+use crate::report::roles::Role;
 use crate::text::Text;
 
 /// Where a crash left a record of the log.
@@ -39,9 +41,15 @@ impl LogAfterCrash {
 }
 
 impl Harness<'_> {
+    /// Whether a table the exercise's effect is shown in differs between `before` and `after`
+    /// (the record was processed, at least in part).
+    pub(super) fn effect_changed(&self, before: &State, after: &State) -> bool {
+        self.roles.names(Role::Effect).iter().any(|table| before.get(table) != after.get(table))
+    }
+
     /// Where the crash left `message`'s record, read after the state (which mirrors the committed
     /// offsets into the run's log); `None` without a log. `durable` says whether the effect of
-    /// the delivery survived the crash (the state differs from the one before).
+    /// the delivery survived the crash ([`Harness::effect_changed`]).
     pub(super) fn log_after_crash(
         &self,
         db: &RunDb,

@@ -16,7 +16,9 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use super::World;
-use crate::limits::{LOG_NAME_BYTES_MAX, LOG_PARTITIONS_MAX};
+use rusqlite::types::Value;
+
+use crate::limits::{LOG_COMMITS_PER_RUN_MAX, LOG_NAME_BYTES_MAX, LOG_PARTITIONS_MAX};
 use crate::sim::log::{CommitRefusal, EventLog, LogEvent, Offset};
 
 /// The table the consumer group's committed offsets appear as: `(grp, partition, committed)`.
@@ -162,7 +164,8 @@ impl LogWorld {
     }
 
     /// A commit the consumer made (or the harness read from its database); the refusal, if the
-    /// log refused it. A repeated commit of the same offset changes nothing and is not recorded.
+    /// log refused it. A repeated commit of the same offset changes nothing and is not recorded;
+    /// past [`LOG_COMMITS_PER_RUN_MAX`] commits in the run's log, nothing more is recorded.
     pub fn commit(
         &mut self,
         group: &str,
@@ -173,7 +176,7 @@ impl LogWorld {
             .ok()
             .filter(|p| *p < self.log.partition_count())
             .is_some_and(|p| i64::try_from(self.log.committed(group, p)).ok() == Some(offset));
-        if unchanged {
+        if unchanged || self.log.trace().len() >= LOG_COMMITS_PER_RUN_MAX + self.config.records {
             return Ok(None);
         }
         self.log.commit(group, partition, offset).map_err(|e| e.to_string())
@@ -207,12 +210,17 @@ pub fn show_to_observer(conn: &rusqlite::Connection, world: &mut World) -> rusql
     create_observer_tables(conn)?;
     let Some(log) = world.log.as_mut() else { return Ok(()) };
     if let Some(sql) = log.config.committed.clone() {
-        let rows: Vec<(i64, i64)> = conn
-            .prepare_cached(&sql)?
+        // The consumer wrote these rows: at most one per partition is read, and a value that is
+        // not an integer (a text, a blob) is no offset the log could take: it is left to the state
+        // comparison and the invariants, which see the consumer's table as it is.
+        let mut statement = conn.prepare_cached(&sql)?;
+        let rows: Vec<(Value, Value)> = statement
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .take(LOG_PARTITIONS_MAX as usize)
             .collect::<rusqlite::Result<_>>()?;
         let group = log.config.group.clone();
         for (partition, offset) in rows {
+            let (Value::Integer(partition), Value::Integer(offset)) = (partition, offset) else { continue };
             // A refusal is recorded in the log's trace and shown below; it is the consumer's doing.
             let _ = log.commit(&group, partition, offset);
         }

@@ -8,6 +8,7 @@ use pruefstein::grade::{Compiler, GradeOptions, grade};
 use pruefstein::report::{CheckDetail, Report, Verdict};
 use pruefstein::submission::Submission;
 
+mod offsets;
 mod world;
 
 use crate::support::{
