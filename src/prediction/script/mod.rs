@@ -428,6 +428,21 @@ mod tests {
     }
 
     #[test]
+    fn hostile_logs_end_with_a_named_limit() {
+        let flood = "let log = Log(1); log.append(0, 1); for i in 0..1000000 { log.commit(\"g\", 0, 1); } 0";
+        let err = run(flood, &[]).unwrap_err().message;
+        assert!(err.contains("more than 10000 events") || err.contains("operations"), "{err}");
+        let huge = "let log = Log(1); let s = \"x\"; for i in 0..20 { s += s; } log.append(0, s)";
+        assert!(run(huge, &[]).unwrap_err().message.contains("ength"), "strings are bounded");
+        let odd = "let log = Log(2); log.append(1, 1);
+            [log.commit(\"g\", 1, 9223372036854775807), log.commit(\"g\", -1, 0), log.commit(\"g\", 1, -9223372036854775808)]";
+        assert_eq!(run(odd, &[]).expect("refusals are answers").answer.render(), "[False, False, False]");
+        let name = format!("Log(1).poll(\"{}\", \"k\")", "g".repeat(65));
+        assert!(run(&name, &[]).unwrap_err().message.contains("length of a group name"));
+        assert!(run("Log(65)", &[]).unwrap_err().message.contains("partitions of a log"));
+    }
+
+    #[test]
     fn constraint() {
         let s = Scenario::compile("s.rhai", "a", &["a", "b"], Some("a < b")).unwrap();
         assert!(s.satisfies(&vec![("a".into(), 1), ("b".into(), 2)]).unwrap());
