@@ -1,6 +1,7 @@
 //! Benchmark of a consumer that talks to an outside service: exercise 05's reference (a booking and
 //! its confirmation through the mail provider with idempotency keys) against exercise 03's (a
-//! credit, no outside service), in WAT and in Python, side by side in one run (interleaved rounds).
+//! credit, no outside service) and exercise 08's (a record of an event log, its offset committed in
+//! the same transaction), in WAT and in Python, side by side in one run (interleaved rounds).
 //! Each figure is a whole grade (every check) of the loaded exercise after its first grade, whose
 //! oracle is then kept.
 //!
@@ -28,7 +29,8 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
     let load = |slug: &str| pruefstein::graders::load(&root.join(slug)).expect("loads");
     let read = |slug: &str, file: &str| std::fs::read_to_string(root.join(slug).join(file)).expect("read");
-    let (e03, e05) = (load("03-idempotenter-konsument"), load("05-buchung-und-mail"));
+    let (e03, e05, e08) =
+        (load("03-idempotenter-konsument"), load("05-buchung-und-mail"), load("08-offsets"));
     let python = |text: String| Submission::Source { language: Language::Python, text };
     let cases = [
         (
@@ -41,8 +43,10 @@ fn main() {
             &e05,
             Submission::Module(read("05-buchung-und-mail", "solutions/reference.wat").into_bytes()),
         ),
+        ("08, WAT", &e08, Submission::Module(read("08-offsets", "solutions/reference.wat").into_bytes())),
         ("03, Python", &e03, python(read("03-idempotenter-konsument", "solutions/lesson.py"))),
         ("05, Python", &e05, python(read("05-buchung-und-mail", "solutions/reference.py"))),
+        ("08, Python", &e08, python(read("08-offsets", "solutions/reference.py"))),
     ];
     let options = GradeOptions::default();
     // Warm-up: engines, the interpreter's snapshot, each exercise's oracle.
