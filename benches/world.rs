@@ -1,8 +1,9 @@
 //! Benchmark of a consumer that talks to an outside service: exercise 05's reference (a booking and
 //! its confirmation through the mail provider with idempotency keys), exercise 06's (the outbox:
 //! a booking and its event in one transaction, and a relay that publishes it to the broker, run
-//! before every state read) and exercise 07's (behind a queue with redrive: transient failures, a
-//! dead letter queue, one more schedule) against exercise 03's (a credit, no outside service), in
+//! before every state read), exercise 07's (behind a queue with redrive: transient failures, a
+//! dead letter queue, one more schedule) and exercise 08's (a record of an event log, its offset
+//! committed in the same transaction) against exercise 03's (a credit, no outside service), in
 //! WAT and in Python, side by side in one run (interleaved rounds).
 //! Each figure is a whole grade (every check) of the loaded exercise after its first grade, whose
 //! oracle is then kept.
@@ -31,11 +32,12 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
     let load = |slug: &str| pruefstein::graders::load(&root.join(slug)).expect("loads");
     let read = |slug: &str, file: &str| std::fs::read_to_string(root.join(slug).join(file)).expect("read");
-    let (e03, e05, e06, e07) = (
+    let (e03, e05, e06, e07, e08) = (
         load("03-idempotenter-konsument"),
         load("05-buchung-und-mail"),
         load("06-outbox"),
         load("07-dead-letter"),
+        load("08-offsets"),
     );
     let python = |text: String| Submission::Source { language: Language::Python, text };
     let cases = [
@@ -51,10 +53,12 @@ fn main() {
         ),
         ("06, WAT", &e06, Submission::Module(read("06-outbox", "solutions/reference.wat").into_bytes())),
         ("07, WAT", &e07, Submission::Module(read("07-dead-letter", "solutions/reference.wat").into_bytes())),
+        ("08, WAT", &e08, Submission::Module(read("08-offsets", "solutions/reference.wat").into_bytes())),
         ("03, Python", &e03, python(read("03-idempotenter-konsument", "solutions/lesson.py"))),
         ("05, Python", &e05, python(read("05-buchung-und-mail", "solutions/reference.py"))),
         ("06, Python", &e06, python(read("06-outbox", "solutions/reference.py"))),
         ("07, Python", &e07, python(read("07-dead-letter", "solutions/reference.py"))),
+        ("08, Python", &e08, python(read("08-offsets", "solutions/reference.py"))),
     ];
     let options = GradeOptions::default();
     // Warm-up: engines, the interpreter's snapshot, each exercise's oracle.

@@ -16,7 +16,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("text", &[]),
     ("limits", &[]),
     ("submission", &["limits", "text"]),
-    ("sim", &["text"]),
+    ("sim", &["limits", "text"]),
     ("deadline", &["limits", "text"]),
     ("report", &["limits", "sim", "text"]),
     ("exercise", &["limits", "report", "submission", "text"]),

@@ -210,7 +210,7 @@ impl ConsumerExercise {
         section: toml::Table,
         _limits: &Limits,
     ) -> Result<Self, ExerciseError> {
-        let section: ConsumerSection = parse_section(&files, section, "consumer")?;
+        let mut section: ConsumerSection = parse_section(&files, section, "consumer")?;
         // Each problem points at the key it is about (or the nearest enclosing one that is written).
         let at = |keys: &[&str], message: String| {
             let mut candidates: Vec<&[&str]> = (1..=keys.len()).rev().map(|n| &keys[..n]).collect();
@@ -227,7 +227,7 @@ impl ConsumerExercise {
         let relay = super::folder_texts::read_relay(section.relay.as_deref(), &section.entry, &at)?;
         let check_texts = super::folder_texts::read_check_texts(&section.checks, &at)?;
         check_world_and_invariants(&section, &at)?;
-        let messages = read_messages(&section.messages, &at)?;
+        let messages = read_messages(&section.messages, section.world.log.as_mut(), &at)?;
         if let Some(problem) = section.world.queue.as_ref().and_then(|q| q.unknown_id(&messages.batch)) {
             return Err(at(&["consumer", "world", "queue", "transient"], problem));
         }
@@ -368,18 +368,18 @@ fn check_world_and_invariants(
 /// `same_body` the body of `fresh` under another id, at most [`BATCH_MESSAGES_MAX`] in all.
 fn read_messages(
     section: &MessagesSection,
+    log: Option<&mut super::world::log::LogConfig>,
     at: &impl Fn(&[&str], String) -> ExerciseError,
 ) -> Result<Messages, ExerciseError> {
     let message = |value: &serde_json::Value, name: &str| {
         check_message(value, name).map_err(|m| at(&["consumer", "messages", name], m))
     };
-    let messages = Messages {
+    let mut messages = Messages {
         fresh: Arc::new(message(&section.fresh, "fresh")?),
         same_body: Arc::new(message(&section.same_body, "same_body")?),
         violation: Arc::new(message(&section.violation, "violation")?),
         batch: Vec::new(),
     };
-    let mut messages = messages;
     messages.batch =
         vec![Arc::clone(&messages.fresh), Arc::clone(&messages.same_body), Arc::clone(&messages.violation)];
     for (index, extra) in section.batch.iter().enumerate() {
@@ -411,6 +411,9 @@ fn read_messages(
             "[consumer.messages] same_body must have the same body as fresh".into(),
         ));
     }
+    let m = &mut messages; // on a log, each message is the record of a partition of its own
+    super::world::log::place(log, &mut m.batch, [&mut m.fresh, &mut m.same_body, &mut m.violation])
+        .map_err(|e| at(&["consumer", "world", "log"], e))?;
     Ok(messages)
 }
 

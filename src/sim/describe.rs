@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::log::{CommitRefusal, EventLog, LogEvent};
 use super::network::{Network, NetworkEvent};
 use super::queue::{AckOutcome, Queue, QueueEvent};
 use super::{Tick, TraceEntry};
@@ -182,6 +183,98 @@ pub(crate) fn network_timeline<B: Clone>(
     lines
 }
 
+/// The event log's trace as a timeline (the tick is the log's step counter).
+pub(crate) fn log_timeline<B: Clone>(log: &EventLog<B>, label: impl Fn(&B) -> String) -> Vec<TimelineLine> {
+    log.trace().iter().map(|entry| log_line(log, entry, &label)).collect()
+}
+
+/// One event of a log's trace as a timeline line.
+pub(crate) fn log_line<B: Clone>(
+    log: &EventLog<B>,
+    entry: &TraceEntry<LogEvent>,
+    label: &impl Fn(&B) -> String,
+) -> TimelineLine {
+    let TraceEntry { tick, event } = entry;
+    let name = |p: u32, o: u64| log.body(p, o).map(label).unwrap_or_else(|| format!("{p}/{o}"));
+    let text = match event {
+        LogEvent::Appended { partition, offset } => text!(
+            "{m} wird an Partition {partition} angehängt (Offset {offset})",
+            "{m} is appended to partition {partition} (offset {offset})",
+            m = name(*partition, *offset)
+        ),
+        LogEvent::Polled { group, consumer, partition, offset, deliveries } => {
+            let m = name(*partition, *offset);
+            let again = if *deliveries > 1 {
+                text!(
+                    ", zum {deliveries}. Mal in dieser Gruppe",
+                    ", for the {deliveries}th time in this group"
+                )
+            } else {
+                Text::same("")
+            };
+            Text {
+                de: format!(
+                    "{consumer} ({group}) liest {m} (Partition {partition}, Offset {offset}){}",
+                    again.de
+                ),
+                en: format!(
+                    "{consumer} ({group}) reads {m} (partition {partition}, offset {offset}){}",
+                    again.en
+                ),
+            }
+        }
+        LogEvent::PolledNothing { group, consumer } => text!(
+            "{consumer} ({group}) findet nichts Neues in seinen Partitionen",
+            "{consumer} ({group}) finds nothing new in its partitions"
+        ),
+        LogEvent::Committed { group, partition, offset, from } if offset < from => text!(
+            "{group} schreibt Offset {offset} für Partition {partition} fest: der Offset geht zurück (vorher {from})",
+            "{group} commits offset {offset} for partition {partition}: the offset moves back (was {from})"
+        ),
+        LogEvent::Committed { group, partition, offset, from } => text!(
+            "{group} schreibt Offset {offset} für Partition {partition} fest (vorher {from}): nach einem Neustart geht es bei {offset} weiter",
+            "{group} commits offset {offset} for partition {partition} (was {from}): after a restart it goes on at {offset}"
+        ),
+        LogEvent::CommitRefused { group, partition, offset, why } => {
+            let why = match why {
+                CommitRefusal::Negative => {
+                    text!("negative Offsets gibt es nicht", "there are no negative offsets")
+                }
+                CommitRefusal::BeforeStart { start } => text!(
+                    "vor dem ersten Eintrag des Logs (Offset {start}): ältere Einträge sind gelöscht",
+                    "before the log's first record (offset {start}): older records are deleted"
+                ),
+                CommitRefusal::BeyondEnd { end } => text!(
+                    "hinter dem Ende der Partition (nächster Offset {end})",
+                    "beyond the partition's end (next offset {end})"
+                ),
+                CommitRefusal::UnknownPartition => {
+                    text!("die Partition gibt es nicht", "the partition does not exist")
+                }
+            };
+            Text {
+                de: format!(
+                    "{group}: Commit von Offset {offset} für Partition {partition} abgelehnt: {}",
+                    why.de
+                ),
+                en: format!(
+                    "{group}: commit of offset {offset} for partition {partition} refused: {}",
+                    why.en
+                ),
+            }
+        }
+        LogEvent::Crashed { group, consumer, resumes } => {
+            let list = resumes.iter().map(|(p, o)| format!("{p}:{o}")).collect::<Vec<_>>().join(", ");
+            text!(
+                "{consumer} ({group}) stürzt ab; es geht beim festgeschriebenen Offset weiter (Partition:Offset {list})",
+                "{consumer} ({group}) crashes; reading resumes at the committed offset (partition:offset {list})"
+            )
+        }
+        LogEvent::Note { text } => text.clone(),
+    };
+    TimelineLine { tick: *tick, text }
+}
+
 /// Merges timelines of several simulations by tick; lines of the same tick keep their order
 /// (simulations in the order given).
 pub(crate) fn merge(timelines: impl IntoIterator<Item = Vec<TimelineLine>>) -> Vec<TimelineLine> {
@@ -238,5 +331,27 @@ mod tests {
         let lines = network_timeline(&net, |b| format!("m{b}"));
         assert!(lines.windows(2).all(|w| w[0].tick <= w[1].tick));
         assert_eq!(lines.len(), net.trace().len());
+    }
+
+    #[test]
+    fn log_timeline_says_where_reading_resumes() {
+        let mut log = EventLog::new(1).unwrap();
+        log.append(0, "bestellung-1".to_string()).unwrap();
+        log.poll("statistik", "S1").unwrap();
+        log.commit("statistik", 0, 1).unwrap();
+        log.crash("statistik", "S1").unwrap();
+        log.commit("statistik", 0, 5).unwrap();
+        let lines: Vec<String> =
+            log_timeline(&log, |b| b.clone()).iter().map(|l| l.render(Lang::De)).collect();
+        assert_eq!(
+            lines,
+            vec![
+                "t=1: bestellung-1 wird an Partition 0 angehängt (Offset 0)",
+                "t=2: S1 (statistik) liest bestellung-1 (Partition 0, Offset 0)",
+                "t=3: statistik schreibt Offset 1 für Partition 0 fest (vorher 0): nach einem Neustart geht es bei 1 weiter",
+                "t=4: S1 (statistik) stürzt ab; es geht beim festgeschriebenen Offset weiter (Partition:Offset 0:1)",
+                "t=5: statistik: Commit von Offset 5 für Partition 0 abgelehnt: hinter dem Ende der Partition (nächster Offset 1)",
+            ]
+        );
     }
 }

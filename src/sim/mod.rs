@@ -1,14 +1,17 @@
 //! The one simulation of the project: a [`Queue`] with a visibility timeout and a dead-letter list,
-//! and a seeded, lossy [`Network`]. Both are deterministic: time is a counter ([`Tick`]), every random
+//! a seeded, lossy [`Network`], and an [`EventLog`] with partitions and committed offsets per
+//! consumer group. Both are deterministic: time is a counter ([`Tick`]), every random
 //! choice comes from an explicit seed through ChaCha8, and every operation leaves a typed event in a
 //! trace. Prediction exercises compute their expected answers by running these types; the consumer
 //! harness schedules deliveries with them. [`describe`] turns traces into bilingual timelines.
 
 pub(crate) mod describe;
+pub(crate) mod log;
 pub(crate) mod network;
 pub(crate) mod queue;
 
 pub use describe::TimelineLine;
+pub use log::{CommitRefusal, EventLog, LogError, LogEvent, Offset, Record};
 pub use network::{CopyFate, Fate, Network, NetworkConfig, NetworkEvent};
 pub use queue::{AckOutcome, Delivery, MessageId, MessageState, Queue, QueueConfig, QueueEvent};
 

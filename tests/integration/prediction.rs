@@ -509,3 +509,26 @@ fn the_redrive_prediction_explains_the_dead_letter_queue_with_its_timeline() {
         .collect();
     assert!(answers.len() >= 3, "{answers:?}");
 }
+
+#[test]
+fn offsets_are_predicted_on_the_event_log_and_a_wrong_offset_is_explained_by_the_crash() {
+    let exercise = load("12-offset-vorhersagen");
+    let lesson = grade_answer(&exercise, "(4, 1, 6, 0)", None);
+    assert_eq!(lesson.verdict, Verdict::Passed, "{:?}", verdicts(&lesson));
+    // Committing `offset` instead of `offset + 1` in one's head: 4 was the last processed, not the next.
+    let report = grade_answer(&exercise, "(3, 2, 6, 1)", None);
+    assert_eq!(
+        verdicts(&report),
+        vec![("offset_beim_absturz", false), ("doppelt", false), ("rechnung", true), ("r2", false)]
+    );
+    let lines: Vec<String> =
+        detail(&report, "offset_beim_absturz").timeline.iter().map(|l| l.render(Lang::De)).collect();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l
+                .contains("stürzt ab; es geht beim festgeschriebenen Offset weiter (Partition:Offset 0:4)")),
+        "{lines:#?}"
+    );
+    assert!(lines.iter().any(|l| l.contains("zum 2. Mal in dieser Gruppe")), "{lines:#?}");
+}

@@ -28,6 +28,7 @@ pub(crate) enum Prose {
     CrashAdviceEffectFirst,
     CrashAdviceWrite,
     CrashRedeliveryWrong,
+    CrashLogSkipped,
     CrashFailingEffectChanged,
     CrashDuplicateChanged,
     ConcurrentTwice,
@@ -45,7 +46,7 @@ pub(crate) enum Prose {
 
 impl Prose {
     /// Every failure text.
-    pub(crate) const ALL: [Prose; 30] = [
+    pub(crate) const ALL: [Prose; 31] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -63,6 +64,7 @@ impl Prose {
         Prose::CrashAdviceEffectFirst,
         Prose::CrashAdviceWrite,
         Prose::CrashRedeliveryWrong,
+        Prose::CrashLogSkipped,
         Prose::CrashFailingEffectChanged,
         Prose::CrashDuplicateChanged,
         Prose::ConcurrentTwice,
@@ -98,6 +100,7 @@ impl Prose {
             Prose::CrashAdviceEffectFirst => "crash-advice-effect-first",
             Prose::CrashAdviceWrite => "crash-advice-write",
             Prose::CrashRedeliveryWrong => "crash-redelivery-wrong",
+            Prose::CrashLogSkipped => "crash-log-skipped",
             Prose::CrashFailingEffectChanged => "crash-failing-effect-changed",
             Prose::CrashDuplicateChanged => "crash-duplicate-changed",
             Prose::ConcurrentTwice => "concurrent-twice",
@@ -131,6 +134,7 @@ impl Prose {
             Prose::CrashRedeliveryWrong | Prose::CrashFailingEffectChanged | Prose::CrashDuplicateChanged => {
                 &["place"]
             }
+            Prose::CrashLogSkipped => &["place", "partition", "offset", "committed"],
             Prose::ConcurrentTwice | Prose::ConcurrentTwiceOnce => &["count"],
             Prose::ScheduleStopped => &["deliveries"],
             Prose::PoisonAcked => &["message", "ended"],

@@ -177,6 +177,16 @@ impl<'a> Harness<'a> {
             // What happened outside stays after a crash: "nothing" is said of the database alone.
             let nothing = self.inside(&middle) == self.inside(&before);
             let everything = middle == oracle.states.after_fresh;
+            let processed = self.effect_changed(&before, &middle);
+            if let Some(log) = self.log_after_crash(&db, &self.exercise.messages.fresh, processed) {
+                check.run.queue(log.note.clone());
+                if log.skips() && !everything {
+                    // The log resumes past the record: no redelivery comes, its effect is missing.
+                    check.mark_failed(tested, &place);
+                    let evidence = evidence_of(before, middle, oracle.states.after_fresh.clone(), None);
+                    return Ok(Found::compared(evidence, Some(log.skipped(place))));
+                }
+            }
             if !nothing && !everything {
                 check.mark_failed(tested, &place);
                 let evidence =

@@ -5,7 +5,8 @@
 //! - `runner`: what every check is made of (start, deliver, compare, a failed start in one place);
 //! - `oracle`: the reference run every check compares against;
 //! - `single`: the checks of one or two deliveries without a crash;
-//! - `crash`: the crash-point check; `concurrent`: the interleavings runner;
+//! - `crash`: the crash-point check (`log`: where a crash leaves a record of an event log);
+//!   `concurrent`: the interleavings runner;
 //! - `relay`: the exercise's relay, run before a state is read, and its crash points;
 //! - `schedules`: the at-least-once schedule runner; `shrink`: shrinking a failing schedule;
 //! - `replay`: replay tokens, which name one run of one check.
@@ -16,7 +17,8 @@
 
 mod concurrent;
 mod crash;
-pub mod oracle;
+mod log;
+pub(crate) mod oracle;
 mod relay;
 pub(crate) mod replay;
 mod runner;
@@ -367,11 +369,12 @@ impl<'a> Harness<'a> {
 
     /// The observable state of the database `db`, read through its observer connection.
     fn state(&self, db: &RunDb) -> Result<State, GradeError> {
-        let world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let shows_world = !world.config().is_empty();
         db.observe(|conn| {
             if shows_world {
                 super::world::show_to_observer(conn, &world)?;
+                super::world::log::show_to_observer(conn, &mut world)?;
             }
             let state = read_state_from(conn, &self.exercise.state_queries)?;
             let mut violation = self.violation.borrow_mut();

@@ -17,6 +17,7 @@ use std::sync::{Arc, Mutex};
 use serde::Deserialize;
 
 pub mod broker;
+pub mod log;
 pub mod queue;
 
 use crate::limits::{
@@ -40,6 +41,9 @@ pub struct WorldConfig {
     /// A queue with redrive (`[consumer.world.queue]`): a receive limit and a dead letter queue.
     #[serde(default)]
     pub queue: Option<queue::QueueConfig>,
+    /// An event log the consumer reads as one consumer group, committing offsets.
+    #[serde(default)]
+    pub log: Option<log::LogConfig>,
 }
 
 /// `[consumer.world.mail]`: the mail provider.
@@ -60,12 +64,15 @@ fn default_ttl() -> u32 {
 impl WorldConfig {
     /// Whether the world declares any service.
     pub fn is_empty(&self) -> bool {
-        self.mail.is_none() && self.broker.is_none() && self.queue.is_none()
+        self.mail.is_none() && self.broker.is_none() && self.queue.is_none() && self.log.is_none()
     }
 
     /// The problem with the declaration, if it has one.
     pub fn problem(&self) -> Option<String> {
         if let Some(problem) = self.queue.as_ref().and_then(|q| q.problem(self.mail.is_some())) {
+            return Some(problem);
+        }
+        if let Some(problem) = self.log.as_ref().and_then(log::LogConfig::problem) {
             return Some(problem);
         }
         let mail = self.mail.as_ref()?;
@@ -205,6 +212,8 @@ pub struct World {
     /// The declared queue's receive count of each message it delivered ([`World::received`]).
     receives: HashMap<String, u32>,
     dead_letters: Vec<queue::DeadLetter>,
+    /// The event log, when the exercise declares one.
+    log: Option<log::LogWorld>,
 }
 
 /// One run's world, shared by its instances (each instance's store holds a clone).
@@ -225,7 +234,8 @@ pub struct CallLimit;
 
 impl World {
     pub fn new(config: WorldConfig) -> World {
-        World { config, ..World::default() }
+        let log = config.log.as_ref().and_then(log::LogWorld::new);
+        World { config, log, ..World::default() }
     }
 
     /// A new world for `config`, shared.
@@ -337,11 +347,13 @@ impl World {
     }
 }
 
-/// Creates the tables [`MAILS_TABLE`], [`broker::PUBLISHED_TABLE`] and [`queue::DLQ_TABLE`] on
-/// `conn` (in its `temp` schema: a guest's connection never sees them) if they are not there yet.
+/// Creates the tables [`MAILS_TABLE`], [`broker::PUBLISHED_TABLE`], [`queue::DLQ_TABLE`] and the
+/// log's on `conn` (in its `temp` schema: a guest's connection never sees them) if they are not
+/// there yet.
 pub fn create_observer_tables(conn: &rusqlite::Connection) -> rusqlite::Result<()> {
     broker::create_observer_table(conn)?;
     queue::create_observer_table(conn)?;
+    log::create_observer_tables(conn)?;
     conn.execute_batch(
         "CREATE TEMP TABLE IF NOT EXISTS mails (
              key TEXT, recipient TEXT, body TEXT, msg_id TEXT, instance INTEGER, delivery INTEGER,

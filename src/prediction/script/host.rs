@@ -1,4 +1,4 @@
-//! What a scenario script sees: the `Queue` and `Network` handles over [`crate::sim`], `explain`,
+//! What a scenario script sees: the `Queue` and `Network` handles (the `Log` is in `log.rs`) over [`crate::sim`], `explain`,
 //! `publish`, and the per-run bookkeeping behind them (the simulations a run created, its events
 //! counted against [`limits::SCRIPT_SIM_EVENTS_MAX`], its wall-clock backstop). Registered on the
 //! engine by [`super::Scenario`].
@@ -35,6 +35,7 @@ pub(super) struct NetworkHandle(Arc<Mutex<Network<String>>>);
 pub(super) enum SimHandle {
     Queue(QueueHandle),
     Network(NetworkHandle),
+    Log(super::log::LogHandle),
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -52,6 +53,7 @@ impl std::fmt::Debug for SimHandle {
         match self {
             SimHandle::Queue(q) => write!(f, "Queue({} events)", q.lock().queue.trace().len()),
             SimHandle::Network(n) => write!(f, "Network(seed {})", lock(&n.0).seed()),
+            SimHandle::Log(l) => write!(f, "Log({} events)", l.lock().log.trace().len()),
         }
     }
 }
@@ -61,6 +63,7 @@ impl SimHandle {
         match self {
             SimHandle::Queue(q) => describe::queue_timeline(&q.lock().queue, String::clone),
             SimHandle::Network(n) => describe::network_timeline(&lock(&n.0), String::clone),
+            SimHandle::Log(l) => describe::log_timeline(&l.lock().log, String::clone),
         }
     }
 }

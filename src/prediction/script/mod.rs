@@ -8,6 +8,12 @@
 //!   `q.now()`, `q.note(de, en)`, `q.effect(de, en)` (a note that counts) and `q.effects()`;
 //! - `Network(seed)` or `Network(seed, #{loss, duplicate, delay, max_delay})`, with `net.send(body)`
 //!   and `net.deliver() -> [bodies]`;
+//! - `Log(partitions)`, an event log, with `log.append(partition, body) -> offset` (or
+//!   `log.append(body)`: the partition from the body as key), `log.poll(group, consumer)` (a map
+//!   `#{partition, offset, body, deliveries, zustellungen}` or `()`), `log.commit(group, partition,
+//!   offset) -> bool` (false: refused), `log.committed(group, partition)`, `log.crash(group,
+//!   consumer)`, `log.redelivered(group)`, `log.received(group)`, `log.end(partition)`,
+//!   `log.note(de, en)`, `log.effect(de, en)` and `log.effects()`;
 //! - `explain(part, sim)`: the timeline of `sim` explains that part (by default every simulation
 //!   explains every part);
 //! - `publish(name, value)`: a value for the statement's `{{name}}` (a number, a text, a list, a map
@@ -32,6 +38,7 @@ use crate::sim::describe::{self, TimelineLine};
 use crate::text::Text;
 
 mod host;
+mod log;
 use host::{
     DEADLINE_CHECK_EVERY, DeadlineGuard, RecordingGuard, SimHandle, deadline_passed, register_network,
     register_queue, register_recording, to_value,
@@ -284,6 +291,7 @@ fn new_engine() -> Engine {
     engine.disable_symbol("import");
     register_queue(&mut engine);
     register_network(&mut engine);
+    log::register_log(&mut engine);
     register_recording(&mut engine);
     engine
 }
@@ -404,6 +412,36 @@ mod tests {
         );
         assert!(run("Network(1, #{loss: 2000})", &[]).unwrap_err().message.contains("per mille"));
         assert!(run("let q = Queue(1); q.tick(-2)", &[]).unwrap_err().message.contains("negative"));
+    }
+
+    #[test]
+    fn the_log_resumes_from_the_committed_offset_and_refuses_commits_out_of_range() {
+        let script = "let log = Log(1); for i in 0..3 { log.append(0, `b-${i}`); }
+            let a = log.poll(\"statistik\", \"S1\"); log.commit(\"statistik\", 0, a.offset + 1);
+            log.poll(\"statistik\", \"S1\"); log.crash(\"statistik\", \"S1\");
+            let b = log.poll(\"statistik\", \"S1\");
+            [log.committed(\"statistik\", 0), b.offset, b.zustellungen, log.redelivered(\"statistik\"),
+             log.commit(\"statistik\", 0, 99), log.commit(\"statistik\", 0, -1)]";
+        let outcome = run(script, &[]).expect("runs");
+        assert_eq!(outcome.answer.render(), "[1, 1, 2, 1, False, False]");
+        assert!(outcome.timeline().iter().any(|l| l.text.de.contains("stürzt ab")));
+        assert!(run("Log(0)", &[]).unwrap_err().message.contains("partitions of a log"));
+        assert!(run("Log(1).append(3, 1)", &[]).unwrap_err().message.contains("does not exist"));
+    }
+
+    #[test]
+    fn hostile_logs_end_with_a_named_limit() {
+        let flood = "let log = Log(1); log.append(0, 1); for i in 0..1000000 { log.commit(\"g\", 0, 1); } 0";
+        let err = run(flood, &[]).unwrap_err().message;
+        assert!(err.contains("more than 10000 events") || err.contains("operations"), "{err}");
+        let huge = "let log = Log(1); let s = \"x\"; for i in 0..20 { s += s; } log.append(0, s)";
+        assert!(run(huge, &[]).unwrap_err().message.contains("ength"), "strings are bounded");
+        let odd = "let log = Log(2); log.append(1, 1);
+            [log.commit(\"g\", 1, 9223372036854775807), log.commit(\"g\", -1, 0), log.commit(\"g\", 1, -9223372036854775808)]";
+        assert_eq!(run(odd, &[]).expect("refusals are answers").answer.render(), "[False, False, False]");
+        let name = format!("Log(1).poll(\"{}\", \"k\")", "g".repeat(65));
+        assert!(run(&name, &[]).unwrap_err().message.contains("length of a group name"));
+        assert!(run("Log(65)", &[]).unwrap_err().message.contains("partitions of a log"));
     }
 
     #[test]

@@ -1,4 +1,5 @@
-//! Timelines as sequence diagrams: the trace of a failing consumer check (lifelines for the queue,
+//! Timelines as sequence diagrams: the trace of a failing consumer check (lifelines for the queue
+//! or the event log whose records it delivers,
 //! the consumer instances #1, #2, … and the database; deliveries, statements, crashes,
 //! redeliveries and acks as arrows and marks) and the simulated timeline of a wrong prediction
 //! (the queue and the consumers, row by row in the order of the ticks), drawn as inline SVG on the
@@ -139,6 +140,13 @@ pub(crate) fn clip_label(text: &str) -> String {
     out
 }
 
+/// Whether `event` delivers a record of an event log (a message with its partition and offset).
+fn is_record(event: &TraceEvent) -> bool {
+    matches!(event, TraceEvent::Deliver { message, .. }
+        if message.get("partition").is_some_and(serde_json::Value::is_u64)
+            && message.get("offset").is_some_and(serde_json::Value::is_u64))
+}
+
 /// The instance an event belongs to.
 fn instance_of(event: &TraceEvent) -> Option<u32> {
     match event {
@@ -219,7 +227,9 @@ pub(crate) fn consumer_layout_in(
     let lane_of: BTreeMap<u32, usize> = lifelines.iter().map(|l| (l.instance, l.lane + 1)).collect();
     let database = lanes_used + 1;
 
-    let mut lanes = vec![Lane { header: "Queue".to_string(), x: lane_x(0), full: true }];
+    // Records of an event log (each delivery names its partition and offset) come from the log.
+    let source = if events.iter().any(is_record) { "Log" } else { "Queue" };
+    let mut lanes = vec![Lane { header: source.to_string(), x: lane_x(0), full: true }];
     lanes.extend((0..lanes_used).map(|j| Lane { header: String::new(), x: lane_x(j + 1), full: false }));
     lanes.push(Lane {
         header: t(lang, "Datenbank", "Database").to_string(),
@@ -274,6 +284,9 @@ pub(crate) fn consumer_layout_in(
             " Eine Instanz ist das Relay: es liest die Outbox und veröffentlicht beim Broker.",
             " One instance is the relay: it reads the outbox and publishes to the broker.",
         ));
+    }
+    if source == "Log" {
+        description = description.replacen("Queue,", "Log,", 1).replacen("queue,", "log,", 1);
     }
     Layout {
         title: t(lang, "Ablauf als Sequenzdiagramm", "Trace as a sequence diagram").to_string(),

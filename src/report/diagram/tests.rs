@@ -78,6 +78,26 @@ fn lanes_are_queue_instances_database() {
 
 /// A trace that calls an outside service gets its lane right of the database, an arrow to it per
 /// call and the crash after the call named in the row; a trace without one has no such lane.
+/// Records of an event log come from the log: its lane heads the diagram, in both languages.
+#[test]
+fn records_of_an_event_log_come_from_the_log_lane() {
+    let mut trace = crash_and_redelivery();
+    for event in &mut trace {
+        if let TraceEvent::Deliver { message, .. } = event {
+            message["partition"] = serde_json::json!(0);
+            message["offset"] = serde_json::json!(40);
+        }
+    }
+    for lang in [Lang::De, Lang::En] {
+        let layout = consumer_layout(&detail(trace.clone()), lang);
+        assert_eq!(layout.lanes.first().map(|l| l.header.as_str()), Some("Log"));
+        assert!(layout.description.to_lowercase().contains(": log,"), "{}", layout.description);
+        assert!(layout.rows.iter().any(|r| r.kind == "redeliver"), "a redelivery from the log");
+    }
+    let plain = consumer_layout(&detail(crash_and_redelivery()), Lang::De);
+    assert_eq!(plain.lanes.first().map(|l| l.header.as_str()), Some("Queue"));
+}
+
 #[test]
 fn an_outside_service_gets_a_lane_of_its_own_only_when_called() {
     let mail = TraceEvent::Outside {

@@ -10,6 +10,7 @@ mod deadline;
 mod fuzz;
 mod isolation;
 mod javascript;
+mod offsets;
 mod outside_calls;
 mod python;
 mod relay;
