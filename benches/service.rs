@@ -5,8 +5,12 @@
 //! module made distinct by a comment, so nothing could be served from a cache by hash). Prints
 //! submissions/s, latency p50/p99 and the server's peak RSS (VmHWM from /proc).
 //!
+//! Then Python and JavaScript consumers (exercise 03's `lesson.py` and `reference.js`, each file made
+//! distinct by a comment), and the grading workers' peak RSS.
+//!
 //! Run: `cargo bench --bench service` (options: `--seconds N` per phase, `--clients N`,
-//! `--durability full|normal`). Several nodes on one PostgreSQL: `--store postgres --nodes 2` (a
+//! `--durability full|normal`, `--phases answers,wat,python,javascript` to choose, `--binary <a
+//! pruefstein binary>` to measure another build's server, such as the one before a change). Several nodes on one PostgreSQL: `--store postgres --nodes 2` (a
 //! throwaway server from the system's PostgreSQL, with `fsync` and `synchronous_commit` on, or the
 //! database `PRUEFSTEIN_TEST_DATABASE` names); the clients are spread over the nodes, and the CPU
 //! time of the nodes and of the database is reported, since they share the machine's cores.
