@@ -5,8 +5,12 @@
 //! module made distinct by a comment, so nothing could be served from a cache by hash). Prints
 //! submissions/s, latency p50/p99 and the server's peak RSS (VmHWM from /proc).
 //!
+//! Then Python and JavaScript consumers (exercise 03's `lesson.py` and `reference.js`, each file made
+//! distinct by a comment), and the grading workers' peak RSS.
+//!
 //! Run: `cargo bench --bench service` (options: `--seconds N` per phase, `--clients N`,
-//! `--durability full|normal`). Several nodes on one PostgreSQL: `--store postgres --nodes 2` (a
+//! `--durability full|normal`, `--phases answers,wat,python,javascript` to choose, `--binary <a
+//! pruefstein binary>` to measure another build's server, such as the one before a change). Several nodes on one PostgreSQL: `--store postgres --nodes 2` (a
 //! throwaway server from the system's PostgreSQL, with `fsync` and `synchronous_commit` on, or the
 //! database `PRUEFSTEIN_TEST_DATABASE` names); the clients are spread over the nodes, and the CPU
 //! time of the nodes and of the database is reported, since they share the machine's cores.
@@ -205,6 +209,8 @@ fn main() {
     let durability: String = arg("--durability", "full".to_string());
     let store: String = arg("--store", "sqlite".to_string());
     let nodes: usize = arg("--nodes", 1);
+    // The server binary: this build's, or another (`--binary`, a build before a change).
+    let bin: String = arg("--binary", BIN.to_string());
     assert!(nodes == 1 || store == "postgres", "several nodes share a PostgreSQL database: --store postgres");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     let data = tempfile::tempdir().expect("temp dir");
@@ -228,7 +234,7 @@ fn main() {
         };
         store_args = vec!["--database".into(), url];
     }
-    let out = Command::new(BIN)
+    let out = Command::new(&bin)
         .args(["client", "add", "bench", "--token-only", "--data-dir"])
         .arg(data.path().join("node-0"))
         .args(&store_args)
@@ -239,7 +245,7 @@ fn main() {
         .iter()
         .enumerate()
         .map(|(n, port)| {
-            Command::new(BIN)
+            Command::new(&bin)
                 .current_dir(repo)
                 .args(["serve", "--bind", &format!("127.0.0.1:{port}"), "--durability", &durability])
                 .args(["--node-id", &format!("bench-{n}"), "--data-dir"])
@@ -274,13 +280,53 @@ fn main() {
             .into_bytes()
     });
 
-    // Warm-up: the exercise's oracle, engines, page cache.
+    // Source consumers: the lesson's Python and the JavaScript reference, each file made distinct
+    // by a comment as the modules are.
+    let source = |language: &'static str, file: &str, comment: &'static str| {
+        let text = std::fs::read_to_string(repo.join("exercises/03-idempotenter-konsument").join(file))
+            .expect("source solution");
+        Arc::new(move |n: usize| {
+            let source = format!("{text}\n{comment} submission {n}\n");
+            serde_json::json!({"exercise": "03-idempotenter-konsument", "learner": format!("learner-{n}"),
+                "language": language, "source": source})
+            .to_string()
+            .into_bytes()
+        }) as Arc<dyn Fn(usize) -> Vec<u8> + Send + Sync>
+    };
+    let python = source("python", "solutions/lesson.py", "#");
+    let javascript = source("javascript", "solutions/reference.js", "//");
+
+    // Warm-up: the exercise's oracle, engines, page cache (and the interpreters, when measured).
+    let wanted: String = arg("--phases", "answers,wat,python,javascript".to_string());
+    let wants = |phase: &str| wanted.split(',').any(|p| p == phase);
     run_phase("warm-up", &ports, &token, 2 * nodes, 1.0, consumer.clone());
-    let phases = [
-        run_phase("answers (exercise 01)", &ports, &token, clients, seconds, answer),
-        run_phase("consumers (exercise 03)", &ports, &token, clients, seconds, consumer),
-    ];
+    for (phase, make) in [("python", &python), ("javascript", &javascript)] {
+        if wants(phase) {
+            run_phase("warm-up", &ports, &token, 2 * nodes, 1.0, make.clone());
+        }
+    }
+    let mut phases = Vec::new();
+    if wants("answers") {
+        phases.push(run_phase("answers (exercise 01)", &ports, &token, clients, seconds, answer));
+    }
+    if wants("wat") {
+        phases.push(run_phase("WAT consumers (exercise 03)", &ports, &token, clients, seconds, consumer));
+    }
+    if wants("python") {
+        phases.push(run_phase("Python consumers (03, lesson.py)", &ports, &token, clients, seconds, python));
+    }
+    if wants("javascript") {
+        phases.push(run_phase(
+            "JavaScript consumers (03, reference.js)",
+            &ports,
+            &token,
+            clients,
+            seconds,
+            javascript,
+        ));
+    }
     let rss: Vec<String> = servers.iter().map(|s| format!("{:.1}", peak_rss_mib(s))).collect();
+    let workers = worker_peak_rss_mib();
     for server in &mut servers {
         let _ = server.kill();
         let _ = server.wait();
@@ -307,4 +353,24 @@ fn main() {
         );
     }
     println!("server peak RSS (VmHWM) per node: {} MiB", rss.join(", "));
+    println!("grading worker peak RSS (VmHWM): {} MiB", workers.join(", "));
+}
+
+/// Peak RSS of every grading worker process (`pruefstein grade-worker`) alive now.
+fn worker_peak_rss_mib() -> Vec<String> {
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok())
+        .filter(|e| {
+            std::fs::read(e.path().join("cmdline"))
+                .map(|c| c.split(|b| *b == 0).any(|arg| arg == b"grade-worker"))
+                .unwrap_or(false)
+        })
+        .filter_map(|e| {
+            let status = std::fs::read_to_string(e.path().join("status")).ok()?;
+            let kb: f64 =
+                status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+            Some(format!("{:.1}", kb / 1024.0))
+        })
+        .collect()
 }

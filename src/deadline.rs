@@ -30,7 +30,7 @@ impl Deadline {
     }
 
     /// The deadline of one submission graded under `limits` (`wall_ms_per_submission`), from now.
-    pub(crate) fn for_submission(limits: &Limits) -> Deadline {
+    pub fn for_submission(limits: &Limits) -> Deadline {
         Deadline::after_ms(limits.wall_ms_per_submission)
     }
 

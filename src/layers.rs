@@ -70,8 +70,9 @@ const LAYERS: &[(&str, &[&str])] = &[
 
 /// External crates that only some modules may use: the sandbox and the consumer grader run
 /// WebAssembly; the service is the only HTTP and async code (and LTI's JWTs and keys); scripts are
-/// the prediction grader's. libc is for the grading processes' operating-system limits, and for the
-/// open flags that read an exercise folder without following a link or waiting on a named pipe.
+/// the prediction grader's. libc is for the grading processes' operating-system limits, for the
+/// open flags that read an exercise folder without following a link or waiting on a named pipe,
+/// and for the sandbox's copy-on-write memory images (`memfd_create`, `mmap`).
 const CRATES: &[(&str, &[&str])] = &[
     ("wasmtime", &["sandbox", "consumer"]),
     ("wasmparser", &["sandbox"]),
@@ -80,7 +81,7 @@ const CRATES: &[(&str, &[&str])] = &[
     ("actix_multipart", &["service"]),
     ("tokio", &["service"]),
     ("rusqlite", &["sandbox", "consumer", "service"]),
-    ("libc", &["isolation", "exercise"]),
+    ("libc", &["isolation", "exercise", "sandbox"]),
     ("ureq", &["service"]),
     ("prometheus_client", &["service"]),
     ("figment", &["service"]),

@@ -59,7 +59,7 @@ pub(super) struct Shared {
 
 /// An instance's side of the turn-taking, kept in its store.
 #[derive(Clone)]
-pub(crate) struct GateHandle {
+pub struct GateHandle {
     pub(super) shared: Arc<Mutex<Shared>>,
     pub(super) who: usize,
 }

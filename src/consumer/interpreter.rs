@@ -9,13 +9,14 @@
 pub(crate) mod javascript;
 pub(crate) mod python;
 
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use wasmtime::{Engine, Instance, Module, Store};
 
 use super::abi::GuestState;
 use crate::limits::{INTERPRETER_ENTRY_BYTES_MAX, INTERPRETER_INIT_WALL_MS, INTERPRETER_WASM_STACK_BYTES};
 use crate::report::Rejection;
+use crate::sandbox::cow_memory::MemoryImage;
 use crate::submission::Language;
 use crate::text;
 
@@ -72,11 +73,23 @@ pub fn module(engine: &Engine, language: Language) -> Result<Module, String> {
     Ok(module)
 }
 
-/// The interpreter after `pf_init` (heap set up, its database module compiled), as a module whose
-/// data segments are that memory: an instance starts where `pf_init` ended, with nothing to run.
-/// Made once per process and language on a Winch engine.
+/// The interpreter after `pf_init` (heap set up, its database module compiled), as a module without
+/// data segments whose memory starts from [`base_image`]: an instance starts where `pf_init` ended,
+/// with nothing to run. Made once per process and language on a Winch engine.
 pub fn snapshot(language: Language) -> Result<&'static [u8], String> {
-    static SNAPSHOTS: [OnceLock<Vec<u8>>; Language::ALL.len()] =
+    made_snapshot(language).map(|(module, _)| module.as_slice())
+}
+
+/// The interpreter's memory after `pf_init` (its shadow stack left out, dead between calls): what an
+/// instance of [`snapshot`] starts from, mapped copy-on-write ([`crate::sandbox::cow_memory`]).
+pub(crate) fn base_image(language: Language) -> Result<Arc<MemoryImage>, String> {
+    made_snapshot(language).map(|(_, image)| Arc::clone(image))
+}
+
+type Snapshot = (Vec<u8>, Arc<MemoryImage>);
+
+fn made_snapshot(language: Language) -> Result<&'static Snapshot, String> {
+    static SNAPSHOTS: [OnceLock<Snapshot>; Language::ALL.len()] =
         [const { OnceLock::new() }; Language::ALL.len()];
     // One snapshot per guest: a language that runs on another's guest shares its snapshot.
     let language = of(language).language;
@@ -91,7 +104,7 @@ pub fn snapshot(language: Language) -> Result<&'static [u8], String> {
     Ok(SNAPSHOTS[index].get_or_init(|| made))
 }
 
-fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
+fn make_snapshot(interpreter: &Interpreter) -> Result<Snapshot, String> {
     let engine =
         crate::sandbox::engine_with_stack(crate::exercise::Compiler::Winch, INTERPRETER_WASM_STACK_BYTES)?;
     let module = crate::sandbox::module_cache::compile_trusted(engine, interpreter.wasm)
@@ -123,18 +136,18 @@ fn make_snapshot(interpreter: &Interpreter) -> Result<Vec<u8>, String> {
         Err(e) => return Err(format!("the interpreter did not start: {e:#}")),
     }
     let memory = instance.get_memory(&mut store, "memory").ok_or("the interpreter guest has no memory")?;
-    let image = memory.data(&store).to_vec();
-    rewrite_memory(interpreter.wasm, &image)
+    let image = memory.data(&store);
+    Ok((rewrite_memory(interpreter.wasm, image.len())?, MemoryImage::new(image, STACK_TOP)?))
 }
 
-/// Everything below this address is the shadow stack (`--stack-first`), dead when no call runs.
-const STACK_TOP: usize = 1024 * 1024;
-/// Zero bytes inside a run of data that do not split it into two segments.
-const SEGMENT_GAP_BYTES: usize = 64;
+/// Everything below this address is the shadow stack (`--stack-first`), dead when no call runs:
+/// left out of every memory image.
+pub(crate) const SHADOW_STACK_BYTES: usize = 1024 * 1024;
+const STACK_TOP: usize = SHADOW_STACK_BYTES;
 
-/// `wasm` with its memory section's minimum set to `image`'s size and its data section replaced
-/// by `image`'s non-zero runs above [`STACK_TOP`].
-fn rewrite_memory(wasm: &[u8], image: &[u8]) -> Result<Vec<u8>, String> {
+/// `wasm` with its memory section's minimum set to `memory_bytes` and no data segments: its memory
+/// comes from an image.
+fn rewrite_memory(wasm: &[u8], memory_bytes: usize) -> Result<Vec<u8>, String> {
     let mut out = wasm[..8].to_vec();
     let mut at = 8;
     while at < wasm.len() {
@@ -148,47 +161,17 @@ fn rewrite_memory(wasm: &[u8], image: &[u8]) -> Result<Vec<u8>, String> {
             // memory: one memory, its minimum now the image's pages (no maximum)
             5 => {
                 let mut content = vec![1, 0];
-                write_leb(&mut content, (image.len() / 65_536) as u64);
+                write_leb(&mut content, (memory_bytes / 65_536) as u64);
                 push_section(&mut out, 5, &content);
             }
-            11 => push_section(&mut out, 11, &data_section(image)),
+            // data: none
+            11 => push_section(&mut out, 11, &[0]),
             12 => return Err("the interpreter guest uses bulk memory (a data count section)".into()),
             _ => out.extend_from_slice(&wasm[at..end]),
         }
         at = end;
     }
     Ok(out)
-}
-
-fn data_section(image: &[u8]) -> Vec<u8> {
-    let mut segments: Vec<(usize, usize)> = Vec::new();
-    let mut i = STACK_TOP.min(image.len());
-    while i < image.len() {
-        if image[i] == 0 {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        let mut last = i;
-        while i < image.len() && i - last <= SEGMENT_GAP_BYTES {
-            if image[i] != 0 {
-                last = i;
-            }
-            i += 1;
-        }
-        segments.push((start, last + 1));
-    }
-    let mut content = Vec::new();
-    write_leb(&mut content, segments.len() as u64);
-    for (start, end) in segments {
-        content.push(0); // active, memory 0
-        content.push(0x41); // i32.const
-        write_sleb(&mut content, start as i64);
-        content.push(0x0b); // end
-        write_leb(&mut content, (end - start) as u64);
-        content.extend_from_slice(&image[start..end]);
-    }
-    content
 }
 
 fn push_section(out: &mut Vec<u8>, id: u8, content: &[u8]) {
@@ -226,19 +209,6 @@ fn write_leb(out: &mut Vec<u8>, mut value: u64) {
     }
 }
 
-fn write_sleb(out: &mut Vec<u8>, mut value: i64) {
-    loop {
-        let byte = (value & 0x7f) as u8;
-        value >>= 7;
-        let done = (value == 0 && byte & 0x40 == 0) || (value == -1 && byte & 0x40 != 0);
-        if done {
-            out.push(byte);
-            return;
-        }
-        out.push(byte | 0x80);
-    }
-}
-
 /// A student's source, checked and laid out as the guest takes it: the entry's name, then the text.
 #[derive(Clone)]
 pub(crate) struct SourceFile {
@@ -250,57 +220,7 @@ pub(crate) struct SourceFile {
     source_len: i32,
     /// The memory of an instance that loaded this file, once a trial load has made it: later
     /// instances start from it instead of compiling the file again.
-    image: Option<LoadedImage>,
-}
-
-/// An instance's memory after loading a file, as the chunks that differ from a fresh instance's
-/// (the shadow stack below [`STACK_TOP`] is dead between calls and left out).
-#[derive(Debug, Clone)]
-pub(crate) struct LoadedImage {
-    bytes: usize,
-    chunks: Vec<(usize, Vec<u8>)>,
-}
-
-/// The granularity at which a loaded image is compared with a fresh instance's memory.
-const IMAGE_CHUNK_BYTES: usize = 4096;
-
-impl LoadedImage {
-    /// The chunks of `loaded` that differ from `fresh` (adjacent ones merged).
-    pub(crate) fn capture(loaded: &[u8], fresh: &[u8]) -> LoadedImage {
-        let mut chunks: Vec<(usize, Vec<u8>)> = Vec::new();
-        let mut at = STACK_TOP.min(loaded.len());
-        while at < loaded.len() {
-            let end = (at + IMAGE_CHUNK_BYTES).min(loaded.len());
-            let before = fresh.get(at..end.min(fresh.len())).unwrap_or(&[]);
-            let same = before.len() == end - at && before == &loaded[at..end]
-                || before.is_empty() && loaded[at..end].iter().all(|b| *b == 0);
-            if !same {
-                match chunks.last_mut() {
-                    Some((start, bytes)) if *start + bytes.len() == at => {
-                        bytes.extend_from_slice(&loaded[at..end])
-                    }
-                    _ => chunks.push((at, loaded[at..end].to_vec())),
-                }
-            }
-            at = end;
-        }
-        LoadedImage { bytes: loaded.len(), chunks }
-    }
-
-    fn apply(&self, store: &mut Store<GuestState>, instance: &Instance) -> wasmtime::Result<()> {
-        let memory = instance
-            .get_memory(&mut *store, "memory")
-            .ok_or_else(|| wasmtime::Error::msg("the interpreter guest has no memory"))?;
-        let size = memory.data_size(&*store);
-        if self.bytes > size {
-            memory.grow(&mut *store, ((self.bytes - size) / 65_536) as u64)?;
-        }
-        let data = memory.data_mut(&mut *store);
-        for (at, bytes) in &self.chunks {
-            data[*at..*at + bytes.len()].copy_from_slice(bytes);
-        }
-        Ok(())
-    }
+    image: Option<Arc<MemoryImage>>,
 }
 
 /// Checks a student's source before anything runs it: its size, that it is text, the entry's name.
@@ -363,9 +283,18 @@ impl SourceFile {
         std::str::from_utf8(&self.buffer[self.entry_len as usize..]).unwrap_or("")
     }
 
-    /// The same source, loaded by copying `image` into each new instance.
-    pub(crate) fn with_image(self, image: LoadedImage) -> SourceFile {
+    /// The same source, loaded by starting each new instance from `image` (its memory after loading).
+    pub(crate) fn with_image(self, image: Arc<MemoryImage>) -> SourceFile {
         SourceFile { image: Some(image), ..self }
+    }
+
+    /// The image an instance of this file starts from: its memory after loading where a trial load
+    /// made one, else the interpreter's (and the instance loads the file itself).
+    pub(crate) fn start_image(&self) -> Result<Arc<MemoryImage>, String> {
+        match &self.image {
+            Some(image) => Ok(Arc::clone(image)),
+            None => base_image(self.interpreter.language),
+        }
     }
 }
 
@@ -385,8 +314,8 @@ pub(crate) fn load(
     source: &SourceFile,
 ) -> wasmtime::Result<Loaded> {
     store.set_fuel(source.interpreter.fuel_to_load)?;
-    if let Some(image) = &source.image {
-        image.apply(store, instance)?;
+    if source.image.is_some() {
+        // The instance started from the loaded memory.
         return Ok(Loaded::Ok);
     }
     let buffer = instance.get_typed_func::<i32, i32>(&mut *store, "pf_source")?;
@@ -409,8 +338,8 @@ pub(crate) async fn load_async(
     source: &SourceFile,
 ) -> wasmtime::Result<Loaded> {
     store.set_fuel(source.interpreter.fuel_to_load)?;
-    if let Some(image) = &source.image {
-        image.apply(store, instance)?;
+    if source.image.is_some() {
+        // The instance started from the loaded memory.
         return Ok(Loaded::Ok);
     }
     let buffer = instance.get_typed_func::<i32, i32>(&mut *store, "pf_source")?;
@@ -510,12 +439,6 @@ mod tests {
             write_leb(&mut out, value);
             assert_eq!(read_leb(&out, 0), Ok((value, out.len())));
         }
-        let mut out = Vec::new();
-        write_sleb(&mut out, 64);
-        assert_eq!(out, [0xc0, 0x00], "64 needs a second byte: its sign bit would be set");
-        out.clear();
-        write_sleb(&mut out, 1_048_576);
-        assert_eq!(out, [0x80, 0x80, 0xc0, 0x00]);
         assert!(read_leb(&[0x80], 0).is_err(), "a truncated number is an error");
     }
 

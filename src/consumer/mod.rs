@@ -36,7 +36,7 @@ pub mod interpreter;
 pub(crate) mod invariants;
 pub mod oracle;
 pub mod process;
-pub(crate) mod rundb;
+pub mod rundb;
 pub mod schedule;
 mod soundness;
 pub(crate) mod state;

@@ -210,13 +210,13 @@ impl CompiledConsumer {
     }
 
     /// Loads the student's file once, on an empty database: what fails here fails every instance.
-    /// When loading ran no statement and logged nothing, the loaded memory is returned: every
-    /// instance can start from it (it does not depend on the database).
+    /// When loading ran no statement and logged nothing, the loaded memory is returned as an image:
+    /// every instance can start from it (it does not depend on the database).
     fn trial_load(
         &self,
         limits: &Limits,
         world: &super::world::WorldConfig,
-    ) -> Result<Option<super::interpreter::LoadedImage>, Rejection> {
+    ) -> Result<Option<Arc<sandbox::cow_memory::MemoryImage>>, Rejection> {
         let Some(source) = &self.source else { return Ok(None) };
         let internal = interpreter_unavailable(source.interpreter);
         let db = GuestDb::open(
@@ -231,7 +231,9 @@ impl CompiledConsumer {
         store.limiter(|state| &mut state.limiter);
         store.set_epoch_deadline(sandbox::epoch_ticks(limits.wall_ms_per_delivery));
         store.epoch_deadline_trap();
-        let instance = self.pre.instantiate(&mut store).map_err(|e| internal(format!("{e:#}")))?;
+        let image = source.start_image().map_err(&internal)?;
+        let instance = sandbox::cow_memory::instantiate_with(&image, || self.pre.instantiate(&mut store))
+            .map_err(|e| internal(format!("{e:#}")))?;
         match super::interpreter::load(&mut store, &instance, source) {
             Ok(super::interpreter::Loaded::Ok) => {
                 if store.data().statements > 0 || !store.data().events.is_empty() {
@@ -239,26 +241,12 @@ impl CompiledConsumer {
                 }
                 let memory =
                     instance.get_memory(&mut store, "memory").ok_or_else(|| internal("no memory".into()))?;
-                let loaded = memory.data(&store).to_vec();
-                let mut fresh_store = Store::new(
-                    &self.engine,
-                    GuestState::fresh(
-                        GuestDb::open(
-                            Path::new(":memory:"),
-                            Arc::from(Vec::<String>::new()),
-                            limits.sql_steps_per_statement,
-                        )
-                        .map_err(|e| internal(e.to_string()))?,
-                        limits,
-                        0,
-                    ),
-                );
-                fresh_store.limiter(|state| &mut state.limiter);
-                let fresh = self.pre.instantiate(&mut fresh_store).map_err(|e| internal(format!("{e:#}")))?;
-                let fresh_memory = fresh
-                    .get_memory(&mut fresh_store, "memory")
-                    .ok_or_else(|| internal("no memory".into()))?;
-                Ok(Some(super::interpreter::LoadedImage::capture(&loaded, fresh_memory.data(&fresh_store))))
+                let image = sandbox::cow_memory::MemoryImage::new(
+                    memory.data(&store),
+                    super::interpreter::SHADOW_STACK_BYTES,
+                )
+                .map_err(grader_fault)?;
+                Ok(Some(image))
             }
             Ok(super::interpreter::Loaded::Raised(error)) => Err((source.interpreter.load_rejection)(&error)),
             Err(error) => {
@@ -310,7 +298,7 @@ fn interpreter_unavailable(interpreter: &super::interpreter::Interpreter) -> imp
 
 /// How a delivery ended.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum DeliveryEnd {
+pub enum DeliveryEnd {
     /// The entry function returned this value.
     Returned(i32),
     /// The harness killed the instance at this crash point of the delivery.
@@ -320,7 +308,7 @@ pub(crate) enum DeliveryEnd {
 }
 
 #[derive(Debug, Clone)]
-pub(crate) struct DeliveryOutcome {
+pub struct DeliveryOutcome {
     pub end: DeliveryEnd,
     /// The consumer returned with a transaction still open (the harness rolled it back).
     pub transaction_left_open: bool,
@@ -332,7 +320,7 @@ pub(crate) struct DeliveryOutcome {
 }
 
 impl DeliveryOutcome {
-    pub(crate) fn returned(&self) -> Option<i32> {
+    pub fn returned(&self) -> Option<i32> {
         match self.end {
             DeliveryEnd::Returned(value) => Some(value),
             _ => None,
@@ -340,7 +328,7 @@ impl DeliveryOutcome {
     }
 }
 
-pub(crate) struct ConsumerProcess {
+pub struct ConsumerProcess {
     store: Store<GuestState>,
     entry: TypedFunc<(), i32>,
     pub instance: u32,
@@ -353,6 +341,8 @@ pub(crate) struct ConsumerProcess {
     /// The language of a consumer on an interpreter guest: an exception it raised is told in its
     /// words ([`python_exception_note`], [`javascript_exception_note`]).
     language: Option<crate::submission::Language>,
+    /// The instance's linear memory (none for a module that has none).
+    memory: Option<wasmtime::Memory>,
     /// Counts this instance among the thread's live ones (after `store`: dropped after it).
     _live: LiveInstance,
 }
@@ -388,14 +378,14 @@ impl Drop for LiveInstance {
 
 /// Why an instance could not start: the student's fault (a trap in the start function, a limit) or
 /// the exercise's (its database cannot be opened).
-pub(crate) enum StartError {
+pub enum StartError {
     Fault { code: FaultCode, message: Text, events: Vec<TraceEvent>, fuel_used: u64 },
     Internal(String),
 }
 
 /// What every instance of one module in one grading starts from: the compiled module, the
 /// exercise's tables, the limits and the submission's deadline.
-pub(crate) struct Launch<'a> {
+pub struct Launch<'a> {
     pub compiled: &'a CompiledConsumer,
     pub tables: Arc<[String]>,
     pub limits: &'a Limits,
@@ -410,7 +400,7 @@ impl ConsumerProcess {
     /// interleaved run). Its start function runs before the gate is attached: a process starts up
     /// alone, before the interleaving of its first delivery begins, so a start function that runs
     /// statements cannot wait for a turn that nobody grants.
-    pub(crate) fn start(
+    pub fn start(
         launch: &Launch<'_>,
         db: &super::rundb::RunDb,
         instance: u32,
@@ -438,10 +428,20 @@ impl ConsumerProcess {
         // An instance that will run interleaved must be created the same way (the linker's
         // statements are async). Without a gate nothing in it waits, so one poll finishes it; the
         // loop only guards that invariant, and ends with the deadline.
-        let instantiated = if interleaved {
-            poll_to_end(pre.instantiate_async(&mut store), deadline)
-        } else {
-            Some(pre.instantiate(&mut store))
+        let instantiate = |store: &mut Store<GuestState>| {
+            if interleaved {
+                poll_to_end(pre.instantiate_async(store), deadline)
+            } else {
+                Some(pre.instantiate(store))
+            }
+        };
+        // A source consumer's instance starts from its file's loaded memory (or the interpreter's).
+        let instantiated = match &compiled.source {
+            Some(source) => {
+                let image = source.start_image().map_err(StartError::Internal)?;
+                sandbox::cow_memory::instantiate_with(&image, || instantiate(&mut store))
+            }
+            None => instantiate(&mut store),
         };
         let fuel_used = limits.fuel_per_delivery - store.get_fuel().unwrap_or(0);
         let instance_handle = match instantiated {
@@ -469,10 +469,12 @@ impl ConsumerProcess {
         }
         let entry =
             instance_handle.get_typed_func::<(), i32>(&mut store, &compiled.entry).map_err(internal)?;
+        let memory = instance_handle.get_memory(&mut store, "memory");
         store.data_mut().gate = gate;
         Ok(ConsumerProcess {
             store,
             entry,
+            memory,
             instance,
             limits: limits.clone(),
             deadline: *deadline,
@@ -487,13 +489,15 @@ impl ConsumerProcess {
         self.alive
     }
 
+    /// A copy of the instance's linear memory as the host sees it (empty without one): what the
+    /// isolation tests compare with a clean image.
+    pub fn linear_memory(&self) -> Vec<u8> {
+        self.memory.map(|memory| memory.data(&self.store).to_vec()).unwrap_or_default()
+    }
+
     /// Delivers `message`; with `crash_after = Some(k)` the instance is killed right after its k-th
     /// crash point (a successful write, or a statement that committed a transaction). A dead instance (crashed or faulted) must not be used again.
-    pub(crate) fn deliver(
-        &mut self,
-        message: &Arc<serde_json::Value>,
-        crash_after: Option<u32>,
-    ) -> DeliveryOutcome {
+    pub fn deliver(&mut self, message: &Arc<serde_json::Value>, crash_after: Option<u32>) -> DeliveryOutcome {
         self.begin_delivery(message, crash_after);
         let result = self.entry.call(&mut self.store, ());
         self.finish_delivery(result)

@@ -228,7 +228,7 @@ pub(crate) fn call_boundary(name: &str, in_transaction: bool) -> Text {
 /// the consumer. Crash points are the durable boundaries (after every write and every COMMIT); a
 /// crash anywhere else adds nothing (decision record 0045 in `docs/decisions/` says why).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct CrashPoint {
+pub struct CrashPoint {
     /// Its number in the delivery, from 1, in the order the points happen.
     pub number: u32,
     pub after: Boundary,

@@ -7,6 +7,7 @@
 //! hit, and the wasm stack is bounded. Nothing here knows about consumers; the ABI lives in `consumer::abi`.
 
 pub mod budget;
+pub(crate) mod cow_memory;
 pub(crate) mod fingerprint;
 pub(crate) mod image;
 pub(crate) mod limiter;
@@ -41,10 +42,11 @@ pub fn engine(compiler: Compiler) -> Result<&'static Engine, String> {
 
 /// The engine for `compiler` whose wasm stack is `stack_bytes` (an interpreter guest's). Pooled only
 /// at the default stack: an interpreter's setjmp trampolines take a fiber stack per nesting in
-/// interleaved runs, more than a pool's fixed stacks hold, so a deeper stack maps each instance.
+/// interleaved runs, more than a pool's fixed stacks hold, so a deeper stack maps each instance,
+/// from the memory image its instantiation names ([`cow_memory`]).
 pub fn engine_with_stack(compiler: Compiler, stack_bytes: usize) -> Result<&'static Engine, String> {
     let allocation =
-        if stack_bytes == WASM_STACK_BYTES_MAX { Allocation::Pooled } else { Allocation::OnDemand };
+        if stack_bytes == WASM_STACK_BYTES_MAX { Allocation::Pooled } else { Allocation::Images };
     engine_of(compiler, stack_bytes, allocation)
 }
 
@@ -65,6 +67,10 @@ pub(crate) enum Allocation {
     Pooled,
     /// Mapped for each instance: for exercises that allow more than a pool slot holds.
     OnDemand,
+    /// Mapped for each instance from the memory image its instantiation names, copy-on-write
+    /// ([`cow_memory::instantiate_with`]), or zeroed and filled from the module's data: for
+    /// interpreter guests, whose memory never grows beyond the default reservation.
+    Images,
 }
 
 impl Allocation {
@@ -222,6 +228,10 @@ fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation)
     config.memory_reservation_for_growth(MEMORY_GUARD_BYTES);
     config.guard_before_linear_memory(false);
     config.memory_may_move(true);
+    if allocation == Allocation::Images {
+        config.memory_init_cow(false);
+        config.with_host_memory(std::sync::Arc::new(cow_memory::ImageMemoryCreator));
+    }
     if allocation == Allocation::Pooled {
         let slots = pool_slots();
         let mut pool = PoolingAllocationConfig::new();

@@ -97,6 +97,8 @@ pub(crate) struct GuestState {
     /// The line of the student's source whose `return` ended the entry function, as an
     /// interpreter guest announces it (`env.pf_return_line`); taken by the delivery's return event.
     pub return_line: Option<u32>,
+    /// An interpreter guest's function table, looked up at its first `invoke_*` ([`sjlj`]).
+    pub function_table: Option<wasmtime::Table>,
 }
 
 impl GuestState {
@@ -105,6 +107,7 @@ impl GuestState {
         GuestState {
             statement_line: None,
             return_line: None,
+            function_table: None,
             limiter: GuestLimiter::new(limits.memory_bytes, limits.table_elements),
             db,
             instance,

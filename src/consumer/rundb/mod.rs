@@ -32,7 +32,7 @@ mod vfs;
 static NEXT_RUN: AtomicU64 = AtomicU64::new(0);
 
 /// The exercise's template, opened once per grading as the source every run is restored from.
-pub(crate) struct TemplateSource {
+pub struct TemplateSource {
     conn: Connection,
     /// The template's schema cookie (`PRAGMA schema_version`): every run database carries it.
     schema_version: i64,
@@ -40,7 +40,7 @@ pub(crate) struct TemplateSource {
 
 impl TemplateSource {
     /// Opens the template bytes (a database image) read-only in memory.
-    pub(crate) fn open(template: &[u8]) -> rusqlite::Result<TemplateSource> {
+    pub fn open(template: &[u8]) -> rusqlite::Result<TemplateSource> {
         vfs::register().map_err(|message| {
             rusqlite::Error::SqliteFailure(
                 rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR),
@@ -56,7 +56,7 @@ impl TemplateSource {
     }
 
     /// A new database holding the template's schema and rows, under a name of its own.
-    pub(crate) fn restore(&self) -> rusqlite::Result<RunDb> {
+    pub fn restore(&self) -> rusqlite::Result<RunDb> {
         let n = NEXT_RUN.fetch_add(1, Ordering::Relaxed);
         let name = format!("/pruefstein-run-{n}");
         let uri = PathBuf::from(format!("file:{name}?vfs={}", vfs::VFS_NAME));
@@ -112,7 +112,7 @@ pub(crate) fn open_flags(read_only: bool) -> OpenFlags {
 }
 
 /// One run's database in memory, alive while this value (or any connection to it) is.
-pub(crate) struct RunDb {
+pub struct RunDb {
     /// The database's name in the VFS.
     name: String,
     uri: PathBuf,

@@ -96,3 +96,80 @@ fn statements_the_connection_does_not_allow_are_refused_as_sqlite_errors() {
     assert_eq!(report.verdict, Verdict::Failed);
     assert!(json(&report).contains("refused: not allowed"), "{}", json(&report));
 }
+
+/// What one instance of `text` holds in its linear memory: right after it started, and after a
+/// delivery (the host reads the instance's memory; nothing inside the guest is asked).
+fn memory_of(text: &str, deliver: bool) -> (Vec<u8>, Vec<u8>) {
+    use std::sync::Arc;
+
+    use pruefstein::consumer::ConsumerExercise;
+    use pruefstein::consumer::process::{CompiledConsumer, ConsumerProcess, Launch};
+    use pruefstein::consumer::rundb::TemplateSource;
+    use pruefstein::submission::Language;
+
+    let exercise = crate::support::consumer_exercise();
+    let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
+    let engine = pruefstein::sandbox::engine_with_stack(
+        pruefstein::exercise::Compiler::Winch,
+        pruefstein::limits::INTERPRETER_WASM_STACK_BYTES,
+    )
+    .expect("engine");
+    pruefstein::sandbox::with_stack(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES, || {
+        let compiled = CompiledConsumer::compile_source(
+            engine,
+            Language::Python,
+            text,
+            &exercise.limits,
+            &consumer.entry,
+        )
+        .map_err(|r| r.message.en)
+        .expect("the file loads");
+        let db = TemplateSource::open(&consumer.template).and_then(|t| t.restore()).expect("a run database");
+        let deadline = pruefstein::deadline::Deadline::for_submission(&exercise.limits);
+        let launch = Launch {
+            compiled: &compiled,
+            tables: Arc::clone(&consumer.tables),
+            limits: &exercise.limits,
+            deadline: &deadline,
+        };
+        let mut process =
+            ConsumerProcess::start(&launch, &db, 1, None).map_err(|_| "start").expect("it starts");
+        let at_start = process.linear_memory();
+        if deliver {
+            let message = serde_json::json!({"id": "m-1", "body": {"kunde": "k-1", "punkte": 5}});
+            let outcome = process.deliver(&Arc::new(message), None);
+            assert_eq!(outcome.returned(), Some(1), "{outcome:?}");
+        }
+        (at_start, process.linear_memory())
+    })
+    .expect("a thread with room for the interpreter's stack")
+}
+
+fn contains(haystack: &[u8], needle: &[u8]) -> bool {
+    haystack.windows(needle.len()).any(|w| w == needle)
+}
+
+#[test]
+fn a_submission_s_heap_never_reaches_the_next_instance() {
+    // The secret is made at run time (its digits are in no source file and no memory image):
+    // 4711 * 1000003 = 4711014133, repeated, kept in a global of the interpreter's heap.
+    let secret = "4711014133".repeat(40);
+    let writer = "SECRET = None\n\ndef verarbeite(con, msg):\n    global SECRET\n    SECRET = ('%d' % (4711 * 1000003)) * 40\n    return True\n";
+    let reader = "KEPT = []\n\ndef verarbeite(con, msg):\n    return True\n";
+    // The other submission's clean start, before the writer ever ran in this process.
+    let (reader_clean, _) = memory_of(reader, false);
+    assert!(!contains(&reader_clean, secret.as_bytes()));
+    // The writer's instance holds the secret (so the checks below could fail)...
+    let (writer_start, writer_after) = memory_of(writer, true);
+    assert!(!contains(&writer_start, secret.as_bytes()), "not in the writer's image");
+    assert!(contains(&writer_after, secret.as_bytes()), "the writer's heap holds the secret");
+    // ...and neither the next instance of another submission nor a new one of the writer sees it:
+    // each starts byte for byte as its clean image.
+    let (reader_next, _) = memory_of(reader, false);
+    assert!(!contains(&reader_next, secret.as_bytes()), "the secret leaked into another submission");
+    assert_eq!(reader_next.len(), reader_clean.len());
+    assert!(reader_next == reader_clean, "the next instance differs from its clean image");
+    let (writer_again, _) = memory_of(writer, false);
+    assert!(!contains(&writer_again, secret.as_bytes()), "the secret survived into a new instance");
+    assert!(writer_again == writer_start, "a new instance differs from its clean image");
+}
