@@ -28,6 +28,22 @@ pub(super) struct ScriptQueue {
     effects: i64,
 }
 
+/// A log as the script sees it (its functions are in `log.rs`): shared (a script variable is a
+/// handle), with a counter of effects.
+#[derive(Clone)]
+pub(crate) struct LogHandle(pub(super) Arc<Mutex<ScriptLog>>);
+
+pub(crate) struct ScriptLog {
+    pub(super) log: crate::sim::EventLog<String>,
+    pub(super) effects: i64,
+}
+
+impl LogHandle {
+    pub(super) fn lock(&self) -> MutexGuard<'_, ScriptLog> {
+        lock(&self.0)
+    }
+}
+
 #[derive(Clone)]
 pub(super) struct NetworkHandle(Arc<Mutex<Network<String>>>);
 
@@ -35,7 +51,7 @@ pub(super) struct NetworkHandle(Arc<Mutex<Network<String>>>);
 pub(super) enum SimHandle {
     Queue(QueueHandle),
     Network(NetworkHandle),
-    Log(super::log::LogHandle),
+    Log(LogHandle),
 }
 
 pub(super) fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

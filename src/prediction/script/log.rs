@@ -3,28 +3,13 @@
 //! Every operation counts against [`crate::limits::SCRIPT_SIM_EVENTS_MAX`]; a refused operation
 //! (a limit of the log) stops the script with the limit named.
 
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
 use rhai::{Dynamic, Engine, ImmutableString, Map};
 
-use super::host::{RhaiResult, SimHandle, charge, lock, with_recording};
+use super::host::{LogHandle, RhaiResult, ScriptLog, SimHandle, charge, with_recording};
 use crate::sim::EventLog;
 use crate::text::Text;
-
-/// A log as the script sees it: shared (a script variable is a handle), with a counter of effects.
-#[derive(Clone)]
-pub(crate) struct LogHandle(Arc<Mutex<ScriptLog>>);
-
-pub(crate) struct ScriptLog {
-    pub(super) log: EventLog<String>,
-    effects: i64,
-}
-
-impl LogHandle {
-    pub(super) fn lock(&self) -> MutexGuard<'_, ScriptLog> {
-        lock(&self.0)
-    }
-}
 
 fn new_log(partitions: i64) -> RhaiResult<LogHandle> {
     let log = EventLog::new(partitions).map_err(|e| e.to_string())?;
