@@ -724,11 +724,18 @@ fn a_folders_check_text_names_the_return_values_in_the_students_language() {
 }
 
 /// The code blocks of the walk-through in `exercises/README.md`, in order, with their language.
-fn walk_through_blocks() -> Vec<(String, String)> {
+/// The fenced blocks of the walk-through headed `title` in `exercises/README.md`, up to the next
+/// walk-through or section.
+fn walk_through_blocks(title: &str) -> Vec<(String, String)> {
     let readme = std::fs::read_to_string(root().join("exercises/README.md")).expect("README");
-    let start = readme.find("### Walk-through: a Python-only exercise").expect("the walk-through");
+    let start = readme.find(&format!("### Walk-through: {title}")).expect("the walk-through");
     let section = &readme[start..];
-    let section = &section[..section[4..].find("\n## ").map_or(section.len(), |end| end + 4)];
+    let end = [section[4..].find("\n## "), section[4..].find("\n### Walk-through")]
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or(section.len(), |end| end + 4);
+    let section = &section[..end];
     let mut blocks = Vec::new();
     let mut lines = section.lines();
     while let Some(line) = lines.next() {
@@ -749,7 +756,7 @@ fn walk_through_blocks() -> Vec<(String, String)> {
 
 #[test]
 fn the_readme_walk_through_ends_sound() {
-    let blocks = walk_through_blocks();
+    let blocks = walk_through_blocks("a Python-only exercise");
     let block = |language: &str| {
         blocks
             .iter()
@@ -786,6 +793,51 @@ fn the_readme_walk_through_ends_sound() {
     assert!(out.contains("exercise is sound") && out.contains("mutants caught: 1/1 (100%)"), "{out}");
     let files: Vec<_> = walk(&dir);
     assert!(!files.iter().any(|f| f.ends_with(".wat") || f.ends_with(".wasm")), "{files:?}");
+}
+
+/// The second walk-through of `exercises/README.md`: a pattern exercise with a mail provider, an
+/// invariant as data and its classic mutant, written without Rust, ends sound; and the mails are
+/// part of what is compared: a consumer that sends a second mail under a fresh key fails at once.
+#[test]
+fn the_pattern_walk_through_ends_sound() {
+    let blocks = walk_through_blocks("a pattern exercise with an outside service");
+    let of = |language: &str| -> Vec<String> {
+        blocks.iter().filter(|(l, _)| l == language).map(|(_, b)| b.clone()).collect()
+    };
+    let (sql, python, toml) = (of("sql"), of("python"), of("toml"));
+    assert_eq!((sql.len(), python.len(), toml.len()), (1, 2, 1), "{blocks:?}");
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("13-willkommen");
+    // Step 1.
+    let new =
+        Command::new(BIN).args(["new", "consumer", "--language", "python"]).arg(&dir).output().expect("runs");
+    assert!(new.status.success(), "{}", String::from_utf8_lossy(&new.stderr));
+    std::fs::remove_file(dir.join("mutants/no-transaction.py")).expect("the scaffold's mutant");
+    // Steps 2 to 5.
+    std::fs::write(dir.join("schema.sql"), &sql[0]).expect("schema");
+    std::fs::write(dir.join("solutions/reference.py"), &python[0]).expect("reference");
+    let scaffold = std::fs::read_to_string(dir.join("exercise.toml")).expect("exercise.toml");
+    let state = scaffold.find("[[consumer.state]]").expect("the state");
+    std::fs::write(dir.join("exercise.toml"), format!("{}{}", &scaffold[..state], toml[0]))
+        .expect("exercise.toml");
+    std::fs::write(dir.join("mutants/mail-nach-commit.py"), &python[1]).expect("mutant");
+    let check = Command::new(BIN).args(["check", "--strict"]).arg(&dir).output().expect("runs");
+    let out = String::from_utf8_lossy(&check.stdout);
+    assert_eq!(check.status.code(), Some(0), "{out}");
+    assert!(out.contains("exercise is sound") && out.contains("mutants caught: 1/1 (100%)"), "{out}");
+    // A second mail under a fresh key for the same message: the provider sends it, the comparison sees it.
+    let twice = python[0].replace(
+        "        return True",
+        "        mail.send_mail(key=str(msg[\"id\"]) + \"-2\", to=body[\"email\"], body=\"noch einmal\")\n        return True",
+    );
+    assert_ne!(twice, python[0]);
+    let file = temp.path().join("zweimal.py");
+    std::fs::write(&file, twice).expect("submission");
+    let graded =
+        Command::new(BIN).arg("grade").arg(&dir).arg(&file).args(["--lang", "en"]).output().expect("runs");
+    let text = String::from_utf8_lossy(&graded.stdout);
+    assert_eq!(graded.status.code(), Some(1), "{text}");
+    assert!(text.contains("✗ Fresh message: The effect happened more than once"), "{text}");
 }
 
 fn walk(dir: &Path) -> Vec<String> {
