@@ -4,7 +4,7 @@
 //! after exactly three receives, and the redrive schedule's crash after the COMMIT, before the ack,
 //! is named in words and pushes no processed message there.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use pruefstein::consumer::detail::TraceEvent;
@@ -13,7 +13,10 @@ use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::{Report, Verdict};
 use pruefstein::submission::{Language, Submission};
 
-use crate::support::{check, consumer_detail, exercise_dir, failed, load};
+use crate::support::{
+    assert_solutions_pass_and_mutants_fail, check, consumer_detail, exercise_dir, failed, grade_file_with,
+    load,
+};
 
 const SLUG: &str = "07-dead-letter";
 
@@ -22,24 +25,8 @@ fn exercise() -> &'static Exercise {
     EXERCISE.get_or_init(|| load(SLUG))
 }
 
-fn files_in(folder: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(SLUG).join(folder))
-        .expect("folder exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py" || e == "js"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn grade_file(path: &PathBuf) -> Report {
-    let text = std::fs::read_to_string(path).expect("read");
-    let submission = match path.extension().and_then(|e| e.to_str()) {
-        Some("py") => Submission::Source { language: Language::Python, text },
-        Some("js") => Submission::Source { language: Language::JavaScript, text },
-        _ => Submission::Module(text.into_bytes()),
-    };
-    grade(exercise(), &submission, &GradeOptions::default()).expect("grading runs")
+fn grade_file(path: &Path) -> Report {
+    grade_file_with(exercise(), path, &GradeOptions::default())
 }
 
 fn queue_lines(report: &Report, name: &str) -> Vec<String> {
@@ -55,25 +42,7 @@ fn queue_lines(report: &Report, name: &str) -> Vec<String> {
 
 #[test]
 fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
-    let solutions = files_in("solutions");
-    assert_eq!(solutions.len(), 3, "Python, JavaScript and WAT: {solutions:?}");
-    for file in &solutions {
-        let report = grade_file(file);
-        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
-    }
-    let mutants = files_in("mutants");
-    assert!(mutants.len() >= 6, "{mutants:?}");
-    for file in mutants {
-        let source = std::fs::read_to_string(&file).expect("read");
-        let declared = source
-            .lines()
-            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
-            .expect("mutant declares its check");
-        let report = grade_file(&file);
-        assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
-        let failed = failed(&report);
-        assert!(failed.contains(&declared), "{}: declares {declared}, fails {failed:?}", file.display());
-    }
+    assert_solutions_pass_and_mutants_fail(SLUG, &["py", "js", "wat"], 6);
 }
 
 /// Replays the schedules' check of `file` on the schedule `spec` (the batch is fresh, same_body,

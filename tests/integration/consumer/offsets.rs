@@ -3,16 +3,18 @@
 //! declares; after a crash the log resumes at the committed offset, and the moment is named in the
 //! log's words; the committed offsets and their history are tables the invariants read.
 
-use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use pruefstein::consumer::detail::TraceEvent;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
-use pruefstein::report::{Report, Verdict};
+use pruefstein::report::Report;
 use pruefstein::submission::{Language, Submission};
 
-use crate::support::{check, consumer_detail, exercise_dir, failed, load};
+use crate::support::{
+    assert_solutions_pass_and_mutants_fail, check, consumer_detail, exercise_dir, failed, grade_file_with,
+    load,
+};
 
 const SLUG: &str = "08-offsets";
 
@@ -21,69 +23,13 @@ fn exercise() -> &'static Exercise {
     EXERCISE.get_or_init(|| load(SLUG))
 }
 
-fn files_in(folder: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(SLUG).join(folder))
-        .expect("folder exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py" || e == "js"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn submission_of(path: &Path, text: String) -> Submission {
-    match path.extension().and_then(|e| e.to_str()) {
-        Some("py") => Submission::Source { language: Language::Python, text },
-        Some("js") => Submission::Source { language: Language::JavaScript, text },
-        _ => Submission::Module(text.into_bytes()),
-    }
-}
-
-fn grade_text(path: &Path, text: String) -> Report {
-    grade(exercise(), &submission_of(path, text), &GradeOptions::default()).expect("grading runs")
-}
-
 fn grade_file(relative: &str) -> Report {
-    let path = exercise_dir(SLUG).join(relative);
-    grade_text(&path, std::fs::read_to_string(&path).expect("read"))
+    grade_file_with(exercise(), &exercise_dir(SLUG).join(relative), &GradeOptions::default())
 }
 
 #[test]
 fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
-    let solutions = files_in("solutions");
-    let languages: Vec<&str> = solutions.iter().filter_map(|p| p.extension()?.to_str()).collect();
-    assert_eq!(languages, ["js", "py", "wat"], "the reference in every language");
-    for file in &solutions {
-        let report = grade_text(file, std::fs::read_to_string(file).expect("read"));
-        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
-    }
-    let mutants = files_in("mutants");
-    assert!(mutants.len() >= 6, "{mutants:?}");
-    let mut proven = Vec::new();
-    for file in mutants {
-        let source = std::fs::read_to_string(&file).expect("read");
-        let declared = source
-            .lines()
-            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
-            .expect("mutant declares its check");
-        let report = grade_text(&file, source);
-        assert!(
-            failed(&report).contains(&declared),
-            "{}: declares {declared}, fails {:?}",
-            file.display(),
-            failed(&report)
-        );
-        proven.push(declared);
-    }
-    for check in [
-        "crash-points",
-        "duplicate-same-instance",
-        "duplicate-after-restart",
-        "constraint-violation",
-        "fresh-message",
-    ] {
-        assert!(proven.iter().any(|p| p == check), "no mutant proves {check}");
-    }
+    assert_solutions_pass_and_mutants_fail(SLUG, &["py", "js", "wat"], 6);
 }
 
 #[test]
@@ -154,12 +100,10 @@ fn a_crash_after_processing_before_the_offset_commit_is_named_and_redelivered() 
     );
 }
 
-#[test]
-fn a_failed_records_offset_committed_anyway_breaks_the_invariant_and_the_violation_check() {
-    let report = grade_file("mutants/fehlschlag-festgeschrieben.py");
-    assert!(failed(&report).contains(&"constraint-violation".to_string()));
-    // Without the state comparison the invariant alone names it: an exercise that compares only
-    // the effect sees "committed offset <= highest processed + 1" broken.
+/// Exercise 08 without its `offsets` state query: only the effect is compared with the reference,
+/// so what is wrong with the offsets alone is left to the invariants (the folder lives as long as
+/// the returned directory).
+fn without_the_offsets_query() -> (tempfile::TempDir, Exercise) {
     let toml = std::fs::read_to_string(exercise_dir(SLUG).join("exercise.toml")).expect("read");
     let without_offsets = toml.replace(
         "[[consumer.state]]\nname = \"offsets\"\nsql = \"SELECT gruppe, partition, naechster FROM offsets\"\nrole = \"memory\"\n",
@@ -171,6 +115,16 @@ fn a_failed_records_offset_committed_anyway_breaks_the_invariant_and_the_violati
     crate::support::copy_tree(&exercise_dir(SLUG), &copy);
     std::fs::write(copy.join("exercise.toml"), without_offsets).expect("write");
     let changed = Exercise::load_with(&copy, &[pruefstein::consumer::GRADER]).expect("loads");
+    (dir, changed)
+}
+
+#[test]
+fn a_failed_records_offset_committed_anyway_breaks_the_invariant_and_the_violation_check() {
+    let report = grade_file("mutants/fehlschlag-festgeschrieben.py");
+    assert!(failed(&report).contains(&"constraint-violation".to_string()));
+    // Without the state comparison the invariant alone names it: an exercise that compares only
+    // the effect sees "committed offset <= highest processed + 1" broken.
+    let (_dir, changed) = without_the_offsets_query();
     let source = std::fs::read_to_string(exercise_dir(SLUG).join("mutants/fehlschlag-festgeschrieben.py"))
         .expect("read");
     let report = grade(
@@ -196,11 +150,14 @@ fn an_offset_that_moves_back_breaks_the_invariant_read_from_the_commit_history()
         "        if weiter == 0:\n            con.execute(\"UPDATE offsets SET naechster = ? WHERE gruppe = ? AND partition = ?\", (offset, GRUPPE, partition))\n            return False",
     );
     assert_ne!(back, reference);
-    let report = grade_text(Path::new("moves-back.py"), back);
+    let submission = Submission::Source { language: Language::Python, text: back };
+    // The comparison of the offsets with the reference's sees it first.
+    let report = grade(exercise(), &submission, &GradeOptions::default()).expect("grades");
     let failure = check(&report, "duplicate-same-instance").failure.as_ref().expect("failed");
-    assert!(
-        failure.en.contains("\"offset-nie-zurueck\" does not hold") || failure.en.contains("differ"),
-        "{}",
-        failure.en
-    );
+    assert!(failure.en.contains("differ"), "{}", failure.en);
+    // Without that comparison the invariant over the commit history names it.
+    let (_dir, changed) = without_the_offsets_query();
+    let report = grade(&changed, &submission, &GradeOptions::default()).expect("grades");
+    let failure = check(&report, "duplicate-same-instance").failure.as_ref().expect("failed");
+    assert!(failure.en.contains("\"offset-nie-zurueck\" does not hold"), "{}", failure.en);
 }

@@ -4,7 +4,7 @@
 //! before the marking is tested, named in words and absorbed by the receiver's deduplication; a
 //! relay without `ORDER BY` is caught by the per-account order.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use pruefstein::consumer::detail::TraceEvent;
@@ -13,7 +13,10 @@ use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::{Report, Verdict};
 use pruefstein::submission::{Language, Submission};
 
-use crate::support::{check, consumer_detail, exercise_dir, failed, load};
+use crate::support::{
+    assert_solutions_pass_and_mutants_fail, check, consumer_detail, exercise_dir, failed, grade_file_with,
+    load,
+};
 
 const SLUG: &str = "06-outbox";
 
@@ -22,54 +25,17 @@ fn exercise() -> &'static Exercise {
     EXERCISE.get_or_init(|| load(SLUG))
 }
 
-fn files_in(folder: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(SLUG).join(folder))
-        .expect("folder exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py" || e == "js"))
-        .collect();
-    files.sort();
-    files
+fn grade_with(path: &Path, options: &GradeOptions) -> Report {
+    grade_file_with(exercise(), path, options)
 }
 
-fn submission(text: String, extension: &str) -> Submission {
-    match extension {
-        "py" => Submission::Source { language: Language::Python, text },
-        "js" => Submission::Source { language: Language::JavaScript, text },
-        _ => Submission::Module(text.into_bytes()),
-    }
-}
-
-fn grade_with(path: &PathBuf, options: &GradeOptions) -> Report {
-    let text = std::fs::read_to_string(path).expect("read");
-    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    grade(exercise(), &submission(text, extension), options).expect("grading runs")
-}
-
-fn grade_file(path: &PathBuf) -> Report {
+fn grade_file(path: &Path) -> Report {
     grade_with(path, &GradeOptions::default())
 }
 
 #[test]
 fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
-    let solutions = files_in("solutions");
-    assert_eq!(solutions.len(), 3, "Python, JavaScript and WAT: {solutions:?}");
-    for file in &solutions {
-        let report = grade_file(file);
-        assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
-    }
-    let mutants = files_in("mutants");
-    assert!(mutants.len() >= 6, "{mutants:?}");
-    for file in mutants {
-        let source = std::fs::read_to_string(&file).expect("read");
-        let declared = source
-            .lines()
-            .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
-            .expect("mutant declares its check");
-        let report = grade_file(&file);
-        let failed = failed(&report);
-        assert!(failed.contains(&declared), "{}: declares {declared}, fails {failed:?}", file.display());
-    }
+    assert_solutions_pass_and_mutants_fail(SLUG, &["py", "js", "wat"], 6);
 }
 
 #[test]
@@ -133,7 +99,12 @@ fn marking_before_publishing_loses_the_event_at_the_relays_crash() {
 fn a_source_without_the_relay_function_is_rejected_before_any_check() {
     let reference = std::fs::read_to_string(exercise_dir(SLUG).join("solutions/reference.py")).expect("read");
     let without = reference.replace("def weiterleiten(con, auftrag):", "def relay(con, auftrag):");
-    let report = grade(exercise(), &submission(without, "py"), &GradeOptions::default()).expect("grades");
+    let report = grade(
+        exercise(),
+        &Submission::Source { language: Language::Python, text: without },
+        &GradeOptions::default(),
+    )
+    .expect("grades");
     assert_eq!(report.verdict, Verdict::Rejected);
     let json = serde_json::to_string(&report).expect("json");
     assert!(json.contains("weiterleiten"), "{}", &json[..json.len().min(2000)]);

@@ -3,7 +3,7 @@
 //! declares; a crash after `send_mail` and before the COMMIT is tested and named in the student's
 //! words; the recorded mails survive the crash while the booking rolls back.
 
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::OnceLock;
 
 use pruefstein::consumer::detail::TraceEvent;
@@ -12,7 +12,10 @@ use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::{Report, Verdict};
 use pruefstein::submission::{Language, Submission};
 
-use crate::support::{check, consumer_detail, exercise_dir, failed, load};
+use crate::support::{
+    assert_solutions_pass_and_mutants_fail, check, consumer_detail, exercise_dir, failed, grade_file_with,
+    load,
+};
 
 const SLUG: &str = "05-buchung-und-mail";
 /// Its twin whose provider has no idempotency keys.
@@ -29,55 +32,18 @@ fn exercise() -> &'static Exercise {
     exercise_of(SLUG)
 }
 
-fn files_in(slug: &str, folder: &str) -> Vec<PathBuf> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(exercise_dir(slug).join(folder))
-        .expect("folder exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "wat" || e == "py" || e == "js"))
-        .collect();
-    files.sort();
-    files
-}
-
-fn grade_file(path: &PathBuf) -> Report {
+fn grade_file(path: &Path) -> Report {
     grade_in(SLUG, path)
 }
 
-fn grade_in(slug: &str, path: &PathBuf) -> Report {
-    let text = std::fs::read_to_string(path).expect("read");
-    let submission = match path.extension().and_then(|e| e.to_str()) {
-        Some("py") => Submission::Source { language: Language::Python, text },
-        Some("js") => Submission::Source { language: Language::JavaScript, text },
-        _ => Submission::Module(text.into_bytes()),
-    };
-    grade(exercise_of(slug), &submission, &GradeOptions::default()).expect("grading runs")
+fn grade_in(slug: &str, path: &Path) -> Report {
+    grade_file_with(exercise_of(slug), path, &GradeOptions::default())
 }
 
 #[test]
 fn every_solution_passes_and_every_mutant_fails_its_declared_check() {
     for slug in [SLUG, WITHOUT_KEYS] {
-        let solutions = files_in(slug, "solutions");
-        assert!(
-            solutions.iter().any(|p| p.ends_with("reference.py")) && solutions.len() >= 2,
-            "{solutions:?}"
-        );
-        for file in &solutions {
-            let report = grade_in(slug, file);
-            assert_eq!(report.verdict, Verdict::Passed, "{}: failed {:?}", file.display(), failed(&report));
-        }
-        let mutants = files_in(slug, "mutants");
-        assert!(mutants.len() >= 5, "{mutants:?}");
-        for file in mutants {
-            let source = std::fs::read_to_string(&file).expect("read");
-            let declared = source
-                .lines()
-                .find_map(|l| l.split_once("expect-fail:").map(|(_, c)| c.trim().to_string()))
-                .expect("mutant declares its check");
-            let report = grade_in(slug, &file);
-            assert_eq!(report.verdict, Verdict::Failed, "{}", file.display());
-            let failed = failed(&report);
-            assert!(failed.contains(&declared), "{}: declares {declared}, fails {failed:?}", file.display());
-        }
+        assert_solutions_pass_and_mutants_fail(slug, &["py", "js", "wat"], 5);
     }
 }
 

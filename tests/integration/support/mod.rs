@@ -13,7 +13,7 @@ use pruefstein::consumer::ConsumerDetail;
 use pruefstein::exercise::Exercise;
 use pruefstein::grade::{GradeOptions, grade};
 use pruefstein::report::{CheckDetail, CheckReport, Report};
-use pruefstein::submission::Submission;
+use pruefstein::submission::{Language, Submission};
 
 /// The `pruefstein` binary that `cargo test` built for this run.
 pub const BIN: &str = env!("CARGO_BIN_EXE_pruefstein");
@@ -75,6 +75,54 @@ pub fn grade_guarded(bytes: Vec<u8>, hang: Duration) -> Report {
     receiver.recv_timeout(hang).unwrap_or_else(|_| {
         panic!("the grade did not return within {hang:?}: a limit is missing, a submission hangs the grader")
     })
+}
+
+/// A file of an exercise folder as a submission: source in the language its extension names,
+/// otherwise a module in WebAssembly text.
+pub fn submission_of_file(path: &Path) -> Submission {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    match path.extension().and_then(|e| e.to_str()).and_then(Language::from_extension) {
+        Some(language) => Submission::Source { language, text },
+        None => Submission::Module(text.into_bytes()),
+    }
+}
+
+/// Grades a file of an exercise folder (see [`submission_of_file`]).
+pub fn grade_file_with(exercise: &Exercise, path: &Path, options: &GradeOptions) -> Report {
+    grade(exercise, &submission_of_file(path), options).expect("grading runs")
+}
+
+/// `pruefstein check`'s own soundness table for the bundled exercise `slug`, every row asserted:
+/// each solution passes every check, each mutant fails the check its `expect-fail:` line names;
+/// the exercise has a solution in each of `languages` (by extension) and at least `mutants_min`
+/// mutants.
+pub fn assert_solutions_pass_and_mutants_fail(slug: &str, languages: &[&str], mutants_min: usize) {
+    let soundness = pruefstein::check::check_exercise(&load(slug));
+    assert!(soundness.problems.is_empty(), "{slug}: {:?}", soundness.problems);
+    for row in &soundness.rows {
+        if row.expect == "pass" {
+            assert!(row.failed_checks.is_empty(), "{slug}/{}: failed {:?}", row.file, row.failed_checks);
+        } else {
+            assert!(
+                row.failed_checks.contains(&row.expect),
+                "{slug}/{}: declares {}, fails {:?}",
+                row.file,
+                row.expect,
+                row.failed_checks
+            );
+        }
+        assert!(row.ok, "{slug}/{}: {}", row.file, row.note);
+    }
+    let solutions: Vec<&str> =
+        soundness.rows.iter().filter(|r| r.expect == "pass").map(|r| r.file.as_str()).collect();
+    for language in languages {
+        assert!(
+            solutions.iter().any(|f| f.ends_with(&format!(".{language}"))),
+            "{slug}: no .{language} in {solutions:?}"
+        );
+    }
+    let (caught, mutants) = soundness.mutants_caught();
+    assert!(mutants >= mutants_min && caught == mutants, "{slug}: {caught}/{mutants} mutants caught");
 }
 
 /// A report's check by name.
