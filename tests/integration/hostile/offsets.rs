@@ -80,7 +80,7 @@ fn a_million_commits_in_one_delivery_meet_the_fuel_limit() {
     assert_eq!(report.verdict, Verdict::Failed);
     let all = text(&report);
     // Each statement costs fuel: the budget per delivery (or the statements per delivery) ends it.
-    assert!(all.contains("limit \\\"fuel\\\"") || all.contains("statements per delivery"), "{all:.2000}");
+    assert!(all.contains("limit \\\"fuel\\\""), "{all:.2000}");
 }
 
 #[test]
@@ -88,7 +88,7 @@ fn a_huge_offset_value_meets_the_sql_value_length_limit() {
     let report = grade_python(committing("zeroblob(10000000)"));
     assert_eq!(report.verdict, Verdict::Failed);
     let all = text(&report);
-    assert!(all.contains("too long") || all.contains("too big") || all.contains("16 KiB"), "{all:.2000}");
+    assert!(all.contains("too long"), "{all:.2000}");
 }
 
 #[test]

@@ -78,7 +78,7 @@ fn a_relay_that_publishes_a_million_times_ends_at_the_outside_call_limit_named()
          (i32.const 1)",
     ));
     let failure = relay_failure(&report);
-    assert!(failure.contains("limit \"outside calls per run\"") || failure.contains("fuel"), "{failure}");
+    assert!(failure.contains("limit \"outside calls per run\""), "{failure}");
     let published = consumer_detail(check(&report, "fresh-message"))
         .trace
         .iter()
@@ -103,7 +103,7 @@ fn a_relay_publishing_ten_megabytes_gets_invalid_and_the_report_clips_it() {
     let json = serde_json::to_string(&report).expect("json");
     // Copying 20 MB costs more fuel than a run has: the fuel limit may end it before the call;
     // otherwise the broker refuses it (status 3) and the relay reports its error.
-    assert!(json.contains("fuel-exhausted") || failure.contains("returned 7"), "{failure}");
+    assert!(json.contains("fuel-exhausted"), "{failure}");
     for event in &consumer_detail(check(&report, "fresh-message")).trace {
         if let TraceEvent::Outside { key, body, answer, .. } = event {
             assert_eq!(answer, "400 invalid");
