@@ -159,7 +159,7 @@ impl<'a> Harness<'a> {
                 "eine Zustellung endete mit einem Fehler: die Queue stellt erneut zu",
                 "one delivery ended in an error: the queue delivers again"
             ));
-            self.settle(&mut run, &db)?;
+            self.relay_before_reading(&mut run, &db)?;
             let middle = self.state(&db)?;
             let mut again = match self.start(&mut run, &db, None) {
                 Ok(process) => process,
@@ -178,7 +178,7 @@ impl<'a> Harness<'a> {
             }
             problem = delivery_problem(&outcome, expect, self.voice);
         }
-        self.settle(&mut run, &db)?;
+        self.relay_before_reading(&mut run, &db)?;
         let after = self.state(&db)?;
         if problem.is_none() {
             problem = self.judge_concurrent(processed, after == oracle.states.after_fresh);

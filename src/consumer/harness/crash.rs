@@ -172,7 +172,7 @@ impl<'a> Harness<'a> {
                     return Ok(Found::failed(problem));
                 }
             }
-            self.settle(check.run, &db)?;
+            self.relay_before_reading(check.run, &db)?;
             let middle = self.state(&db)?;
             // What happened outside stays after a crash: "nothing" is said of the database alone.
             let nothing = self.inside(&middle) == self.inside(&before);
@@ -215,7 +215,7 @@ impl<'a> Harness<'a> {
             let redelivery =
                 self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
             drop(second);
-            self.settle(check.run, &db)?;
+            self.relay_before_reading(check.run, &db)?;
             let after = self.state(&db)?;
             let problem = delivery_problem(&redelivery, Expect::Processed, self.voice);
             if problem.is_some() || after != oracle.states.after_fresh {
@@ -269,7 +269,7 @@ impl<'a> Harness<'a> {
         check.run.queue(probe_note);
         let probe_db = self.fresh_db()?;
         let outcome = self.deliver_quietly(check.run, &probe_db, &message, path, None)?;
-        self.settle(check.run, &probe_db)?;
+        self.relay_before_reading(check.run, &probe_db)?;
         if delivery_problem(&outcome, expect, self.voice).is_some() || self.state(&probe_db)? != expected {
             // The checks without crashes report how this delivery goes wrong.
             check.run.queue(text!(
@@ -297,7 +297,7 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 return Ok(Found::failed(problem));
             }
-            self.settle(check.run, &db)?;
+            self.relay_before_reading(check.run, &db)?;
             let middle = self.state(&db)?;
             if middle != expected {
                 check.mark_failed(tested, &place);

@@ -85,14 +85,14 @@ impl<'a> Harness<'a> {
                 format!("the reference solution must return 1 for the fresh message, but {}", ended(&first));
             return Err(self.with_run(&mut run, what));
         }
-        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
+        self.relay_before_reading(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_fresh = self.state(&db).map_err(|e| e.to_string())?;
         let second = self.deliver(&mut run, &mut process, &messages.same_body, None, None);
         if second.returned() != Some(1) || second.transaction_left_open {
             let what = format!("the reference solution must return 1 for same_body, but {}", ended(&second));
             return Err(self.with_run(&mut run, what));
         }
-        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
+        self.relay_before_reading(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_fresh_same_body = self.state(&db).map_err(|e| e.to_string())?;
         drop(process);
         let db = self.fresh_db().map_err(|e| e.to_string())?;
@@ -106,7 +106,7 @@ impl<'a> Harness<'a> {
             );
             return Err(self.with_run(&mut run, what));
         }
-        self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
+        self.relay_before_reading(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
         let after_violation = self.state(&db).map_err(|e| e.to_string())?;
         if &after_violation != initial {
             let what = "the violation message must leave the database unchanged under the reference solution";
@@ -130,7 +130,7 @@ impl<'a> Harness<'a> {
                 );
                 return Err(self.with_run(&mut run, what));
             }
-            self.settle(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
+            self.relay_before_reading(&mut run, &db).map_err(|f| self.relay_failed(&mut run, f))?;
             if is_poison && self.state(&db).map_err(|e| e.to_string())? != *initial {
                 let what =
                     format!("the reference solution reports an error for {message} but changes the database");

@@ -1,5 +1,5 @@
 //! The exercise's relay (`[consumer] relay`): a second entry of the submission, which the harness
-//! runs as an instance of its own on the run's database before it reads a state ([`Harness::settle`]):
+//! runs as an instance of its own on the run's database before it reads a state ([`Harness::relay_before_reading`]):
 //! the outbox pattern's relay, which publishes what the outbox holds to the broker and marks it
 //! sent. The crash check also kills the relay at each of its crash points (after every write,
 //! COMMIT and `publish`) and starts it again: a crash after `publish`, before the marking, sends
@@ -39,14 +39,19 @@ impl Harness<'_> {
 
     /// Before the harness reads a state: the submission's relay, if the exercise has one, runs once
     /// without faults and publishes what is waiting. A relay that fails fails the check.
-    pub(super) fn settle(&self, run: &mut Run, db: &RunDb) -> Step<()> {
-        self.settle_with(run, db, self.compiled)
+    pub(super) fn relay_before_reading(&self, run: &mut Run, db: &RunDb) -> Step<()> {
+        self.relay_before_reading_with(run, db, self.compiled)
     }
 
-    /// [`Self::settle`] with the relay of `compiled` (the reference's, for an expected state).
+    /// [`Self::relay_before_reading`] with the relay of `compiled` (the reference's, for an expected state).
     /// When nothing was committed since the relay last ran to its end on `db`, it has nothing new
     /// to do, and does not run again (a relay woken by commits).
-    pub(super) fn settle_with(&self, run: &mut Run, db: &RunDb, compiled: &CompiledConsumer) -> Step<()> {
+    pub(super) fn relay_before_reading_with(
+        &self,
+        run: &mut Run,
+        db: &RunDb,
+        compiled: &CompiledConsumer,
+    ) -> Step<()> {
         let Some(relay) = compiled.relay() else { return Ok(()) };
         let version = data_version(db)?;
         if self.settled.borrow().as_ref() == Some(&(db.uri().to_path_buf(), version)) {
@@ -123,7 +128,7 @@ impl Harness<'_> {
                 return Ok(Found::failed(problem));
             }
             check.run.queue(text!("das Relay startet neu", "the relay starts again"));
-            self.settle(check.run, &db)?;
+            self.relay_before_reading(check.run, &db)?;
             let after = self.state(&db)?;
             let before = self.exercise.initial_state.clone();
             if after != expected {

@@ -304,7 +304,7 @@ impl<'a> Harness<'a> {
             }
         }
         drop(process);
-        self.settle_with(&mut Run::default(), &db, reference)?;
+        self.relay_before_reading_with(&mut Run::default(), &db, reference)?;
         let state = self.state(&db)?;
         Ok(state)
     }
@@ -408,7 +408,7 @@ impl<'a> Harness<'a> {
             sr.flush();
         }
         drop(current);
-        self.settle(&mut sr.run, &db)?;
+        self.relay_before_reading(&mut sr.run, &db)?;
         self.dead_letters_to_world(&sr, &db);
         let after = self.state(&db)?;
         let expected = self.expected_after(oracle, plan, &sr.processed)?;

@@ -34,7 +34,7 @@ impl<'a> Harness<'a> {
         let mut process = self.start(run, &db, None)?;
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
-        self.settle(run, &db)?;
+        self.relay_before_reading(run, &db)?;
         let after = self.state(&db)?;
         Ok(compare(&outcome, (Expect::Processed, self.voice), before, after, &oracle.states.after_fresh))
     }
@@ -113,7 +113,7 @@ impl<'a> Harness<'a> {
         self.process_first(run, &mut process, &self.exercise.messages.fresh)?;
         self.in_time()?;
         run.queue(second.between);
-        self.settle(run, &db)?;
+        self.relay_before_reading(run, &db)?;
         let before = if second.restart {
             drop(process);
             let before = self.state(&db)?;
@@ -126,7 +126,7 @@ impl<'a> Harness<'a> {
             if second.same_body { &self.exercise.messages.same_body } else { &self.exercise.messages.fresh };
         let outcome = self.deliver(run, &mut process, message, None, Some(second.note));
         drop(process);
-        self.settle(run, &db)?;
+        self.relay_before_reading(run, &db)?;
         let after = self.state(&db)?;
         let mut found = compare(&outcome, (second.expect, self.voice), before, after, second.expected);
         // The first delivery's effect is in `before`: the evidence keeps the state without it.
@@ -143,7 +143,7 @@ impl<'a> Harness<'a> {
         let note = text!("die Wirkung verletzt eine Bedingung", "the effect violates a constraint");
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.violation, None, Some(note));
         drop(process);
-        self.settle(run, &db)?;
+        self.relay_before_reading(run, &db)?;
         let after = self.state(&db)?;
         let evidence = evidence_of(before, after.clone(), oracle.states.after_violation.clone(), None);
         if let Some(problem) = delivery_problem(&outcome, Expect::Error, self.voice) {
