@@ -183,10 +183,13 @@ fn three_nodes_kill_9_and_lost_connections_lose_nothing_and_duplicate_nothing() 
         eprintln!("at the kill: {open} open jobs, {held} leased by the killed node");
         reach(3);
         // Every connection of every node, at once: transactions in flight fail, pools reconnect.
+        // Only this test's database: the scratch server is shared with tests running beside it,
+        // whose nodes' connections are not this test's to cut.
         scratch::run_sql(
             &url,
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE application_name LIKE 'pruefstein node-%' AND pid <> pg_backend_pid()",
+             WHERE application_name LIKE 'pruefstein node-%' AND datname = current_database() \
+             AND pid <> pg_backend_pid()",
         )
         .unwrap();
         reach(4);
