@@ -11,7 +11,8 @@ use crate::report::{Report, Verdict};
 use crate::submission::Submission;
 
 /// The line in a mutant that declares the check it must fail: `;; expect-fail: <check>`
-/// (or `// expect-fail: <check>` in C and AssemblyScript sources).
+/// (or `// expect-fail: <check>` in C and AssemblyScript sources), or the exercise's invariant a
+/// state it leaves must violate: `# expect-fail: invariant <name>`.
 pub const EXPECT_FAIL_MARK: &str = "expect-fail:";
 
 /// The check a source line declares (`;; expect-fail: <check>`, `// …`, `/* … */`), if it does.
@@ -19,8 +20,9 @@ pub fn expect_fail_on_line(line: &str) -> Option<&str> {
     line.split_once(EXPECT_FAIL_MARK).map(|(_, rest)| rest.trim().trim_end_matches("*/").trim_end())
 }
 
-/// The check a mutant declares, with the line it is on.
-fn declared_check(path: &Path) -> Result<(String, usize), String> {
+/// What a mutant declares it fails, in a soundness row's words (a check's name, or
+/// `invariant <name>` for one of the exercise's invariants), with the line it is on.
+fn declared_check(path: &Path, consumer: &ConsumerExercise) -> Result<(String, usize), String> {
     let sidecar = path
         .with_extension(format!("{}.expect", path.extension().and_then(|e| e.to_str()).unwrap_or_default()));
     let (source, file) = if path.extension().is_some_and(|e| e == "wasm") {
@@ -30,14 +32,47 @@ fn declared_check(path: &Path) -> Result<(String, usize), String> {
     };
     for (index, line) in source.lines().enumerate().take(40) {
         if let Some(name) = expect_fail_on_line(line) {
-            let check: Check = name.parse().map_err(|e| format!("{}:{}: {e}", file.display(), index + 1))?;
-            return Ok((check.name().to_string(), index + 1));
+            let at = |e: String| format!("{}:{}: {e}", file.display(), index + 1);
+            let declared = match SoundnessRow::expects_invariant_named(name) {
+                Some(invariant) => declared_invariant(invariant, consumer).map_err(at)?,
+                None => name.parse::<Check>().map_err(|e| at(e.to_string()))?.name().to_string(),
+            };
+            return Ok((declared, index + 1));
         }
     }
     Err(format!(
         "{}: a mutant must declare the check it fails with a line \"{EXPECT_FAIL_MARK} <check>\" near the top",
         file.display()
     ))
+}
+
+/// `invariant <name>` for an invariant the exercise declares.
+fn declared_invariant(name: &str, consumer: &ConsumerExercise) -> Result<String, String> {
+    if consumer.invariants.iter().any(|i| i.name == name) {
+        return Ok(SoundnessRow::expects_invariant(name));
+    }
+    let declared: Vec<&str> = consumer.invariants.iter().map(|i| i.name.as_str()).collect();
+    Err(if declared.is_empty() {
+        format!("the exercise declares no invariant, so no mutant can break {name:?}")
+    } else {
+        format!("no invariant {name:?} in [[consumer.invariants]] (declared: {})", declared.join(", "))
+    })
+}
+
+/// What a graded mutant fails, in a soundness row's words: its failed checks, then the
+/// exercise's invariants a state it left violated (each once, in the order of the checks).
+fn failed_and_violated(report: &Report) -> (Vec<String>, Vec<String>) {
+    let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+    let mut violated: Vec<String> = Vec::new();
+    for check in &report.checks {
+        if let crate::report::CheckDetail::Consumer(detail) = &check.detail
+            && let Some(name) = &detail.invariant
+            && !violated.contains(name)
+        {
+            violated.push(name.clone());
+        }
+    }
+    (failed, violated)
 }
 
 /// Submission files in `dir`, sorted: modules (`.wat`, `.wasm`) and sources in a language the
@@ -158,7 +193,7 @@ fn check_solutions(exercise: &Exercise, consumer: &ConsumerExercise, soundness: 
         let name = relative(exercise, &file);
         let row = match grade_file(exercise, consumer, &file, &options) {
             Ok(report) => {
-                let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                let (failed, violated) = failed_and_violated(&report);
                 let note = report.rejection.as_ref().map(|r| r.message.en.clone()).unwrap_or_default();
                 if report.verdict != Verdict::Passed {
                     let why = match (&report.rejection, report.failed_checks().next()) {
@@ -186,7 +221,14 @@ fn check_solutions(exercise: &Exercise, consumer: &ConsumerExercise, soundness: 
                     });
                 }
                 let ok = report.verdict == Verdict::Passed;
-                SoundnessRow { file: name, expect: "pass".into(), ok, failed_checks: failed, note }
+                SoundnessRow {
+                    file: name,
+                    expect: "pass".into(),
+                    ok,
+                    failed_checks: failed,
+                    violated_invariants: violated,
+                    note,
+                }
             }
             Err(error) => {
                 soundness.problems.push(format!("{name}: {error}"));
@@ -194,6 +236,7 @@ fn check_solutions(exercise: &Exercise, consumer: &ConsumerExercise, soundness: 
                     file: name,
                     expect: "pass".into(),
                     failed_checks: vec![],
+                    violated_invariants: vec![],
                     ok: false,
                     note: error,
                 }
@@ -221,7 +264,7 @@ fn check_mutants(
     let mut fails_everything = 0;
     for file in &mutants {
         let name = relative(exercise, file);
-        let (declared, line) = match declared_check(file) {
+        let (declared, line) = match declared_check(file, consumer) {
             Ok(found) => found,
             Err(problem) => {
                 soundness.problems.push(problem);
@@ -230,6 +273,7 @@ fn check_mutants(
                     file: name,
                     expect,
                     failed_checks: vec![],
+                    violated_invariants: vec![],
                     ok: false,
                     note: String::new(),
                 });
@@ -243,12 +287,17 @@ fn check_mutants(
         };
         let row = match grade_file(exercise, consumer, file, &GradeOptions::default()) {
             Ok(report) => {
-                let failed: Vec<String> = report.failed_checks().map(|c| c.name.clone()).collect();
+                let (failed, violated) = failed_and_violated(&report);
                 if report.rejection.is_none() && failed.len() == report.checks.len() {
                     fails_everything += 1;
                 }
-                let ok = failed.contains(&declared);
-                if let Some(problem) = mutant_problem(&report, (&name, &declared, &declared_at), &failed) {
+                let broken: Vec<String> = failed
+                    .iter()
+                    .cloned()
+                    .chain(violated.iter().map(|name| SoundnessRow::expects_invariant(name)))
+                    .collect();
+                let ok = broken.contains(&declared);
+                if let Some(problem) = mutant_problem(&report, (&name, &declared, &declared_at), &broken) {
                     soundness.problems.push(problem);
                 } else if let Some(warning) = wrong_reason(&report, &declared, &declared_at, effects) {
                     soundness.warnings.push(warning);
@@ -258,11 +307,25 @@ fn check_mutants(
                     .as_ref()
                     .map(|r| format!("rejected: {}", located(&name, &r.message.en).1))
                     .unwrap_or_default();
-                SoundnessRow { file: name, ok, expect: declared, failed_checks: failed, note }
+                SoundnessRow {
+                    file: name,
+                    ok,
+                    expect: declared,
+                    failed_checks: failed,
+                    violated_invariants: violated,
+                    note,
+                }
             }
             Err(error) => {
                 soundness.problems.push(format!("{name}: {error}"));
-                SoundnessRow { file: name, expect: declared, failed_checks: vec![], ok: false, note: error }
+                SoundnessRow {
+                    file: name,
+                    expect: declared,
+                    failed_checks: vec![],
+                    violated_invariants: vec![],
+                    ok: false,
+                    note: error,
+                }
             }
         };
         soundness.rows.push(row);

@@ -7,13 +7,37 @@
 pub struct SoundnessRow {
     /// The solution's file, relative to the exercise folder.
     pub file: String,
-    /// `pass` for solutions that must pass, else the check the mutant must fail.
+    /// `pass` for solutions that must pass, else the check the mutant must fail, or
+    /// `invariant <name>` for a mutant that must break one of the exercise's invariants.
     pub expect: String,
     /// The checks that failed when it was graded.
     pub failed_checks: Vec<String>,
+    /// The exercise's invariants that states read while it was graded violated (consumer
+    /// exercises with `[[consumer.invariants]]`; empty elsewhere).
+    pub violated_invariants: Vec<String>,
     pub ok: bool,
     pub note: String,
 }
+
+impl SoundnessRow {
+    /// What the row's `expect` says of a mutant that must break the invariant `name`.
+    pub fn expects_invariant(name: &str) -> String {
+        format!("{INVARIANT_PREFIX}{name}")
+    }
+
+    /// The invariant an `expect-fail:` declaration (`invariant <name>`) names, if it names one.
+    pub fn expects_invariant_named(declaration: &str) -> Option<&str> {
+        declaration.strip_prefix(INVARIANT_PREFIX).map(str::trim)
+    }
+
+    /// The invariant this row's mutant must break, if it declares one.
+    pub fn expected_invariant(&self) -> Option<&str> {
+        self.expect.strip_prefix(INVARIANT_PREFIX)
+    }
+}
+
+/// How a row's `expect` names an invariant rather than a check.
+const INVARIANT_PREFIX: &str = "invariant ";
 
 #[derive(Debug, Clone, Default)]
 pub struct Soundness {
@@ -55,7 +79,7 @@ impl Soundness {
                 row.file,
                 row.expect,
                 if row.ok { "yes" } else { "NO" },
-                if row.failed_checks.is_empty() { "-".to_string() } else { row.failed_checks.join(", ") },
+                failed_and_violated(row),
                 if row.note.is_empty() { String::new() } else { format!("  ({})", row.note) },
             );
         }
@@ -72,4 +96,14 @@ impl Soundness {
         let _ = writeln!(out, "{}", if self.sound() { "exercise is sound" } else { "exercise is NOT sound" });
         out
     }
+}
+
+/// A row's failed checks, then the invariants it broke (`crash-points; invariant mail-einmal`).
+fn failed_and_violated(row: &SoundnessRow) -> String {
+    let mut parts = Vec::new();
+    if !row.failed_checks.is_empty() {
+        parts.push(row.failed_checks.join(", "));
+    }
+    parts.extend(row.violated_invariants.iter().map(|name| SoundnessRow::expects_invariant(name)));
+    if parts.is_empty() { "-".to_string() } else { parts.join("; ") }
 }

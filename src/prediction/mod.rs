@@ -390,6 +390,7 @@ pub(crate) fn check(exercise: &Exercise, prediction: &PredictionExercise) -> Sou
         file: script.clone(),
         expect: "pass".into(),
         failed_checks: vec![],
+        violated_invariants: vec![],
         ok: true,
         note: format!(
             "lesson answer {}",
@@ -436,9 +437,23 @@ fn check_answers(exercise: &Exercise, prediction: &PredictionExercise, soundness
                 } else {
                     failed == [expect.clone()]
                 };
-                SoundnessRow { file, expect, failed_checks: failed, ok, note: value.render() }
+                SoundnessRow {
+                    file,
+                    expect,
+                    failed_checks: failed,
+                    violated_invariants: vec![],
+                    ok,
+                    note: value.render(),
+                }
             }
-            Err(e) => SoundnessRow { file, expect, failed_checks: vec![], ok: false, note: e },
+            Err(e) => SoundnessRow {
+                file,
+                expect,
+                failed_checks: vec![],
+                violated_invariants: vec![],
+                ok: false,
+                note: e,
+            },
         };
         soundness.rows.push(row);
     }
@@ -521,6 +536,7 @@ fn check_learner_variants(exercise: &Exercise, prediction: &PredictionExercise, 
         file: format!("{CHECK_LEARNERS} learner variants"),
         expect: "pass".into(),
         failed_checks: vec![],
+        violated_invariants: vec![],
         ok: failures == 0,
         note: format!(
             "{} parameter sets, {} distinct answers, statements de+en render",

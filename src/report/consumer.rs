@@ -143,6 +143,11 @@ pub struct ConsumerDetail {
     /// The at-least-once schedule the trace shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleInfo>,
+    /// The exercise's invariant (`[[consumer.invariants]]` name) that a state read during this
+    /// check was first found to violate, whether or not that is the failure the check reports
+    /// (a check that found something else wrong first reports that).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invariant: Option<String>,
 }
 
 fn is_zero(n: &u32) -> bool {

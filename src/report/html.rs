@@ -453,6 +453,7 @@ mod tests {
                 fuel_used: 0,
                 crash_points: None,
                 schedule: None,
+                invariant: None,
             }),
         }
     }

@@ -223,6 +223,104 @@ fn an_unknown_declared_check_is_named_with_the_known_ones() {
     assert!(soundness.render().contains("mutants caught: 0/1 (0%)"), "{}", soundness.render());
 }
 
+/// A copy of exercise 05 with only the named mutants, in a temporary folder.
+fn exercise_05_with_mutants(keep: &[&str]) -> (tempfile::TempDir, PathBuf) {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("05-buchung-und-mail");
+    crate::support::copy_tree(&root().join("exercises/05-buchung-und-mail"), &dir);
+    for entry in std::fs::read_dir(dir.join("mutants")).expect("mutants") {
+        let path = entry.expect("entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if !keep.contains(&name.as_str()) {
+            std::fs::remove_file(&path).expect("remove");
+        }
+    }
+    (temp, dir)
+}
+
+/// A mutant may declare an invariant it breaks instead of a check (`expect-fail: invariant NAME`):
+/// it is caught when a state some check read violates that invariant, and not when it fails
+/// checks without breaking it; an invariant the exercise does not declare is named with the ones
+/// it does, at the line of the declaration.
+#[test]
+fn a_mutant_may_declare_the_invariant_it_breaks_and_is_held_to_it() {
+    let keyed = "mutants/schluessel-neu-je-aufruf.js";
+    let (after_commit, typo) = ("mutants/mail-nach-commit.py", "mutants/mail-nach-commit.wat");
+    let (_temp, dir) = exercise_05_with_mutants(&[
+        "schluessel-neu-je-aufruf.js",
+        "mail-nach-commit.py",
+        "mail-nach-commit.wat",
+    ]);
+    // Declared as the bundled exercise does: a new key per call breaks "at most one mail per booking".
+    assert!(
+        std::fs::read_to_string(dir.join(keyed))
+            .expect("read")
+            .contains("expect-fail: invariant hoechstens-eine-mail-pro-buchung")
+    );
+    // A mail sent after the COMMIT fails crash-points (the mail is lost) but never sends two.
+    edit(
+        &dir,
+        after_commit,
+        "expect-fail: crash-points",
+        "expect-fail: invariant hoechstens-eine-mail-pro-buchung",
+    );
+    edit(&dir, typo, "expect-fail: crash-points", "expect-fail: invariant hoechstens-eine-mail");
+    let typo_line = line_of(&dir, typo, "expect-fail:");
+    let soundness = check_dir(&dir);
+    let row = |file: &str| soundness.rows.iter().find(|r| r.file == file).expect("row");
+    let keyed_row = row(keyed);
+    assert!(keyed_row.ok, "{}", soundness.render());
+    assert_eq!(keyed_row.expected_invariant(), Some("hoechstens-eine-mail-pro-buchung"));
+    assert_eq!(keyed_row.violated_invariants, ["hoechstens-eine-mail-pro-buchung"]);
+    let after_commit_row = row(after_commit);
+    assert!(
+        !after_commit_row.ok && after_commit_row.violated_invariants.is_empty(),
+        "{}",
+        soundness.render()
+    );
+    assert_problem(
+        &soundness,
+        &[
+            "mail-nach-commit.py:1:",
+            "declares \"expect-fail: invariant hoechstens-eine-mail-pro-buchung\"",
+            "fails only crash-points",
+        ],
+    );
+    assert_problem(
+        &soundness,
+        &[
+            &format!("mail-nach-commit.wat:{typo_line}:"),
+            "no invariant \"hoechstens-eine-mail\" in [[consumer.invariants]]",
+            "hoechstens-eine-mail-pro-buchung",
+        ],
+    );
+    assert_eq!(soundness.mutants_caught(), (1, 3));
+    let table = soundness.render();
+    assert!(
+        table.lines().any(|l| l.starts_with(keyed)
+            && l.contains("invariant hoechstens-eine-mail-pro-buchung  yes")
+            && l.ends_with("at-least-once-schedule; invariant hoechstens-eine-mail-pro-buchung")),
+        "{table}"
+    );
+}
+
+/// An exercise without invariants refuses a mutant that declares one.
+#[test]
+fn a_declared_invariant_in_an_exercise_without_invariants_is_named() {
+    let (_temp, dir) = consumer_scaffold("19-no-invariants");
+    edit(
+        &dir,
+        "mutants/no-transaction.wat",
+        "expect-fail: crash-points",
+        "expect-fail: invariant money-kept",
+    );
+    let line = line_of(&dir, "mutants/no-transaction.wat", "expect-fail:");
+    assert_problem(
+        &check_dir(&dir),
+        &[&format!("no-transaction.wat:{line}:"), "the exercise declares no invariant", "\"money-kept\""],
+    );
+}
+
 #[test]
 fn a_reference_that_fails_a_check_is_explained_at_its_key() {
     let (_temp, dir) = consumer_scaffold("18-reference");

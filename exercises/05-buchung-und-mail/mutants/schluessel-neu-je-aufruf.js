@@ -1,4 +1,4 @@
-// expect-fail: at-least-once-schedule
+// expect-fail: invariant hoechstens-eine-mail-pro-buchung
 // A fresh key for every call (as a random UUID would be): the provider cannot recognise a repeated
 // mail. The guest's randomness is seeded alike in every process (grades are reproducible), so a
 // freshly started process draws the same first key again; the schedules, where one process draws

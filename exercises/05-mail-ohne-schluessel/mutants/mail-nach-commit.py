@@ -1,4 +1,4 @@
-# expect-fail: crash-points
+# expect-fail: invariant jede-buchung-hat-ihre-mail
 # The mail only after the COMMIT: at most once, but a crash between the COMMIT and send_mail loses
 # it for good; the redelivery is a duplicate.
 import sqlite3

@@ -1,4 +1,4 @@
-# expect-fail: crash-points
+# expect-fail: invariant keine-veroeffentlichung-ohne-buchung
 # The event published directly in verarbeite, inside the transaction, before the COMMIT: no outbox,
 # no relay. A crash after `publish` and before the COMMIT leaves an event of a booking that never
 # committed (the classic dual write).

@@ -1,4 +1,4 @@
-# expect-fail: crash-points
+# expect-fail: invariant jede-buchung-veroeffentlicht
 # The relay marks the event sent (and commits) before it publishes: a crash between the marking and
 # `publish` loses the event for good, the restarted relay finds nothing to send.
 import json

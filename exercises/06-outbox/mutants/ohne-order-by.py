@@ -1,4 +1,4 @@
-# expect-fail: at-least-once-schedule
+# expect-fail: invariant reihenfolge-pro-konto
 # The relay reads the unsent events without ORDER BY: SQLite reads them along the index of unsent
 # events, by event id, not in the order the bookings committed. With several events waiting, an
 # account's later booking can reach the broker before its earlier one.

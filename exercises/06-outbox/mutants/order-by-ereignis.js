@@ -1,4 +1,4 @@
-// expect-fail: at-least-once-schedule
+// expect-fail: invariant reihenfolge-pro-konto
 // The relay orders the unsent events by their id (the message id) instead of `nr`, the order in
 // which the bookings committed: when the queue delivers out of order, an account's later booking
 // reaches the broker first.

@@ -1,4 +1,4 @@
-// expect-fail: crash-points
+// expect-fail: invariant einmal-beim-empfaenger
 // A new key for every attempt (the relay's run, as a fresh UUID per send would be) instead of the
 // event id: after a crash between `publish` and the marking, the restarted relay sends the event
 // again under another key, and the receiver, which deduplicates by key, processes it twice.

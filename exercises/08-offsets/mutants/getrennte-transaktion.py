@@ -1,4 +1,4 @@
-# expect-fail: crash-points
+# expect-fail: invariant genau-einmal
 # The effect and the offset in two transactions, the offset after it: a crash in between leaves
 # the record counted and the offset where it was, so the log delivers it again and it counts twice.
 GRUPPE = "statistik"

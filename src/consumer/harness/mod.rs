@@ -79,6 +79,7 @@ impl CheckResult {
                 fuel_used: 0,
                 crash_points: None,
                 schedule: None,
+                invariant: None,
             },
             replay_spec: None,
             end: CheckEnd::NotRun,
@@ -290,7 +291,9 @@ impl<'a> Harness<'a> {
             Err(Failure::Internal(error)) => return Err(error),
         };
         // A check that found nothing else wrong fails when a state it read broke an invariant.
-        let (found, end) = match (found.problem.is_none(), self.violation.take()) {
+        let violation = self.violation.take();
+        let invariant = violation.as_ref().map(|v| v.name.clone());
+        let (found, end) = match (found.problem.is_none(), violation) {
             (true, Some(violation)) => {
                 let problem = Problem { key: Problem::INVARIANT, text: violation.describe() };
                 (Found { problem: Some(problem), ..found }, end)
@@ -311,6 +314,7 @@ impl<'a> Harness<'a> {
             fuel_used: run.fuel_used,
             crash_points,
             schedule: found.schedule,
+            invariant,
         };
         Ok(CheckResult { check, failure: found.problem, detail, replay_spec: found.replay_spec, end })
     }

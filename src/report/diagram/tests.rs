@@ -7,7 +7,15 @@ use crate::text::Text;
 use serde_json::json;
 
 fn detail(trace: Vec<TraceEvent>) -> ConsumerDetail {
-    ConsumerDetail { trace, trace_omitted: 0, state: None, fuel_used: 0, crash_points: None, schedule: None }
+    ConsumerDetail {
+        trace,
+        trace_omitted: 0,
+        state: None,
+        fuel_used: 0,
+        crash_points: None,
+        schedule: None,
+        invariant: None,
+    }
 }
 
 fn deliver(instance: u32, id: u32) -> TraceEvent {

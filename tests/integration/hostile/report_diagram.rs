@@ -90,6 +90,7 @@ fn largest_trace() -> ConsumerDetail {
         fuel_used: 0,
         crash_points: None,
         schedule: None,
+        invariant: None,
     }
 }
 

@@ -102,6 +102,15 @@ pub fn assert_solutions_pass_and_mutants_fail(slug: &str, languages: &[&str], mu
     for row in &soundness.rows {
         if row.expect == "pass" {
             assert!(row.failed_checks.is_empty(), "{slug}/{}: failed {:?}", row.file, row.failed_checks);
+        } else if let Some(invariant) = row.expected_invariant() {
+            assert!(
+                row.violated_invariants.iter().any(|v| v == invariant) && !row.failed_checks.is_empty(),
+                "{slug}/{}: declares {}, fails {:?}, violates {:?}",
+                row.file,
+                row.expect,
+                row.failed_checks,
+                row.violated_invariants
+            );
         } else {
             assert!(
                 row.failed_checks.contains(&row.expect),
