@@ -262,7 +262,8 @@ impl ConsumerExercise {
                 .collect::<Result<Vec<_>, String>>()
                 .map_err(|e| at(&["consumer", "languages"], format!("[consumer] languages: {e}")))?,
         };
-        let mistakes = load_mistakes(&files, section.mistakes.as_deref(), &at)?;
+        let invariant_names: Vec<&str> = section.invariants.iter().map(|i| i.name.as_str()).collect();
+        let mistakes = load_mistakes(&files, (section.mistakes.as_deref(), &invariant_names), &at)?;
         let reference_path = files.path(&section.reference);
         let reference = files.bytes(&section.reference).map(<[u8]>::to_vec).map_err(|e| {
             at(
@@ -302,7 +303,7 @@ impl ConsumerExercise {
 /// (`mistakes`) beside them.
 fn load_mistakes(
     files: &FolderFiles<'_>,
-    file: Option<&str>,
+    (file, invariants): (Option<&str>, &[&str]),
     at: &dyn Fn(&[&str], String) -> ExerciseError,
 ) -> Result<super::diagnose::mistakes::Mistakes, ExerciseError> {
     let Some(file) = file else {
@@ -312,7 +313,7 @@ fn load_mistakes(
     let text = files.text(file).map_err(|e| {
         at(&["consumer", "mistakes"], format!("the kinds of mistake {file:?} cannot be read: {e}"))
     })?;
-    let own = super::diagnose::mistakes::Mistakes::parse(text)
+    let own = super::diagnose::mistakes::Mistakes::parse(text, invariants)
         .map_err(|message| ExerciseError::Invalid { path, message })?;
     Ok(super::diagnose::mistakes::Mistakes::with_exercise(own))
 }

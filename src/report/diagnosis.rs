@@ -93,6 +93,12 @@ pub struct Facts {
     /// The failing delivery wrote (or tried to write) a table of remembered ids.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub memory_attempted: bool,
+    /// The failing delivery called an outside service (`send_mail`, `publish`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub called_outside: bool,
+    /// The exercise's invariant a state the check read was first found to break.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invariant: Option<String>,
 }
 
 impl Facts {

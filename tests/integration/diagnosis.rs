@@ -408,6 +408,288 @@ const TABLE: &[Expected] = &[
         at(9),
         "doppelt",
     ),
+    row(
+        "05-buchung-und-mail/mutants/fehler-verschluckt.py",
+        "constraint-violation",
+        "error-swallowed",
+        at(21),
+        "verschluckt",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/mail-nach-commit.py",
+        "crash-points",
+        "mail-lost-after-commit",
+        at(10),
+        "Mail ging verloren",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/mail-nach-commit.wat",
+        "crash-points",
+        "mail-lost-after-commit",
+        sql("COMMIT"),
+        "Mail ging verloren",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/mail-vor-buchung.py",
+        "constraint-violation",
+        "mail-without-booking",
+        at(10),
+        "obwohl die Buchung scheiterte",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/mail-vor-buchung.wat",
+        "constraint-violation",
+        "mail-without-booking",
+        sql("UPDATE konten SET saldo = sald"),
+        "obwohl die Buchung scheiterte",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/ohne-dedup.py",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(9),
+        "noch einmal gewirkt",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/schluessel-aus-falschem-feld.py",
+        "same-body-new-id",
+        "key-shared-by-two-messages",
+        at(17),
+        "Schlüssel",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/schluessel-aus-falschem-feld.wat",
+        "same-body-new-id",
+        "key-shared-by-two-messages",
+        sql("COMMIT"),
+        "Schlüssel",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/schluessel-neu-je-aufruf.js",
+        "at-least-once-schedule",
+        "effect-repeated",
+        at(15),
+        "mehr als einmal",
+    ),
+    row(
+        "05-buchung-und-mail/mutants/zwei-transaktionen.py",
+        "crash-points",
+        "id-kept-without-effect",
+        at(10),
+        "Wirkung fehlt",
+    ),
+    row(
+        "05-mail-ohne-schluessel/mutants/mail-nach-commit.js",
+        "crash-points",
+        "mail-lost-after-commit",
+        at(11),
+        "Mail ging verloren",
+    ),
+    row(
+        "05-mail-ohne-schluessel/mutants/mail-nach-commit.py",
+        "crash-points",
+        "mail-lost-after-commit",
+        at(10),
+        "Mail ging verloren",
+    ),
+    row(
+        "05-mail-ohne-schluessel/mutants/mail-vor-buchung.py",
+        "constraint-violation",
+        "mail-without-booking",
+        at(15),
+        "obwohl die Buchung scheiterte",
+    ),
+    row(
+        "05-mail-ohne-schluessel/mutants/mail-vor-dedup.py",
+        "duplicate-same-instance",
+        "mail-before-dedup",
+        at(9),
+        "vor der Prüfung der ID",
+    ),
+    row(
+        "05-mail-ohne-schluessel/mutants/ohne-dedup.py",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(9),
+        "noch einmal gewirkt",
+    ),
+    row("05-mail-ohne-schluessel/mutants/zwei-mails.py", "fresh-message", "two-mails", at(17), "Zwei Mails"),
+    row(
+        "06-outbox/mutants/direkt-veroeffentlicht.py",
+        "crash-points",
+        "published-before-commit",
+        at(21),
+        "nie gebucht",
+    ),
+    row(
+        "06-outbox/mutants/getrennte-transaktionen.py",
+        "crash-points",
+        "booking-without-event",
+        at(11),
+        "nie hinaus",
+    ),
+    row(
+        "06-outbox/mutants/markiert-vor-dem-senden.py",
+        "crash-points",
+        "marked-before-publish",
+        NONE,
+        "nie veröffentlicht",
+    ),
+    row(
+        "06-outbox/mutants/markiert-vor-dem-senden.wat",
+        "crash-points",
+        "marked-before-publish",
+        NONE,
+        "nie veröffentlicht",
+    ),
+    row(
+        "06-outbox/mutants/nach-commit-veroeffentlicht.py",
+        "crash-points",
+        "booking-without-event",
+        at(11),
+        "nie hinaus",
+    ),
+    row(
+        "06-outbox/mutants/ohne-order-by.py",
+        "at-least-once-schedule",
+        "relay-out-of-order",
+        NONE,
+        "falscher Reihenfolge",
+    ),
+    row(
+        "06-outbox/mutants/ohne-order-by.wat",
+        "at-least-once-schedule",
+        "relay-out-of-order",
+        NONE,
+        "falscher Reihenfolge",
+    ),
+    row(
+        "06-outbox/mutants/order-by-ereignis.js",
+        "at-least-once-schedule",
+        "relay-out-of-order",
+        NONE,
+        "falscher Reihenfolge",
+    ),
+    row(
+        "06-outbox/mutants/schluessel-je-lauf.js",
+        "crash-points",
+        "new-key-per-attempt",
+        NONE,
+        "zwei Schlüsseln",
+    ),
+    row(
+        "07-dead-letter/mutants/abbuchung-ausserhalb.py",
+        "concurrent-duplicate",
+        "concurrent-double",
+        at(11),
+        "gleichzeitige",
+    ),
+    row(
+        "07-dead-letter/mutants/duplikat-als-fehler.js",
+        "duplicate-same-instance",
+        "duplicate-raised",
+        at(9),
+        "Fehler",
+    ),
+    row(
+        "07-dead-letter/mutants/duplikat-als-fehler.py",
+        "duplicate-same-instance",
+        "duplicate-raised",
+        at(11),
+        "Fehler",
+    ),
+    row(
+        "07-dead-letter/mutants/fehler-verschluckt.py",
+        "at-least-once-schedule",
+        "transient-error-swallowed",
+        at(22),
+        "verschluckt",
+    ),
+    row(
+        "07-dead-letter/mutants/fehler-verschluckt.wat",
+        "at-least-once-schedule",
+        "transient-error-swallowed",
+        NONE,
+        "verschluckt",
+    ),
+    row(
+        "07-dead-letter/mutants/gift-als-duplikat.py",
+        "constraint-violation",
+        "error-swallowed",
+        at(20),
+        "verschluckt",
+    ),
+    row(
+        "07-dead-letter/mutants/ohne-dedup.py",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(10),
+        "noch einmal gewirkt",
+    ),
+    row(
+        "07-dead-letter/mutants/teilwirkung-vor-fehler.py",
+        "crash-points",
+        "effect-partial-after-crash",
+        at(11),
+        "Teil der Wirkung",
+    ),
+    row(
+        "07-dead-letter/mutants/zaehler-im-speicher.py",
+        "at-least-once-schedule",
+        "effect-lost",
+        at(16),
+        "ohne Wirkung",
+    ),
+    row(
+        "08-offsets/mutants/commit-vor-verarbeitung.py",
+        "crash-points",
+        "offset-before-processing",
+        at(9),
+        "vor dem Verarbeiten",
+    ),
+    row(
+        "08-offsets/mutants/commit-vor-verarbeitung.wat",
+        "crash-points",
+        "offset-before-processing",
+        sql("COMMIT"),
+        "vor dem Verarbeiten",
+    ),
+    row("08-offsets/mutants/falsche-gruppe.py", "fresh-message", "effect-lost", at(15), "ohne Wirkung"),
+    row(
+        "08-offsets/mutants/fehlschlag-festgeschrieben.py",
+        "constraint-violation",
+        "failed-record-committed",
+        at(26),
+        "gescheiterten Eintrags",
+    ),
+    row(
+        "08-offsets/mutants/getrennte-transaktion.py",
+        "crash-points",
+        "offset-after-effect-separately",
+        at(14),
+        "nicht festgeschrieben",
+    ),
+    row(
+        "08-offsets/mutants/offset-im-speicher.py",
+        "duplicate-after-restart",
+        "duplicate-not-detected",
+        at(12),
+        "noch einmal gewirkt",
+    ),
+    row(
+        "08-offsets/mutants/offset-statt-plus-eins.js",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(16),
+        "noch einmal gewirkt",
+    ),
+    row(
+        "08-offsets/mutants/offset-statt-plus-eins.py",
+        "duplicate-same-instance",
+        "duplicate-not-detected",
+        at(16),
+        "noch einmal gewirkt",
+    ),
 ];
 
 fn submission_of(path: &Path) -> Submission {
@@ -419,8 +701,17 @@ fn submission_of(path: &Path) -> Submission {
 }
 
 /// The consumer exercises whose every mutant is in the table.
-const DIAGNOSED_EXERCISES: [&str; 4] =
-    ["03-idempotenter-konsument", "04-lager", "09-ueberweisung", "10-punkte-einloesen"];
+const DIAGNOSED_EXERCISES: [&str; 9] = [
+    "03-idempotenter-konsument",
+    "04-lager",
+    "05-buchung-und-mail",
+    "05-mail-ohne-schluessel",
+    "06-outbox",
+    "07-dead-letter",
+    "08-offsets",
+    "09-ueberweisung",
+    "10-punkte-einloesen",
+];
 
 /// Every mutant's report (graded once for all tests of this module), by its path under
 /// `exercises/`.
@@ -475,10 +766,39 @@ fn int(value: &SqlValue) -> Option<i64> {
 fn doubled_in_state(detail: &ConsumerDetail, tables: &[String]) -> bool {
     let state = detail.state.as_ref().expect("state evidence");
     let baseline = state.baseline.as_ref().unwrap_or(&state.before);
+    rows_inserted_twice(baseline, &state.after, &state.expected, tables) || {
+        numbers_moved_twice(baseline, &state.after, &state.expected, tables)
+    }
+}
+
+/// The rows the effect should have added (expected minus baseline), each added exactly twice
+/// (after minus baseline), as multisets: an inserted effect that happened twice.
+fn rows_inserted_twice(baseline: &State, after: &State, expected: &State, tables: &[String]) -> bool {
+    let counts = |state: &State| {
+        let mut counts = std::collections::BTreeMap::<String, i64>::new();
+        for row in rows(state, tables) {
+            *counts.entry(format!("{row:?}")).or_default() += 1;
+        }
+        counts
+    };
+    let (base, after, expected) = (counts(baseline), counts(after), counts(expected));
+    let added = |state: &std::collections::BTreeMap<String, i64>, row: &String| {
+        state.get(row).copied().unwrap_or(0) - base.get(row).copied().unwrap_or(0)
+    };
+    let rows: std::collections::BTreeSet<&String> = after.keys().chain(expected.keys()).collect();
+    let expected_added: Vec<(&String, i64)> = rows.iter().map(|r| (*r, added(&expected, r))).collect();
+    expected_added.iter().any(|(_, n)| *n > 0)
+        && expected_added.iter().all(|(row, n)| added(&after, row) == 2 * n)
+}
+
+/// A row whose numbers moved twice as far from the baseline as expected (a balance debited twice).
+fn numbers_moved_twice(baseline: &State, after: &State, expected: &State, tables: &[String]) -> bool {
+    let state_after = after;
+    let state_expected = expected;
     let key = |r: &Row| r.iter().filter(|v| int(v).is_none()).map(|v| v.to_string()).collect::<Vec<_>>();
     let numbers = |r: &Row| r.iter().filter_map(int).collect::<Vec<_>>();
-    let after = rows(&state.after, tables);
-    let expected = rows(&state.expected, tables);
+    let after = rows(state_after, tables);
+    let expected = rows(state_expected, tables);
     rows(baseline, tables).iter().any(|b| {
         let find = |rows: &[&Row]| rows.iter().find(|r| key(r) == key(b)).map(|r| numbers(r));
         match (find(&after), find(&expected)) {
@@ -552,6 +872,19 @@ fn check_claims(name: &str, report: &Report, finding: &Finding) {
             "{at}: returned {value} is not in the failing delivery"
         );
     }
+    if facts.called_outside {
+        assert!(
+            events.iter().any(|e| matches!(e, TraceEvent::Outside { .. })),
+            "{at}: no call to an outside service in the failing delivery"
+        );
+    }
+    if let Some(invariant) = &facts.invariant {
+        assert_eq!(
+            detail.invariant.as_ref(),
+            Some(invariant),
+            "{at}: the check found another invariant broken"
+        );
+    }
     if facts.crashed {
         assert!(
             detail.trace.iter().any(|e| matches!(e, TraceEvent::Crash { .. })),
@@ -563,7 +896,8 @@ fn check_claims(name: &str, report: &Report, finding: &Finding) {
         let in_trace = events.iter().any(|e| match e {
             TraceEvent::Statement { line: l, .. }
             | TraceEvent::Crash { line: l, .. }
-            | TraceEvent::Return { line: l, .. } => *l == Some(line),
+            | TraceEvent::Return { line: l, .. }
+            | TraceEvent::Outside { line: l, .. } => *l == Some(line),
             TraceEvent::Log { text, .. } => {
                 text.contains(&format!("line {line},")) || text.contains(&format!(":{line}:"))
             }
@@ -674,31 +1008,45 @@ fn said(text: &str) -> String {
     for line in text.lines() {
         let line = line.split(" pruefstein ").next().unwrap_or(line);
         let line = line.split("Ausgabe:").next().unwrap_or(line).split("output:").next().unwrap_or(line);
+        // The decisive line is quoted code, comments and all: the label is said, the code is not.
+        let line = match ["Entscheidende Zeile ", "Decisive line "].iter().find_map(|label| line.find(label))
+        {
+            Some(i) => line[i..].split(": ").next().unwrap_or(line),
+            None => line,
+        };
         // What a statement came to (after its last arrow) is the report's own words, also where
         // the statement before it is the student's quoted code.
         let (line, outcome) = match line.rfind(" → ") {
             Some(i) => (&line[..i], unquoted_error(&line[i..])),
             None => (line, String::new()),
         };
-        let line = ["Error:", "Error ", "constraint failed", "Zeile ", "line "].iter().fold(
-            line.to_string(),
-            |l, cut| {
-                // An error's own text and the student's code after a line number are quoted.
-                match (l.find(cut), cut.starts_with("Zeile") || cut.starts_with("line")) {
-                    (Some(i), false) => l[..i].to_string(),
-                    (Some(i), true) => {
-                        let rest = &l[i..];
-                        match rest.find(": ") {
-                            Some(j) if rest[j..].contains('(') || rest[j..].contains('"') => {
-                                l[..i].to_string()
-                            }
-                            _ => l,
-                        }
+        // The mail provider's refusals are exceptions with English texts of their own, like
+        // a real provider's API errors: quoted, as an error's text is.
+        let line = [
+            "Error:",
+            "Error ",
+            "KeyInFlight:",
+            "KeyReused:",
+            "InvalidRequest:",
+            "constraint failed",
+            "Zeile ",
+            "line ",
+        ]
+        .iter()
+        .fold(line.to_string(), |l, cut| {
+            // An error's own text and the student's code after a line number are quoted.
+            match (l.find(cut), cut.starts_with("Zeile") || cut.starts_with("line")) {
+                (Some(i), false) => l[..i].to_string(),
+                (Some(i), true) => {
+                    let rest = &l[i..];
+                    match rest.find(": ") {
+                        Some(j) if rest[j..].contains('(') || rest[j..].contains('"') => l[..i].to_string(),
+                        _ => l,
                     }
-                    (None, _) => l,
                 }
-            },
-        );
+                (None, _) => l,
+            }
+        });
         let line = line + &outcome;
         let mut kept = String::new();
         let mut quote: Option<char> = None;

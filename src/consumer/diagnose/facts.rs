@@ -66,7 +66,8 @@ pub(crate) fn transaction_control(sql: &str) -> Option<bool> {
 }
 
 /// The facts of the delivery `segment` of `trace`: whose table it wrote first, whether that write
-/// was outside a transaction, what it returned, whether a statement failed.
+/// was outside a transaction, what it returned, whether a statement failed, whether it called an
+/// outside service.
 fn delivery_facts(trace: &[TraceEvent], segment: &Segment, roles: &Roles, facts: &mut Facts) {
     let mut open = false;
     for &i in &segment.events {
@@ -88,6 +89,7 @@ fn delivery_facts(trace: &[TraceEvent], segment: &Segment, roles: &Roles, facts:
                 }
             }
             TraceEvent::Return { value, .. } => facts.returned = Some(*value),
+            TraceEvent::Outside { .. } => facts.called_outside = true,
             _ => {}
         }
     }
@@ -109,10 +111,14 @@ pub(crate) fn facts(problem: &str, detail: &ConsumerDetail, roles: &Roles) -> (F
         returned: None,
         failed_statement: false,
         memory_attempted: false,
+        called_outside: false,
+        invariant: detail.invariant.clone(),
     };
     // A failure of the state after a crash is about the delivery that was killed; any other (a
     // return, a lost message) about the last delivery.
-    let about_crash = problem.starts_with("crash-") || problem == "schedule-state-wrong";
+    // An invariant a crash check found broken is about the delivery that was killed as well.
+    let about_crash =
+        problem.starts_with("crash-") || problem == "schedule-state-wrong" || problem == "invariant";
     let segment = failing_segment(&detail.trace, crashed && about_crash);
     if let Some(segment) = &segment {
         delivery_facts(&detail.trace, segment, roles, &mut facts);

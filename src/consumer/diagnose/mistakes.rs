@@ -42,10 +42,11 @@ pub(crate) enum Decisive {
     Return,
     Error,
     LastStatement,
+    OutsideCall,
 }
 
 impl Decisive {
-    const ALL: [(&'static str, Decisive); 10] = [
+    const ALL: [(&'static str, Decisive); 11] = [
         ("crash", Decisive::Crash),
         ("effect-write", Decisive::EffectWrite),
         ("memory-write", Decisive::MemoryWrite),
@@ -56,6 +57,7 @@ impl Decisive {
         ("return", Decisive::Return),
         ("error", Decisive::Error),
         ("last-statement", Decisive::LastStatement),
+        ("outside-call", Decisive::OutsideCall),
     ];
 
     fn parse(name: &str) -> Option<Decisive> {
@@ -76,6 +78,10 @@ struct When {
     autocommit: Option<Vec<bool>>,
     failed_statement: Option<Vec<bool>>,
     memory_attempted: Option<Vec<bool>>,
+    called_outside: Option<Vec<bool>>,
+    /// The exercise's invariants (`[[consumer.invariants]]` names), one of which a state the
+    /// check read must have broken.
+    invariant: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -141,6 +147,11 @@ impl Mistake {
             && allows(&when.autocommit, &facts.autocommit)
             && allows(&when.failed_statement, &facts.failed_statement)
             && allows(&when.memory_attempted, &facts.memory_attempted)
+            && allows(&when.called_outside, &facts.called_outside)
+            && when
+                .invariant
+                .as_ref()
+                .is_none_or(|names| facts.invariant.as_ref().is_some_and(|i| names.contains(i)))
     }
 }
 
@@ -152,8 +163,9 @@ pub struct Mistakes {
 }
 
 impl Mistakes {
-    /// Parses a catalogue of kinds (the lesson's file, or an exercise's).
-    pub(crate) fn parse(source: &str) -> Result<Vec<Mistake>, String> {
+    /// Parses a catalogue of kinds (the lesson's file, or an exercise's whose invariants are
+    /// `invariants`).
+    pub(crate) fn parse(source: &str, invariants: &[&str]) -> Result<Vec<Mistake>, String> {
         let file: File = toml::from_str(source).map_err(|e| e.to_string())?;
         let mut kinds: Vec<Mistake> = Vec::new();
         for entry in file.mistake {
@@ -161,7 +173,9 @@ impl Mistakes {
             if kinds.iter().any(|k| k.name == name) {
                 return Err(format!("the kind of mistake \"{name}\" is described twice"));
             }
-            kinds.push(parse_entry(entry).map_err(|e| format!("kind of mistake \"{name}\": {e}"))?);
+            kinds.push(
+                parse_entry(entry, invariants).map_err(|e| format!("kind of mistake \"{name}\": {e}"))?,
+            );
         }
         Ok(kinds)
     }
@@ -169,7 +183,7 @@ impl Mistakes {
     /// The lesson's kinds, compiled into the binary.
     pub(crate) fn lesson() -> &'static Mistakes {
         static LESSON: OnceLock<Mistakes> = OnceLock::new();
-        LESSON.get_or_init(|| match Mistakes::parse(LESSON_TOML) {
+        LESSON.get_or_init(|| match Mistakes::parse(LESSON_TOML, &[]) {
             Ok(kinds) => Mistakes::ordered(kinds),
             // The file is part of the source; a test loads it, so this cannot ship broken.
             Err(error) => panic!("graders/consumer/mistakes.toml: {error}"),
@@ -206,10 +220,11 @@ impl Mistakes {
     }
 }
 
-/// The keys a `problem` condition may name: every failure text's, and the two without a text.
+/// The keys a `problem` condition may name: every failure text's, and the three without a text
+/// (a fault, the time running out, an invariant found broken).
 fn known_problems() -> Vec<&'static str> {
     let mut keys: Vec<&'static str> = Prose::ALL.iter().map(|p| p.key()).collect();
-    keys.extend([Problem::FAULT, Problem::OUT_OF_TIME]);
+    keys.extend([Problem::FAULT, Problem::OUT_OF_TIME, Problem::INVARIANT]);
     keys
 }
 
@@ -222,8 +237,12 @@ fn check_values(what: &str, given: &Option<Vec<String>>, known: &[&str]) -> Resu
     Ok(())
 }
 
-fn parse_entry(entry: Entry) -> Result<Mistake, String> {
+fn parse_entry(entry: Entry, invariants: &[&str]) -> Result<Mistake, String> {
     let when = entry.when;
+    if when.invariant.is_some() && invariants.is_empty() {
+        return Err("when.invariant names an invariant, but the exercise declares none".into());
+    }
+    check_values("invariant", &when.invariant, invariants)?;
     let checks: Vec<&str> = Check::ALL.iter().map(|c| c.name()).collect();
     check_values("check", &when.check, &checks)?;
     check_values("problem", &when.problem, &known_problems())?;
@@ -277,7 +296,7 @@ mod tests {
 
     #[test]
     fn the_lesson_catalogue_loads_and_ends_with_a_kind_for_any_failure() {
-        let kinds = Mistakes::parse(LESSON_TOML).expect("mistakes.toml loads");
+        let kinds = Mistakes::parse(LESSON_TOML, &[]).expect("mistakes.toml loads");
         let last = Mistakes::ordered(kinds).kinds.pop().expect("kinds");
         assert_eq!(last.name, "generic");
         assert!(last.when.check.is_none() && last.when.problem.is_none() && last.when.effect.is_none());
@@ -291,15 +310,53 @@ mod tests {
                  title.en = \"T\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n"
             )
         };
-        assert!(Mistakes::parse(&kind("effect = [\"doubled\"]", "T")).is_ok());
-        let error = Mistakes::parse(&kind("effect = [\"twice\"]", "T")).unwrap_err();
+        assert!(Mistakes::parse(&kind("effect = [\"doubled\"]", "T"), &[]).is_ok());
+        let error = Mistakes::parse(&kind("effect = [\"twice\"]", "T"), &[]).unwrap_err();
         assert!(error.contains("\"k\"") && error.contains("twice"), "{error}");
-        let error = Mistakes::parse(&kind("problem = [\"crash-partiall\"]", "T")).unwrap_err();
+        let error = Mistakes::parse(&kind("problem = [\"crash-partiall\"]", "T"), &[]).unwrap_err();
         assert!(error.contains("crash-partiall"), "{error}");
-        let error = Mistakes::parse(&kind("", "{count}")).unwrap_err();
+        let error = Mistakes::parse(&kind("", "{count}"), &[]).unwrap_err();
         assert!(error.contains("{count}"), "{error}");
-        let error = Mistakes::parse(&kind("colour = [1]", "T")).unwrap_err();
+        let error = Mistakes::parse(&kind("colour = [1]", "T"), &[]).unwrap_err();
         assert!(error.contains("colour"), "{error}");
+        // An invariant condition names one the exercise declares.
+        let invariant = kind("invariant = [\"mail-einmal\"]", "T");
+        assert!(Mistakes::parse(&invariant, &["mail-einmal"]).is_ok());
+        let error = Mistakes::parse(&invariant, &["mail-hoechstens-einmal"]).unwrap_err();
+        assert!(error.contains("\"mail-einmal\"") && error.contains("mail-hoechstens-einmal"), "{error}");
+        let error = Mistakes::parse(&invariant, &[]).unwrap_err();
+        assert!(error.contains("declares none"), "{error}");
+    }
+
+    #[test]
+    fn an_invariant_condition_holds_only_for_a_check_that_found_that_invariant_broken() {
+        let kinds = Mistakes::parse(
+            &"[[mistake]]\nname = \"k\"\nrank = 1\nwhen = { invariant = [\"a\", \"b\"] }\n\
+              title.de = \"T\"\ntitle.en = \"T\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n"
+                .to_string(),
+            &["a", "b", "c"],
+        )
+        .expect("parses");
+        let facts = |invariant: Option<&str>| Facts {
+            problem: "invariant".into(),
+            effect: Effect::Unknown,
+            times: None,
+            memory: Memory::Unknown,
+            effect_tables: vec![],
+            memory_tables: vec![],
+            written_first: None,
+            autocommit: false,
+            crashed: false,
+            returned: None,
+            failed_statement: false,
+            memory_attempted: false,
+            called_outside: false,
+            invariant: invariant.map(str::to_string),
+        };
+        let holds =
+            |invariant| kinds[0].matches(&Observed { check: "crash-points", facts: &facts(invariant) });
+        assert!(holds(Some("a")) && holds(Some("b")));
+        assert!(!holds(Some("c")) && !holds(None));
     }
 
     #[test]
@@ -309,6 +366,7 @@ mod tests {
              title.en = \"Mail swallowed\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n\
              [[mistake]]\nname = \"mail-twice\"\nrank = 10\nwhen = { effect = [\"doubled\"] }\n\
              title.de = \"Zwei Mails\"\ntitle.en = \"Two mails\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n",
+            &[],
         )
         .expect("parses");
         let merged = Mistakes::with_exercise(own);

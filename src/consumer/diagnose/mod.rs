@@ -287,6 +287,10 @@ fn decisive(
             Decisive::LastStatement => {
                 statements().next_back().map(|(line, sql, ..)| (line, Some(quote_sql(sql))))
             }
+            Decisive::OutsideCall => events.iter().rev().find_map(|e| match e {
+                TraceEvent::Outside { line: Some(line), .. } => Some((Some(*line), None)),
+                _ => None,
+            }),
         };
         if let Some(found) = found {
             return found;

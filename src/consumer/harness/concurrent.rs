@@ -183,6 +183,10 @@ impl<'a> Harness<'a> {
         if problem.is_none() {
             problem = self.judge_concurrent(processed, after == oracle.states.after_fresh);
         }
+        if problem.is_none() && self.invariant_broken() {
+            // The first interleaving that broke an invariant is the one the check shows.
+            problem = self.invariant_problem();
+        }
         let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }

@@ -95,17 +95,19 @@ impl<'a> Harness<'a> {
         (outcome, check.counted)
     }
 
+    /// The crash paths in turn, up to the first that fails: its own comparison, or an invariant
+    /// one of its states broke (the check then fails with the invariant, at that path's run).
     fn crash_paths(&mut self, check: &mut CrashCheck<'_>) -> Step<Found> {
         let found = self.crash_fresh(check)?;
-        if found.problem.is_some() {
+        if found.problem.is_some() || self.invariant_broken() {
             return Ok(found);
         }
         let found = self.crash_quiet(check, QuietPath::FailingEffect)?;
-        if found.problem.is_some() {
+        if found.problem.is_some() || self.invariant_broken() {
             return Ok(found);
         }
         let found = self.crash_quiet(check, QuietPath::Duplicate)?;
-        if found.problem.is_some() || self.compiled.relay().is_none() {
+        if found.problem.is_some() || self.invariant_broken() || self.compiled.relay().is_none() {
             return Ok(found);
         }
         self.crash_relay(check)
@@ -198,6 +200,13 @@ impl<'a> Harness<'a> {
                 let problem = problem(Prose::CrashPartial, &[("place", place.clone()), ("advice", advice)]);
                 return Ok(Found::compared(evidence, Some(problem)));
             }
+            if self.invariant_broken() {
+                // Nothing else is wrong here: the invariant is the check's failure, and this crash
+                // point is where it broke.
+                check.mark_failed(tested, &place);
+                let evidence = evidence_of(before, middle, oracle.states.after_fresh.clone(), None);
+                return Ok(Found::compared(evidence, None));
+            }
             if everything {
                 // The process died after all its work: the redelivery is the check "lost-ack".
                 check.run.queue(text!(
@@ -218,16 +227,20 @@ impl<'a> Harness<'a> {
             self.relay_before_reading(check.run, &db)?;
             let after = self.state(&db)?;
             let problem = delivery_problem(&redelivery, Expect::Processed, self.voice);
-            if problem.is_some() || after != oracle.states.after_fresh {
+            if problem.is_some() || after != oracle.states.after_fresh || self.invariant_broken() {
                 check.mark_failed(tested, &place);
                 let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
-                let problem = problem.unwrap_or_else(|| {
-                    with_notes(
-                        self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
-                        &redelivery,
-                    )
+                // With the state right, the broken invariant is the failure (the check says so).
+                let state_wrong = after_differs(&evidence);
+                let problem = problem.or_else(|| {
+                    state_wrong.then(|| {
+                        with_notes(
+                            self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
+                            &redelivery,
+                        )
+                    })
                 });
-                return Ok(Found::compared(evidence, Some(problem)));
+                return Ok(Found::compared(evidence, problem));
             }
         }
         Ok(Found::passed())
@@ -299,6 +312,11 @@ impl<'a> Harness<'a> {
             }
             self.relay_before_reading(check.run, &db)?;
             let middle = self.state(&db)?;
+            if middle == expected && self.invariant_broken() {
+                // The invariant is the check's failure; this crash point is where it broke.
+                check.mark_failed(tested, &place);
+                return Ok(Found::compared(evidence_of(expected.clone(), middle, expected, None), None));
+            }
             if middle != expected {
                 check.mark_failed(tested, &place);
                 let before = match path {
@@ -391,6 +409,11 @@ pub fn crash_points_to_test(writes: u32, seed: u64) -> (Vec<u32>, bool) {
         points.insert(middle.0 + rng.next_u32() % span);
     }
     (points.into_iter().collect(), true)
+}
+
+/// The state a check read differs from the one it expected.
+fn after_differs(evidence: &crate::report::consumer::StateEvidence) -> bool {
+    evidence.after != evidence.expected
 }
 
 #[cfg(test)]

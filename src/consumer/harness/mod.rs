@@ -319,6 +319,18 @@ impl<'a> Harness<'a> {
         Ok(CheckResult { check, failure: found.problem, detail, replay_spec: found.replay_spec, end })
     }
 
+    /// A state read during the current check broke one of the exercise's invariants. A check
+    /// that runs many times (crash points, schedules, interleavings) stops at the run where this
+    /// first holds, so the trace it shows is the run that broke it.
+    pub(super) fn invariant_broken(&self) -> bool {
+        self.violation.borrow().is_some()
+    }
+
+    /// The failure of the invariant a state read during the current check broke, if one did.
+    pub(super) fn invariant_problem(&self) -> Option<Problem> {
+        self.violation.borrow().as_ref().map(|v| Problem { key: Problem::INVARIANT, text: v.describe() })
+    }
+
     /// Ends the check when the submission's time is used up (called before each round of a loop).
     fn in_time(&self) -> Step<()> {
         if self.deadline.expired() { Err(Failure::OutOfTime) } else { Ok(()) }

@@ -137,7 +137,7 @@ impl Harness<'_> {
                 let problem = problem(Prose::CrashRelayWrong, &[("place", place.clone())]);
                 return Ok(Found::compared(evidence, Some(problem)));
             }
-            if self.violation.borrow().is_some() {
+            if self.invariant_broken() {
                 // The invariant is the check's failure; this is where it broke.
                 check.mark_failed(tested, &place);
                 return Ok(Found::compared(evidence_of(before, after, expected, None), None));

@@ -324,6 +324,21 @@ impl<'a> Harness<'a> {
 
     /// Runs one schedule to the end (the queue empty) and judges it.
     pub(super) fn run_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
+        // An invariant broken by an earlier schedule of this check (or a candidate of the
+        // shrinking) says nothing of this one: each schedule is judged by its own states.
+        let earlier = self.violation.take();
+        let outcome = self.run_one_schedule(oracle, plan);
+        let invariant = self.invariant_problem();
+        let outcome = outcome.map(|mut outcome| {
+            outcome.problem = outcome.problem.or(invariant);
+            outcome
+        });
+        let broken = self.violation.take();
+        self.violation.replace(earlier.or(broken));
+        outcome
+    }
+
+    fn run_one_schedule(&mut self, oracle: &Oracle, plan: &Schedule) -> Step<ScheduleOutcome> {
         let (queue, max_receives) = self.schedule_queue()?;
         let mut sr = ScheduleRun {
             queue,

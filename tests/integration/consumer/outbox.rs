@@ -83,6 +83,47 @@ fn a_relay_without_order_by_breaks_the_per_account_order_in_the_schedules() {
         "{}",
         failure.en
     );
+    // The check shows the schedule that broke the order (shrunk, replayable), not "all correct".
+    let schedule = check(&report, "at-least-once-schedule");
+    let detail = consumer_detail(schedule);
+    assert_eq!(detail.invariant.as_deref(), Some("reihenfolge-pro-konto"));
+    assert!(detail.schedule.is_some() && schedule.replay.is_some(), "{:?}", schedule.replay);
+    let notes: Vec<&str> = detail
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            TraceEvent::Queue { text } => Some(text.en.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!notes.iter().any(|n| n.ends_with("all correct")), "{notes:?}");
+    assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::Relay { .. })), "the relay's run is shown");
+    let main = &report.diagnosis.as_ref().expect("diagnosis").main;
+    assert_eq!(main.mistake, "relay-out-of-order");
+}
+
+/// A crash check whose only failure is an invariant stops at the crash point that broke it: the
+/// dual write's crash after `publish` and before the COMMIT, not the last crash point tried.
+#[test]
+fn the_crash_point_that_breaks_an_invariant_is_the_one_shown() {
+    let report = grade_file(&exercise_dir(SLUG).join("mutants/direkt-veroeffentlicht.py"));
+    assert_eq!(failed(&report), ["crash-points"]);
+    let crash = check(&report, "crash-points");
+    let detail = consumer_detail(crash);
+    assert_eq!(detail.invariant.as_deref(), Some("keine-veroeffentlichung-ohne-buchung"));
+    let points = detail.crash_points.as_ref().expect("counted");
+    let last_crash = detail.trace.iter().rev().find_map(|e| match e {
+        TraceEvent::Crash { line, .. } => Some(*line),
+        _ => None,
+    });
+    assert_eq!(last_crash, Some(Some(21)), "the crash after `publish` (line 21) is the last one shown");
+    assert_eq!(points.failed_at, Some(3), "{points:?}");
+    assert!(
+        points.tested < points.writes + points.commits + points.calls,
+        "the check stopped there: {points:?}"
+    );
+    let main = &report.diagnosis.as_ref().expect("diagnosis").main;
+    assert_eq!((main.mistake.as_str(), main.line), ("published-before-commit", Some(21)));
 }
 
 #[test]
