@@ -331,9 +331,8 @@ mod tests {
     #[test]
     fn an_invariant_condition_holds_only_for_a_check_that_found_that_invariant_broken() {
         let kinds = Mistakes::parse(
-            &"[[mistake]]\nname = \"k\"\nrank = 1\nwhen = { invariant = [\"a\", \"b\"] }\n\
-              title.de = \"T\"\ntitle.en = \"T\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n"
-                .to_string(),
+            "[[mistake]]\nname = \"k\"\nrank = 1\nwhen = { invariant = [\"a\", \"b\"] }\n\
+              title.de = \"T\"\ntitle.en = \"T\"\nexplanation.de = \"E\"\nexplanation.en = \"E\"\n",
             &["a", "b", "c"],
         )
         .expect("parses");
