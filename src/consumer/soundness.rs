@@ -287,34 +287,11 @@ fn check_mutants(
         };
         let row = match grade_file(exercise, consumer, file, &GradeOptions::default()) {
             Ok(report) => {
-                let (failed, violated) = failed_and_violated(&report);
-                if report.rejection.is_none() && failed.len() == report.checks.len() {
+                let row = graded_mutant_row(&report, (name, declared, &declared_at), effects, soundness);
+                if report.rejection.is_none() && row.failed_checks.len() == report.checks.len() {
                     fails_everything += 1;
                 }
-                let broken: Vec<String> = failed
-                    .iter()
-                    .cloned()
-                    .chain(violated.iter().map(|name| SoundnessRow::expects_invariant(name)))
-                    .collect();
-                let ok = broken.contains(&declared);
-                if let Some(problem) = mutant_problem(&report, (&name, &declared, &declared_at), &broken) {
-                    soundness.problems.push(problem);
-                } else if let Some(warning) = wrong_reason(&report, &declared, &declared_at, effects) {
-                    soundness.warnings.push(warning);
-                }
-                let note = report
-                    .rejection
-                    .as_ref()
-                    .map(|r| format!("rejected: {}", located(&name, &r.message.en).1))
-                    .unwrap_or_default();
-                SoundnessRow {
-                    file: name,
-                    ok,
-                    expect: declared,
-                    failed_checks: failed,
-                    violated_invariants: violated,
-                    note,
-                }
+                row
             }
             Err(error) => {
                 soundness.problems.push(format!("{name}: {error}"));
@@ -345,6 +322,41 @@ fn check_mutants(
             )
             .to_string(),
         );
+    }
+}
+
+/// The row of a graded mutant that declares `declared` (at `declared_at`); why it does not prove
+/// its declaration goes to the problems, a suspicious reason to the warnings.
+fn graded_mutant_row(
+    report: &Report,
+    (name, declared, declared_at): (String, String, &str),
+    effects: &[String],
+    soundness: &mut Soundness,
+) -> SoundnessRow {
+    let (failed, violated) = failed_and_violated(report);
+    let broken: Vec<String> = failed
+        .iter()
+        .cloned()
+        .chain(violated.iter().map(|name| SoundnessRow::expects_invariant(name)))
+        .collect();
+    let ok = broken.contains(&declared);
+    if let Some(problem) = mutant_problem(report, (&name, &declared, declared_at), &broken) {
+        soundness.problems.push(problem);
+    } else if let Some(warning) = wrong_reason(report, &declared, declared_at, effects) {
+        soundness.warnings.push(warning);
+    }
+    let note = report
+        .rejection
+        .as_ref()
+        .map(|r| format!("rejected: {}", located(&name, &r.message.en).1))
+        .unwrap_or_default();
+    SoundnessRow {
+        file: name,
+        ok,
+        expect: declared,
+        failed_checks: failed,
+        violated_invariants: violated,
+        note,
     }
 }
 

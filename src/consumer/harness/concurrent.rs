@@ -183,18 +183,16 @@ impl<'a> Harness<'a> {
         if problem.is_none() {
             problem = self.judge_concurrent(processed, after == oracle.states.after_fresh);
         }
-        if problem.is_none() && self.invariant_broken() {
-            // The first interleaving that broke an invariant is the one the check shows.
-            problem = self.invariant_problem();
-        }
         let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
         Ok(ConcurrentRun { run, choices: interleaved.choices, order: interleaved.order, problem, evidence })
     }
     /// What is wrong when both instances are done: the message processed other than once, or its
     /// effect not the reference's.
+    /// With nothing else wrong, an invariant a state of this run broke is: the first interleaving
+    /// that broke one is the run the check shows.
     fn judge_concurrent(&self, processed: usize, effect_right: bool) -> Option<Problem> {
         if effect_right && processed == 1 {
-            return None;
+            return self.invariant_problem();
         }
         let count = [("count", plain(processed))];
         Some(match (processed > 1, effect_right) {
