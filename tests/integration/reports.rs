@@ -1,5 +1,5 @@
 //! Whole reports pinned byte for byte: every solution and every mutant of the consumer exercises
-//! (03 and 04), in WAT, Python and JavaScript, and the WAT, Python and JavaScript kits' examples
+//! (03 to 10), in WAT, Python and JavaScript, and the WAT, Python and JavaScript kits' examples
 //! (graded against exercise 03) are graded, and each report's JSON is compared with
 //! `tests/golden/reports/<exercise>/<file>.json` (`<stem>.json` for WAT, `<stem>.py.json` for
 //! Python, `<stem>.js.json` for JavaScript). A change in how the harness
@@ -101,6 +101,17 @@ fn check_exercise(slug: &str) {
 #[test]
 fn exercise_03_reports_are_unchanged() {
     check_exercise("03-idempotenter-konsument");
+}
+
+/// The part 2 exercises: a mail provider with and without keys, the outbox with its relay, the
+/// dead letter queue, the event log.
+#[test]
+fn exercises_05_to_08_reports_are_unchanged() {
+    for slug in
+        ["05-buchung-und-mail", "05-mail-ohne-schluessel", "06-outbox", "07-dead-letter", "08-offsets"]
+    {
+        check_exercise(slug);
+    }
 }
 
 #[test]
