@@ -145,6 +145,53 @@ fn memory_of(text: &str, deliver: bool) -> (Vec<u8>, Vec<u8>) {
     .expect("a thread with room for the interpreter's stack")
 }
 
+/// What `text`'s `verarbeite` returned for each of `ids` (messages with those ids, delivered one
+/// after the other to one instance), without the grade's checks around them.
+fn deliveries(text: &str, ids: &[i64]) -> Vec<Option<i32>> {
+    use std::sync::Arc;
+
+    use pruefstein::consumer::ConsumerExercise;
+    use pruefstein::consumer::process::{CompiledConsumer, ConsumerProcess, Launch};
+    use pruefstein::consumer::rundb::TemplateSource;
+    use pruefstein::submission::Language;
+
+    let exercise = crate::support::consumer_exercise();
+    let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
+    let engine = pruefstein::sandbox::engine_with_stack(
+        pruefstein::exercise::Compiler::Winch,
+        pruefstein::limits::INTERPRETER_WASM_STACK_BYTES,
+    )
+    .expect("engine");
+    pruefstein::sandbox::with_stack(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES, || {
+        let compiled = CompiledConsumer::compile_source(
+            engine,
+            Language::Python,
+            text,
+            &exercise.limits,
+            &consumer.entry,
+        )
+        .map_err(|r| r.message.en)
+        .expect("the file loads");
+        let db = TemplateSource::open(&consumer.template).and_then(|t| t.restore()).expect("a run database");
+        let deadline = pruefstein::deadline::Deadline::for_submission(&exercise.limits);
+        let launch = Launch {
+            compiled: &compiled,
+            tables: Arc::clone(&consumer.tables),
+            limits: &exercise.limits,
+            deadline: &deadline,
+        };
+        let mut process =
+            ConsumerProcess::start(&launch, &db, 1, None).map_err(|_| "start").expect("it starts");
+        ids.iter()
+            .map(|id| {
+                let message = serde_json::json!({"id": id, "body": {"kunde": "k-1", "punkte": 5}});
+                process.deliver(&Arc::new(message), None).returned()
+            })
+            .collect()
+    })
+    .expect("a thread with room for the interpreter's stack")
+}
+
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     haystack.windows(needle.len()).any(|w| w == needle)
 }
@@ -172,4 +219,136 @@ fn a_submission_s_heap_never_reaches_the_next_instance() {
     let (writer_again, _) = memory_of(writer, false);
     assert!(!contains(&writer_again, secret.as_bytes()), "the secret survived into a new instance");
     assert!(writer_again == writer_start, "a new instance differs from its clean image");
+}
+
+/// The statement path in C (`glue/sqlite3_native.c`) and the Python it replaced (`Cursor._run`,
+/// still the module's slow path) answer every odd call alike: parameters of odd types and sizes,
+/// SQL that is no str, counts that do not match, odd isolation levels, a closed connection. Each
+/// case runs through `execute`, through `Cursor._run` and (the first few) through `execute` with a
+/// keyword; a delivery returns True only when every outcome (exception type and text, or rows,
+/// rowcount and the transaction state) agreed, every case of its half ran and the closed
+/// connection refused the statement.
+#[test]
+fn odd_statements_get_the_same_answer_from_the_native_path_as_from_the_python_one() {
+    let consumer = r#"import sqlite3
+
+class Text(str):
+    pass
+
+class Number(int):
+    pass
+
+CASES = [
+    ("SELECT ?", lambda: (1.5,)), ("SELECT ?", lambda: (b"x",)), ("SELECT ?", lambda: ({"a": 1},)),
+    ("SELECT ?", lambda: ([1],)), ("SELECT ?", lambda: (2 ** 40,)), ("SELECT ?", lambda: (2 ** 70,)),
+    ("SELECT ?", lambda: (-2 ** 63,)), ("SELECT ?", lambda: (None,)), ("SELECT ?", lambda: (True,)),
+    ("SELECT ?", lambda: (False,)), ("SELECT ?", lambda: (-5,)), ("SELECT ?", lambda: (2 ** 30,)),
+    ("SELECT ?", lambda: ("ä",)), ("SELECT ?", lambda: (Text("7"),)), ("SELECT ?", lambda: (Number(7),)),
+    ("SELECT ?", lambda: "a"), ("SELECT ?", lambda: "ab"), ("SELECT ?", lambda: {"a": 1}),
+    ("SELECT ?", lambda: 5), ("SELECT ?", lambda: None), ("SELECT ?", lambda: [7]),
+    ("SELECT ?", lambda: (x for x in [3])), ("SELECT ?", lambda: range(1)), (b"SELECT 1", lambda: ()),
+    (5, lambda: ()), (None, lambda: ()), (Text("SELECT 1"), lambda: ()), ("SELECT ?, ?", lambda: (1,)),
+    ("SELECT 1", lambda: tuple(range(100))), ("SELECT ?", lambda: list(range(100))),
+    ("SELECT " + ", ".join("?" * 40), lambda: tuple(range(40))), ("SELECT ?", lambda: ("x" * 2000,)),
+    ("SELECT " + "1 + " * 500 + "1", lambda: ()), ("", lambda: ()), ("   ", lambda: ()),
+    ("SELECT", lambda: ()), ("SELECT ?1, ?1", lambda: (4,)), ("SELECT ?2", lambda: (4,)),
+    ("SELECT ?99999999999", lambda: ()), ("-- ?\nSELECT 1", lambda: ()), ("SELECT '?'", lambda: ()),
+    ("DROP TABLE punkte", lambda: ()), ("SAVEPOINT a", lambda: ()), ("ROLLBACK TO a", lambda: ()), ("RELEASE a", lambda: ()),
+    ("BEGIN", lambda: ()), ("COMMIT", lambda: ()), ("END", lambda: ()), ("ROLLBACK", lambda: ()),
+    ("WITH x AS (SELECT 2) SELECT * FROM x", lambda: ()), ("VALUES (3)", lambda: ()),
+    ("SELECT 1 WHERE 0", lambda: ()),
+]
+
+WRITES = [
+    ("UPDATE punkte SET stand = stand WHERE kunde = ?", lambda: ("k1",)),
+    ("update punkte set stand = stand where kunde = ?", lambda: (None,)),
+    ("UPDATE punkte SET stand = stand WHERE kunde = ? RETURNING stand", lambda: ("k1",)),
+    ("DELETE FROM punkte WHERE 0", lambda: ()), ("INSERT INTO nirgends VALUES (?)", lambda: (1,)),
+    ("UPDATE punkte SET stand = stand WHERE kunde = ?", lambda: (2.5,)),
+]
+
+LEVELS = ["", None, 5]
+
+def outcome(run, con, sql, parameters):
+    cursor = CURSOR[0]
+    try:
+        run(cursor, sql, parameters())
+        result = ("ok", cursor.fetchall(), cursor.rowcount)
+    except Exception as e:
+        result = (type(e).__name__, str(e))
+    state = con.in_transaction
+    if con.in_transaction:
+        con.rollback()
+    return result + (state,)
+
+CURSOR = []
+
+RUNS = [(level, sql, parameters) for level in LEVELS
+        for sql, parameters in (CASES if level == "" else []) + WRITES]
+
+def verarbeite(con, msg):
+    # Half of the runs per delivery (message 7 and message 9 each take one), within its fuel; the
+    # call with a keyword for the first few.
+    part = msg["id"] % 2
+    CURSOR[:] = [con.cursor()]
+    compared = 0
+    same = True
+    for level, sql, parameters in RUNS[part::2]:
+        con.isolation_level = level
+        fast = outcome(sqlite3.Cursor.execute, con, sql, parameters)
+        slow = outcome(sqlite3.Cursor._run, con, sql, parameters)
+        named = outcome(lambda c, s, p: c.execute(s, parameters=p), con, sql, parameters) if compared < 6 else slow
+        if fast != slow or named != slow:
+            print("DIFFERENT:", repr(sql)[:60], repr(level), fast, slow, named)
+            same = False
+        compared += 1
+    con.close()
+    closed = outcome(sqlite3.Cursor.execute, con, "SELECT 1", lambda: ())
+    print("part", part, "compared:", compared, "closed:", closed)
+    return same and compared == len(RUNS[part::2]) and closed[1] == "Cannot operate on a closed database."
+"#;
+    // Messages 0 and 1 take one half each: the whole grade would run them once per check.
+    let returned = deliveries(consumer, &[0, 1]);
+    assert_eq!(returned, [Some(1), Some(1)], "each half ran every case alike and said so");
+}
+
+/// A million statements in one delivery end with the delivery's fuel (each still costs the
+/// interpreter more than a hundredth of it), before the statement limit.
+#[test]
+fn a_million_statements_end_with_the_fuel_limit() {
+    let report = grade_guarded(
+        "def verarbeite(con, msg):\n    for i in range(1000000):\n        con.execute('SELECT ?', (i,))\n    return True\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert!(json(&report).contains("limit \\\"fuel\\\""), "{}", json(&report));
+}
+
+/// SQL text of 10 MB never reaches the database: the interpreter's heap refuses the string. Text
+/// that fits the heap but not the database's statement length ends with that limit; a value that
+/// long with SQLite's "string or blob too big", more parameters than a statement may have with
+/// their range, a million values with the fuel.
+#[test]
+fn huge_sql_texts_values_and_parameter_lists_end_with_a_named_limit() {
+    let report = grade_guarded(
+        "def verarbeite(con, msg):\n    con.execute('SELECT 1' + ' ' * (10 * 1024 * 1024))\n    return True\n",
+    );
+    assert_eq!(report.verdict, Verdict::Failed);
+    assert!(json(&report).contains("limit \\\"interpreter heap\\\""), "{}", json(&report));
+    for (call, limit) in [
+        ("con.execute('SELECT 1' + ' ' * 20000)", "limit \\\"SQL text length\\\""),
+        // SQLite's own words: the value is longer than its length limit (SQL_VALUE_BYTES_MAX).
+        ("con.execute('SELECT ?', ('x' * 20000,))", "string or blob too big"),
+        (
+            "con.execute('SELECT ' + ', '.join('?' * 40), tuple(range(40)))",
+            "parameters are numbered from 1 to 32",
+        ),
+        // A million values: making the tuple takes the delivery's fuel before the heap is full.
+        ("con.execute('SELECT ?', tuple(range(1000000)))", "limit \\\"fuel\\\""),
+    ] {
+        let report = grade_guarded(&format!(
+            "import sqlite3\n\ndef verarbeite(con, msg):\n    try:\n        {call}\n    except sqlite3.Error as e:\n        print('refused:', e)\n        raise\n    return True\n"
+        ));
+        assert_eq!(report.verdict, Verdict::Failed, "{call}");
+        assert!(json(&report).contains(limit), "{call}: {}", json(&report));
+    }
 }

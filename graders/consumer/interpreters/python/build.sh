@@ -29,7 +29,7 @@ CFLAGS="--target=wasm32-wasi --sysroot=/usr -isystem /usr/include/wasm32-wasi -O
     -I$HERE/../common -I$HERE/glue/include -I$HERE/glue -I$HERE/vendor -DNDEBUG -DPRUEFSTEIN_FRAMES=1 -DPRUEFSTEIN_CALL_LINE=1 -Wno-unused-command-line-argument"
 cd "$HERE"
 OBJS=""
-for src in vendor/py/*.c vendor/extmod/modjson.c glue/pruefstein.c glue/sjlj.c; do
+for src in vendor/py/*.c vendor/extmod/modjson.c glue/pruefstein.c glue/sqlite3_native.c glue/sjlj.c; do
     obj="$WORK/$(echo "$src" | tr / _).o"
     # shellcheck disable=SC2086
     clang $CFLAGS -c "$src" -o "$obj"

@@ -1,12 +1,13 @@
 # The sqlite3 module of Prüfstein's Python guest: the part of CPython 3.11's sqlite3 a consumer
 # uses, over ABI v1's db.* imports (_exec, _query_int, _bind_int, _bind_text, _changes,
-# _last_error, set by the glue before this runs). Default transaction mode: an implicit BEGIN
+# _last_error, set by the glue before this runs). The hot path runs in C (glue/sqlite3_native.c):
+# _native, at the end, puts it in place of Cursor.execute, Connection.execute, commit, rollback,
+# __enter__ and __exit__, keeping each Python method here as its slow path (as _py_<name>), and the
+# glue runs a delivery in C; the Python here stays the reference of what they do. Default transaction mode: an implicit BEGIN
 # before INSERT/UPDATE/DELETE/REPLACE; commit, rollback, in_transaction; the connection as a
 # context manager (commit on success, rollback on an exception, the connection stays open); close()
 # (rolls back what is open; afterwards every statement raises ProgrammingError, as CPython's does).
 # Rows: a query's first column of its first row, as an integer (what ABI v1 returns).
-
-import json
 
 paramstyle = "qmark"
 threadsafety = 1
@@ -272,11 +273,10 @@ def connect(*args, **kwargs):
     raise NotSupportedError("the grader passes the connection to verarbeite(con, msg)")
 
 
-def _deliver(entry):
-    msg = json.loads(_message())
-    result = entry(Connection(), msg)
-    if result is True:
-        return 1
-    if result is False:
-        return 0
+# A delivery (in C, glue/sqlite3_native.c: json.loads of the message, a fresh Connection, the
+# student's function): its result is True or False, or else this.
+def _bad_result(result):
     raise TypeError("verarbeite must return True or False, not %r" % (result,))
+
+
+_native(Cursor, Connection)
