@@ -38,14 +38,17 @@ impl LogAfterCrash {
             ("offset", number(self.offset)),
             ("committed", number(self.committed)),
         ];
-        problem(Prose::CrashLogSkipped, &fill)
+        let prose = if self.keeps_offsets { Prose::CrashLogSkippedInLog } else { Prose::CrashLogSkipped };
+        problem(prose, &fill)
     }
 }
 
 impl Harness<'_> {
-    /// Whether a table the exercise's effect is shown in differs between `before` and `after`
-    /// (the record was processed, at least in part).
+    /// Whether a table of the database the exercise's effect is shown in differs between `before`
+    /// and `after` (the record was processed, at least in part). What happened outside (a log's
+    /// offsets, read by an `outside` query) is no processing.
     pub(super) fn effect_changed(&self, before: &State, after: &State) -> bool {
+        let (before, after) = (self.inside(before), self.inside(after));
         self.roles.names(Role::Effect).iter().any(|table| before.get(table) != after.get(table))
     }
 

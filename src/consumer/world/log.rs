@@ -394,6 +394,40 @@ mod tests {
     }
 
     #[test]
+    fn a_log_that_keeps_the_offsets_takes_commits_of_delivered_partitions_and_refuses_the_rest() {
+        assert!(config(OffsetStore::Broker, Some("SELECT 1, 2")).problem().is_some(), "no query");
+        let c = config(OffsetStore::Broker, None);
+        assert!(c.problem().is_none());
+        let mut world = World::new(WorldConfig { log: Some(c), ..WorldConfig::default() });
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::NotDelivered)));
+        world.delivering(&serde_json::json!({"id": 1, "partition": 0, "offset": 40}));
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::Committed)));
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::Committed)), "held already");
+        let refused = |why| Some(Ok(CommitAnswer::Refused(why)));
+        assert_eq!(world.commit_offset(0, 42), refused(CommitRefusal::BeyondEnd { end: 41 }));
+        assert_eq!(world.commit_offset(0, 39), refused(CommitRefusal::BeforeStart { start: 40 }));
+        assert_eq!(world.commit_offset(0, i64::MIN), refused(CommitRefusal::Negative));
+        assert_eq!(world.commit_offset(-1, 41), refused(CommitRefusal::UnknownPartition));
+        assert_eq!(world.commit_offset(i64::MAX, 41), refused(CommitRefusal::UnknownPartition));
+        assert_eq!(world.log().expect("a log").committed(0), 41, "the log keeps what it held");
+        assert_eq!(
+            CommitAnswer::Refused(CommitRefusal::BeyondEnd { end: 41 }).name(),
+            "400 refused: beyond-end"
+        );
+        assert_eq!(CommitAnswer::Committed.status(), 0);
+        assert_eq!(CommitAnswer::NotDelivered.status(), 3);
+        for _ in 8..OUTSIDE_CALLS_PER_RUN_MAX {
+            world.commit_offset(0, 41);
+        }
+        assert_eq!(world.commit_offset(0, 41), Some(Err(CallLimit)), "the outside-call limit");
+        let database = World::new(WorldConfig {
+            log: Some(config(OffsetStore::Database, Some("SELECT 1, 2"))),
+            ..WorldConfig::default()
+        });
+        assert_eq!({ database }.commit_offset(0, 41), None, "the database keeps these offsets");
+    }
+
+    #[test]
     fn the_database_offsets_are_mirrored_and_a_move_back_is_visible() {
         let c = config(OffsetStore::Database, Some("SELECT partition, naechster FROM offsets"));
         let mut world = World::new(WorldConfig { log: Some(c), ..WorldConfig::default() });
