@@ -163,3 +163,23 @@ fn commit_offset_where_no_log_keeps_the_offsets_ends_with_a_named_fault() {
         assert!(failure.de.contains("hält kein Log die Offsets"), "{}", failure.de);
     }
 }
+
+#[test]
+fn odd_types_for_partition_and_offset_are_refused_in_python_and_javascript_with_a_type_error() {
+    use pruefstein::grade::{GradeOptions, grade};
+    use pruefstein::submission::{Language, Submission};
+    let python = "import log\n\ndef verarbeite(con, msg):\n    log.commit_offset(str(msg[\"partition\"]), 41.5)\n    return True\n";
+    let javascript = "import { commitOffset } from \"log\";\n\nexport function verarbeite(db, msg) {\n    commitOffset(String(msg.partition), 41.5);\n    return true;\n}\n";
+    for (language, text, said) in [
+        (Language::Python, python, "commit_offset takes int partition and offset"),
+        (Language::JavaScript, javascript, "commitOffset takes integer partition and offset"),
+    ] {
+        let submission = Submission::Source { language, text: text.to_string() };
+        let report = grade(exercise(), &submission, &GradeOptions::default()).expect("grades");
+        assert_eq!(report.verdict, Verdict::Failed);
+        let fresh = check(&report, "fresh-message");
+        let json = serde_json::to_string(&consumer_detail(fresh).trace).expect("json");
+        assert!(json.contains(said) && json.contains("TypeError"), "{language:?}: {json:.2000}");
+        assert!(commits(&report, "fresh-message").is_empty(), "nothing reached the log");
+    }
+}

@@ -25,6 +25,9 @@ export class CommitRefused extends LogError {
 }
 
 export function commitOffset(partition, offset) {
+    if (!Number.isSafeInteger(partition) || !Number.isSafeInteger(offset)) {
+        throw new TypeError("commitOffset takes integer partition and offset");
+    }
     if (commit(partition, offset) !== 0) {
         throw new CommitRefused(
             `commitOffset(${partition}, ${offset}) refused: no such partition, an offset outside the partition's records, or a partition not delivered yet`,

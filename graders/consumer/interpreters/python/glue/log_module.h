@@ -7,7 +7,12 @@ IMPORT("world", "commit_offset") int host_commit_offset(long long partition, lon
 /* The bit of env.pf_world for a log that keeps the offsets. */
 #define PF_WORLD_LOG 4
 
+/* An int as a machine word: TypeError for anything else (a bool, a float, a str), OverflowError for
+ * an int beyond it. */
 static long long log_int(mp_obj_t value) {
+    if (!mp_obj_is_int(value) || value == mp_const_true || value == mp_const_false) {
+        mp_raise_TypeError(MP_ERROR_TEXT("commit_offset takes int partition and offset"));
+    }
     return mp_obj_is_small_int(value) ? MP_OBJ_SMALL_INT_VALUE(value) : mp_obj_int_get_checked(value);
 }
 
