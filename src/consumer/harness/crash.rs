@@ -211,17 +211,7 @@ impl<'a> Harness<'a> {
                 ));
                 continue;
             }
-            check.run.queue(if redelivered {
-                text!(
-                    "die Datenbank ist vollständig, nur der Offset fehlt im Log: das Log stellt neu zu",
-                    "the database is complete, only the offset is missing in the log: the log redelivers"
-                )
-            } else {
-                text!(
-                    "nichts ist passiert; die Queue stellt neu zu",
-                    "nothing happened; the queue redelivers"
-                )
-            });
+            check.run.queue(redelivery_note(redelivered));
             let mut second = self.start(check.run, &db, None)?;
             let note = text!("erneute Zustellung nach dem Absturz", "redelivery after the crash");
             let redelivery =
@@ -405,6 +395,19 @@ pub fn crash_points_to_test(writes: u32, seed: u64) -> (Vec<u32>, bool) {
         points.insert(middle.0 + rng.next_u32() % span);
     }
     (points.into_iter().collect(), true)
+}
+
+/// What comes after a crash that left nothing behind, or (`log_redelivers`) a complete database
+/// whose offset a log that keeps the offsets does not hold yet.
+fn redelivery_note(log_redelivers: bool) -> Text {
+    if log_redelivers {
+        text!(
+            "die Datenbank ist vollständig, nur der Offset fehlt im Log: das Log stellt neu zu",
+            "the database is complete, only the offset is missing in the log: the log redelivers"
+        )
+    } else {
+        text!("nichts ist passiert; die Queue stellt neu zu", "nothing happened; the queue redelivers")
+    }
 }
 
 #[cfg(test)]
