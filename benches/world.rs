@@ -32,12 +32,13 @@ fn main() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("exercises");
     let load = |slug: &str| pruefstein::graders::load(&root.join(slug)).expect("loads");
     let read = |slug: &str, file: &str| std::fs::read_to_string(root.join(slug).join(file)).expect("read");
-    let (e03, e05, e06, e07, e08) = (
+    let (e03, e05, e06, e07, e08, e08b) = (
         load("03-idempotenter-konsument"),
         load("05-buchung-und-mail"),
         load("06-outbox"),
         load("07-dead-letter"),
         load("08-offsets"),
+        load("08-offsets-im-log"),
     );
     let python = |text: String| Submission::Source { language: Language::Python, text };
     let cases = [
@@ -54,11 +55,17 @@ fn main() {
         ("06, WAT", &e06, Submission::Module(read("06-outbox", "solutions/reference.wat").into_bytes())),
         ("07, WAT", &e07, Submission::Module(read("07-dead-letter", "solutions/reference.wat").into_bytes())),
         ("08, WAT", &e08, Submission::Module(read("08-offsets", "solutions/reference.wat").into_bytes())),
+        (
+            "08b, WAT",
+            &e08b,
+            Submission::Module(read("08-offsets-im-log", "solutions/reference.wat").into_bytes()),
+        ),
         ("03, Python", &e03, python(read("03-idempotenter-konsument", "solutions/lesson.py"))),
         ("05, Python", &e05, python(read("05-buchung-und-mail", "solutions/reference.py"))),
         ("06, Python", &e06, python(read("06-outbox", "solutions/reference.py"))),
         ("07, Python", &e07, python(read("07-dead-letter", "solutions/reference.py"))),
         ("08, Python", &e08, python(read("08-offsets", "solutions/reference.py"))),
+        ("08b, Python", &e08b, python(read("08-offsets-im-log", "solutions/reference.py"))),
     ];
     let options = GradeOptions::default();
     // Warm-up: engines, the interpreter's snapshot, each exercise's oracle.

@@ -619,6 +619,11 @@ fn build_template(
     }
     if !world.is_empty() {
         super::world::create_observer_tables(&conn)?;
+        // A log that keeps the offsets itself shows its initial ones (every partition at its first
+        // offset) before anything ran, as it shows them to every later state.
+        if world.log.as_ref().is_some_and(|l| l.offsets == super::world::log::OffsetStore::Broker) {
+            super::world::log::show_to_observer(&conn, &mut super::world::World::new(world.clone()))?;
+        }
     }
     let state = read_state_from(&conn, queries)
         .map_err(|e| TemplateProblem::State(format!("a [[consumer.state]] query fails: {e}")))

@@ -524,7 +524,9 @@ impl ConsumerProcess {
         state.commits = 0;
         state.calls = 0;
         if let Some(world) = &state.world {
-            world.lock().unwrap_or_else(|poisoned| poisoned.into_inner()).begin_delivery(self.instance);
+            let mut world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            world.begin_delivery(self.instance);
+            world.delivering(message);
         }
         state.crash_points.clear();
         state.statements = 0;

@@ -261,17 +261,9 @@ impl Speaker<'_> {
                     self.pick("wartet auf die Sperre der Datenbank", "waits for the database lock")
                 )
             }
-            TraceEvent::Outside { instance, line, call, key, to, answer, .. } => {
+            TraceEvent::Outside { instance, line, call, key, to, body, answer } => {
                 let at = line.map(|n| format!(" ({} {n})", self.pick("Zeile", "line"))).unwrap_or_default();
-                let answer = outside_answer(answer, de);
-                if call == "publish" {
-                    let (service, topic) = if de { ("Broker", "Thema") } else { ("broker", "topic") };
-                    format!("#{instance} {service}: {call}({topic} {to}, key „{key}“){at} → {answer}")
-                } else if de {
-                    format!("#{instance} Mail-Dienst: {call}(key „{key}“, an {to}){at} → {answer}")
-                } else {
-                    format!("#{instance} mail provider: {call}(key \"{key}\", to {to}){at} → {answer}")
-                }
+                outside_line(*instance, call, (key, to, body), &at, answer, de)
             }
             TraceEvent::Crash {
                 instance,
@@ -315,6 +307,51 @@ impl Speaker<'_> {
 }
 
 /// An outside service's answer (as recorded: `sent`, `replayed`, `422 key reused`, …) in words.
+/// A call to an outside service, in the trace: "#1 Log: commit_offset(partition 0, offset 41) → committed".
+fn outside_line(
+    instance: u32,
+    call: &str,
+    (key, to, body): (&str, &str, &str),
+    at: &str,
+    answer: &str,
+    de: bool,
+) -> String {
+    if call == "commit_offset" {
+        let answer = commit_answer(answer, de);
+        let (p, o) = if de { ("Partition", "Offset") } else { ("partition", "offset") };
+        return format!("#{instance} Log: {call}({p} {key}, {o} {body}){at} → {answer}");
+    }
+    let answer = outside_answer(answer, de);
+    if call == "publish" {
+        let (service, topic) = if de { ("Broker", "Thema") } else { ("broker", "topic") };
+        format!("#{instance} {service}: {call}({topic} {to}, key „{key}“){at} → {answer}")
+    } else if de {
+        format!("#{instance} Mail-Dienst: {call}(key „{key}“, an {to}){at} → {answer}")
+    } else {
+        format!("#{instance} mail provider: {call}(key \"{key}\", to {to}){at} → {answer}")
+    }
+}
+
+/// The log's answer to `commit_offset`, as recorded ("committed", "400 refused: beyond-end").
+fn commit_answer(answer: &str, de: bool) -> &str {
+    match (answer, de) {
+        ("committed", true) => "festgeschrieben",
+        ("committed", false) => "committed",
+        ("400 refused: not-delivered", true) => {
+            "abgelehnt: aus dieser Partition wurde noch nichts zugestellt"
+        }
+        ("400 refused: not-delivered", false) => "refused: nothing of this partition was delivered yet",
+        ("400 refused: beyond-end", true) => "abgelehnt: hinter dem Ende der Partition",
+        ("400 refused: beyond-end", false) => "refused: beyond the partition's end",
+        ("400 refused: before-start", true) => "abgelehnt: vor dem ersten Offset des Logs",
+        ("400 refused: before-start", false) => "refused: before the log's first offset",
+        ("400 refused: negative", true) => "abgelehnt: negativer Offset",
+        ("400 refused: negative", false) => "refused: negative offset",
+        (_, true) => "abgelehnt: keine solche Partition",
+        (_, false) => "refused: no such partition",
+    }
+}
+
 fn outside_answer(answer: &str, de: bool) -> &str {
     match (answer, de) {
         ("sent", true) => "gesendet",

@@ -126,6 +126,11 @@ fn exercise_09_and_10_reports_are_unchanged() {
 }
 
 #[test]
+fn exercise_08_offsets_im_log_reports_are_unchanged() {
+    check_exercise("08-offsets-im-log");
+}
+
+#[test]
 fn wat_kit_example_reports_are_unchanged() {
     let modules = wat_files(&repo().join("graders/consumer/kits/wat/examples"));
     let graded = check_reports(&load(KIT_EXERCISE), "wat-kit", &modules);

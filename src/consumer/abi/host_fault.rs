@@ -27,6 +27,8 @@ pub enum HostFault {
     NoProvider,
     #[error("world.publish called, but the exercise declares no broker")]
     NoBroker,
+    #[error("world.commit_offset called, but the exercise declares no log that keeps the offsets")]
+    NoLog,
     #[error("more than {limit} calls to outside services in one run")]
     OutsideCallLimit { limit: usize },
 }
@@ -94,6 +96,13 @@ impl HostFault {
                 text!(
                     "publish wurde aufgerufen, aber diese Aufgabe hat keinen Broker.",
                     "publish was called, but this exercise has no broker."
+                ),
+            ),
+            HostFault::NoLog => (
+                FaultCode::NoProvider,
+                text!(
+                    "commit_offset wurde aufgerufen, aber in dieser Aufgabe hält kein Log die Offsets (offsets = \"broker\").",
+                    "commit_offset was called, but in this exercise no log keeps the offsets (offsets = \"broker\")."
                 ),
             ),
             HostFault::OutsideCallLimit { limit } => (

@@ -58,6 +58,7 @@ abi_v1! {
     "env"."abort"(I32, I32, I32, I32) -> () => env_abort;
     "world"."send_mail"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_send_mail;
     "world"."publish"(I32, I32, I32, I32, I32, I32) -> (I32) => world::world_publish;
+    "world"."commit_offset"(I64, I64) -> (I32) => world::world_commit_offset;
 }
 
 /// The store data of one consumer instance.

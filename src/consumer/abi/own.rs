@@ -3,6 +3,7 @@
 use wasmtime::{Caller, Linker};
 
 use super::{GuestState, HostResult, charge};
+use crate::consumer::world::log::OffsetStore;
 
 /// What Prüfstein's own interpreter guests import beyond ABI v1 (a submitted module that imports
 /// them is rejected, as for any import outside [`IMPORTS`]): `env.pf_last_error_code`, the extended
@@ -11,7 +12,8 @@ use super::{GuestState, HostResult, charge};
 /// issues the next statement, which the trace records with it; `env.pf_return_line`, the line whose
 /// `return` ended the student's entry function, which the trace records with the return;
 /// `env.pf_world`, the outside services the exercise declares (bit 1: a mail provider, bit 2: a
-/// broker), so that the guest sets up its `mail` and `broker` modules only where they exist.
+/// broker, bit 3: a log that keeps the offsets), so that the guest sets up its `mail`, `broker`
+/// and `log` modules only where they exist.
 pub(super) fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmtime::Result<()> {
     linker.func_wrap(
         "env",
@@ -35,7 +37,11 @@ pub(super) fn define_own_guest_imports(linker: &mut Linker<GuestState>) -> wasmt
         let world = caller.data().world.clone();
         let Some(world) = world else { return Ok(0) };
         let world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        Ok(i32::from(world.config().mail.is_some()) | (i32::from(world.config().broker.is_some()) << 1))
+        let config = world.config();
+        let log_offsets = config.log.as_ref().is_some_and(|l| l.offsets == OffsetStore::Broker);
+        Ok(i32::from(config.mail.is_some())
+            | (i32::from(config.broker.is_some()) << 1)
+            | (i32::from(log_offsets) << 2))
     })?;
     linker.func_wrap(
         "env",

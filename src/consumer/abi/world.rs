@@ -1,5 +1,6 @@
 //! ABI v1.1's optional host functions for the outside services an exercise declares:
-//! `world.send_mail(key, to, body) -> status` and `world.publish(topic, key, payload) -> status`. The call goes to the run's shared
+//! `world.send_mail(key, to, body) -> status`, `world.publish(topic, key, payload) -> status` and
+//! `world.commit_offset(partition, offset) -> status`. The call goes to the run's shared
 //! [`crate::consumer::world::World`] (its effect survives a crash of the instance), is recorded in
 //! the trace, and is a crash point of its own: the harness kills the consumer right after it, as
 //! after a write or a COMMIT. In an interleaved run the call is a turn of its own: while it is in
@@ -21,6 +22,8 @@ use crate::report::consumer::{Boundary, TraceEvent};
 pub(crate) const SEND_MAIL: &str = "send_mail";
 /// The broker's call's name.
 pub(crate) const PUBLISH: &str = "publish";
+/// The event log's call's name (`offsets = "broker"`).
+pub(crate) const COMMIT_OFFSET: &str = "commit_offset";
 
 /// What one `world.send_mail` call asks, read from the guest's memory.
 struct MailArgs {
@@ -165,6 +168,35 @@ pub(super) fn world_publish(
     );
     let status = if accepted { MailAnswer::Sent.status() } else { MailAnswer::Invalid.status() };
     crash_point_after(&mut caller, PUBLISH, status)
+}
+
+/// `world.commit_offset(partition, offset) -> status`: 0 the log holds `offset` as the group's
+/// committed offset of `partition`, 3 refused (no such partition, below the log's first offset,
+/// beyond the partition's end, or a partition whose record the run has not delivered). The commit
+/// is recorded in the run's [`crate::sim::EventLog`] (refusals too) and is a crash point of its own.
+pub(super) fn world_commit_offset(
+    mut caller: Caller<'_, GuestState>,
+    partition: i64,
+    offset: i64,
+) -> HostResult<i32> {
+    charge(&mut caller, 0)?;
+    let state = caller.data_mut();
+    let (world, _, _) = caller_world(state, HostFault::NoLog)?;
+    let answer = {
+        let mut world = world.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        match world.commit_offset(partition, offset) {
+            None => return Err(wasmtime::Error::new(HostFault::NoLog)),
+            Some(Err(_)) => {
+                return Err(wasmtime::Error::new(HostFault::OutsideCallLimit {
+                    limit: crate::limits::OUTSIDE_CALLS_PER_RUN_MAX,
+                }));
+            }
+            Some(Ok(answer)) => answer,
+        }
+    };
+    let (partition, offset) = (partition.to_string(), offset.to_string());
+    record_outside(state, COMMIT_OFFSET, (partition.as_bytes(), b"", offset.as_bytes()), &answer.name());
+    crash_point_after(&mut caller, COMMIT_OFFSET, answer.status())
 }
 
 /// `world.send_mail(key_ptr, key_len, to_ptr, to_len, body_ptr, body_len) -> status`.

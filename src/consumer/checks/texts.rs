@@ -29,6 +29,7 @@ pub(crate) enum Prose {
     CrashAdviceWrite,
     CrashRedeliveryWrong,
     CrashLogSkipped,
+    CrashLogSkippedInLog,
     CrashFailingEffectChanged,
     CrashDuplicateChanged,
     ConcurrentTwice,
@@ -46,7 +47,7 @@ pub(crate) enum Prose {
 
 impl Prose {
     /// Every failure text.
-    pub(crate) const ALL: [Prose; 31] = [
+    pub(crate) const ALL: [Prose; 32] = [
         Prose::CouldNotStart,
         Prose::FirstDeliveryWentWrong,
         Prose::KilledAtCrashPoint,
@@ -65,6 +66,7 @@ impl Prose {
         Prose::CrashAdviceWrite,
         Prose::CrashRedeliveryWrong,
         Prose::CrashLogSkipped,
+        Prose::CrashLogSkippedInLog,
         Prose::CrashFailingEffectChanged,
         Prose::CrashDuplicateChanged,
         Prose::ConcurrentTwice,
@@ -101,6 +103,7 @@ impl Prose {
             Prose::CrashAdviceWrite => "crash-advice-write",
             Prose::CrashRedeliveryWrong => "crash-redelivery-wrong",
             Prose::CrashLogSkipped => "crash-log-skipped",
+            Prose::CrashLogSkippedInLog => "crash-log-skipped-in-log",
             Prose::CrashFailingEffectChanged => "crash-failing-effect-changed",
             Prose::CrashDuplicateChanged => "crash-duplicate-changed",
             Prose::ConcurrentTwice => "concurrent-twice",
@@ -134,7 +137,9 @@ impl Prose {
             Prose::CrashRedeliveryWrong | Prose::CrashFailingEffectChanged | Prose::CrashDuplicateChanged => {
                 &["place"]
             }
-            Prose::CrashLogSkipped => &["place", "partition", "offset", "committed"],
+            Prose::CrashLogSkipped | Prose::CrashLogSkippedInLog => {
+                &["place", "partition", "offset", "committed"]
+            }
             Prose::ConcurrentTwice | Prose::ConcurrentTwiceOnce => &["count"],
             Prose::ScheduleStopped => &["deliveries"],
             Prose::PoisonAcked => &["message", "ended"],

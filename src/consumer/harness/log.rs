@@ -8,7 +8,7 @@ use crate::consumer::checks::catalogue::problem;
 use crate::consumer::checks::texts::{Problem, Prose};
 use crate::consumer::rundb::RunDb;
 use crate::consumer::state::State;
-use crate::consumer::world::log::record_of;
+use crate::consumer::world::log::{OffsetStore, record_of};
 use crate::report::roles::Role;
 use crate::text::Text;
 
@@ -17,6 +17,8 @@ pub(super) struct LogAfterCrash {
     pub partition: u32,
     pub offset: u64,
     pub committed: u64,
+    /// The log keeps the offsets itself (`offsets = "broker"`), apart from the database.
+    pub keeps_offsets: bool,
     /// What the log does next, in words, for the trace.
     pub note: Text,
 }
@@ -36,14 +38,17 @@ impl LogAfterCrash {
             ("offset", number(self.offset)),
             ("committed", number(self.committed)),
         ];
-        problem(Prose::CrashLogSkipped, &fill)
+        let prose = if self.keeps_offsets { Prose::CrashLogSkippedInLog } else { Prose::CrashLogSkipped };
+        problem(prose, &fill)
     }
 }
 
 impl Harness<'_> {
-    /// Whether a table the exercise's effect is shown in differs between `before` and `after`
-    /// (the record was processed, at least in part).
+    /// Whether a table of the database the exercise's effect is shown in differs between `before`
+    /// and `after` (the record was processed, at least in part). What happened outside (a log's
+    /// offsets, read by an `outside` query) is no processing.
     pub(super) fn effect_changed(&self, before: &State, after: &State) -> bool {
+        let (before, after) = (self.inside(before), self.inside(after));
         self.roles.names(Role::Effect).iter().any(|table| before.get(table) != after.get(table))
     }
 
@@ -58,7 +63,9 @@ impl Harness<'_> {
     ) -> Option<LogAfterCrash> {
         let (partition, offset) = record_of(message)?;
         let world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let committed = world.log()?.committed(partition);
+        let log = world.log()?;
+        let committed = log.committed(partition);
+        let keeps_offsets = log.config().offsets == OffsetStore::Broker;
         let note = match (committed > offset, durable) {
             (true, false) => text_of(
                 "Absturz nach dem Offset-Commit, vor dem Verarbeiten",
@@ -85,7 +92,7 @@ impl Harness<'_> {
                 ("das Log stellt erneut zu ab Offset", "the log redelivers from offset"),
             ),
         };
-        Some(LogAfterCrash { partition, offset, committed, note })
+        Some(LogAfterCrash { partition, offset, committed, keeps_offsets, note })
     }
 }
 

@@ -68,7 +68,7 @@ impl World {
     /// Publishes: accepted (`Ok(true)`) or refused as malformed (`Ok(false)`); recorded either way.
     /// `Err` past [`OUTSIDE_CALLS_PER_RUN_MAX`] (mails and publications together).
     pub fn publish(&mut self, request: PublishRequest<'_>) -> Result<bool, CallLimit> {
-        if self.calls.len() + self.published.len() >= OUTSIDE_CALLS_PER_RUN_MAX {
+        if self.outside_calls() >= OUTSIDE_CALLS_PER_RUN_MAX {
             return Err(CallLimit);
         }
         let accepted = self.config.broker.is_some()

@@ -15,10 +15,12 @@ use std::sync::Arc;
 
 use serde::Deserialize;
 
-use super::World;
+use super::{CallLimit, World};
 use rusqlite::types::Value;
 
-use crate::limits::{LOG_COMMITS_PER_RUN_MAX, LOG_NAME_BYTES_MAX, LOG_PARTITIONS_MAX};
+use crate::limits::{
+    LOG_COMMITS_PER_RUN_MAX, LOG_NAME_BYTES_MAX, LOG_PARTITIONS_MAX, OUTSIDE_CALLS_PER_RUN_MAX,
+};
 use crate::sim::log::{CommitRefusal, EventLog, LogEvent, Offset};
 
 /// The table the consumer group's committed offsets appear as: `(grp, partition, committed)`.
@@ -35,6 +37,9 @@ pub const FIRST_OFFSET_MAX: Offset = 1_000_000;
 pub enum OffsetStore {
     /// In the consumer's own database, read by the `committed` query.
     Database,
+    /// In the log itself: the consumer commits through `world.commit_offset` (ABI v1.1), a call to
+    /// an outside service, apart from its own transaction.
+    Broker,
 }
 
 /// `[consumer.world.log]`.
@@ -81,6 +86,10 @@ impl LogConfig {
                 "[consumer.world.log] offsets = \"database\" needs `committed`, a query returning the group's (partition, committed offset) rows".into(),
             ),
             (OffsetStore::Database, Some(_)) => None,
+            (OffsetStore::Broker, Some(_)) => Some(
+                "[consumer.world.log] offsets = \"broker\" keeps the offsets in the log: `committed` (a query over the consumer's tables) belongs to offsets = \"database\"".into(),
+            ),
+            (OffsetStore::Broker, None) => None,
         }
     }
 
@@ -146,12 +155,80 @@ pub fn record_of(message: &serde_json::Value) -> Option<(u32, Offset)> {
 pub struct LogWorld {
     config: LogConfig,
     log: EventLog<()>,
+    /// The partitions whose record the run has delivered so far (`world.commit_offset` into
+    /// another is refused: nothing of it was read).
+    delivered: Vec<bool>,
+}
+
+/// The answer of `world.commit_offset`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitAnswer {
+    /// The log holds the offset now (or held it already).
+    Committed,
+    /// The log refused it and holds what it held; recorded in its trace.
+    Refused(CommitRefusal),
+    /// The partition exists, but the run has not delivered its record yet: nothing was read there.
+    NotDelivered,
+}
+
+impl CommitAnswer {
+    /// The ABI status (`ABI.md`): 0 committed, 3 refused.
+    pub fn status(self) -> i32 {
+        match self {
+            CommitAnswer::Committed => 0,
+            CommitAnswer::Refused(_) | CommitAnswer::NotDelivered => 3,
+        }
+    }
+
+    /// Its name in the trace.
+    pub fn name(self) -> String {
+        match self {
+            CommitAnswer::Committed => "committed".into(),
+            CommitAnswer::Refused(why) => {
+                let why = serde_json::to_value(why).unwrap_or_default();
+                let why = match &why {
+                    serde_json::Value::String(s) => s.clone(),
+                    serde_json::Value::Object(o) => o.keys().next().cloned().unwrap_or_default(),
+                    _ => String::new(),
+                };
+                format!("400 refused: {why}")
+            }
+            CommitAnswer::NotDelivered => "400 refused: not-delivered".into(),
+        }
+    }
 }
 
 impl LogWorld {
     /// The run's log; `None` when the configuration cannot hold its records (the loader refused it).
     pub fn new(config: &LogConfig) -> Option<LogWorld> {
-        Some(LogWorld { config: config.clone(), log: config.new_log(config.records).ok()? })
+        let log = config.new_log(config.records).ok()?;
+        let delivered = vec![false; log.partition_count() as usize];
+        Some(LogWorld { config: config.clone(), log, delivered })
+    }
+
+    /// The run delivers `message`: its record's partition counts as read from now on.
+    pub fn delivering(&mut self, message: &serde_json::Value) {
+        if let Some(slot) = record_of(message).and_then(|(p, _)| self.delivered.get_mut(p as usize)) {
+            *slot = true;
+        }
+    }
+
+    /// `world.commit_offset(partition, offset)` with `offsets = "broker"`: the log takes the
+    /// offset as the group's committed offset, or refuses it (out of range, or a partition whose
+    /// record the run has not delivered). Past [`LOG_COMMITS_PER_RUN_MAX`] recorded commits the
+    /// log still answers but records nothing more.
+    pub fn commit_by_consumer(&mut self, partition: i64, offset: i64) -> CommitAnswer {
+        let known = usize::try_from(partition).ok().and_then(|p| self.delivered.get(p).copied());
+        if known == Some(false) {
+            return CommitAnswer::NotDelivered;
+        }
+        let group = self.config.group.clone();
+        match self.commit(&group, partition, offset) {
+            Ok(None) => CommitAnswer::Committed,
+            Ok(Some(why)) => CommitAnswer::Refused(why),
+            // The group is the exercise's, checked when it loaded: no other error can come.
+            Err(_) => CommitAnswer::Refused(CommitRefusal::UnknownPartition),
+        }
     }
 
     pub fn config(&self) -> &LogConfig {
@@ -192,6 +269,27 @@ impl World {
     /// The run's log, to commit to.
     pub fn log_mut(&mut self) -> Option<&mut LogWorld> {
         self.log.as_mut()
+    }
+
+    /// `world.commit_offset(partition, offset)`: `None` when the exercise declares no log whose
+    /// offsets the log keeps (`offsets = "broker"`); `Err` past [`OUTSIDE_CALLS_PER_RUN_MAX`]
+    /// (mails, publications and offset commits together).
+    pub fn commit_offset(&mut self, partition: i64, offset: i64) -> Option<Result<CommitAnswer, CallLimit>> {
+        if self.log.as_ref()?.config.offsets != OffsetStore::Broker {
+            return None;
+        }
+        if self.outside_calls() >= OUTSIDE_CALLS_PER_RUN_MAX {
+            return Some(Err(CallLimit));
+        }
+        self.offset_commits += 1;
+        Some(Ok(self.log.as_mut()?.commit_by_consumer(partition, offset)))
+    }
+
+    /// A delivery of `message` begins: its record's partition counts as read.
+    pub fn delivering(&mut self, message: &serde_json::Value) {
+        if let Some(log) = self.log.as_mut() {
+            log.delivering(message);
+        }
     }
 }
 
@@ -293,6 +391,40 @@ mod tests {
         assert!(config(OffsetStore::Database, None).problem().is_some());
         assert!(LogConfig { partitions: 0, ..c.clone() }.problem().is_some());
         assert!(c.problem().is_none());
+    }
+
+    #[test]
+    fn a_log_that_keeps_the_offsets_takes_commits_of_delivered_partitions_and_refuses_the_rest() {
+        assert!(config(OffsetStore::Broker, Some("SELECT 1, 2")).problem().is_some(), "no query");
+        let c = config(OffsetStore::Broker, None);
+        assert!(c.problem().is_none());
+        let mut world = World::new(WorldConfig { log: Some(c), ..WorldConfig::default() });
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::NotDelivered)));
+        world.delivering(&serde_json::json!({"id": 1, "partition": 0, "offset": 40}));
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::Committed)));
+        assert_eq!(world.commit_offset(0, 41), Some(Ok(CommitAnswer::Committed)), "held already");
+        let refused = |why| Some(Ok(CommitAnswer::Refused(why)));
+        assert_eq!(world.commit_offset(0, 42), refused(CommitRefusal::BeyondEnd { end: 41 }));
+        assert_eq!(world.commit_offset(0, 39), refused(CommitRefusal::BeforeStart { start: 40 }));
+        assert_eq!(world.commit_offset(0, i64::MIN), refused(CommitRefusal::Negative));
+        assert_eq!(world.commit_offset(-1, 41), refused(CommitRefusal::UnknownPartition));
+        assert_eq!(world.commit_offset(i64::MAX, 41), refused(CommitRefusal::UnknownPartition));
+        assert_eq!(world.log().expect("a log").committed(0), 41, "the log keeps what it held");
+        assert_eq!(
+            CommitAnswer::Refused(CommitRefusal::BeyondEnd { end: 41 }).name(),
+            "400 refused: beyond-end"
+        );
+        assert_eq!(CommitAnswer::Committed.status(), 0);
+        assert_eq!(CommitAnswer::NotDelivered.status(), 3);
+        for _ in 8..OUTSIDE_CALLS_PER_RUN_MAX {
+            world.commit_offset(0, 41);
+        }
+        assert_eq!(world.commit_offset(0, 41), Some(Err(CallLimit)), "the outside-call limit");
+        let database = World::new(WorldConfig {
+            log: Some(config(OffsetStore::Database, Some("SELECT 1, 2"))),
+            ..WorldConfig::default()
+        });
+        assert_eq!({ database }.commit_offset(0, 41), None, "the database keeps these offsets");
     }
 
     #[test]

@@ -214,6 +214,8 @@ pub struct World {
     dead_letters: Vec<queue::DeadLetter>,
     /// The event log, when the exercise declares one.
     log: Option<log::LogWorld>,
+    /// Calls of `world.commit_offset` so far (outside calls, counted with mails and publications).
+    offset_commits: usize,
 }
 
 /// One run's world, shared by its instances (each instance's store holds a clone).
@@ -247,6 +249,11 @@ impl World {
         &self.config
     }
 
+    /// Calls to outside services so far: mails, publications and offset commits together.
+    pub(crate) fn outside_calls(&self) -> usize {
+        self.calls.len() + self.published.len() + self.offset_commits
+    }
+
     /// The calls recorded so far, in order.
     pub fn calls(&self) -> &[MailCall] {
         &self.calls
@@ -274,7 +281,7 @@ impl World {
     /// publications together). An interleaved run then keeps a sent call's key in flight
     /// ([`World::start_in_flight`]) while the other instance takes its turn.
     pub fn send_mail(&mut self, request: MailRequest<'_>) -> Result<MailAnswer, CallLimit> {
-        if self.calls.len() + self.published.len() >= OUTSIDE_CALLS_PER_RUN_MAX {
+        if self.outside_calls() >= OUTSIDE_CALLS_PER_RUN_MAX {
             return Err(CallLimit);
         }
         let Some(mail) = self.config.mail.clone() else { return Ok(MailAnswer::Invalid) };

@@ -247,6 +247,7 @@ pub(crate) fn consumer_layout_in(
     let provider = (!calls.is_empty()).then_some(database + 1);
     if let Some(provider) = provider {
         let header = match (calls.iter().all(|c| *c == "publish"), calls.contains(&"publish")) {
+            _ if calls.iter().all(|c| *c == "commit_offset") => "Offsets",
             (true, _) => "Broker",
             (false, true) => t(lang, "Dienste", "Services"),
             (false, false) => t(lang, "Mail-Dienst", "Mail provider"),

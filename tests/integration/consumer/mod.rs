@@ -9,6 +9,7 @@ use pruefstein::report::{CheckDetail, Report, Verdict};
 use pruefstein::submission::Submission;
 
 mod dead_letter;
+mod log_offsets;
 mod offsets;
 mod outbox;
 mod world;

@@ -10,6 +10,7 @@ mod deadline;
 mod fuzz;
 mod isolation;
 mod javascript;
+mod log_offsets;
 mod offsets;
 mod outside_calls;
 mod python;

@@ -17,6 +17,10 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/broker.js" BROKER_JS > "$WORK/broke
 if ! cmp -s "$WORK/broker_js.h" "$HERE/glue/broker_js.h"; then
     cp "$WORK/broker_js.h" "$HERE/glue/broker_js.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/log.js" LOG_JS > "$WORK/log_js.h"
+if ! cmp -s "$WORK/log_js.h" "$HERE/glue/log_js.h"; then
+    cp "$WORK/log_js.h" "$HERE/glue/log_js.h"
+fi
 python3 "$HERE/../embed_text.py" "$HERE/glue/mail.js" MAIL_JS > "$WORK/mail_js.h"
 if ! cmp -s "$WORK/mail_js.h" "$HERE/glue/mail_js.h"; then
     cp "$WORK/mail_js.h" "$HERE/glue/mail_js.h"

@@ -20,6 +20,10 @@ python3 "$HERE/../embed_text.py" "$HERE/glue/broker.py" BROKER_PY > "$WORK/broke
 if ! cmp -s "$WORK/broker_py.h" "$HERE/glue/broker_py.h"; then
     cp "$WORK/broker_py.h" "$HERE/glue/broker_py.h"
 fi
+python3 "$HERE/../embed_text.py" "$HERE/glue/log.py" LOG_PY > "$WORK/log_py.h"
+if ! cmp -s "$WORK/log_py.h" "$HERE/glue/log_py.h"; then
+    cp "$WORK/log_py.h" "$HERE/glue/log_py.h"
+fi
 python3 "$HERE/../embed_text.py" "$HERE/glue/mail.py" MAIL_PY > "$WORK/mail_py.h"
 if ! cmp -s "$WORK/mail_py.h" "$HERE/glue/mail_py.h"; then
     cp "$WORK/mail_py.h" "$HERE/glue/mail_py.h"

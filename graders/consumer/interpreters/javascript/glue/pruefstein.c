@@ -460,6 +460,8 @@ static JSModuleDef *world_module(JSContext *c, const char *global_name, JSCFunct
     return module;
 }
 
+#include "log_module.h"
+
 /* ---- modules: node:sqlite is the guest's, `mail` and `broker` where the exercise declares them;
  * nothing else can be imported ---- */
 
@@ -480,6 +482,9 @@ static JSModuleDef *load_module(JSContext *c, const char *name, void *opaque) {
     }
     if (strcmp(name, "broker") == 0 && (host_world() & PF_WORLD_BROKER)) {
         return world_module(c, "__pf_broker", js_publish, "publish", BROKER_JS, sizeof(BROKER_JS) - 1, "broker");
+    }
+    if (strcmp(name, "log") == 0 && (host_world() & PF_WORLD_LOG)) {
+        return world_module(c, "__pf_log", js_commit_offset, "commit_offset", LOG_JS, sizeof(LOG_JS) - 1, "log");
     }
     JS_ThrowReferenceError(c, "import not allowed: '%s' (a consumer may import only node:sqlite)", name);
     return NULL;

@@ -418,6 +418,8 @@ EXPORT("pf_error_len") int pf_error_len(void) {
     return error_len;
 }
 
+#include "log_module.h"
+
 /* Loads the student's file: the first `entry_len` bytes of the buffer name the entry function,
  * the next `source_len` bytes are the source. 0 when it loaded and defines the entry function;
  * otherwise the error (a traceback) is at pf_error_ptr. */
@@ -444,6 +446,7 @@ EXPORT("pf_load") int pf_load(int entry_len, int source_len) {
             exec_in("broker.py", BROKER_PY, sizeof(BROKER_PY) - 1, mp_obj_module_get_globals(broker));
             store(MP_OBJ_FROM_PTR(main), "broker", broker);
         }
+        setup_log_module(main, world);
         if (world & PF_WORLD_MAIL) {
             mp_obj_t mail = mp_obj_new_module(qstr_from_str("mail"));
             mp_obj_t mail_dict = MP_OBJ_FROM_PTR(mp_obj_module_get_globals(mail));
