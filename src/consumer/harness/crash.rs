@@ -220,34 +220,51 @@ impl<'a> Harness<'a> {
                 ));
                 continue;
             }
-            check.run.queue(redelivery_note(redelivered));
-            let mut second = self.start(check.run, &db, None)?;
-            let note = text!("erneute Zustellung nach dem Absturz", "redelivery after the crash");
-            let redelivery =
-                self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
-            drop(second);
-            self.relay_before_reading(check.run, &db)?;
-            let after = self.state(&db)?;
-            // After a complete database the record was processed before: the redelivery is a duplicate.
-            let expect = if redelivered { Expect::Duplicate } else { Expect::Processed };
-            let problem = delivery_problem(&redelivery, expect, self.voice);
-            if problem.is_some() || after != oracle.states.after_fresh || self.invariant_broken() {
+            if let Some(found) = self.redeliver_after_crash(check, &db, before, &place, redelivered)? {
                 check.mark_failed(tested, &place);
-                let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
-                // With the state right, the broken invariant is the failure (the check says so).
-                let state_wrong = after_differs(&evidence);
-                let problem = problem.or_else(|| {
-                    state_wrong.then(|| {
-                        with_notes(
-                            self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
-                            &redelivery,
-                        )
-                    })
-                });
-                return Ok(Found::compared(evidence, problem));
+                return Ok(found);
             }
         }
         Ok(Found::passed())
+    }
+
+    /// The fresh message delivered again on `db` after a crash at `place` (`redelivered`: by a log
+    /// that keeps the offsets, to a complete database); what is wrong afterwards, if anything.
+    fn redeliver_after_crash(
+        &mut self,
+        check: &mut CrashCheck<'_>,
+        db: &crate::consumer::rundb::RunDb,
+        before: State,
+        place: &Text,
+        redelivered: bool,
+    ) -> Step<Option<Found>> {
+        let oracle = check.oracle;
+        check.run.queue(redelivery_note(redelivered));
+        let mut second = self.start(check.run, db, None)?;
+        let note = text!("erneute Zustellung nach dem Absturz", "redelivery after the crash");
+        let redelivery =
+            self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
+        drop(second);
+        self.relay_before_reading(check.run, db)?;
+        let after = self.state(db)?;
+        // After a complete database the record was processed before: the redelivery is a duplicate.
+        let expect = if redelivered { Expect::Duplicate } else { Expect::Processed };
+        let problem = delivery_problem(&redelivery, expect, self.voice);
+        if problem.is_none() && after == oracle.states.after_fresh && !self.invariant_broken() {
+            return Ok(None);
+        }
+        let evidence = evidence_of(before, after, oracle.states.after_fresh.clone(), None);
+        // With the state right, the broken invariant is the failure (the check says so).
+        let state_wrong = after_differs(&evidence);
+        let problem = problem.or_else(|| {
+            state_wrong.then(|| {
+                with_notes(
+                    self::problem(Prose::CrashRedeliveryWrong, &[("place", place.clone())]),
+                    &redelivery,
+                )
+            })
+        });
+        Ok(Some(Found::compared(evidence, problem)))
     }
 
     /// The crash points of a delivery that must change nothing durable: the message whose effect
