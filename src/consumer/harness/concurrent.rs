@@ -159,8 +159,7 @@ impl<'a> Harness<'a> {
                 "eine Zustellung endete mit einem Fehler: die Queue stellt erneut zu",
                 "one delivery ended in an error: the queue delivers again"
             ));
-            self.relay_before_reading(&mut run, &db)?;
-            let middle = self.state(&db)?;
+            let middle = self.observed_state(&mut run, &db)?;
             let mut again = match self.start(&mut run, &db, None) {
                 Ok(process) => process,
                 Err(Failure::Student(found)) => {
@@ -178,8 +177,7 @@ impl<'a> Harness<'a> {
             }
             problem = delivery_problem(&outcome, expect, self.voice);
         }
-        self.relay_before_reading(&mut run, &db)?;
-        let after = self.state(&db)?;
+        let after = self.observed_state(&mut run, &db)?;
         if problem.is_none() {
             problem = self.judge_concurrent(processed, after == oracle.states.after_fresh);
         }

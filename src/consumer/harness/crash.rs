@@ -174,8 +174,7 @@ impl<'a> Harness<'a> {
                     return Ok(Found::failed(problem));
                 }
             }
-            self.relay_before_reading(check.run, &db)?;
-            let middle = self.state(&db)?;
+            let middle = self.observed_state(check.run, &db)?;
             // What happened outside stays after a crash: "nothing" is said of the database alone.
             let nothing = self.inside(&middle) == self.inside(&before);
             let everything = middle == oracle.states.after_fresh;
@@ -245,8 +244,7 @@ impl<'a> Harness<'a> {
         let redelivery =
             self.deliver(check.run, &mut second, &self.exercise.messages.fresh, None, Some(note));
         drop(second);
-        self.relay_before_reading(check.run, db)?;
-        let after = self.state(db)?;
+        let after = self.observed_state(check.run, db)?;
         // After a complete database the record was processed before: the redelivery is a duplicate.
         let expect = if redelivered { Expect::Duplicate } else { Expect::Processed };
         let problem = delivery_problem(&redelivery, expect, self.voice);
@@ -331,8 +329,7 @@ impl<'a> Harness<'a> {
                 check.mark_failed(tested, &place);
                 return Ok(Found::failed(problem));
             }
-            self.relay_before_reading(check.run, &db)?;
-            let middle = self.state(&db)?;
+            let middle = self.observed_state(check.run, &db)?;
             if middle == expected && self.invariant_broken() {
                 // The invariant is the check's failure; this crash point is where it broke.
                 check.mark_failed(tested, &place);

@@ -383,7 +383,17 @@ impl<'a> Harness<'a> {
             .collect()
     }
 
-    /// The observable state of the database `db`, read through its observer connection.
+    /// The state a check reads from `db`: the relay (if the submission has one) runs first over
+    /// what was committed since it last ran, then the state is read. Every check reads its states
+    /// this way, except where something must happen between the two (a schedule's dead letters
+    /// shown to the world, a restart between them).
+    fn observed_state(&self, run: &mut Run, db: &RunDb) -> Step<State> {
+        self.relay_before_reading(run, db)?;
+        Ok(self.state(db)?)
+    }
+
+    /// The observable state of the database `db`, read through its observer connection, as it is
+    /// (without running the relay first: [`Self::observed_state`] does).
     fn state(&self, db: &RunDb) -> Result<State, GradeError> {
         let mut world = db.world().lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         let shows_world = !world.config().is_empty();

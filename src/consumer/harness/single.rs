@@ -34,8 +34,7 @@ impl<'a> Harness<'a> {
         let mut process = self.start(run, &db, None)?;
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.fresh, None, None);
         drop(process);
-        self.relay_before_reading(run, &db)?;
-        let after = self.state(&db)?;
+        let after = self.observed_state(run, &db)?;
         Ok(compare(&outcome, (Expect::Processed, self.voice), before, after, &oracle.states.after_fresh))
     }
 
@@ -126,8 +125,7 @@ impl<'a> Harness<'a> {
             if second.same_body { &self.exercise.messages.same_body } else { &self.exercise.messages.fresh };
         let outcome = self.deliver(run, &mut process, message, None, Some(second.note));
         drop(process);
-        self.relay_before_reading(run, &db)?;
-        let after = self.state(&db)?;
+        let after = self.observed_state(run, &db)?;
         let mut found = compare(&outcome, (second.expect, self.voice), before, after, second.expected);
         // The first delivery's effect is in `before`: the evidence keeps the state without it.
         if let Some(state) = found.state.as_mut() {
@@ -143,8 +141,7 @@ impl<'a> Harness<'a> {
         let note = text!("die Wirkung verletzt eine Bedingung", "the effect violates a constraint");
         let outcome = self.deliver(run, &mut process, &self.exercise.messages.violation, None, Some(note));
         drop(process);
-        self.relay_before_reading(run, &db)?;
-        let after = self.state(&db)?;
+        let after = self.observed_state(run, &db)?;
         let evidence = evidence_of(before, after.clone(), oracle.states.after_violation.clone(), None);
         if let Some(problem) = delivery_problem(&outcome, Expect::Error, self.voice) {
             return Ok(Found::compared(evidence, Some(problem)));
