@@ -19,7 +19,7 @@ pub fn grade_python(text: &str) -> Report {
     grade_python_in(consumer_exercise(), text)
 }
 
-fn grade_python_in(exercise: &Exercise, text: &str) -> Report {
+pub fn grade_python_in(exercise: &Exercise, text: &str) -> Report {
     let submission = Submission::Source { language: Language::Python, text: text.to_string() };
     grade(exercise, &submission, &GradeOptions::default()).expect("grading runs")
 }

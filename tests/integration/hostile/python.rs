@@ -352,3 +352,62 @@ fn huge_sql_texts_values_and_parameter_lists_end_with_a_named_limit() {
         assert!(json(&report).contains(limit), "{call}: {}", json(&report));
     }
 }
+
+/// The message a Python consumer gets is what `json.loads` makes of the host's text, key order
+/// included, whether the guest's one-pass reader takes it (objects, arrays, plain strings,
+/// integers) or hands it to `json.loads` (escapes, fractions, integers of 19 digits, deep
+/// nesting): exercise 03 with odd fields beside the ones its reference reads, and a consumer that
+/// compares `msg` with `json.loads` of the raw text before it does the lesson's work.
+#[test]
+fn the_message_a_consumer_gets_is_what_json_loads_makes_of_it() {
+    let temp = tempfile::tempdir().expect("temporary directory");
+    let dir = temp.path().join("03-idempotenter-konsument");
+    crate::support::copy_tree(&crate::support::exercise_dir("03-idempotenter-konsument"), &dir);
+    let toml = dir.join("exercise.toml");
+    let text = std::fs::read_to_string(&toml).expect("read");
+    let odd = r#"extra = { text = "a\"b\\c\n\u00e9\t", zahl = 1.5, gross = 9223372036854775807, klein = -42, liste = [[], [1, [2, [3, [4, [5]]]]], "x", true], leer = {}, nichts = "" }"#;
+    let plain = r#"extra = { z = 1, a = [1, 2, {}], m = { y = "ü", b = false }, c = -9 }"#;
+    let text = text
+        .replacen(
+            "fresh = { id = 7, body = { kunde = \"anna\", punkte = 50 } }",
+            &format!("fresh = {{ id = 7, body = {{ kunde = \"anna\", punkte = 50, {odd} }} }}"),
+            1,
+        )
+        .replacen(
+            "same_body = { id = 8, body = { kunde = \"anna\", punkte = 50 } }",
+            &format!("same_body = {{ id = 8, body = {{ kunde = \"anna\", punkte = 50, {odd} }} }}"),
+            1,
+        )
+        .replacen(
+            "{ id = 10, body = { kunde = \"ben\", punkte = 100 } }",
+            &format!("{{ id = 10, body = {{ kunde = \"ben\", punkte = 100, {plain} }} }}"),
+            1,
+        );
+    assert!(text.contains("gross = 9223372036854775807") && text.contains("m = { y"), "{text}");
+    std::fs::write(&toml, text).expect("write");
+    let exercise = pruefstein::graders::load(&dir).expect("loads");
+    let consumer = "\
+import json
+import sqlite3
+
+
+def same(a, b):
+    return a == b and repr(a) == repr(b) and type(a) == type(b)
+
+
+def verarbeite(con, msg):
+    parsed = json.loads(sqlite3._message())
+    if not same(msg, parsed):
+        raise ValueError('the message differs from json.loads: %r / %r' % (msg, parsed))
+    with con:
+        try:
+            con.execute(\"INSERT INTO gesehen (msg_id) VALUES (?)\", (msg[\"id\"],))
+        except sqlite3.IntegrityError:
+            return False
+        con.execute(\"UPDATE punkte SET stand = stand + ? WHERE kunde = ?\",
+                    (msg[\"body\"][\"punkte\"], msg[\"body\"][\"kunde\"]))
+        return True
+";
+    let report = crate::python::grade_python_in(&exercise, consumer);
+    assert_eq!(report.verdict, Verdict::Passed, "{}", json(&report));
+}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "py/objtype.h"
+#include "py/parsenum.h"
 #include "py/runtime.h"
 
 #include "sql_scan.h"
@@ -393,8 +394,172 @@ static mp_obj_t new_connection(void) {
     return con;
 }
 
+/* The message as Python objects in one pass over the host's JSON text, built with the calls
+ * json.loads makes (mp_obj_new_str, mp_parse_num_integer, a dict and a list filled in the text's
+ * order, so that a dict iterates alike), for the shapes the host sends: objects, arrays, strings
+ * without escapes, integers, true, false, null. Anything else (an escape, a fraction or an
+ * exponent, nesting deeper than MESSAGE_DEPTH_MAX, text that is not JSON) gives MP_OBJ_NULL
+ * before any object escapes, and json.loads reads the whole text as it always did. */
+#define MESSAGE_DEPTH_MAX 32
+
+typedef struct {
+    const char *at;
+    const char *end;
+} json_text;
+
+static void json_space(json_text *in) {
+    while (in->at < in->end && (*in->at == ' ' || *in->at == '\n' || *in->at == '\r' || *in->at == '\t')) {
+        in->at++;
+    }
+}
+
+static bool json_word(json_text *in, const char *word) {
+    size_t len = strlen(word);
+    if ((size_t)(in->end - in->at) < len || memcmp(in->at, word, len) != 0) {
+        return false;
+    }
+    in->at += len;
+    return true;
+}
+
+static mp_obj_t json_value(json_text *in, int depth);
+
+/* A string without escapes, `in` at its opening quote. */
+static mp_obj_t json_string(json_text *in) {
+    const char *start = ++in->at;
+    while (in->at < in->end && *in->at != '"') {
+        if (*in->at == '\\' || (unsigned char)*in->at < 0x20) {
+            return MP_OBJ_NULL;
+        }
+        in->at++;
+    }
+    if (in->at >= in->end) {
+        return MP_OBJ_NULL;
+    }
+    size_t len = (size_t)(in->at - start);
+    in->at++;
+    return mp_obj_new_str(start, len);
+}
+
+static mp_obj_t json_integer(json_text *in) {
+    const char *start = in->at;
+    if (*in->at == '-') {
+        in->at++;
+    }
+    const char *digits = in->at;
+    while (in->at < in->end && *in->at >= '0' && *in->at <= '9') {
+        in->at++;
+    }
+    bool fraction = in->at < in->end && (*in->at == '.' || *in->at == 'e' || *in->at == 'E');
+    if (in->at == digits || fraction || in->at - digits > 18) {
+        return MP_OBJ_NULL;
+    }
+    return mp_parse_num_integer(start, (size_t)(in->at - start), 10, NULL);
+}
+
+static mp_obj_t json_array(json_text *in, int depth) {
+    in->at++;
+    mp_obj_t list = mp_obj_new_list(0, NULL);
+    json_space(in);
+    if (in->at < in->end && *in->at == ']') {
+        in->at++;
+        return list;
+    }
+    for (;;) {
+        mp_obj_t item = json_value(in, depth + 1);
+        if (item == MP_OBJ_NULL) {
+            return MP_OBJ_NULL;
+        }
+        mp_obj_list_append(list, item);
+        json_space(in);
+        if (in->at < in->end && *in->at == ',') {
+            in->at++;
+            continue;
+        }
+        if (in->at < in->end && *in->at == ']') {
+            in->at++;
+            return list;
+        }
+        return MP_OBJ_NULL;
+    }
+}
+
+static mp_obj_t json_object(json_text *in, int depth) {
+    in->at++;
+    mp_obj_t dict = mp_obj_new_dict(0);
+    json_space(in);
+    if (in->at < in->end && *in->at == '}') {
+        in->at++;
+        return dict;
+    }
+    for (;;) {
+        json_space(in);
+        if (in->at >= in->end || *in->at != '"') {
+            return MP_OBJ_NULL;
+        }
+        mp_obj_t key = json_string(in);
+        json_space(in);
+        if (key == MP_OBJ_NULL || in->at >= in->end || *in->at != ':') {
+            return MP_OBJ_NULL;
+        }
+        in->at++;
+        mp_obj_t value = json_value(in, depth + 1);
+        if (value == MP_OBJ_NULL) {
+            return MP_OBJ_NULL;
+        }
+        mp_obj_dict_store(dict, key, value);
+        json_space(in);
+        if (in->at < in->end && *in->at == ',') {
+            in->at++;
+            continue;
+        }
+        if (in->at < in->end && *in->at == '}') {
+            in->at++;
+            return dict;
+        }
+        return MP_OBJ_NULL;
+    }
+}
+
+static mp_obj_t json_value(json_text *in, int depth) {
+    json_space(in);
+    if (in->at >= in->end || depth > MESSAGE_DEPTH_MAX) {
+        return MP_OBJ_NULL;
+    }
+    switch (*in->at) {
+        case '{':
+            return json_object(in, depth);
+        case '[':
+            return json_array(in, depth);
+        case '"':
+            return json_string(in);
+        case 't':
+            return json_word(in, "true") ? mp_const_true : MP_OBJ_NULL;
+        case 'f':
+            return json_word(in, "false") ? mp_const_false : MP_OBJ_NULL;
+        case 'n':
+            return json_word(in, "null") ? mp_const_none : MP_OBJ_NULL;
+        default:
+            return (*in->at == '-' || (*in->at >= '0' && *in->at <= '9')) ? json_integer(in) : MP_OBJ_NULL;
+    }
+}
+
+/* The delivery's message: parsed in one pass where it can be, else by json.loads. */
+static mp_obj_t delivery_message(void) {
+    mp_obj_t text = pf_message_text();
+    size_t len;
+    const char *bytes = mp_obj_str_get_data(text, &len);
+    json_text in = {bytes, bytes + len};
+    mp_obj_t value = json_value(&in, 0);
+    json_space(&in);
+    if (value == MP_OBJ_NULL || in.at != in.end) {
+        return mp_call_function_1(json_loads, text);
+    }
+    return value;
+}
+
 int pf_sqlite3_deliver(mp_obj_t entry) {
-    mp_obj_t msg = mp_call_function_1(json_loads, pf_message_text());
+    mp_obj_t msg = delivery_message();
     mp_obj_t result = mp_call_function_2(entry, new_connection(), msg);
     if (result == mp_const_true) {
         return 1;
