@@ -30,14 +30,7 @@ fn grade_file(path: &Path) -> Report {
 }
 
 fn queue_lines(report: &Report, name: &str) -> Vec<String> {
-    consumer_detail(check(report, name))
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Queue { text } => Some(text.de.clone()),
-            _ => None,
-        })
-        .collect()
+    crate::support::harness_notes(report, name, pruefstein::text::Lang::De)
 }
 
 #[test]

@@ -28,14 +28,7 @@ fn grade_file(relative: &str) -> Report {
 
 /// The harness's notes in `check`'s trace, in German.
 fn notes(report: &Report, name: &str) -> Vec<String> {
-    consumer_detail(check(report, name))
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Queue { text } => Some(text.de.clone()),
-            _ => None,
-        })
-        .collect()
+    crate::support::harness_notes(report, name, pruefstein::text::Lang::De)
 }
 
 #[test]

@@ -58,14 +58,7 @@ fn an_offset_committed_before_processing_makes_the_log_skip_the_record_after_a_c
             failure.de
         );
         assert!(failure.en.contains("the log does not deliver the record again"), "{file}: {}", failure.en);
-        let notes: Vec<String> = consumer_detail(crash)
-            .trace
-            .iter()
-            .filter_map(|e| match e {
-                TraceEvent::Queue { text } => Some(text.de.clone()),
-                _ => None,
-            })
-            .collect();
+        let notes = crate::support::harness_notes(&report, "crash-points", pruefstein::text::Lang::De);
         assert!(
             notes.iter().any(|n| n.starts_with("Log: Absturz nach dem Offset-Commit, vor dem Verarbeiten")),
             "{file}: {notes:?}"
@@ -84,15 +77,7 @@ fn an_offset_committed_before_processing_makes_the_log_skip_the_record_after_a_c
 #[test]
 fn a_crash_after_processing_before_the_offset_commit_is_named_and_redelivered() {
     let report = grade_file("mutants/getrennte-transaktion.py");
-    let crash = check(&report, "crash-points");
-    let notes: Vec<String> = consumer_detail(crash)
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Queue { text } => Some(text.de.clone()),
-            _ => None,
-        })
-        .collect();
+    let notes = crate::support::harness_notes(&report, "crash-points", pruefstein::text::Lang::De);
     assert!(
         notes.iter().any(|n| n.starts_with("Log: Absturz nach dem Verarbeiten, vor dem Offset-Commit")
             && n.ends_with("das Log stellt erneut zu ab Offset 40")),

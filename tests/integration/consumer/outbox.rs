@@ -88,14 +88,7 @@ fn a_relay_without_order_by_breaks_the_per_account_order_in_the_schedules() {
     let detail = consumer_detail(schedule);
     assert_eq!(detail.invariant.as_deref(), Some("reihenfolge-pro-konto"));
     assert!(detail.schedule.is_some() && schedule.replay.is_some(), "{:?}", schedule.replay);
-    let notes: Vec<&str> = detail
-        .trace
-        .iter()
-        .filter_map(|e| match e {
-            TraceEvent::Queue { text } => Some(text.en.as_str()),
-            _ => None,
-        })
-        .collect();
+    let notes = crate::support::harness_notes(&report, "at-least-once-schedule", pruefstein::text::Lang::En);
     assert!(!notes.iter().any(|n| n.ends_with("all correct")), "{notes:?}");
     assert!(detail.trace.iter().any(|e| matches!(e, TraceEvent::Relay { .. })), "the relay's run is shown");
     let main = &report.diagnosis.as_ref().expect("diagnosis").main;

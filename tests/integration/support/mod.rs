@@ -145,6 +145,19 @@ pub fn consumer_detail(check: &CheckReport) -> &ConsumerDetail {
     detail
 }
 
+/// The harness's notes (the queue's and the log's lines) in the trace of the check `name`, in
+/// `lang`.
+pub fn harness_notes(report: &Report, name: &str, lang: pruefstein::text::Lang) -> Vec<String> {
+    consumer_detail(check(report, name))
+        .trace
+        .iter()
+        .filter_map(|e| match e {
+            pruefstein::consumer::detail::TraceEvent::Queue { text } => Some(text.get(lang).to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
 /// Grades an answer with the default options, for `learner` (the lesson's variant without one).
 pub fn grade_answer(exercise: &Exercise, answer: &str, learner: Option<&str>) -> Report {
     let options = GradeOptions { learner: learner.map(str::to_string), ..GradeOptions::default() };
