@@ -128,7 +128,7 @@ impl Trace {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConsumerDetail {
     pub trace: Vec<TraceEvent>,
     /// The trace was cut to keep the report small; this many events were left out.

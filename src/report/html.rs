@@ -446,15 +446,7 @@ mod tests {
             hint: None,
             points: None,
             replay: None,
-            detail: CheckDetail::Consumer(ConsumerDetail {
-                trace: Vec::new(),
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-                invariant: None,
-            }),
+            detail: CheckDetail::Consumer(ConsumerDetail::default()),
         }
     }
 

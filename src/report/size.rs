@@ -184,12 +184,7 @@ mod tests {
             replay: None,
             detail: CheckDetail::Consumer(ConsumerDetail {
                 trace: vec![TraceEvent::Log { instance: 1, text: "x".repeat(1000) }; events],
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-                invariant: None,
+                ..Default::default()
             }),
         }
     }

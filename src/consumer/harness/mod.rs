@@ -72,15 +72,7 @@ impl CheckResult {
         CheckResult {
             check,
             failure: Some(problem(Prose::NotRun, &[("limit", deadline.limit_name())])),
-            detail: ConsumerDetail {
-                trace: Vec::new(),
-                trace_omitted: 0,
-                state: None,
-                fuel_used: 0,
-                crash_points: None,
-                schedule: None,
-                invariant: None,
-            },
+            detail: ConsumerDetail::default(),
             replay_spec: None,
             end: CheckEnd::NotRun,
         }

@@ -7,15 +7,7 @@ use crate::text::Text;
 use serde_json::json;
 
 fn detail(trace: Vec<TraceEvent>) -> ConsumerDetail {
-    ConsumerDetail {
-        trace,
-        trace_omitted: 0,
-        state: None,
-        fuel_used: 0,
-        crash_points: None,
-        schedule: None,
-        invariant: None,
-    }
+    ConsumerDetail { trace, ..Default::default() }
 }
 
 fn deliver(instance: u32, id: u32) -> TraceEvent {

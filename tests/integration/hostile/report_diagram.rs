@@ -83,15 +83,7 @@ fn largest_trace() -> ConsumerDetail {
             event.clipped(GUEST_TEXT_BYTES_MAX)
         })
         .collect();
-    ConsumerDetail {
-        trace,
-        trace_omitted: u32::MAX,
-        state: None,
-        fuel_used: 0,
-        crash_points: None,
-        schedule: None,
-        invariant: None,
-    }
+    ConsumerDetail { trace, trace_omitted: u32::MAX, state: None, ..Default::default() }
 }
 
 /// The longest timeline a report shows, every line a hostile note, and a huge count left out.
