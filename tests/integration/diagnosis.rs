@@ -1075,39 +1075,40 @@ fn said(text: &str) -> String {
             Some(i) => line[i..].split(": ").next().unwrap_or(line),
             None => line,
         };
+        // An uncaught exception's own text is the program's words (the mail provider's refusals
+        // are English, as a real provider's API errors are): the label is said, the text is not.
+        let line = match ["nicht gefangen", "uncaught exception", "uncaught error"]
+            .iter()
+            .find_map(|label| line.find(label))
+        {
+            Some(i) => line[i..].find(": ").map_or(line, |j| &line[..i + j]),
+            None => line,
+        };
         // What a statement came to (after its last arrow) is the report's own words, also where
         // the statement before it is the student's quoted code.
         let (line, outcome) = match line.rfind(" → ") {
             Some(i) => (&line[..i], unquoted_error(&line[i..])),
             None => (line, String::new()),
         };
-        // The mail provider's refusals are exceptions with English texts of their own, like
-        // a real provider's API errors: quoted, as an error's text is.
-        let line = [
-            "Error:",
-            "Error ",
-            "KeyInFlight:",
-            "KeyReused:",
-            "InvalidRequest:",
-            "constraint failed",
-            "Zeile ",
-            "line ",
-        ]
-        .iter()
-        .fold(line.to_string(), |l, cut| {
-            // An error's own text and the student's code after a line number are quoted.
-            match (l.find(cut), cut.starts_with("Zeile") || cut.starts_with("line")) {
-                (Some(i), false) => l[..i].to_string(),
-                (Some(i), true) => {
-                    let rest = &l[i..];
-                    match rest.find(": ") {
-                        Some(j) if rest[j..].contains('(') || rest[j..].contains('"') => l[..i].to_string(),
-                        _ => l,
+        let line = ["Error:", "Error ", "constraint failed", "Zeile ", "line "].iter().fold(
+            line.to_string(),
+            |l, cut| {
+                // An error's own text and the student's code after a line number are quoted.
+                match (l.find(cut), cut.starts_with("Zeile") || cut.starts_with("line")) {
+                    (Some(i), false) => l[..i].to_string(),
+                    (Some(i), true) => {
+                        let rest = &l[i..];
+                        match rest.find(": ") {
+                            Some(j) if rest[j..].contains('(') || rest[j..].contains('"') => {
+                                l[..i].to_string()
+                            }
+                            _ => l,
+                        }
                     }
+                    (None, _) => l,
                 }
-                (None, _) => l,
-            }
-        });
+            },
+        );
         let line = line + &outcome;
         let mut kept = String::new();
         let mut quote: Option<char> = None;
