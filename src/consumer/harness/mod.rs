@@ -283,15 +283,8 @@ impl<'a> Harness<'a> {
             Err(Failure::Internal(error)) => return Err(error),
         };
         // A check that found nothing else wrong fails when a state it read broke an invariant.
-        let violation = self.violation.take();
-        let invariant = violation.as_ref().map(|v| v.name.clone());
-        let (found, end) = match (found.problem.is_none(), violation) {
-            (true, Some(violation)) => {
-                let problem = Problem { key: Problem::INVARIANT, text: violation.describe() };
-                (Found { problem: Some(problem), ..found }, end)
-            }
-            _ => (found, end),
-        };
+        let found = Found { problem: found.problem.or_else(|| self.invariant_problem()), ..found };
+        let invariant = self.violation.take().map(|v| v.name);
         // A check whose deliveries met the deadline (a capped epoch, a stopped statement) failed
         // because time ran out, whatever it concluded from them.
         let end = if found.problem.is_some() && self.deadline.expired() { CheckEnd::OutOfTime } else { end };
