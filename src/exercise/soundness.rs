@@ -32,7 +32,7 @@ impl SoundnessRow {
 
     /// The invariant this row's mutant must break, if it declares one.
     pub fn expected_invariant(&self) -> Option<&str> {
-        self.expect.strip_prefix(INVARIANT_PREFIX)
+        Self::expects_invariant_named(&self.expect)
     }
 }
 

@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::consumer::checks::texts::Prose;
 use crate::report::consumer::{ConsumerDetail, TraceEvent, status};
 use crate::report::diagnosis::{Effect, Facts, Memory};
 use crate::report::roles::{Role, Roles, written_table};
@@ -117,8 +118,9 @@ pub(crate) fn facts(problem: &str, detail: &ConsumerDetail, roles: &Roles) -> (F
     // A failure of the state after a crash is about the delivery that was killed; any other (a
     // return, a lost message) about the last delivery.
     // An invariant a crash check found broken is about the delivery that was killed as well.
-    let about_crash =
-        problem.starts_with("crash-") || problem == "schedule-state-wrong" || problem == "invariant";
+    let about_crash = problem.starts_with("crash-")
+        || problem == Prose::ScheduleStateWrong.key()
+        || problem == crate::consumer::checks::texts::Problem::INVARIANT;
     let segment = failing_segment(&detail.trace, crashed && about_crash);
     if let Some(segment) = &segment {
         delivery_facts(&detail.trace, segment, roles, &mut facts);
