@@ -45,8 +45,10 @@ impl MemoryImage {
         let mut at = zero_below.min(memory.len()) / PAGE_BYTES * PAGE_BYTES;
         while at < memory.len() {
             let end = (at + PAGE_BYTES).min(memory.len());
-            let page = &memory[at..end];
-            if page.iter().any(|b| *b != 0) {
+            // One OR over the whole page, which the compiler turns into vector instructions: most
+            // pages of an interpreter's heap are zero, and a byte-by-byte search with an early exit
+            // was a tenth of a Python submission's grading time.
+            if memory[at..end].iter().fold(0u8, |seen, byte| seen | byte) != 0 {
                 let from = at.max(zero_below);
                 file.write_all_at(&memory[from..end], from as u64).map_err(io)?;
             }
