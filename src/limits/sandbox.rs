@@ -62,6 +62,14 @@ pub const POOLED_ENGINES_MAX_WORKER: usize = 2;
 /// Bytes of a pool slot's memory and tables kept mapped when an instance ends (zeroed, not handed
 /// back to the kernel): a guest of the course touches a page or two.
 pub const POOL_KEEP_RESIDENT_BYTES: usize = 64 * 1024;
+/// Fiber stacks an engine that maps its instances one by one keeps for its next interleaved call
+/// instead of unmapping them (`sandbox::fiber_stacks`): an interpreter guest nests a few per
+/// statement.
+pub const FIBER_STACKS_KEPT_MAX: usize = 8;
+/// Bytes below the top of a kept fiber stack that stay resident; the deeper pages go back to the
+/// kernel when a call ends, so a deep recursion does not keep its memory.
+pub const FIBER_STACK_KEPT_RESIDENT_BYTES: usize = 256 * 1024;
+const _: () = assert!(FIBER_STACK_KEPT_RESIDENT_BYTES % 4096 == 0);
 const _: () = assert!(POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_WORKER);
 const _: () = assert!(POOLED_ENGINES_MAX_WORKER <= POOLED_ENGINES_MAX);
 const _: () = assert!(170 * POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_SHARED);

@@ -8,6 +8,7 @@
 
 pub mod budget;
 pub(crate) mod cow_memory;
+pub(crate) mod fiber_stacks;
 pub(crate) mod fingerprint;
 pub(crate) mod image;
 pub(crate) mod limiter;
@@ -205,6 +206,9 @@ fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation)
     });
     config.consume_fuel(true);
     config.epoch_interruption(true);
+    // No report shows wasm frames, and every longjmp of an interpreter guest is a trap: capturing
+    // and symbolising a backtrace for each was a tenth of a Python submission's grading time.
+    config.wasm_backtrace_max_frames(None);
     config.max_wasm_stack(stack_bytes);
     // Interleaved instances run on fibers: their stacks hold the wasm stack and the host's frames.
     config.async_stack_size(stack_bytes + HOST_STACK_BYTES);
@@ -216,8 +220,10 @@ fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation)
     config.wasm_gc(false);
     config.wasm_wide_arithmetic(false);
     // Student modules are tiny: compiling them on one thread avoids handing work to a thread
-    // pool that other gradings also use.
-    config.parallel_compilation(false);
+    // pool that other gradings also use. An engine of mapped images runs interpreter guests only,
+    // large modules of Prüfstein's own compiled once per process (or read from the module cache):
+    // every core helps there.
+    config.parallel_compilation(allocation == Allocation::Images);
     // A linear memory is reserved at the largest size a guest may have by default
     // (`MEMORY_BYTES_MAX`), not at wasmtime's 4 GiB plus guard regions: a worker process runs under
     // an address-space limit (`WORKER_ADDRESS_SPACE_BYTES`) and two instances live at once. Bounds
@@ -231,6 +237,7 @@ fn engine_config(compiler: Compiler, stack_bytes: usize, allocation: Allocation)
     if allocation == Allocation::Images {
         config.memory_init_cow(false);
         config.with_host_memory(std::sync::Arc::new(cow_memory::ImageMemoryCreator));
+        config.with_host_stack(std::sync::Arc::new(fiber_stacks::KeptStackCreator::default()));
     }
     if allocation == Allocation::Pooled {
         let slots = pool_slots();
