@@ -2,12 +2,14 @@
 //! time of each check, and a whole grade (compile + all checks), with Winch and Cranelift measured
 //! side by side in one run (interleaved rounds, so machine noise hits both alike).
 //!
-//! Then the same for the lesson's own Python (`solutions/lesson.py`, run by the MicroPython guest):
-//! the interpreter's compile once per process (snapshot included), the start of one instance (a
-//! fresh instance from the snapshot + loading the student's file), and a whole grade.
+//! Then the same for the lesson's own Python (`solutions/lesson.py`, run by the MicroPython guest)
+//! and the JavaScript reference: the interpreter's snapshot and compile once per process, the start
+//! of one instance (a fresh instance from the snapshot + loading the student's file) under each
+//! compiler, and a whole grade on the interpreters' own compiler.
 //!
 //! Run: `cargo bench --bench consumer` (add `-- --rounds 200` for more rounds; `-- --wat-only`
-//! leaves out the interpreted consumers, for a profile of the module path alone).
+//! leaves out the interpreted consumers, for a profile of the module path alone; `-- --only python`
+//! or `-- --only javascript` measures that interpreted consumer alone, for a profile of its path).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -52,6 +54,18 @@ fn main() {
     let source = std::fs::read(dir.join("solutions/reference.wat")).expect("reference");
     let binary = wat::parse_bytes(&source).expect("valid wat").into_owned();
     let oracle = pruefstein::consumer::oracle(&exercise, consumer).expect("oracle");
+    use pruefstein::submission::Language;
+    let only = std::env::args().skip_while(|a| a != "--only").nth(1);
+    let sources =
+        [(Language::Python, "solutions/lesson.py"), (Language::JavaScript, "solutions/reference.js")];
+    if let Some(only) = only {
+        let (language, file) = sources
+            .into_iter()
+            .find(|(language, _)| language.name().eq_ignore_ascii_case(&only))
+            .expect("--only python or --only javascript");
+        interpreted(&exercise, consumer, &dir, rounds, language, file);
+        return;
+    }
     let compilers = [Compiler::Winch, Compiler::Cranelift];
     for compiler in compilers {
         // Warm-up: engines, linkers, the oracle and the page cache.
@@ -119,9 +133,9 @@ fn main() {
     if std::env::args().any(|a| a == "--wat-only") {
         return;
     }
-    use pruefstein::submission::Language;
-    interpreted(&exercise, consumer, &dir, rounds, Language::Python, "solutions/lesson.py");
-    interpreted(&exercise, consumer, &dir, rounds, Language::JavaScript, "solutions/reference.js");
+    for (language, file) in sources {
+        interpreted(&exercise, consumer, &dir, rounds, language, file);
+    }
 }
 
 /// The figures of a consumer in an interpreted language: start the interpreter (once per process),
@@ -140,42 +154,47 @@ fn interpreted(
     let submission = Submission::Source { language, text: text.clone() };
     println!("{} consumer, exercise 03 {file}, {rounds} rounds, medians", language.name());
     let _ = pruefstein::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || {
+        let start = Instant::now();
+        let _ = pruefstein::consumer::interpreter::snapshot(language).expect("snapshot");
+        println!("snapshot (once per process, on Winch) {}", ms(start.elapsed()));
+        let comment = if language == Language::Python { "#" } else { "//" };
+        // Instance start and load on either compiler; a whole grade runs on the interpreters' own.
         for compiler in [Compiler::Winch, Compiler::Cranelift] {
-            let start = Instant::now();
-            let _ = pruefstein::consumer::interpreter::snapshot(language).expect("snapshot");
-            let snapshot = start.elapsed();
             let engine = pruefstein::sandbox::engine_with_stack(compiler, INTERPRETER_WASM_STACK_BYTES)
                 .expect("engine");
             let start = Instant::now();
             pruefstein::consumer::interpreter::module(engine, language).expect("compiles");
-            println!(
-                "{compiler:?}: snapshot (once per process) {}, compile once {}",
-                ms(snapshot),
-                ms(start.elapsed())
-            );
+            let compile = start.elapsed();
             let mut load = Vec::new();
-            let mut whole = Vec::new();
-            let options = GradeOptions { compiler, ..GradeOptions::default() };
-            grade(exercise, &submission, &options).expect("grades");
             for round in 0..rounds {
                 // Every round a distinct file (a comment of its own), as students submit them.
-                let comment = if language == Language::Python { "#" } else { "//" };
                 let text = format!("{text}\n{comment} round {round} {compiler:?}\n");
                 let start = Instant::now();
                 CompiledConsumer::compile_source(engine, language, &text, &exercise.limits, &consumer.entry)
                     .expect("loads");
                 load.push(start.elapsed());
-                let submission = Submission::Source { language, text: format!("{text}{comment} graded\n") };
-                let start = Instant::now();
-                let report = grade(exercise, &submission, &options).expect("grades");
-                whole.push(start.elapsed());
-                assert_eq!(report.verdict, pruefstein::report::Verdict::Passed);
             }
             println!(
-                "{compiler:?}: instance start + load {file} {}, whole grade {}",
-                ms(median(&mut load)),
-                ms(median(&mut whole))
+                "{compiler:?}: compile once {}, instance start + load {file} {}",
+                ms(compile),
+                ms(median(&mut load))
             );
         }
+        let options = GradeOptions::default();
+        grade(exercise, &submission, &options).expect("grades");
+        let mut whole = Vec::new();
+        for round in 0..rounds {
+            let submission =
+                Submission::Source { language, text: format!("{text}\n{comment} graded {round}\n") };
+            let start = Instant::now();
+            let report = grade(exercise, &submission, &options).expect("grades");
+            whole.push(start.elapsed());
+            assert_eq!(report.verdict, pruefstein::report::Verdict::Passed);
+        }
+        println!(
+            "whole grade ({:?}, the interpreters' compiler) {}",
+            pruefstein::consumer::interpreter::COMPILER,
+            ms(median(&mut whole))
+        );
     });
 }

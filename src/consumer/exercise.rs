@@ -176,7 +176,7 @@ impl ConsumerExercise {
                 .map_err(rejected)
             }
             Some(language) => {
-                let engine = crate::sandbox::engine_with_stack(compiler, limits.wasm_stack_bytes)?;
+                let engine = super::interpreter::engine(limits.wasm_stack_bytes)?;
                 let text = std::str::from_utf8(&self.reference).map_err(|_| {
                     format!("the reference solution {} is not UTF-8 text", self.reference_path.display())
                 })?;

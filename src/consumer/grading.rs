@@ -89,12 +89,11 @@ fn compile_submission(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Result<Result<CompiledConsumer, Rejection>, Box<Report>>, GradeError> {
-    // An interpreter guest runs on an engine with its deeper stack, which maps each instance (see
-    // `sandbox::engine_with_stack`); a module on the exercise's engine, pooled where it fits.
+    // An interpreter guest runs on its own engine, with its compiler and deeper stack, which maps
+    // each instance (see `interpreter::engine`); a module on the exercise's engine, pooled where it
+    // fits.
     let engine = match submission {
-        Submission::Source { .. } => {
-            crate::sandbox::engine_with_stack(options.compiler, wasm_stack_for(exercise, submission))
-        }
+        Submission::Source { .. } => super::interpreter::engine(wasm_stack_for(exercise, submission)),
         _ => crate::sandbox::engine_for(options.compiler, &exercise.limits),
     }
     .map_err(GradeError::Internal)?;

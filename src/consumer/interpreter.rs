@@ -46,6 +46,37 @@ pub(crate) fn of(language: Language) -> &'static Interpreter {
     }
 }
 
+/// The compiler of the interpreter guests, whatever compiles submitted modules (`--compiler`): an
+/// interpreter is Prüfstein's own module, compiled once per process or read from the module cache,
+/// and then runs every delivery of every source submission, so the speed of its code counts, not the
+/// time to compile it. Cranelift's code runs a Python grading about a fifth faster than Winch's
+/// (BENCHMARKS.md); fuel is counted the same under both, so reports do not change
+/// (decision 0136).
+pub const COMPILER: crate::exercise::Compiler = crate::exercise::Compiler::Cranelift;
+
+/// The engine that runs interpreter guests with a wasm stack of `stack_bytes` (at least
+/// [`INTERPRETER_WASM_STACK_BYTES`]): compiled by [`COMPILER`], each instance mapped from a memory
+/// image.
+pub fn engine(stack_bytes: usize) -> Result<&'static Engine, String> {
+    crate::sandbox::engine_with_stack(COMPILER, stack_bytes.max(INTERPRETER_WASM_STACK_BYTES))
+}
+
+/// Compiles every interpreter guest (its snapshot, and the snapshot for [`engine`]) through this
+/// process's module cache, as a grading would; the errors, one per language that failed.
+pub(crate) fn compile_all() -> Vec<String> {
+    let mut errors = Vec::new();
+    for language in Language::ALL {
+        let made = crate::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || {
+            module(engine(INTERPRETER_WASM_STACK_BYTES)?, language).map(drop)
+        })
+        .and_then(|made| made);
+        if let Err(error) = made {
+            errors.push(format!("{}: {error}", language.name()));
+        }
+    }
+    errors
+}
+
 /// The guest's export the harness calls; it calls the student's function named by the exercise's
 /// `entry`.
 pub(crate) const GUEST_ENTRY: &str = "verarbeite";

@@ -117,7 +117,13 @@ impl CompiledConsumer {
         let (language, text) = match language {
             crate::submission::Language::TypeScript => {
                 super::interpreter::check_source(crate::submission::Language::TypeScript, text, entry)?;
-                stripped = super::typescript::strip_types(engine, text)?;
+                // The stripper runs once per submission: Winch, which compiles it fastest.
+                let stripper_engine = crate::sandbox::engine_with_stack(
+                    crate::exercise::Compiler::Winch,
+                    crate::limits::INTERPRETER_WASM_STACK_BYTES,
+                )
+                .map_err(interpreter_unavailable(super::interpreter::of(language)))?;
+                stripped = super::typescript::strip_types(stripper_engine, text)?;
                 (crate::submission::Language::JavaScript, stripped.as_str())
             }
             other => (other, text),
