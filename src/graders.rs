@@ -25,3 +25,9 @@ pub(crate) fn load_snapshot(dir: &Path, snapshot: FolderSnapshot) -> Result<Exer
 pub fn load_all(root: &Path) -> Result<LoadedExercises, ExerciseError> {
     Exercise::load_all_with(root, KINDS)
 }
+
+/// Compiles every interpreter guest that grades source submissions through this process's module
+/// cache ([`crate::consumer::interpreter::compile_all`]); the errors, one per language that failed.
+pub(crate) fn compile_interpreters() -> Vec<String> {
+    crate::consumer::interpreter::compile_all()
+}

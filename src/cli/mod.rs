@@ -99,6 +99,9 @@ pub enum Command {
         /// Keep compiled reference solutions and interpreters in this directory between processes.
         #[arg(long)]
         module_cache: Option<PathBuf>,
+        /// Compile the interpreter guests into the module cache, then exit.
+        #[arg(long)]
+        warm: bool,
     },
     /// Regrade an exercise after fixing it: queue a regrade of the latest submission of every
     /// learner (or the filtered ones) against the exercise version in the exercises folder, for a
@@ -430,7 +433,9 @@ pub fn run(cli: Cli) -> Result<i32> {
         }
         Command::Check { exercises, strict } => Ok(run_check(exercises, strict)),
         Command::New { kind, dir, language } => run_new(kind, &dir, language),
-        Command::GradeWorker { module_cache } => Ok(crate::isolation::worker::run(module_cache.as_deref())),
+        Command::GradeWorker { module_cache, warm } => {
+            Ok(crate::isolation::worker::run(module_cache.as_deref(), warm))
+        }
         Command::Serve(args) => {
             crate::service::log::init();
             let served = crate::service::config::Config::resolve(&args).and_then(|config| {

@@ -43,37 +43,45 @@ pub struct WorkerProcess {
     graded: u64,
 }
 
+/// The worker process's command line as `spec` says: its module cache, its parent, its extra
+/// environment, death with this process.
+fn worker_command(spec: &WorkerSpec) -> Command {
+    let mut command = Command::new(&spec.program);
+    command
+        .arg("grade-worker")
+        .args(
+            spec.module_cache
+                .iter()
+                .flat_map(|dir| [std::ffi::OsStr::new("--module-cache"), dir.as_os_str()]),
+        )
+        .env(PARENT_ENV, std::process::id().to_string())
+        .stderr(Stdio::inherit());
+    for (key, value) in &spec.env {
+        command.env(key, value);
+    }
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec only prctl, an async-signal-safe system call, runs.
+    unsafe {
+        command.pre_exec(|| {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    command
+}
+
+/// Runs a worker process that compiles the interpreter guests into `spec`'s module cache and exits
+/// (`grade-worker --warm`), under the limits of any grading process; waits for it.
+pub fn warm(spec: &WorkerSpec) -> std::io::Result<std::process::ExitStatus> {
+    worker_command(spec).arg("--warm").stdin(Stdio::null()).stdout(Stdio::null()).status()
+}
+
 impl WorkerProcess {
     /// Starts the worker.
     pub fn spawn(spec: &WorkerSpec) -> std::io::Result<WorkerProcess> {
-        let mut command = Command::new(&spec.program);
-        command
-            .arg("grade-worker")
-            .args(
-                spec.module_cache
-                    .iter()
-                    .flat_map(|dir| [std::ffi::OsStr::new("--module-cache"), dir.as_os_str()]),
-            )
-            .env(PARENT_ENV, std::process::id().to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        for (key, value) in &spec.env {
-            command.env(key, value);
-        }
-        {
-            use std::os::unix::process::CommandExt;
-            // SAFETY: between fork and exec only prctl, an async-signal-safe system call, runs.
-            unsafe {
-                command.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL, 0, 0, 0) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    Ok(())
-                });
-            }
-        }
-        let mut child = command.spawn()?;
+        let mut child = worker_command(spec).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn()?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             let _ = child.kill();
             let _ = child.wait();

@@ -28,14 +28,24 @@ pub const FAULT_PREFIX: &str = "pruefstein-test-fault:";
 
 /// Runs the worker until stdin closes; returns the exit code. With `module_cache`, trusted modules
 /// are compiled through the cache there (a cache that cannot be opened is said, and done without).
-pub(crate) fn run(module_cache: Option<&Path>) -> i32 {
+/// With `warm`, it compiles the interpreter guests into that cache and exits instead.
+pub(crate) fn run(module_cache: Option<&Path>, warm: bool) -> i32 {
     // The parent may have ended before this process asked to die with it.
     let parent = std::env::var(PARENT_ENV).ok().and_then(|pid| pid.parse::<libc::pid_t>().ok());
     if let Err(error) = become_grading_process(parent, module_cache, "pruefstein grade-worker") {
         to_stderr(format_args!("pruefstein grade-worker: cannot apply the process limits: {error}"));
         return 70;
     }
-    serve()
+    if warm { warm_interpreters() } else { serve() }
+}
+
+/// Compiles every interpreter guest through this process's module cache; 0 when all are there.
+fn warm_interpreters() -> i32 {
+    let errors = crate::graders::compile_interpreters();
+    for error in &errors {
+        to_stderr(format_args!("pruefstein grade-worker --warm: {error}"));
+    }
+    if errors.is_empty() { 0 } else { 70 }
 }
 
 fn serve() -> i32 {

@@ -38,6 +38,12 @@ pub struct ServeArgs {
     #[arg(long, env = "PRUEFSTEIN_DATA_DIR")]
     #[serde(skip_serializing_if = "Option::is_none")]
     pub data_dir: Option<PathBuf>,
+    /// Where grading processes keep compiled interpreters and reference solutions between processes;
+    /// without it, `modules` in the data directory. Several nodes or servers of one user may share
+    /// one.
+    #[arg(long, env = "PRUEFSTEIN_MODULE_CACHE_DIR")]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub module_cache: Option<PathBuf>,
     /// A PostgreSQL database (`postgres://user@host/db`) that several nodes share; without it, SQLite
     /// in the data directory (one node).
     #[arg(long, env = "PRUEFSTEIN_DATABASE", hide_env_values = true)]
@@ -196,6 +202,8 @@ pub(crate) struct Config {
     /// Where the operator's routes are served apart from the public ones (None: with them).
     pub admin_bind: Option<String>,
     pub data_dir: PathBuf,
+    /// The module cache of the grading processes (None: [`Config::module_cache_dir`]'s default).
+    pub module_cache: Option<PathBuf>,
     /// A PostgreSQL URL: several nodes share this database. None: SQLite in `data_dir`.
     pub database: Option<String>,
     /// This node's name (empty until resolved: the host name and the bind address).
@@ -243,6 +251,7 @@ impl Default for Config {
             bind: "127.0.0.1:8080".into(),
             admin_bind: None,
             data_dir: "data".into(),
+            module_cache: None,
             database: None,
             node_id: String::new(),
             exercises: "exercises".into(),
@@ -275,7 +284,17 @@ impl Default for Config {
     }
 }
 
+/// The folder of the data directory where grading workers keep compiled reference solutions and
+/// interpreters between processes (`sandbox::module_cache`), unless `module_cache` says elsewhere.
+pub(crate) const MODULE_CACHE_DIR: &str = "modules";
+
 impl Config {
+    /// Where the grading processes keep compiled modules: the configured `module_cache`, else
+    /// `modules` in the data directory.
+    pub(crate) fn module_cache_dir(&self) -> PathBuf {
+        self.module_cache.clone().unwrap_or_else(|| self.data_dir.join(MODULE_CACHE_DIR))
+    }
+
     pub(crate) fn resolve(args: &ServeArgs) -> Result<Config> {
         let mut config = merge(args.config.as_deref(), args)?;
         if config.workers == 0 {

@@ -35,11 +35,11 @@ use crate::limits::{
 
 /// How often an idle worker looks for expired leases without being woken.
 const IDLE_POLL: Duration = Duration::from_millis(500);
-/// The folder of the data directory where grading workers keep compiled reference solutions and
-/// interpreters between processes (`sandbox::module_cache`).
-pub(crate) const MODULE_CACHE_DIR: &str = "modules";
 
 pub(crate) fn start(shared: &Arc<Shared>) -> std::io::Result<Vec<std::thread::JoinHandle<()>>> {
+    if shared.config.isolation == super::config::Isolation::Process {
+        warm_module_cache(shared.config.module_cache_dir())?;
+    }
     let kills = Arc::new(Kills::default());
     (0..shared.config.workers)
         .map(|n| {
@@ -68,8 +68,28 @@ impl Kills {
     }
 }
 
+/// Compiles the interpreter guests into the module cache in a process of their own, beside the
+/// start: the grading processes then read them from the cache instead of compiling them, so that
+/// their peak memory is their grading's, and the first source submission after an upgrade does not
+/// wait for a compile. A failure is logged: the grading processes then compile what they need.
+fn warm_module_cache(dir: std::path::PathBuf) -> std::io::Result<()> {
+    let program = std::env::current_exe().unwrap_or_else(|_| "pruefstein".into());
+    let spec = crate::isolation::pool::WorkerSpec { program, env: Vec::new(), module_cache: Some(dir) };
+    std::thread::Builder::new().name("warm-modules".into()).spawn(move || {
+        let started = std::time::Instant::now();
+        match crate::isolation::pool::warm(&spec) {
+            Ok(status) if status.success() => {
+                tracing::info!(event = "module_cache_warmed", ms = started.elapsed().as_millis() as u64);
+            }
+            Ok(status) => tracing::warn!(event = "module_cache_warm_failed", status = %status),
+            Err(error) => tracing::warn!(event = "module_cache_warm_failed", error = %error),
+        }
+    })?;
+    Ok(())
+}
+
 fn run(shared: Arc<Shared>, kills: &Kills) {
-    let mut slot = Slot::new(shared.config.isolation, shared.config.data_dir.join(MODULE_CACHE_DIR));
+    let mut slot = Slot::new(shared.config.isolation, shared.config.module_cache_dir());
     let mut held = Held::default();
     let beat = lease_beat(&shared);
     loop {

@@ -335,7 +335,8 @@ impl Service {
     fn start(data: &Path, exercises: &Path, extra: &[&str]) -> Service {
         let mut args = vec!["--exercises", exercises.to_str().unwrap()];
         args.extend_from_slice(extra);
-        let launch = Launch { course_secret: false, fault_injection: true, graceful_drop: true, umask: None };
+        let launch =
+            Launch { course_secret: false, fault_injection: true, graceful_drop: true, ..Launch::default() };
         let server = Server::launch(data, &args, launch);
         let token = server.client("lms").0;
         Service { server, token }

@@ -503,3 +503,28 @@ fn metrics_and_detailed_health_move_to_the_admin_listener() {
     let (token, _) = server.client("lms");
     assert_eq!(server.get("/api/v1/exercises", &token).status, 200);
 }
+
+/// At start the service compiles the interpreter guests into its module cache, in a process of its
+/// own and before any submission: its grading processes then read them from there instead of
+/// compiling them (their memory stays that of a grading). Without the warm-up the cache stays empty
+/// until a source submission comes.
+#[test]
+fn the_interpreters_are_compiled_into_the_module_cache_at_start_before_any_submission() {
+    use crate::support::server::Launch;
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("modules");
+    let launch = Launch { module_cache: Some(cache.clone()), ..Launch::default() };
+    let server = Server::launch(&dir.path().join("data"), &[], launch);
+    let log = server.log_until("the warm-up's end", |log| {
+        log.contains("\"event\":\"module_cache_warmed\"") || log.contains("module_cache_warm_failed")
+    });
+    assert!(log.contains("\"event\":\"module_cache_warmed\""), "{log}");
+    let entries = std::fs::read_dir(&cache)
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.path().extension().is_some_and(|x| x == "cwasm"))
+        .count();
+    // Each interpreter twice: the guest that makes its snapshot, and the snapshot it grades with.
+    assert_eq!(entries, 4, "compiled modules in the cache");
+    drop(server);
+}

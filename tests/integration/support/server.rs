@@ -16,7 +16,7 @@ use super::{BIN, poll, repo};
 pub const COURSE_SECRET: &str = "course-secret-never-shown-7f3a";
 
 /// How a server is started beyond its flags.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Launch {
     /// Passes `--course-secret` [`COURSE_SECRET`].
     pub course_secret: bool,
@@ -27,11 +27,19 @@ pub struct Launch {
     pub graceful_drop: bool,
     /// The umask the server process starts with (the test process's own when None).
     pub umask: Option<u32>,
+    /// The grading processes' module cache ([`shared_module_cache`] when None).
+    pub module_cache: Option<PathBuf>,
 }
 
 impl Default for Launch {
     fn default() -> Launch {
-        Launch { course_secret: true, fault_injection: false, graceful_drop: false, umask: None }
+        Launch {
+            course_secret: true,
+            fault_injection: false,
+            graceful_drop: false,
+            umask: None,
+            module_cache: None,
+        }
     }
 }
 
@@ -42,6 +50,11 @@ pub struct Server {
     pub args: Vec<String>,
     pub log: PathBuf,
     launch: Launch,
+}
+
+/// The module cache the servers of this test run share (created by the first that uses it).
+pub fn shared_module_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("server-module-cache")
 }
 
 impl Server {
@@ -76,7 +89,11 @@ impl Server {
             .arg("--bind")
             .arg(format!("127.0.0.1:{}", self.port))
             .arg("--data-dir")
-            .arg(&self.data);
+            .arg(&self.data)
+            // One module cache for the servers of a test run: the interpreters are compiled once,
+            // not once per server.
+            .arg("--module-cache")
+            .arg(self.launch.module_cache.clone().unwrap_or_else(shared_module_cache));
         if self.launch.course_secret {
             command.arg("--course-secret").arg(COURSE_SECRET);
         }
