@@ -69,7 +69,7 @@ pub const FIBER_STACKS_KEPT_MAX: usize = 8;
 /// Bytes below the top of a kept fiber stack that stay resident; the deeper pages go back to the
 /// kernel when a call ends, so a deep recursion does not keep its memory.
 pub const FIBER_STACK_KEPT_RESIDENT_BYTES: usize = 256 * 1024;
-const _: () = assert!(FIBER_STACK_KEPT_RESIDENT_BYTES % 4096 == 0);
+const _: () = assert!(FIBER_STACK_KEPT_RESIDENT_BYTES.is_multiple_of(4096));
 const _: () = assert!(POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_WORKER);
 const _: () = assert!(POOLED_ENGINES_MAX_WORKER <= POOLED_ENGINES_MAX);
 const _: () = assert!(170 * POOL_INSTANCES_PER_GRADING <= POOL_SLOTS_SHARED);

@@ -154,7 +154,7 @@ impl Mapping {
     /// Hands the stack's pages below `end` back to the kernel: they read as zero again.
     fn release(&self, end: usize) -> wasmtime::Result<()> {
         let start = self.stack().start;
-        debug_assert!(start <= end && end <= self.stack().end && end % PAGE_BYTES == 0);
+        debug_assert!(start <= end && end <= self.stack().end && end.is_multiple_of(PAGE_BYTES));
         if end == start {
             return Ok(());
         }
