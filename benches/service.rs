@@ -368,9 +368,18 @@ fn worker_peak_rss_mib() -> Vec<String> {
         })
         .filter_map(|e| {
             let status = std::fs::read_to_string(e.path().join("status")).ok()?;
-            let kb: f64 =
-                status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
-            Some(format!("{:.1}", kb / 1024.0))
+            let mib = |key: &str| -> Option<f64> {
+                let kb: f64 =
+                    status.lines().find(|l| l.starts_with(key))?.split_whitespace().nth(1)?.parse().ok()?;
+                Some(kb / 1024.0)
+            };
+            // The peak, then what is resident now: anonymous memory and mapped files (code).
+            Some(format!(
+                "{:.1} (now {:.1} anon, {:.1} file)",
+                mib("VmHWM:")?,
+                mib("RssAnon:")?,
+                mib("RssFile:")?
+            ))
         })
         .collect()
 }

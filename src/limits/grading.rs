@@ -43,6 +43,12 @@ pub const REFERENCE_STATES_CACHED_MAX: usize = 256;
 pub const MODULE_CACHE_BYTES_MAX: u64 = 128 * 1024 * 1024;
 /// Bytes of one module cache entry: a larger file is neither written nor read.
 pub const MODULE_CACHE_ENTRY_BYTES_MAX: u64 = 32 * 1024 * 1024;
+/// How long a process that misses an entry waits for another process compiling into the same
+/// cache (the service's warm-up of the interpreters at start), in milliseconds, before it compiles
+/// on its own: longer than a cold compile of the largest interpreter takes in a release build.
+pub const MODULE_CACHE_COMPILE_WAIT_MS: u64 = 20_000;
+/// How often such a process looks again whether the other has finished, in milliseconds.
+pub const MODULE_CACHE_COMPILE_POLL_MS: u64 = 20;
 /// Fingerprints for similarity hints (`sandbox::fingerprint`): operators read per function body,
 /// function bodies per module, tokens of a submitted source. What lies beyond does not change the
 /// fingerprint, so computing one is bounded whatever the submission.

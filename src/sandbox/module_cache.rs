@@ -27,10 +27,15 @@ use hmac::{Hmac, KeyInit, Mac};
 use sha2::{Digest, Sha256};
 use wasmtime::{Engine, Module};
 
-use crate::limits::{MODULE_CACHE_BYTES_MAX, MODULE_CACHE_ENTRY_BYTES_MAX};
+use crate::limits::{
+    MODULE_CACHE_BYTES_MAX, MODULE_CACHE_COMPILE_POLL_MS, MODULE_CACHE_COMPILE_WAIT_MS,
+    MODULE_CACHE_ENTRY_BYTES_MAX,
+};
 
 /// The file in the cache directory that holds the MAC key.
 const KEY_FILE: &str = "key";
+/// The file in the cache directory whose lock a process holds while it compiles into the cache.
+const COMPILE_LOCK_FILE: &str = "compile.lock";
 /// Bytes of the MAC key.
 const KEY_BYTES: usize = 32;
 /// Bytes of the MAC at the end of each entry.
@@ -66,6 +71,8 @@ pub(crate) struct Counts {
     pub evicted: AtomicU64,
     /// Data entries read ([`ModuleCache::load_data`]).
     pub data_hits: AtomicU64,
+    /// Times a miss found another process compiling and waited for it.
+    pub waits: AtomicU64,
 }
 
 /// The cache of this process, if one was enabled ([`enable`]).
@@ -191,9 +198,16 @@ impl ModuleCache {
     }
 
     /// `binary` compiled by `engine`: deserialized from its entry when one verifies, else compiled
-    /// and stored.
+    /// and stored. Compiles into one directory take turns across processes: a process that misses
+    /// waits while another compiles (the service's warm-up of the interpreters at start), then
+    /// reads that one's entry instead of compiling the same module beside it.
     pub(crate) fn compile(&self, engine: &Engine, binary: &[u8]) -> wasmtime::Result<Module> {
         let path = self.entry_path(engine, binary);
+        if let Some(module) = self.load(engine, &path) {
+            self.counts.hits.fetch_add(1, Ordering::Relaxed);
+            return Ok(module);
+        }
+        let _turn = self.compile_turn();
         if let Some(module) = self.load(engine, &path) {
             self.counts.hits.fetch_add(1, Ordering::Relaxed);
             return Ok(module);
@@ -206,6 +220,36 @@ impl ModuleCache {
             self.evict();
         }
         Ok(module)
+    }
+
+    /// This process's turn to compile into the directory: the lock of [`COMPILE_LOCK_FILE`], held
+    /// until the value drops. After [`MODULE_CACHE_COMPILE_WAIT_MS`], or when the lock cannot be
+    /// taken at all, none: the process compiles without its turn, as it would without a cache.
+    fn compile_turn(&self) -> Option<std::fs::File> {
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .open(self.dir.join(COMPILE_LOCK_FILE))
+            .ok()?;
+        let deadline =
+            std::time::Instant::now() + std::time::Duration::from_millis(MODULE_CACHE_COMPILE_WAIT_MS);
+        let mut waited = false;
+        loop {
+            match file.try_lock() {
+                Ok(()) => return Some(file),
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    if !waited {
+                        waited = true;
+                        self.counts.waits.fetch_add(1, Ordering::Relaxed);
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(MODULE_CACHE_COMPILE_POLL_MS));
+                }
+                Err(_) => return None,
+            }
+        }
     }
 
     /// Bytes that this program derived from trusted inputs alone (an exercise's reference states),
@@ -471,6 +515,38 @@ mod tests {
         assert_eq!(std::fs::metadata(dir.as_path()).expect("dir").permissions().mode() & 0o077, 0);
         let key = std::fs::metadata(dir.as_path().join(KEY_FILE)).expect("key");
         assert_eq!(key.permissions().mode() & 0o077, 0);
+    }
+
+    /// While another process compiles into the directory (the test holds its lock), a miss waits
+    /// for it and then reads the entry it wrote: one compile, not two.
+    #[test]
+    fn a_miss_waits_for_another_process_compiling_and_reads_its_entry() {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let dir = tmp.path().join("modules");
+        let binary = wat::parse_str(WAT).expect("wat");
+        let engine = engine(Compiler::Cranelift);
+        let other = ModuleCache::open(dir.as_path(), MODULE_CACHE_BYTES_MAX).expect("open");
+        let waiting =
+            std::sync::Arc::new(ModuleCache::open(dir.as_path(), MODULE_CACHE_BYTES_MAX).expect("open"));
+        let turn = other.compile_turn().expect("the other's turn");
+        let compiled = {
+            let waiting = std::sync::Arc::clone(&waiting);
+            let binary = binary.clone();
+            std::thread::spawn(move || waiting.compile(engine, &binary).map(|m| call(engine, &m)))
+        };
+        // The other compiles while the miss waits for its turn.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while waiting.counts().waits.load(Ordering::Relaxed) == 0 {
+            assert!(std::time::Instant::now() < deadline, "the miss never waited");
+            std::thread::yield_now();
+        }
+        let module = Module::from_binary(engine, &binary).expect("compile");
+        other
+            .store(&other.entry_path(engine, &binary), &module.serialize().expect("serialize"))
+            .expect("store");
+        drop(turn);
+        assert_eq!(compiled.join().expect("thread").expect("compiles"), 1);
+        assert_eq!(counts(&waiting), (1, 0, 0), "read the other's entry, compiled nothing");
     }
 
     fn engine_of_other() -> &'static Engine {
