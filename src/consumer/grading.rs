@@ -146,7 +146,17 @@ fn grade_here(
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    // The one deadline of this grading: compiling counts, and everything after obeys it.
+    // The grader's own set-up is not the student's time: a source submission's interpreter is
+    // compiled, read from the module cache or waited for (the service's warm-up) before the
+    // deadline starts. A failure here comes again, and is reported, where the file is loaded.
+    if let Submission::Source { language, .. } = submission
+        && consumer.languages.contains(language)
+    {
+        let _ = super::interpreter::engine(wasm_stack_for(exercise, submission))
+            .and_then(|engine| super::interpreter::module(engine, *language));
+    }
+    // The one deadline of this grading: compiling the submission counts, and everything after
+    // obeys it.
     let deadline = Deadline::for_submission(&exercise.limits);
     let compiled = match compile_submission(exercise, consumer, submission, options)? {
         Ok(compiled) => compiled,
