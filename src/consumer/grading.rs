@@ -152,8 +152,7 @@ fn grade_here(
     if let Submission::Source { language, .. } = submission
         && consumer.languages.contains(language)
     {
-        let _ = super::interpreter::engine(wasm_stack_for(exercise, submission))
-            .and_then(|engine| super::interpreter::module(engine, *language));
+        let _ = super::interpreter::ready(*language, wasm_stack_for(exercise, submission));
     }
     // The one deadline of this grading: compiling the submission counts, and everything after
     // obeys it.

@@ -61,13 +61,19 @@ pub fn engine(stack_bytes: usize) -> Result<&'static Engine, String> {
     crate::sandbox::engine_with_stack(COMPILER, stack_bytes.max(INTERPRETER_WASM_STACK_BYTES))
 }
 
+/// The interpreter of `language` compiled for [`engine`] with a wasm stack of `stack_bytes`: what a
+/// source submission runs on, made (or read from the module cache) on first use.
+pub(crate) fn ready(language: Language, stack_bytes: usize) -> Result<Module, String> {
+    module(engine(stack_bytes)?, language)
+}
+
 /// Compiles every interpreter guest (its snapshot, and the snapshot for [`engine`]) through this
 /// process's module cache, as a grading would; the errors, one per language that failed.
 pub(crate) fn compile_all() -> Vec<String> {
     let mut errors = Vec::new();
     for language in Language::ALL {
         let made = crate::sandbox::with_stack(INTERPRETER_WASM_STACK_BYTES, || {
-            module(engine(INTERPRETER_WASM_STACK_BYTES)?, language).map(drop)
+            ready(language, INTERPRETER_WASM_STACK_BYTES).map(drop)
         })
         .and_then(|made| made);
         if let Err(error) = made {

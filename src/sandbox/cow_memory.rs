@@ -25,7 +25,7 @@ use wasmtime::{LinearMemory, MemoryCreator, MemoryType};
 
 /// Host page size assumed for mappings (x86-64 and aarch64 Linux with 4 KiB pages; checked when a
 /// memory is made).
-const PAGE_BYTES: usize = 4096;
+pub(crate) const PAGE_BYTES: usize = 4096;
 
 /// A linear memory's initial content, as a sealed file mapped privately into each instance.
 #[derive(Debug)]

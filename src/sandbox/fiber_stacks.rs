@@ -19,9 +19,7 @@ use wasmtime::{StackCreator, StackMemory};
 
 use crate::limits::{FIBER_STACK_KEPT_RESIDENT_BYTES, FIBER_STACKS_KEPT_MAX};
 
-/// Host page size assumed for mappings (x86-64 and aarch64 Linux with 4 KiB pages; checked when a
-/// stack is mapped).
-const PAGE_BYTES: usize = 4096;
+use super::cow_memory::PAGE_BYTES;
 /// The guard below each stack: inaccessible, so that an overflow faults.
 const GUARD_BYTES: usize = PAGE_BYTES;
 
