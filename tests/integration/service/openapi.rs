@@ -267,8 +267,10 @@ fn schemathesis_finds_no_nonconformance_on_a_test_server() {
         panic!("schemathesis finds the server not conforming to its OpenAPI document:\n{message}");
     }
 
-    // The check can fail: with `lang`'s enum taken out of the document, a schema-valid language is
-    // refused (400 bad-lang), and schemathesis says so.
+    // The check can fail: with `lang` documented as one language the server does not have, every
+    // schema-valid request is refused (400 bad-lang), and schemathesis says so whatever its seed
+    // (a document that only widened the enum left it to chance whether 20 examples tried a value
+    // outside it).
     let mut broken = document(&server);
     let lang = broken["paths"]["/api/v1/exercises/{slug}"]["get"]["parameters"]
         .as_array_mut()
@@ -276,16 +278,17 @@ fn schemathesis_finds_no_nonconformance_on_a_test_server() {
         .iter_mut()
         .find(|p| p["name"] == "lang")
         .unwrap();
-    lang["schema"].as_object_mut().unwrap().remove("enum");
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-lang-without-enum.json");
+    lang["required"] = json!(true);
+    lang["schema"] = json!({"type": "string", "enum": ["xx"]});
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-lang-unknown-only.json");
     std::fs::write(&path, serde_json::to_vec(&broken).unwrap()).unwrap();
     let only = ["--include-operation-id", "get_exercise", "-n", "20"];
     let message =
         schemathesis(&server, &token, path.to_str().unwrap(), &only).expect_err("the broken document");
     assert!(message.contains("Schema-valid request rejected") && message.contains("bad-lang"), "{message}");
 
-    // The same on the LTI routes: without `minLength` on `iss`, an empty one is schema-valid, and
-    // the login refuses it as missing (400).
+    // The same on the LTI routes: with `iss` documented as empty, every schema-valid login is
+    // refused as missing its issuer (400).
     let mut broken = document(&server);
     let iss = broken["paths"]["/lti/login"]["get"]["parameters"]
         .as_array_mut()
@@ -293,8 +296,8 @@ fn schemathesis_finds_no_nonconformance_on_a_test_server() {
         .iter_mut()
         .find(|p| p["name"] == "iss")
         .unwrap();
-    iss["schema"].as_object_mut().unwrap().remove("minLength");
-    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-iss-without-min-length.json");
+    iss["schema"] = json!({"type": "string", "maxLength": 0});
+    let path = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("openapi-iss-empty-only.json");
     std::fs::write(&path, serde_json::to_vec(&broken).unwrap()).unwrap();
     let only = ["--include-operation-id", "login", "-n", "20"];
     let message =
