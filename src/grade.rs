@@ -24,3 +24,9 @@ pub fn grade(
     }
     Ok(report)
 }
+
+/// The grader's own set-up for `submission` ([`crate::exercise::Grader::prepare`]): a worker
+/// process does it before it tells its parent that the submission's time starts.
+pub fn prepare(exercise: &Exercise, submission: &Submission) {
+    exercise.grader.prepare(exercise, submission);
+}

@@ -29,6 +29,10 @@ impl Grader for ConsumerExercise {
         self.mutant_descriptions.clone()
     }
 
+    fn prepare(&self, exercise: &Exercise, submission: &Submission) {
+        super::grading::prepare(exercise, self, submission);
+    }
+
     fn grade(
         &self,
         exercise: &Exercise,

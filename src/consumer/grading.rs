@@ -140,20 +140,25 @@ fn compile_submission(
     Ok(Ok(compiled))
 }
 
+/// The grader's own set-up, before the deadline starts: a source submission's interpreter is
+/// compiled, read from the module cache or waited for (the service's warm-up). A failure here
+/// comes again, and is reported, where the file is loaded.
+pub(crate) fn prepare(exercise: &Exercise, consumer: &ConsumerExercise, submission: &Submission) {
+    if let Submission::Source { language, .. } = submission
+        && consumer.languages.contains(language)
+    {
+        let _ = super::interpreter::ready(*language, wasm_stack_for(exercise, submission));
+    }
+}
+
 fn grade_here(
     exercise: &Exercise,
     consumer: &ConsumerExercise,
     submission: &Submission,
     options: &GradeOptions,
 ) -> Result<Report, GradeError> {
-    // The grader's own set-up is not the student's time: a source submission's interpreter is
-    // compiled, read from the module cache or waited for (the service's warm-up) before the
-    // deadline starts. A failure here comes again, and is reported, where the file is loaded.
-    if let Submission::Source { language, .. } = submission
-        && consumer.languages.contains(language)
-    {
-        let _ = super::interpreter::ready(*language, wasm_stack_for(exercise, submission));
-    }
+    // The grader's own set-up is not the student's time (a worker process has done it already).
+    prepare(exercise, consumer, submission);
     // The one deadline of this grading: compiling the submission counts, and everything after
     // obeys it.
     let deadline = Deadline::for_submission(&exercise.limits);

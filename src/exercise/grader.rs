@@ -76,6 +76,12 @@ pub trait Grader: Any + std::fmt::Debug + Send + Sync {
 
     fn submission_kind(&self) -> SubmissionKind;
 
+    /// The grader's own set-up for `submission`, done before the submission's time starts (a
+    /// source submission's interpreter compiled, read from the module cache or waited for).
+    /// Grading does what was not done here, so calling it is never required; its failures come
+    /// again, and are reported, while grading.
+    fn prepare(&self, _exercise: &Exercise, _submission: &Submission) {}
+
     /// Grades `submission`. A submission that cannot be graded yields a report with
     /// `verdict = rejected`; an error means the exercise (or the replay token) is at fault.
     fn grade(

@@ -206,7 +206,7 @@ fn wait_for_child(
         Some((&PRINTED, _)) => parse_printed(&bytes).map(Ok).ok_or_else(died),
         Some((&FAILED, mut framed)) => match read_message::<Response>(&mut framed) {
             Ok(Some(Response::Error { kind, slug, message })) => Ok(Err(grade_error(kind, slug, message))),
-            Ok(Some(Response::Graded(_) | Response::NeedExercise)) => {
+            Ok(Some(Response::Graded(_) | Response::NeedExercise | Response::Ready)) => {
                 Err(WorkerFailure::Broken("the grading process answered out of turn".into()))
             }
             Ok(None) | Err(_) => Err(died()),

@@ -1,6 +1,7 @@
 //! The parent's side of a worker process: starting it (with its scratch directory and parent-death
 //! signal), sending a grade request, waiting for the answer no longer than the submission's
-//! deadline plus [`WORKER_KILL_MARGIN_MS`], and killing it when it overruns or reading its death
+//! deadline plus [`WORKER_KILL_MARGIN_MS`] from the moment the worker says its set-up is done
+//! ([`WORKER_SETUP_MS_MAX`] before that), and killing it when it overruns or reading its death
 //! when it dies. A [`WorkerProcess`] is driven by one thread; the service runs one per grading slot.
 
 use std::io::{BufReader, BufWriter};
@@ -17,7 +18,7 @@ use super::protocol::{
 use super::worker::PARENT_ENV;
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, GradeOptions};
-use crate::limits::WORKER_KILL_MARGIN_MS;
+use crate::limits::{WORKER_KILL_MARGIN_MS, WORKER_SETUP_MS_MAX};
 use crate::report::Report;
 use crate::submission::Submission;
 
@@ -133,8 +134,9 @@ impl WorkerProcess {
         self.graded
     }
 
-    /// Grades in the worker. Waits at most the exercise's `wall_ms_per_submission` plus
-    /// [`WORKER_KILL_MARGIN_MS`]; calls `heartbeat` every `beat` while it waits. On a failure the
+    /// Grades in the worker. Waits at most [`WORKER_SETUP_MS_MAX`] for the worker's set-up (it says
+    /// `Ready`), then the exercise's `wall_ms_per_submission` plus [`WORKER_KILL_MARGIN_MS`]; calls
+    /// `heartbeat` every `beat` while it waits. On a failure the
     /// worker is dead (or killed): drop this value and start a new one.
     pub fn grade(
         &mut self,
@@ -145,16 +147,36 @@ impl WorkerProcess {
         heartbeat: &mut dyn FnMut(),
     ) -> Result<Result<Report, GradeError>, WorkerFailure> {
         let limit_ms = exercise.limits.wall_ms_per_submission;
-        let deadline = Instant::now() + Duration::from_millis(limit_ms + WORKER_KILL_MARGIN_MS);
+        // Until the worker says it is ready, its set-up has its own allowance; from then on the
+        // submission's time and the margin.
+        let mut deadline = Instant::now() + Duration::from_millis(WORKER_SETUP_MS_MAX);
         let mut request = GradeRequest {
             exercise_id: exercise.source.id.clone(),
             exercise: None,
             submission: WireSubmission::from_submission(submission),
             options: WireOptions::from_options(options),
         };
+        let mut ready = false;
         loop {
             self.send(&request)?;
-            match self.wait(deadline, limit_ms, beat, heartbeat)? {
+            let response = loop {
+                match self.wait(deadline, limit_ms, beat, heartbeat) {
+                    Ok(Response::Ready) => {
+                        ready = true;
+                        deadline = Instant::now() + Duration::from_millis(limit_ms + WORKER_KILL_MARGIN_MS);
+                    }
+                    Ok(response) => break response,
+                    // Killed during its set-up: the grader's fault, never the submission's.
+                    Err(WorkerFailure::Overran { .. }) if !ready => {
+                        return Err(WorkerFailure::Broken(format!(
+                            "the worker's set-up (the exercise loaded, an interpreter compiled or waited \
+                             for) took longer than {WORKER_SETUP_MS_MAX} ms"
+                        )));
+                    }
+                    Err(failure) => return Err(failure),
+                }
+            };
+            match response {
                 Response::Graded(report) => {
                     self.graded += 1;
                     return Ok(Ok(*report));
@@ -166,7 +188,7 @@ impl WorkerProcess {
                 Response::NeedExercise if request.exercise.is_none() => {
                     request.exercise = Some(WireSnapshot::from_snapshot(&exercise.source));
                 }
-                Response::NeedExercise => {
+                Response::NeedExercise | Response::Ready => {
                     return Err(WorkerFailure::Broken("the worker refused the exercise's files".into()));
                 }
             }

@@ -36,6 +36,9 @@ pub(crate) enum Response {
     },
     /// The worker does not hold this exercise version: send the request again with its files.
     NeedExercise,
+    /// The grader's own set-up is done (the exercise held, a source submission's interpreter
+    /// ready): the submission's time starts now. The answer follows.
+    Ready,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::protocol::{GradeRequest, Response, read_message, write_message};
 use crate::exercise::Exercise;
-use crate::grade::{GradeError, grade};
+use crate::grade::{GradeError, grade, prepare};
 use crate::limits::{
     WORKER_ADDRESS_SPACE_BYTES, WORKER_CPU_SECONDS_PER_SUBMISSION, WORKER_EXERCISES_KEPT,
     WORKER_OPEN_FILES_MAX,
@@ -62,7 +62,14 @@ fn serve() -> i32 {
                 return 65;
             }
         };
-        let response = answer(request, &mut exercises, faults);
+        let mut ready = || write_message(&mut output, &Response::Ready);
+        let response = match answer(request, &mut exercises, faults, &mut ready) {
+            Ok(response) => response,
+            Err(error) => {
+                to_stderr(format_args!("pruefstein grade-worker: {error}"));
+                return 74;
+            }
+        };
         if let Err(error) = write_message(&mut output, &response) {
             to_stderr(format_args!("pruefstein grade-worker: {error}"));
             return 74;
@@ -70,11 +77,18 @@ fn serve() -> i32 {
     }
 }
 
-fn answer(request: GradeRequest, exercises: &mut HashMap<String, Arc<Exercise>>, faults: bool) -> Response {
+/// The answer to `request`. Before grading, the grader's own set-up is done and `ready` tells the
+/// parent that the submission's time starts; an error is that message not written.
+fn answer(
+    request: GradeRequest,
+    exercises: &mut HashMap<String, Arc<Exercise>>,
+    faults: bool,
+    ready: &mut dyn FnMut() -> std::io::Result<()>,
+) -> std::io::Result<Response> {
     let exercise = match exercises.get(&request.exercise_id) {
         Some(exercise) => exercise.clone(),
         None => {
-            let Some(wire) = request.exercise else { return Response::NeedExercise };
+            let Some(wire) = request.exercise else { return Ok(Response::NeedExercise) };
             match load_version(wire) {
                 Ok(exercise) if exercise.source.id == request.exercise_id => {
                     if exercises.len() >= WORKER_EXERCISES_KEPT {
@@ -85,28 +99,30 @@ fn answer(request: GradeRequest, exercises: &mut HashMap<String, Arc<Exercise>>,
                     exercise
                 }
                 Ok(_) => {
-                    return Response::from_result(Err(GradeError::Internal(
+                    return Ok(Response::from_result(Err(GradeError::Internal(
                         "the exercise version sent is not the one named".into(),
-                    )));
+                    ))));
                 }
-                Err(error) => return Response::from_result(Err(error)),
+                Err(error) => return Ok(Response::from_result(Err(error))),
             }
         }
     };
     let submission = match request.submission.into_submission() {
         Ok(submission) => submission,
-        Err(error) => return Response::from_result(Err(GradeError::Internal(error))),
+        Err(error) => return Ok(Response::from_result(Err(GradeError::Internal(error)))),
     };
+    if let Err(error) = allow_cpu_for_one_submission() {
+        return Ok(Response::from_result(Err(GradeError::Internal(format!(
+            "cannot set the CPU limit: {error}"
+        )))));
+    }
+    prepare(&exercise, &submission);
+    ready()?;
     if faults {
         inject_fault(&submission);
     }
-    if let Err(error) = allow_cpu_for_one_submission() {
-        return Response::from_result(Err(GradeError::Internal(format!(
-            "cannot set the CPU limit: {error}"
-        ))));
-    }
     let options = request.options.into_options();
-    Response::from_result(grade(&exercise, &submission, &options))
+    Ok(Response::from_result(grade(&exercise, &submission, &options)))
 }
 
 /// Builds an exercise version from the files sent, in memory: nothing is written or read back.

@@ -6,6 +6,10 @@ use super::sandbox::*;
 /// ([`Limits::wall_ms_per_submission`]) before it is killed: the harness stops itself at the
 /// deadline; this margin covers writing the report and a loaded machine.
 pub const WORKER_KILL_MARGIN_MS: u64 = 2_000;
+/// Time a worker process is given for the grader's own set-up of a submission, before the
+/// submission's time starts (it says `Ready` when done): compiling a source submission's interpreter,
+/// reading it from the module cache, or waiting while the service's warm-up compiles it.
+pub const WORKER_SETUP_MS_MAX: u64 = 60_000;
 /// Address space (virtual memory) of one worker process, in bytes (`RLIMIT_AS`). The wasm engine
 /// reserves each linear memory at the guest's largest size (see `sandbox::engine_config`), not at
 /// 4 GiB: the pooled engines reserve their slots up front ([`POOLED_ENGINES_MAX_WORKER`] engines of

@@ -7,6 +7,8 @@ use super::{grading::*, isolation::*, sandbox::*, service::*, world::*};
 /// A job's lease outlives a whole grading and its kill margin, so a live grader never loses it.
 const _: () = assert!(JOB_LEASE_MS > WALL_MS_PER_SUBMISSION + WORKER_KILL_MARGIN_MS);
 const _: () = assert!(JOB_LEASE_RENEWALS_PER_LEASE >= 2 && JOB_LEASE_MS / JOB_LEASE_RENEWALS_PER_LEASE > 0);
+/// A worker's set-up outlasts the wait for another process's compile of an interpreter.
+const _: () = assert!(WORKER_SETUP_MS_MAX > MODULE_CACHE_COMPILE_WAIT_MS);
 /// The CPU backstop lies behind the wall-clock kill.
 const _: () =
     assert!(WORKER_CPU_SECONDS_PER_SUBMISSION * 1000 > WALL_MS_PER_SUBMISSION + WORKER_KILL_MARGIN_MS);
