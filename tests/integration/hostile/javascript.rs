@@ -3,6 +3,7 @@
 //! guest leaves of a clock and randomness is the same in every run.
 
 use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::Language;
 
 use crate::javascript::{grade_javascript, grade_typescript};
 
@@ -105,4 +106,99 @@ fn typescript_that_overwhelms_the_type_stripper_is_refused_naming_the_limit() {
     );
     assert_eq!(report.verdict, Verdict::Failed);
     assert!(json(&report).contains("fuel-exhausted"), "the limit is named");
+}
+
+/// The statement path in C (`host.statement` in `glue/pruefstein.c`) and the JavaScript it stands
+/// in for (`slowStep` in `glue/sqlite.js`, still the module's path for every statement the C does
+/// not take) answer every odd call alike: parameters of odd types and sizes, counts that do not
+/// match, SQL of every first keyword, transactions opened and closed, failed statements. Each
+/// case runs through `run()`, `get()` and `all()` (and `exec()` when it has no parameters) once on
+/// the C and once with `db._slow` set; a delivery returns true only when every outcome (the result,
+/// or the error's name, message, `code`, `errcode` and `errstr`, and `isTransaction` after it)
+/// agreed and every case of its sixtieth ran.
+#[test]
+fn odd_statements_get_the_same_answer_from_the_c_path_as_from_the_javascript_one() {
+    let consumer = r#"const CASES = [
+    ["SELECT ?", [1.5]], ["SELECT ?", [NaN]], ["SELECT ?", [Infinity]], ["SELECT ?", [-0]],
+    ["SELECT ?", [2 ** 53]], ["SELECT ?", [2 ** 63]], ["SELECT ?", [-(2 ** 70)]], ["SELECT ?", [1n]],
+    ["SELECT ?", [2n ** 70n]], ["SELECT ?", [-(2n ** 63n)]], ["SELECT ?", [null]], ["SELECT ?", [undefined]],
+    ["SELECT ?", [true]], ["SELECT ?", [false]], ["SELECT ?", [-5]], ["SELECT ?", [2 ** 31]],
+    ["SELECT ?", ["ä"]], ["SELECT ?", [""]], ["SELECT ?", ["7"]], ["SELECT ?", [{ a: 1 }]], ["SELECT ?", [[1]]],
+    ["SELECT ?", [Symbol("s")]], ["SELECT ?", [function f() {}]], ["SELECT ?", [new String("x")]],
+    ["SELECT ?", [new Number(3)]], ["SELECT ?", ["x".repeat(2000)]], ["SELECT ?", ["\ud800"]],
+    ["SELECT ?, ?", [1]], ["SELECT 1", [1, 2]], ["SELECT ?", []],
+    ["SELECT " + Array(40).fill("?").join(", "), Array.from({ length: 40 }, (_, i) => i)],
+    ["SELECT " + Array(32).fill("?").join(", "), Array.from({ length: 32 }, (_, i) => i)],
+    ["SELECT ?1, ?1", [4]], ["SELECT ?2", [4]], ["SELECT ?99999999999", []], ["-- ?\nSELECT 1", []],
+    ["SELECT '?'", []], ["", []], ["   ", []], ["SELECT", []], ["SELEKT 1", []], ["SELECT 2 AS zwei", []],
+    ["select 3", []], ["WITH x AS (SELECT 2) SELECT * FROM x", []], ["VALUES (3)", []], ["SELECT 1 WHERE 0", []],
+    ["BEGIN", []], ["BEGIN IMMEDIATE", []], ["COMMIT", []], ["END", []], ["ROLLBACK", []],
+    ["SAVEPOINT a", []], ["RELEASE a", []], ["ROLLBACK TO a", []], ["DROP TABLE IF EXISTS nirgends", []],
+    ["UPDATE punkte SET stand = stand WHERE kunde = ?", ["k-1"]],
+    ["update punkte set stand = stand where kunde = ?", [null]],
+    ["UPDATE punkte SET stand = stand WHERE kunde = ? RETURNING stand", ["k-1"]],
+    ["INSERT INTO gesehen (msg_id) VALUES (?)", [424242]],
+    ["INSERT INTO gesehen (msg_id) VALUES (?) RETURNING msg_id", [434343]],
+    ["REPLACE INTO gesehen (msg_id) VALUES (?)", [444444]],
+    ["DELETE FROM punkte WHERE 0", []], ["INSERT INTO nirgends VALUES (?)", [1]],
+    ["UPDATE punkte SET stand = stand WHERE kunde = ?", [2.5]],
+];
+
+function outcome(db, method, sql, params, inside) {
+    let result;
+    try {
+        if (inside) db.exec("BEGIN");
+        if (method === "exec") {
+            result = ["ok", String(db.exec(sql))];
+        } else {
+            const answer = db.prepare(sql)[method](...params);
+            result = ["ok", JSON.stringify(method === "run" ? answer.changes : answer)];
+        }
+    } catch (e) {
+        result = [e.name, String(e.message), e.code, e.errcode, e.errstr];
+    }
+    result.push(db.isTransaction);
+    if (db.isTransaction) db.exec("ROLLBACK");
+    // What a statement outside a transaction committed goes, so that the other path meets the
+    // same state.
+    db.exec("DELETE FROM gesehen WHERE msg_id >= 424242");
+    return JSON.stringify(result);
+}
+
+const PARTS = 60;
+const RUNS = [];
+for (const [sql, params] of CASES) {
+    for (const method of params.length === 0 ? ["run", "get", "all", "exec"] : ["run", "get", "all"]) {
+        for (const inside of [false, true]) RUNS.push([method, sql, params, inside]);
+    }
+}
+
+export function verarbeite(db, msg) {
+    // A sixtieth of the runs per delivery (messages 0 to 59 each take one), within its fuel: an
+    // outcome costs up to 330,000 units (a failed statement builds its error's stack).
+    const part = msg.id % PARTS;
+    let compared = 0;
+    let same = true;
+    RUNS.forEach(([method, sql, params, inside], i) => {
+        if (i % PARTS !== part) return;
+        db._slow = false;
+        const fast = outcome(db, method, sql, params, inside);
+        db._slow = true;
+        const slow = outcome(db, method, sql, params, inside);
+        if (fast !== slow) {
+            console.log("DIFFERENT:", method, JSON.stringify(sql).slice(0, 60), inside, fast, slow);
+            same = false;
+        }
+        compared += 1;
+    });
+    console.log("part", part, "compared:", compared);
+    return same && compared === RUNS.filter((_, i) => i % PARTS === part).length;
+}
+"#;
+    super::with_instance(Language::JavaScript, consumer, |process| {
+        for id in 0..60 {
+            let outcome = process.deliver(&super::message(id.into()), None);
+            assert_eq!(outcome.returned(), Some(1), "message {id}: {outcome:?}");
+        }
+    });
 }

@@ -47,3 +47,49 @@ fn rejected(grade: fn(&str) -> Report, text: &str) -> (String, String) {
     let rejection = report.rejection.expect("a rejection");
     (rejection.code, rejection.message.en)
 }
+
+/// Compiles `text`, a consumer in `language`, against exercise 03, starts one instance of it on a
+/// fresh run database and hands it to `with` (on a thread with room for the interpreter's stack),
+/// without the grade's checks around it.
+fn with_instance<T: Send>(
+    language: pruefstein::submission::Language,
+    text: &str,
+    with: impl FnOnce(&mut pruefstein::consumer::process::ConsumerProcess) -> T + Send,
+) -> T {
+    use std::sync::Arc;
+
+    use pruefstein::consumer::ConsumerExercise;
+    use pruefstein::consumer::process::{CompiledConsumer, ConsumerProcess, Launch};
+    use pruefstein::consumer::rundb::TemplateSource;
+
+    let exercise = crate::support::consumer_exercise();
+    let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
+    let engine = pruefstein::sandbox::engine_with_stack(
+        pruefstein::exercise::Compiler::Winch,
+        pruefstein::limits::INTERPRETER_WASM_STACK_BYTES,
+    )
+    .expect("engine");
+    pruefstein::sandbox::with_stack(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES, || {
+        let compiled =
+            CompiledConsumer::compile_source(engine, language, text, &exercise.limits, &consumer.entry)
+                .map_err(|r| r.message.en)
+                .expect("the file loads");
+        let db = TemplateSource::open(&consumer.template).and_then(|t| t.restore()).expect("a run database");
+        let deadline = pruefstein::deadline::Deadline::for_submission(&exercise.limits);
+        let launch = Launch {
+            compiled: &compiled,
+            tables: Arc::clone(&consumer.tables),
+            limits: &exercise.limits,
+            deadline: &deadline,
+        };
+        let mut process =
+            ConsumerProcess::start(&launch, &db, 1, None).map_err(|_| "start").expect("it starts");
+        with(&mut process)
+    })
+    .expect("a thread with room for the interpreter's stack")
+}
+
+/// A message of exercise 03 with the id `id`.
+fn message(id: serde_json::Value) -> std::sync::Arc<serde_json::Value> {
+    std::sync::Arc::new(serde_json::json!({"id": id, "body": {"kunde": "k-1", "punkte": 5}}))
+}

@@ -2,7 +2,9 @@
 //! Each ends with a named limit or a clear refusal, within the submission's deadline.
 
 use pruefstein::report::{Report, Verdict};
+use pruefstein::submission::Language;
 
+use super::{message, with_instance};
 use crate::python::grade_python;
 
 fn grade_guarded(text: &str) -> Report {
@@ -97,61 +99,10 @@ fn statements_the_connection_does_not_allow_are_refused_as_sqlite_errors() {
     assert!(json(&report).contains("refused: not allowed"), "{}", json(&report));
 }
 
-/// Compiles `text` against exercise 03, starts one instance of it on a fresh run database and
-/// hands it to `with` (on a thread with room for the interpreter's stack), without the grade's
-/// checks around it.
-fn with_instance<T: Send>(
-    text: &str,
-    with: impl FnOnce(&mut pruefstein::consumer::process::ConsumerProcess) -> T + Send,
-) -> T {
-    use std::sync::Arc;
-
-    use pruefstein::consumer::ConsumerExercise;
-    use pruefstein::consumer::process::{CompiledConsumer, ConsumerProcess, Launch};
-    use pruefstein::consumer::rundb::TemplateSource;
-    use pruefstein::submission::Language;
-
-    let exercise = crate::support::consumer_exercise();
-    let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
-    let engine = pruefstein::sandbox::engine_with_stack(
-        pruefstein::exercise::Compiler::Winch,
-        pruefstein::limits::INTERPRETER_WASM_STACK_BYTES,
-    )
-    .expect("engine");
-    pruefstein::sandbox::with_stack(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES, || {
-        let compiled = CompiledConsumer::compile_source(
-            engine,
-            Language::Python,
-            text,
-            &exercise.limits,
-            &consumer.entry,
-        )
-        .map_err(|r| r.message.en)
-        .expect("the file loads");
-        let db = TemplateSource::open(&consumer.template).and_then(|t| t.restore()).expect("a run database");
-        let deadline = pruefstein::deadline::Deadline::for_submission(&exercise.limits);
-        let launch = Launch {
-            compiled: &compiled,
-            tables: Arc::clone(&consumer.tables),
-            limits: &exercise.limits,
-            deadline: &deadline,
-        };
-        let mut process =
-            ConsumerProcess::start(&launch, &db, 1, None).map_err(|_| "start").expect("it starts");
-        with(&mut process)
-    })
-    .expect("a thread with room for the interpreter's stack")
-}
-
-/// A message of exercise 03 with the id `id`.
-fn message(id: serde_json::Value) -> std::sync::Arc<serde_json::Value> {
-    std::sync::Arc::new(serde_json::json!({"id": id, "body": {"kunde": "k-1", "punkte": 5}}))
-}
-
 /// What one instance of `text` holds in its linear memory: right after it started, and after a
 /// delivery (the host reads the instance's memory; nothing inside the guest is asked).
 fn memory_of(text: &str, deliver: bool) -> (Vec<u8>, Vec<u8>) {
-    with_instance(text, |process| {
+    with_instance(Language::Python, text, |process| {
         let at_start = process.linear_memory();
         if deliver {
             let outcome = process.deliver(&message("m-1".into()), None);
@@ -164,7 +115,7 @@ fn memory_of(text: &str, deliver: bool) -> (Vec<u8>, Vec<u8>) {
 /// What `text`'s `verarbeite` returned for each of `ids` (messages with those ids, delivered one
 /// after the other to one instance), without the grade's checks around them.
 fn deliveries(text: &str, ids: &[i64]) -> Vec<Option<i32>> {
-    with_instance(text, |process| {
+    with_instance(Language::Python, text, |process| {
         ids.iter().map(|id| process.deliver(&message((*id).into()), None).returned()).collect()
     })
 }

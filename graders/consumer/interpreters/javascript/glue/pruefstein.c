@@ -10,6 +10,7 @@
  * entry function), are given to Prüfstein's own guests only. No clock
  * (Date is the epoch), no randomness (Math.random is seeded once and for all), no files. */
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -53,6 +54,12 @@ IMPORT("world", "send_mail") int host_send_mail(const char *key, int key_len, co
 #define PF_ENTRY_BYTES_MAX 64
 #define PF_ERROR_BYTES_MAX 4096
 #define PF_LOG_LINE_BYTES_MAX 1024
+/* The most parameters the fast path of a statement binds itself (SQLite's bind index here goes to
+ * 32: a statement with more goes to sqlite.js, which says so). */
+#define PF_STATEMENT_PARAMETERS_MAX 32
+/* ABI v1's statuses of db.exec and db.query_int. */
+#define PF_STATUS_OK 0
+#define PF_STATUS_NO_ROW 4
 /* Recursion stops with RangeError before the shadow stack (1 MiB, --stack-first) ends. */
 #define PF_STACK_LIMIT_BYTES (640 * 1024)
 
@@ -402,6 +409,139 @@ static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueCon
     return triple;
 }
 
+/* ---- a statement in one call: sqlite.js's fast path ---- */
+
+/* What `statement` answers (sqlite.js names the same numbers). A number >= 0 is the statement's
+ * changes (0 unless it is an INSERT, UPDATE, DELETE or REPLACE); a query's row, asked for, is
+ * `[value, keyword, returning]`, and no row is `undefined`. */
+#define PF_STATEMENT_BEGUN (-1)  /* BEGIN ran: a transaction is open */
+#define PF_STATEMENT_ENDED (-2)  /* COMMIT or END ran: none is */
+#define PF_STATEMENT_FAILED (-3) /* it ran and SQLite refused it: lastError tells why */
+#define PF_STATEMENT_REFUSED (-9) /* not taken: nothing happened, sqlite.js runs it itself */
+
+static int keyword_is(const pf_sql_scan_t *scan, const char *word) {
+    size_t n = strlen(word);
+    return scan->keyword_len == n && memcmp(scan->keyword, word, n) == 0;
+}
+
+/* Whether `value` is bound as sqlite.js's `bind` binds it without a word to say (null, undefined, a
+ * boolean, an integral number, a string); anything else (a fraction, a bigint, an object) is
+ * left to sqlite.js, which checks it and says what is wrong. */
+static int bound_as_is(JSContext *c, JSValueConst value) {
+    if (JS_IsNull(value) || JS_IsUndefined(value) || JS_IsBool(value) || JS_IsString(value)) {
+        return 1;
+    }
+    if (JS_VALUE_GET_TAG(value) == JS_TAG_INT) {
+        return 1;
+    }
+    if (JS_IsNumber(value)) {
+        double d;
+        return JS_ToFloat64(c, &d, value) == 0 && isfinite(d) && trunc(d) == d;
+    }
+    return 0;
+}
+
+/* statement(sql, params, wantRow): what StatementSync's #query and run() do, in C, for every
+ * statement whose parameters are all bound as they are: the scan, the count of parameters, the
+ * binding, the statement's line, `exec` or `query_int`, the transaction's opening or closing and the
+ * changes. A statement it cannot tell it would run exactly as sqlite.js does (parameters of another
+ * kind or number, a ROLLBACK, whose `TO` sqlite.js reads) is REFUSED before anything happens. */
+static JSValue js_statement(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
+    (void)this_val;
+    if (argc < 3 || !JS_IsString(argv[0]) || !JS_IsArray(argv[1])) {
+        return JS_NewInt32(c, PF_STATEMENT_REFUSED);
+    }
+    int64_t count;
+    if (JS_GetLength(c, argv[1], &count) != 0) {
+        return JS_EXCEPTION;
+    }
+    size_t len;
+    const char *sql = JS_ToCStringLen(c, &len, argv[0]);
+    if (!sql) {
+        return JS_EXCEPTION;
+    }
+    pf_sql_scan_t scan = pf_scan_sql(sql, len);
+    int taken = scan.parameters == count && count <= PF_STATEMENT_PARAMETERS_MAX && !keyword_is(&scan, "ROLLBACK");
+    JSValue answer = JS_NewInt32(c, PF_STATEMENT_REFUSED);
+    JSValue values[PF_STATEMENT_PARAMETERS_MAX];
+    int64_t got = 0;
+    while (taken && got < count) {
+        JSValue value = JS_GetPropertyUint32(c, argv[1], (uint32_t)got);
+        if (JS_IsException(value)) {
+            taken = 0;
+            answer = JS_EXCEPTION;
+            break;
+        }
+        values[got++] = value;
+        taken = bound_as_is(c, value);
+    }
+    for (int64_t i = 0; taken && i < count; i++) {
+        JSValueConst value = values[i];
+        int index = (int)i + 1;
+        if (JS_IsString(value)) {
+            size_t text_len;
+            const char *text = JS_ToCStringLen(c, &text_len, value);
+            if (!text) {
+                taken = 0;
+                answer = JS_EXCEPTION;
+                break;
+            }
+            host_bind_text(index, text, (int)text_len);
+            JS_FreeCString(c, text);
+        } else if (JS_IsBool(value)) {
+            host_bind_int(index, JS_ToBool(c, value) ? 1 : 0);
+        } else if (JS_IsNumber(value)) {
+            int64_t number;
+            JS_ToInt64Ext(c, &number, value);
+            host_bind_int(index, number);
+        }
+    }
+    for (int64_t i = 0; i < got; i++) {
+        JS_FreeValue(c, values[i]);
+    }
+    if (!taken) {
+        JS_FreeCString(c, sql);
+        return answer;
+    }
+    host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
+    int want_row = JS_ToBool(c, argv[2]);
+    int write = keyword_is(&scan, "INSERT") || keyword_is(&scan, "UPDATE") || keyword_is(&scan, "DELETE") ||
+        keyword_is(&scan, "REPLACE");
+    int query = keyword_is(&scan, "SELECT") || keyword_is(&scan, "WITH") || keyword_is(&scan, "VALUES") ||
+        scan.returning;
+    if (query) {
+        long long value = 0;
+        int status = host_query_int(sql, (int)len, &value);
+        JS_FreeCString(c, sql);
+        if (status != PF_STATUS_OK && status != PF_STATUS_NO_ROW) {
+            return JS_NewInt32(c, PF_STATEMENT_FAILED);
+        }
+        if (!want_row) {
+            return JS_NewInt64(c, write ? host_changes() : 0);
+        }
+        if (status == PF_STATUS_NO_ROW) {
+            return JS_UNDEFINED;
+        }
+        JSValue row = JS_NewArray(c);
+        JS_SetPropertyUint32(c, row, 0, JS_NewInt64(c, value));
+        JS_SetPropertyUint32(c, row, 1, JS_NewStringLen(c, scan.keyword, scan.keyword_len));
+        JS_SetPropertyUint32(c, row, 2, JS_NewBool(c, scan.returning));
+        return row;
+    }
+    int status = host_exec(sql, (int)len);
+    JS_FreeCString(c, sql);
+    if (status != PF_STATUS_OK) {
+        return JS_NewInt32(c, PF_STATEMENT_FAILED);
+    }
+    if (keyword_is(&scan, "BEGIN")) {
+        return JS_NewInt32(c, PF_STATEMENT_BEGUN);
+    }
+    if (keyword_is(&scan, "COMMIT") || keyword_is(&scan, "END")) {
+        return JS_NewInt32(c, PF_STATEMENT_ENDED);
+    }
+    return JS_NewInt64(c, write && !want_row ? host_changes() : 0);
+}
+
 /* ABI v1.1's world.send_mail(key, to, body) for the module `mail` (glue/mail.js): the status code. */
 static JSValue js_send_mail(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
     (void)this_val;
@@ -561,6 +701,7 @@ EXPORT("pf_init") int pf_init(void) {
     set_function(host, "statementLine", js_statement_line, 0);
     set_function(host, "message", js_message, 0);
     set_function(host, "scan", js_scan, 1);
+    set_function(host, "statement", js_statement, 3);
     set_function(host, "print", js_print, 1);
     set_function(host, "register", js_register, 1);
     JS_SetPropertyStr(ctx, global, "__pf", host);

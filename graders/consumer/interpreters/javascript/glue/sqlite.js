@@ -1,7 +1,10 @@
 // The node:sqlite module of Prüfstein's JavaScript guest: the part of Node's DatabaseSync a
 // consumer uses, over ABI v1's db.* imports (exec, queryInt, bindInt, bindText, changes,
 // lastError on the object the glue leaves in globalThis.__pf, taken away here before a student's
-// module runs; statementLine tells the host the line of consumer.js that issues the next one). Autocommit as in Node: a statement outside BEGIN … COMMIT commits by itself;
+// module runs; statementLine tells the host the line of consumer.js that issues the next one).
+// A statement runs in one call of the glue's C (`statement`, the fast path) when its parameters
+// are bound as they are; `slowStep` below is the same in JavaScript for every other one.
+// Autocommit as in Node: a statement outside BEGIN … COMMIT commits by itself;
 // db.transaction(fn) wraps fn in one (as better-sqlite3 does). A failed statement throws a
 // SqliteError whose `code` names SQLite's extended result code (better-sqlite3's
 // "SQLITE_CONSTRAINT_PRIMARYKEY") and which carries `errcode` and `errstr` (node:sqlite's).
@@ -162,6 +165,46 @@ function bind(sql, values) {
 const WRITES = ["INSERT", "UPDATE", "DELETE", "REPLACE"];
 const QUERIES = ["SELECT", "WITH", "VALUES"];
 
+// What host.statement answers (glue/pruefstein.c): a number >= 0 is the changes of a statement
+// that ran (0 unless it writes or a row was asked for), a query's row asked for is
+// [value, keyword, returning], no row is undefined, and these:
+const BEGUN = -1; // BEGIN ran
+const ENDED = -2; // COMMIT or END ran
+const FAILED = -3; // SQLite refused the statement
+const REFUSED = -9; // not taken by the C: nothing happened, slowStep runs it
+
+// Runs `sql` with `params` on `db`: in C when host.statement takes it, here otherwise; answers as
+// host.statement does, having tracked the transaction and thrown a failure.
+function step(db, sql, params, wantRow) {
+    db._check();
+    const answer = db._slow ? REFUSED : host.statement(sql, params, wantRow);
+    if (answer === REFUSED) return slowStep(db, sql, params, wantRow);
+    if (answer === FAILED) fail();
+    if (answer === BEGUN) {
+        db._track("BEGIN", sql);
+    } else if (answer === ENDED) {
+        db._track("COMMIT", sql);
+    }
+    return answer;
+}
+
+// What host.statement does, in JavaScript: every statement the C does not take goes here, which
+// checks each parameter and says what is wrong with one.
+function slowStep(db, sql, params, wantRow) {
+    const { keyword, returning } = bind(sql, params);
+    host.statementLine();
+    if (QUERIES.includes(keyword) || returning) {
+        const [status, value] = host.queryInt(sql);
+        if (status !== OK && status !== NO_ROW) fail();
+        if (!wantRow) return WRITES.includes(keyword) ? host.changes() : 0;
+        return status === OK ? [value, keyword, returning] : undefined;
+    }
+    const status = host.exec(sql);
+    if (status !== OK) fail();
+    db._track(keyword, sql);
+    return !wantRow && WRITES.includes(keyword) ? host.changes() : 0;
+}
+
 // Created by the guest for each delivery; a consumer cannot open a database of its own.
 const OPEN = Symbol("open");
 
@@ -178,27 +221,17 @@ export class StatementSync {
         return this.#sql;
     }
 
-    // Runs the statement: its first row's first column, or none.
-    #query(params) {
-        this.#db._check();
-        const sql = this.#sql;
-        const { keyword, returning } = bind(sql, params);
-        host.statementLine();
-        if (QUERIES.includes(keyword) || returning) {
-            const [status, value] = host.queryInt(sql);
-            if (status === OK) return { row: { [firstColumnName(sql, keyword, returning)]: value }, keyword };
-            if (status === NO_ROW) return { row: undefined, keyword };
-            fail();
-        }
-        const status = host.exec(sql);
-        if (status !== OK) fail();
-        this.#db._track(keyword, sql);
-        return { row: undefined, keyword };
+    // The statement's first row's first column, as node:sqlite names it, or undefined.
+    #row(params) {
+        const answer = step(this.#db, this.#sql, params, true);
+        if (typeof answer !== "object") return undefined;
+        const [value, keyword, returning] = answer;
+        return { [firstColumnName(this.#sql, keyword, returning)]: value };
     }
 
     run(...params) {
-        const { keyword } = this.#query(params);
-        const changes = WRITES.includes(keyword) ? host.changes() : 0;
+        const answer = step(this.#db, this.#sql, params, false);
+        const changes = answer > 0 ? answer : 0;
         let rowid;
         return {
             changes,
@@ -214,11 +247,11 @@ export class StatementSync {
     }
 
     get(...params) {
-        return this.#query(params).row;
+        return this.#row(params);
     }
 
     all(...params) {
-        const row = this.#query(params).row;
+        const row = this.#row(params);
         return row === undefined ? [] : [row];
     }
 
@@ -262,7 +295,8 @@ export class DatabaseSync {
 
     exec(sql) {
         if (typeof sql !== "string") throw new TypeError("The \"sql\" argument must be a string.");
-        new StatementSync(this, sql).run();
+        if (!(this instanceof DatabaseSync)) throw new TypeError("Illegal constructor");
+        step(this, sql, [], false);
     }
 
     prepare(sql) {
@@ -299,6 +333,10 @@ export class DatabaseSync {
         this.#open = true;
     }
 }
+
+// With `db._slow = true` every statement of `db` goes through slowStep: what the tests compare the
+// C with. Not enumerable, as the methods are not.
+Object.defineProperty(DatabaseSync.prototype, "_slow", { value: false, writable: true });
 
 function format(value) {
     if (typeof value === "string") return value;
