@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::outcome::{WorkerFailure, describe};
 use super::protocol::{
-    GradeRequest, Response, WireOptions, WireSnapshot, WireSubmission, grade_error, read_message,
+    GradeRequest, Response, WireOptions, WireSnapshot, WireSubmission, grade_error, has_setup, read_message,
     write_message,
 };
 use super::worker::PARENT_ENV;
@@ -147,23 +147,26 @@ impl WorkerProcess {
         heartbeat: &mut dyn FnMut(),
     ) -> Result<Result<Report, GradeError>, WorkerFailure> {
         let limit_ms = exercise.limits.wall_ms_per_submission;
-        // Until the worker says it is ready, its set-up has its own allowance; from then on the
-        // submission's time and the margin.
-        let mut deadline = Instant::now() + Duration::from_millis(WORKER_SETUP_MS_MAX);
+        // A submission with set-up: until the worker says it is ready, the set-up has its own
+        // allowance; from then on (and from the start for any other) the submission's time and
+        // the margin.
+        let mut ready = !has_setup(submission);
+        let submission_ms = limit_ms + WORKER_KILL_MARGIN_MS;
+        let mut deadline =
+            Instant::now() + Duration::from_millis(if ready { submission_ms } else { WORKER_SETUP_MS_MAX });
         let mut request = GradeRequest {
             exercise_id: exercise.source.id.clone(),
             exercise: None,
             submission: WireSubmission::from_submission(submission),
             options: WireOptions::from_options(options),
         };
-        let mut ready = false;
         loop {
             self.send(&request)?;
             let response = loop {
                 match self.wait(deadline, limit_ms, beat, heartbeat) {
-                    Ok(Response::Ready) => {
+                    Ok(Response::Ready) if !ready => {
                         ready = true;
-                        deadline = Instant::now() + Duration::from_millis(limit_ms + WORKER_KILL_MARGIN_MS);
+                        deadline = Instant::now() + Duration::from_millis(submission_ms);
                     }
                     Ok(response) => break response,
                     // Killed during its set-up: the grader's fault, never the submission's.
@@ -188,8 +191,11 @@ impl WorkerProcess {
                 Response::NeedExercise if request.exercise.is_none() => {
                     request.exercise = Some(WireSnapshot::from_snapshot(&exercise.source));
                 }
-                Response::NeedExercise | Response::Ready => {
+                Response::NeedExercise => {
                     return Err(WorkerFailure::Broken("the worker refused the exercise's files".into()));
+                }
+                Response::Ready => {
+                    return Err(WorkerFailure::Broken("the worker said it was ready out of turn".into()));
                 }
             }
         }

@@ -36,8 +36,9 @@ pub(crate) enum Response {
     },
     /// The worker does not hold this exercise version: send the request again with its files.
     NeedExercise,
-    /// The grader's own set-up is done (the exercise held, a source submission's interpreter
-    /// ready): the submission's time starts now. The answer follows.
+    /// The grader's own set-up of a submission that has one ([`has_setup`]) is done (the
+    /// exercise held, its interpreter ready): the submission's time starts now. The answer
+    /// follows.
     Ready,
 }
 
@@ -174,6 +175,13 @@ pub(crate) fn grade_error(kind: ErrorKind, slug: Option<String>, message: String
         ErrorKind::Replay => GradeError::Replay(message),
         ErrorKind::Internal => GradeError::Internal(message),
     }
+}
+
+/// Whether grading `submission` starts with the grader's own set-up, for which the worker says
+/// [`Response::Ready`]: a source submission's interpreter. A module or an answer has none, and its
+/// time starts when it is sent (no message more on the way of the commonest submissions).
+pub(crate) fn has_setup(submission: &crate::submission::Submission) -> bool {
+    matches!(submission, crate::submission::Submission::Source { .. })
 }
 
 /// Writes one message: its length, then its JSON.

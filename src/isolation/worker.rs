@@ -9,7 +9,7 @@ use std::io::{BufReader, BufWriter};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use super::protocol::{GradeRequest, Response, read_message, write_message};
+use super::protocol::{GradeRequest, Response, has_setup, read_message, write_message};
 use crate::exercise::Exercise;
 use crate::grade::{GradeError, grade, prepare};
 use crate::limits::{
@@ -77,8 +77,9 @@ fn serve() -> i32 {
     }
 }
 
-/// The answer to `request`. Before grading, the grader's own set-up is done and `ready` tells the
-/// parent that the submission's time starts; an error is that message not written.
+/// The answer to `request`. Before grading a submission that has set-up ([`has_setup`]), the
+/// grader's own set-up is done and `ready` tells the parent that the submission's time starts; an
+/// error is that message not written.
 fn answer(
     request: GradeRequest,
     exercises: &mut HashMap<String, Arc<Exercise>>,
@@ -116,8 +117,10 @@ fn answer(
             "cannot set the CPU limit: {error}"
         )))));
     }
-    prepare(&exercise, &submission);
-    ready()?;
+    if has_setup(&submission) {
+        prepare(&exercise, &submission);
+        ready()?;
+    }
     if faults {
         inject_fault(&submission);
     }
