@@ -202,3 +202,66 @@ export function verarbeite(db, msg) {
         }
     });
 }
+
+/// The message a consumer gets is what `JSON.parse` makes of the host's text, whether the glue's C
+/// reads it in one pass (objects, arrays, strings without escapes, short integers) or hands the
+/// whole text to `JSON.parse`'s own parser (escapes, fractions, exponents, long integers, -0, deep
+/// nesting). The machine's node says what `JSON.stringify(JSON.parse(text))` is for each text the
+/// host sends; the consumer returns true only when its message stringifies to exactly that.
+#[test]
+fn the_message_a_consumer_gets_is_what_json_parse_makes_of_it() {
+    use serde_json::json;
+
+    let mut deep = json!("end");
+    for _ in 0..40 {
+        deep = json!([deep]);
+    }
+    let odd = [
+        json!({"kunde": "anna", "punkte": 50}),
+        json!({"text": "Grüße 😀 \u{7f}", "leer": "", "null": null, "ja": true, "nein": false}),
+        json!({"text": "a\"b\\c\nd\te\u{1}"}),
+        json!({"numbers": [0, -42, 2147483647, 2147483648u64, -2147483649i64, 999999999999999u64]}),
+        json!({"long": 9007199254740993u64, "longer": 18446744073709551615u64, "negative": i64::MIN}),
+        json!({"fraction": 1.5, "tiny": 5e-324, "huge": 1e300, "negative zero": -0.0}),
+        json!({"__proto__": {"x": 1}, "2": "a", "1": "b", "b": 1, "a": 2, "": "empty key"}),
+        json!({"nested": {"list": [[], {}, [1, [2, [3]]], {"k": {"l": {"m": "n"}}}]}}),
+        json!({"deep": deep}),
+        json!({"many": (0..200).collect::<Vec<_>>()}),
+        json!({"long text": "x".repeat(5000)}),
+    ];
+    let messages: Vec<serde_json::Value> =
+        odd.iter().enumerate().map(|(i, m)| json!({"i": i, "m": m})).collect();
+    let texts: Vec<String> = messages.iter().map(|m| m.to_string()).collect();
+    // What node makes of each text, as a JavaScript string literal.
+    let mut node = std::process::Command::new("node")
+        .args([
+            "-e",
+            "for (const t of require('fs').readFileSync(0, 'utf8').split('\\n').filter(Boolean)) \
+             console.log(JSON.stringify(JSON.stringify(JSON.parse(t))));",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("node runs");
+    {
+        use std::io::Write;
+        let mut stdin = node.stdin.take().expect("node's input");
+        stdin.write_all(texts.join("\n").as_bytes()).expect("written");
+    }
+    let out = node.wait_with_output().expect("node ends");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let expected: Vec<&str> = std::str::from_utf8(&out.stdout).expect("UTF-8").lines().collect();
+    assert_eq!(expected.len(), messages.len());
+    let consumer = format!(
+        "const EXPECTED = [\n{}\n];\n\nexport function verarbeite(db, msg) {{\n    const got = JSON.stringify(msg);\n    \
+         if (got !== EXPECTED[msg.i]) console.log(\"DIFFERENT:\", got.slice(0, 200));\n    \
+         return got === EXPECTED[msg.i] && Object.getPrototypeOf(msg) === Object.prototype;\n}}\n",
+        expected.join(",\n")
+    );
+    super::with_instance(Language::JavaScript, &consumer, |process| {
+        for (message, text) in messages.iter().zip(&texts) {
+            let outcome = process.deliver(&std::sync::Arc::new(message.clone()), None);
+            assert_eq!(outcome.returned(), Some(1), "{text}: {outcome:?}");
+        }
+    });
+}

@@ -361,12 +361,206 @@ static JSValue js_last_error(JSContext *c, JSValueConst this_val, int argc, JSVa
     return host_text(c, last_error_get, NULL, 0);
 }
 
-/* The whole message as JSON (msg.text with the empty path). */
+/* The message as JavaScript values in one pass over the host's JSON text, built with the calls
+ * JSON.parse makes (JS_NewObject and JS_DefinePropertyValue in the text's order, JS_NewArray,
+ * strings decoded from UTF-8), for the shapes the host sends: objects, arrays, strings without
+ * escapes, integers of at most 15 digits (no -0), true, false, null. Anything else (an escape, a
+ * fraction or an exponent, a longer integer, nesting deeper than PF_MESSAGE_DEPTH_MAX, text that
+ * is not JSON) gives JS_UNINITIALIZED, every value made so far freed, and JS_ParseJSON (what
+ * JSON.parse runs) reads the whole text. */
+#define PF_MESSAGE_DEPTH_MAX 32
+
+typedef struct {
+    const char *at;
+    const char *end;
+} json_text;
+
+static void json_space(json_text *in) {
+    while (in->at < in->end && (*in->at == ' ' || *in->at == '\n' || *in->at == '\r' || *in->at == '\t')) {
+        in->at++;
+    }
+}
+
+static int json_word(json_text *in, const char *word) {
+    size_t len = strlen(word);
+    if ((size_t)(in->end - in->at) < len || memcmp(in->at, word, len) != 0) {
+        return 0;
+    }
+    in->at += len;
+    return 1;
+}
+
+static JSValue json_value(JSContext *c, json_text *in, int depth);
+
+/* A string without escapes, `in` at its opening quote: where its text starts and its length, or
+ * NULL. */
+static const char *json_string_text(json_text *in, size_t *len) {
+    const char *start = ++in->at;
+    while (in->at < in->end && *in->at != '"') {
+        if (*in->at == '\\' || (unsigned char)*in->at < 0x20) {
+            return NULL;
+        }
+        in->at++;
+    }
+    if (in->at >= in->end) {
+        return NULL;
+    }
+    *len = (size_t)(in->at - start);
+    in->at++;
+    return start;
+}
+
+static JSValue json_integer(JSContext *c, json_text *in) {
+    int negative = *in->at == '-';
+    if (negative) {
+        in->at++;
+    }
+    const char *digits = in->at;
+    int64_t value = 0;
+    while (in->at < in->end && *in->at >= '0' && *in->at <= '9' && in->at - digits < 16) {
+        value = value * 10 + (*in->at - '0');
+        in->at++;
+    }
+    size_t count = (size_t)(in->at - digits);
+    int more = in->at < in->end &&
+        (*in->at == '.' || *in->at == 'e' || *in->at == 'E' || (*in->at >= '0' && *in->at <= '9'));
+    if (count == 0 || count > 15 || more || (count > 1 && *digits == '0') || (negative && value == 0)) {
+        return JS_UNINITIALIZED;
+    }
+    return JS_NewInt64(c, negative ? -value : value);
+}
+
+static JSValue json_array(JSContext *c, json_text *in, int depth) {
+    in->at++;
+    JSValue array = JS_NewArray(c);
+    json_space(in);
+    if (in->at < in->end && *in->at == ']') {
+        in->at++;
+        return array;
+    }
+    for (uint32_t index = 0;; index++) {
+        JSValue item = json_value(c, in, depth + 1);
+        if (JS_IsUninitialized(item) || JS_DefinePropertyValueUint32(c, array, index, item, JS_PROP_C_W_E) < 0) {
+            break;
+        }
+        json_space(in);
+        if (in->at < in->end && *in->at == ',') {
+            in->at++;
+            continue;
+        }
+        if (in->at < in->end && *in->at == ']') {
+            in->at++;
+            return array;
+        }
+        break;
+    }
+    JS_FreeValue(c, array);
+    return JS_UNINITIALIZED;
+}
+
+static JSValue json_object(JSContext *c, json_text *in, int depth) {
+    in->at++;
+    JSValue object = JS_NewObject(c);
+    json_space(in);
+    if (in->at < in->end && *in->at == '}') {
+        in->at++;
+        return object;
+    }
+    for (;;) {
+        json_space(in);
+        size_t key_len = 0;
+        const char *key = in->at < in->end && *in->at == '"' ? json_string_text(in, &key_len) : NULL;
+        json_space(in);
+        if (!key || in->at >= in->end || *in->at != ':') {
+            break;
+        }
+        in->at++;
+        JSValue value = json_value(c, in, depth + 1);
+        if (JS_IsUninitialized(value)) {
+            break;
+        }
+        JSAtom name = JS_NewAtomLen(c, key, key_len);
+        int defined = name != JS_ATOM_NULL && JS_DefinePropertyValue(c, object, name, value, JS_PROP_C_W_E) >= 0;
+        if (name == JS_ATOM_NULL) {
+            JS_FreeValue(c, value);
+        } else {
+            JS_FreeAtom(c, name);
+        }
+        if (!defined) {
+            break;
+        }
+        json_space(in);
+        if (in->at < in->end && *in->at == ',') {
+            in->at++;
+            continue;
+        }
+        if (in->at < in->end && *in->at == '}') {
+            in->at++;
+            return object;
+        }
+        break;
+    }
+    JS_FreeValue(c, object);
+    return JS_UNINITIALIZED;
+}
+
+static JSValue json_value(JSContext *c, json_text *in, int depth) {
+    json_space(in);
+    if (in->at >= in->end || depth > PF_MESSAGE_DEPTH_MAX) {
+        return JS_UNINITIALIZED;
+    }
+    switch (*in->at) {
+        case '{':
+            return json_object(c, in, depth);
+        case '[':
+            return json_array(c, in, depth);
+        case '"': {
+            size_t len = 0;
+            const char *text = json_string_text(in, &len);
+            return text ? JS_NewStringLen(c, text, len) : JS_UNINITIALIZED;
+        }
+        case 't':
+            return json_word(in, "true") ? JS_TRUE : JS_UNINITIALIZED;
+        case 'f':
+            return json_word(in, "false") ? JS_FALSE : JS_UNINITIALIZED;
+        case 'n':
+            return json_word(in, "null") ? JS_NULL : JS_UNINITIALIZED;
+        default:
+            return (*in->at == '-' || (*in->at >= '0' && *in->at <= '9')) ? json_integer(c, in) : JS_UNINITIALIZED;
+    }
+}
+
+/* The delivery's message (msg.text with the empty path) as JSON.parse makes it of the host's text:
+ * read in one pass where it can be, else by JS_ParseJSON. */
 static JSValue js_message(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {
     (void)this_val;
     (void)argc;
     (void)argv;
-    return host_text(c, host_msg_text, "", 0);
+    char small[512];
+    int len = host_msg_text("", 0, small, (int)sizeof(small) - 1);
+    char *text = small;
+    if (len >= (int)sizeof(small)) {
+        text = js_malloc(c, (size_t)len + 1);
+        if (!text) {
+            return JS_EXCEPTION;
+        }
+        host_msg_text("", 0, text, len);
+    }
+    text[len] = 0; /* JS_ParseJSON reads up to a NUL */
+    json_text in = {text, text + len};
+    JSValue value = json_value(c, &in, 0);
+    json_space(&in);
+    if (!JS_IsUninitialized(value) && in.at != in.end) {
+        JS_FreeValue(c, value);
+        value = JS_UNINITIALIZED;
+    }
+    if (JS_IsUninitialized(value)) {
+        value = JS_ParseJSON(c, text, (size_t)len, "<input>");
+    }
+    if (text != small) {
+        js_free(c, text);
+    }
+    return value;
 }
 
 static JSValue js_print(JSContext *c, JSValueConst this_val, int argc, JSValueConst *argv) {

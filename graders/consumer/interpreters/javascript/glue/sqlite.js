@@ -355,7 +355,7 @@ const print = (...values) => host.print(values.map(format).join(" "));
 globalThis.console = { log: print, info: print, warn: print, error: print, debug: print };
 
 host.register(function deliver(entry) {
-    const msg = JSON.parse(host.message());
+    const msg = host.message(); // what JSON.parse makes of the host's text, read in C
     const result = entry(new DatabaseSync(OPEN), msg);
     if (result === true) return 1;
     if (result === false) return 0;

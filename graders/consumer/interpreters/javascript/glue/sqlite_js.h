@@ -357,7 +357,7 @@ static const char SQLITE_JS[] =
     "globalThis.console = { log: print, info: print, warn: print, error: print, debug: print };\n"
     "\n"
     "host.register(function deliver(entry) {\n"
-    "    const msg = JSON.parse(host.message());\n"
+    "    const msg = host.message(); // what JSON.parse makes of the host's text, read in C\n"
     "    const result = entry(new DatabaseSync(OPEN), msg);\n"
     "    if (result === true) return 1;\n"
     "    if (result === false) return 0;\n"
