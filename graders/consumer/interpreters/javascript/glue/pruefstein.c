@@ -19,6 +19,7 @@
 
 #include "quickjs.h"
 
+#include "json_scan.h"
 #include "sql_scan.h"
 #include "sqlite_js.h"
 #include "mail_js.h"
@@ -368,49 +369,9 @@ static JSValue js_last_error(JSContext *c, JSValueConst this_val, int argc, JSVa
  * fraction or an exponent, a longer integer, nesting deeper than PF_MESSAGE_DEPTH_MAX, text that
  * is not JSON) gives JS_UNINITIALIZED, every value made so far freed, and JS_ParseJSON (what
  * JSON.parse runs) reads the whole text. */
-#define PF_MESSAGE_DEPTH_MAX 32
+static JSValue json_value(JSContext *c, pf_json_text *in, int depth);
 
-typedef struct {
-    const char *at;
-    const char *end;
-} json_text;
-
-static void json_space(json_text *in) {
-    while (in->at < in->end && (*in->at == ' ' || *in->at == '\n' || *in->at == '\r' || *in->at == '\t')) {
-        in->at++;
-    }
-}
-
-static int json_word(json_text *in, const char *word) {
-    size_t len = strlen(word);
-    if ((size_t)(in->end - in->at) < len || memcmp(in->at, word, len) != 0) {
-        return 0;
-    }
-    in->at += len;
-    return 1;
-}
-
-static JSValue json_value(JSContext *c, json_text *in, int depth);
-
-/* A string without escapes, `in` at its opening quote: where its text starts and its length, or
- * NULL. */
-static const char *json_string_text(json_text *in, size_t *len) {
-    const char *start = ++in->at;
-    while (in->at < in->end && *in->at != '"') {
-        if (*in->at == '\\' || (unsigned char)*in->at < 0x20) {
-            return NULL;
-        }
-        in->at++;
-    }
-    if (in->at >= in->end) {
-        return NULL;
-    }
-    *len = (size_t)(in->at - start);
-    in->at++;
-    return start;
-}
-
-static JSValue json_integer(JSContext *c, json_text *in) {
+static JSValue json_integer(JSContext *c, pf_json_text *in) {
     int negative = *in->at == '-';
     if (negative) {
         in->at++;
@@ -430,10 +391,10 @@ static JSValue json_integer(JSContext *c, json_text *in) {
     return JS_NewInt64(c, negative ? -value : value);
 }
 
-static JSValue json_array(JSContext *c, json_text *in, int depth) {
+static JSValue json_array(JSContext *c, pf_json_text *in, int depth) {
     in->at++;
     JSValue array = JS_NewArray(c);
-    json_space(in);
+    pf_json_space(in);
     if (in->at < in->end && *in->at == ']') {
         in->at++;
         return array;
@@ -443,7 +404,7 @@ static JSValue json_array(JSContext *c, json_text *in, int depth) {
         if (JS_IsUninitialized(item) || JS_DefinePropertyValueUint32(c, array, index, item, JS_PROP_C_W_E) < 0) {
             break;
         }
-        json_space(in);
+        pf_json_space(in);
         if (in->at < in->end && *in->at == ',') {
             in->at++;
             continue;
@@ -458,19 +419,19 @@ static JSValue json_array(JSContext *c, json_text *in, int depth) {
     return JS_UNINITIALIZED;
 }
 
-static JSValue json_object(JSContext *c, json_text *in, int depth) {
+static JSValue json_object(JSContext *c, pf_json_text *in, int depth) {
     in->at++;
     JSValue object = JS_NewObject(c);
-    json_space(in);
+    pf_json_space(in);
     if (in->at < in->end && *in->at == '}') {
         in->at++;
         return object;
     }
     for (;;) {
-        json_space(in);
+        pf_json_space(in);
         size_t key_len = 0;
-        const char *key = in->at < in->end && *in->at == '"' ? json_string_text(in, &key_len) : NULL;
-        json_space(in);
+        const char *key = in->at < in->end && *in->at == '"' ? pf_json_string_text(in, &key_len) : NULL;
+        pf_json_space(in);
         if (!key || in->at >= in->end || *in->at != ':') {
             break;
         }
@@ -489,7 +450,7 @@ static JSValue json_object(JSContext *c, json_text *in, int depth) {
         if (!defined) {
             break;
         }
-        json_space(in);
+        pf_json_space(in);
         if (in->at < in->end && *in->at == ',') {
             in->at++;
             continue;
@@ -504,8 +465,8 @@ static JSValue json_object(JSContext *c, json_text *in, int depth) {
     return JS_UNINITIALIZED;
 }
 
-static JSValue json_value(JSContext *c, json_text *in, int depth) {
-    json_space(in);
+static JSValue json_value(JSContext *c, pf_json_text *in, int depth) {
+    pf_json_space(in);
     if (in->at >= in->end || depth > PF_MESSAGE_DEPTH_MAX) {
         return JS_UNINITIALIZED;
     }
@@ -516,15 +477,15 @@ static JSValue json_value(JSContext *c, json_text *in, int depth) {
             return json_array(c, in, depth);
         case '"': {
             size_t len = 0;
-            const char *text = json_string_text(in, &len);
+            const char *text = pf_json_string_text(in, &len);
             return text ? JS_NewStringLen(c, text, len) : JS_UNINITIALIZED;
         }
         case 't':
-            return json_word(in, "true") ? JS_TRUE : JS_UNINITIALIZED;
+            return pf_json_word(in, "true") ? JS_TRUE : JS_UNINITIALIZED;
         case 'f':
-            return json_word(in, "false") ? JS_FALSE : JS_UNINITIALIZED;
+            return pf_json_word(in, "false") ? JS_FALSE : JS_UNINITIALIZED;
         case 'n':
-            return json_word(in, "null") ? JS_NULL : JS_UNINITIALIZED;
+            return pf_json_word(in, "null") ? JS_NULL : JS_UNINITIALIZED;
         default:
             return (*in->at == '-' || (*in->at >= '0' && *in->at <= '9')) ? json_integer(c, in) : JS_UNINITIALIZED;
     }
@@ -547,9 +508,9 @@ static JSValue js_message(JSContext *c, JSValueConst this_val, int argc, JSValue
         host_msg_text("", 0, text, len);
     }
     text[len] = 0; /* JS_ParseJSON reads up to a NUL */
-    json_text in = {text, text + len};
+    pf_json_text in = {text, text + len};
     JSValue value = json_value(c, &in, 0);
-    json_space(&in);
+    pf_json_space(&in);
     if (!JS_IsUninitialized(value) && in.at != in.end) {
         JS_FreeValue(c, value);
         value = JS_UNINITIALIZED;

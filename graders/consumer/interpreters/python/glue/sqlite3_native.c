@@ -16,6 +16,7 @@
 #include "py/parsenum.h"
 #include "py/runtime.h"
 
+#include "json_scan.h"
 #include "sql_scan.h"
 #include "sqlite3_native.h"
 
@@ -398,50 +399,18 @@ static mp_obj_t new_connection(void) {
  * json.loads makes (mp_obj_new_str, mp_parse_num_integer, a dict and a list filled in the text's
  * order, so that a dict iterates alike), for the shapes the host sends: objects, arrays, strings
  * without escapes, integers, true, false, null. Anything else (an escape, a fraction or an
- * exponent, nesting deeper than MESSAGE_DEPTH_MAX, text that is not JSON) gives MP_OBJ_NULL
+ * exponent, nesting deeper than PF_MESSAGE_DEPTH_MAX, text that is not JSON) gives MP_OBJ_NULL
  * before any object escapes, and json.loads reads the whole text as it always did. */
-#define MESSAGE_DEPTH_MAX 32
-
-typedef struct {
-    const char *at;
-    const char *end;
-} json_text;
-
-static void json_space(json_text *in) {
-    while (in->at < in->end && (*in->at == ' ' || *in->at == '\n' || *in->at == '\r' || *in->at == '\t')) {
-        in->at++;
-    }
-}
-
-static bool json_word(json_text *in, const char *word) {
-    size_t len = strlen(word);
-    if ((size_t)(in->end - in->at) < len || memcmp(in->at, word, len) != 0) {
-        return false;
-    }
-    in->at += len;
-    return true;
-}
-
-static mp_obj_t json_value(json_text *in, int depth);
+static mp_obj_t json_value(pf_json_text *in, int depth);
 
 /* A string without escapes, `in` at its opening quote. */
-static mp_obj_t json_string(json_text *in) {
-    const char *start = ++in->at;
-    while (in->at < in->end && *in->at != '"') {
-        if (*in->at == '\\' || (unsigned char)*in->at < 0x20) {
-            return MP_OBJ_NULL;
-        }
-        in->at++;
-    }
-    if (in->at >= in->end) {
-        return MP_OBJ_NULL;
-    }
-    size_t len = (size_t)(in->at - start);
-    in->at++;
-    return mp_obj_new_str(start, len);
+static mp_obj_t json_string(pf_json_text *in) {
+    size_t len = 0;
+    const char *text = pf_json_string_text(in, &len);
+    return text ? mp_obj_new_str(text, len) : MP_OBJ_NULL;
 }
 
-static mp_obj_t json_integer(json_text *in) {
+static mp_obj_t json_integer(pf_json_text *in) {
     const char *start = in->at;
     if (*in->at == '-') {
         in->at++;
@@ -457,10 +426,10 @@ static mp_obj_t json_integer(json_text *in) {
     return mp_parse_num_integer(start, (size_t)(in->at - start), 10, NULL);
 }
 
-static mp_obj_t json_array(json_text *in, int depth) {
+static mp_obj_t json_array(pf_json_text *in, int depth) {
     in->at++;
     mp_obj_t list = mp_obj_new_list(0, NULL);
-    json_space(in);
+    pf_json_space(in);
     if (in->at < in->end && *in->at == ']') {
         in->at++;
         return list;
@@ -471,7 +440,7 @@ static mp_obj_t json_array(json_text *in, int depth) {
             return MP_OBJ_NULL;
         }
         mp_obj_list_append(list, item);
-        json_space(in);
+        pf_json_space(in);
         if (in->at < in->end && *in->at == ',') {
             in->at++;
             continue;
@@ -484,21 +453,21 @@ static mp_obj_t json_array(json_text *in, int depth) {
     }
 }
 
-static mp_obj_t json_object(json_text *in, int depth) {
+static mp_obj_t json_object(pf_json_text *in, int depth) {
     in->at++;
     mp_obj_t dict = mp_obj_new_dict(0);
-    json_space(in);
+    pf_json_space(in);
     if (in->at < in->end && *in->at == '}') {
         in->at++;
         return dict;
     }
     for (;;) {
-        json_space(in);
+        pf_json_space(in);
         if (in->at >= in->end || *in->at != '"') {
             return MP_OBJ_NULL;
         }
         mp_obj_t key = json_string(in);
-        json_space(in);
+        pf_json_space(in);
         if (key == MP_OBJ_NULL || in->at >= in->end || *in->at != ':') {
             return MP_OBJ_NULL;
         }
@@ -508,7 +477,7 @@ static mp_obj_t json_object(json_text *in, int depth) {
             return MP_OBJ_NULL;
         }
         mp_obj_dict_store(dict, key, value);
-        json_space(in);
+        pf_json_space(in);
         if (in->at < in->end && *in->at == ',') {
             in->at++;
             continue;
@@ -521,9 +490,9 @@ static mp_obj_t json_object(json_text *in, int depth) {
     }
 }
 
-static mp_obj_t json_value(json_text *in, int depth) {
-    json_space(in);
-    if (in->at >= in->end || depth > MESSAGE_DEPTH_MAX) {
+static mp_obj_t json_value(pf_json_text *in, int depth) {
+    pf_json_space(in);
+    if (in->at >= in->end || depth > PF_MESSAGE_DEPTH_MAX) {
         return MP_OBJ_NULL;
     }
     switch (*in->at) {
@@ -534,11 +503,11 @@ static mp_obj_t json_value(json_text *in, int depth) {
         case '"':
             return json_string(in);
         case 't':
-            return json_word(in, "true") ? mp_const_true : MP_OBJ_NULL;
+            return pf_json_word(in, "true") ? mp_const_true : MP_OBJ_NULL;
         case 'f':
-            return json_word(in, "false") ? mp_const_false : MP_OBJ_NULL;
+            return pf_json_word(in, "false") ? mp_const_false : MP_OBJ_NULL;
         case 'n':
-            return json_word(in, "null") ? mp_const_none : MP_OBJ_NULL;
+            return pf_json_word(in, "null") ? mp_const_none : MP_OBJ_NULL;
         default:
             return (*in->at == '-' || (*in->at >= '0' && *in->at <= '9')) ? json_integer(in) : MP_OBJ_NULL;
     }
@@ -549,9 +518,9 @@ static mp_obj_t delivery_message(void) {
     mp_obj_t text = pf_message_text();
     size_t len;
     const char *bytes = mp_obj_str_get_data(text, &len);
-    json_text in = {bytes, bytes + len};
+    pf_json_text in = {bytes, bytes + len};
     mp_obj_t value = json_value(&in, 0);
-    json_space(&in);
+    pf_json_space(&in);
     if (value == MP_OBJ_NULL || in.at != in.end) {
         return mp_call_function_1(json_loads, text);
     }
