@@ -51,4 +51,23 @@ static inline const char *pf_json_string_text(pf_json_text *in, size_t *len) {
     return start;
 }
 
+/* What follows an item of an array or an object: a comma (PF_JSON_MORE, `in` past it), the
+ * closing `close` (PF_JSON_CLOSED, `in` past it), or anything else (PF_JSON_BAD). */
+#define PF_JSON_BAD 0
+#define PF_JSON_MORE 1
+#define PF_JSON_CLOSED 2
+
+static inline int pf_json_after_item(pf_json_text *in, char close) {
+    pf_json_space(in);
+    if (in->at < in->end && *in->at == ',') {
+        in->at++;
+        return PF_JSON_MORE;
+    }
+    if (in->at < in->end && *in->at == close) {
+        in->at++;
+        return PF_JSON_CLOSED;
+    }
+    return PF_JSON_BAD;
+}
+
 #endif

@@ -404,13 +404,11 @@ static JSValue json_array(JSContext *c, pf_json_text *in, int depth) {
         if (JS_IsUninitialized(item) || JS_DefinePropertyValueUint32(c, array, index, item, JS_PROP_C_W_E) < 0) {
             break;
         }
-        pf_json_space(in);
-        if (in->at < in->end && *in->at == ',') {
-            in->at++;
+        int after = pf_json_after_item(in, ']');
+        if (after == PF_JSON_MORE) {
             continue;
         }
-        if (in->at < in->end && *in->at == ']') {
-            in->at++;
+        if (after == PF_JSON_CLOSED) {
             return array;
         }
         break;
@@ -450,13 +448,11 @@ static JSValue json_object(JSContext *c, pf_json_text *in, int depth) {
         if (!defined) {
             break;
         }
-        pf_json_space(in);
-        if (in->at < in->end && *in->at == ',') {
-            in->at++;
+        int after = pf_json_after_item(in, '}');
+        if (after == PF_JSON_MORE) {
             continue;
         }
-        if (in->at < in->end && *in->at == '}') {
-            in->at++;
+        if (after == PF_JSON_CLOSED) {
             return object;
         }
         break;

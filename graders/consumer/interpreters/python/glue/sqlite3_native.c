@@ -440,13 +440,11 @@ static mp_obj_t json_array(pf_json_text *in, int depth) {
             return MP_OBJ_NULL;
         }
         mp_obj_list_append(list, item);
-        pf_json_space(in);
-        if (in->at < in->end && *in->at == ',') {
-            in->at++;
+        int after = pf_json_after_item(in, ']');
+        if (after == PF_JSON_MORE) {
             continue;
         }
-        if (in->at < in->end && *in->at == ']') {
-            in->at++;
+        if (after == PF_JSON_CLOSED) {
             return list;
         }
         return MP_OBJ_NULL;
@@ -477,13 +475,11 @@ static mp_obj_t json_object(pf_json_text *in, int depth) {
             return MP_OBJ_NULL;
         }
         mp_obj_dict_store(dict, key, value);
-        pf_json_space(in);
-        if (in->at < in->end && *in->at == ',') {
-            in->at++;
+        int after = pf_json_after_item(in, '}');
+        if (after == PF_JSON_MORE) {
             continue;
         }
-        if (in->at < in->end && *in->at == '}') {
-            in->at++;
+        if (after == PF_JSON_CLOSED) {
             return dict;
         }
         return MP_OBJ_NULL;
