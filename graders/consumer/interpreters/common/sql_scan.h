@@ -7,6 +7,7 @@
 #define PF_SQL_SCAN_H
 
 #include <stddef.h>
+#include <string.h>
 
 /* Bytes of the first keyword kept; a longer word is no keyword (its length is 0). */
 #define PF_KEYWORD_BYTES_MAX 16
@@ -115,6 +116,24 @@ static inline pf_sql_scan_t pf_scan_sql(const char *sql, size_t n) {
         }
     }
     return scan;
+}
+
+/* Whether the statement's first keyword is `word` (in upper case). */
+static inline int pf_scan_keyword_is(const pf_sql_scan_t *scan, const char *word) {
+    size_t n = strlen(word);
+    return scan->keyword_len == n && memcmp(scan->keyword, word, n) == 0;
+}
+
+/* Whether the statement writes rows (its changes count): INSERT, UPDATE, DELETE, REPLACE. */
+static inline int pf_scan_writes(const pf_sql_scan_t *scan) {
+    return pf_scan_keyword_is(scan, "INSERT") || pf_scan_keyword_is(scan, "UPDATE") ||
+           pf_scan_keyword_is(scan, "DELETE") || pf_scan_keyword_is(scan, "REPLACE");
+}
+
+/* Whether the statement gives rows (it runs as a query): SELECT, WITH, VALUES, or RETURNING. */
+static inline int pf_scan_gives_rows(const pf_sql_scan_t *scan) {
+    return pf_scan_keyword_is(scan, "SELECT") || pf_scan_keyword_is(scan, "WITH") ||
+           pf_scan_keyword_is(scan, "VALUES") || scan->returning;
 }
 
 #endif

@@ -570,11 +570,6 @@ static JSValue js_scan(JSContext *c, JSValueConst this_val, int argc, JSValueCon
 #define PF_STATEMENT_FAILED (-3) /* it ran and SQLite refused it: lastError tells why */
 #define PF_STATEMENT_REFUSED (-9) /* not taken: nothing happened, sqlite.js runs it itself */
 
-static int keyword_is(const pf_sql_scan_t *scan, const char *word) {
-    size_t n = strlen(word);
-    return scan->keyword_len == n && memcmp(scan->keyword, word, n) == 0;
-}
-
 /* Whether `value` is bound as sqlite.js's `bind` binds it without a word to say (null, undefined, a
  * boolean, an integral number, a string); anything else (a fraction, a bigint, an object) is
  * left to sqlite.js, which checks it and says what is wrong. */
@@ -612,7 +607,7 @@ static JSValue js_statement(JSContext *c, JSValueConst this_val, int argc, JSVal
         return JS_EXCEPTION;
     }
     pf_sql_scan_t scan = pf_scan_sql(sql, len);
-    int taken = scan.parameters == count && count <= PF_STATEMENT_PARAMETERS_MAX && !keyword_is(&scan, "ROLLBACK");
+    int taken = scan.parameters == count && count <= PF_STATEMENT_PARAMETERS_MAX && !pf_scan_keyword_is(&scan, "ROLLBACK");
     JSValue answer = JS_NewInt32(c, PF_STATEMENT_REFUSED);
     JSValue values[PF_STATEMENT_PARAMETERS_MAX];
     int64_t got = 0;
@@ -656,10 +651,8 @@ static JSValue js_statement(JSContext *c, JSValueConst this_val, int argc, JSVal
     }
     host_statement_line(JS_PruefsteinCallerLine(c, consumer_file));
     int want_row = JS_ToBool(c, argv[2]);
-    int write = keyword_is(&scan, "INSERT") || keyword_is(&scan, "UPDATE") || keyword_is(&scan, "DELETE") ||
-        keyword_is(&scan, "REPLACE");
-    int query = keyword_is(&scan, "SELECT") || keyword_is(&scan, "WITH") || keyword_is(&scan, "VALUES") ||
-        scan.returning;
+    int write = pf_scan_writes(&scan);
+    int query = pf_scan_gives_rows(&scan);
     if (query) {
         long long value = 0;
         int status = host_query_int(sql, (int)len, &value);
@@ -684,10 +677,10 @@ static JSValue js_statement(JSContext *c, JSValueConst this_val, int argc, JSVal
     if (status != PF_STATUS_OK) {
         return JS_NewInt32(c, PF_STATEMENT_FAILED);
     }
-    if (keyword_is(&scan, "BEGIN")) {
+    if (pf_scan_keyword_is(&scan, "BEGIN")) {
         return JS_NewInt32(c, PF_STATEMENT_BEGUN);
     }
-    if (keyword_is(&scan, "COMMIT") || keyword_is(&scan, "END")) {
+    if (pf_scan_keyword_is(&scan, "COMMIT") || pf_scan_keyword_is(&scan, "END")) {
         return JS_NewInt32(c, PF_STATEMENT_ENDED);
     }
     return JS_NewInt64(c, write && !want_row ? host_changes() : 0);

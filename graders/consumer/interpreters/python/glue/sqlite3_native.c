@@ -102,16 +102,6 @@ static void check_open(mp_obj_t con) {
     }
 }
 
-static int is_keyword(const pf_sql_scan_t *scan, const char *word) {
-    size_t n = strlen(word);
-    return scan->keyword_len == n && memcmp(scan->keyword, word, n) == 0;
-}
-
-static int is_write(const pf_sql_scan_t *scan) {
-    return is_keyword(scan, "INSERT") || is_keyword(scan, "UPDATE") || is_keyword(scan, "DELETE") ||
-           is_keyword(scan, "REPLACE");
-}
-
 /* `" TO " in sql.upper()`, for ASCII letters (the only ones whose upper case is T or O). */
 static int says_to(const char *sql, size_t n) {
     for (size_t i = 0; i + 4 <= n; i++) {
@@ -124,12 +114,12 @@ static int says_to(const char *sql, size_t n) {
 
 /* Connection._track after a statement that ran. */
 static void track(mp_obj_t con, const pf_sql_scan_t *scan, const char *sql, size_t n) {
-    if (is_keyword(scan, "BEGIN") ||
-        (is_keyword(scan, "SAVEPOINT") && !mp_obj_is_true(mp_load_attr(con, q_in_transaction)))) {
+    if (pf_scan_keyword_is(scan, "BEGIN") ||
+        (pf_scan_keyword_is(scan, "SAVEPOINT") && !mp_obj_is_true(mp_load_attr(con, q_in_transaction)))) {
         mp_store_attr(con, q_in_transaction, mp_const_true);
-    } else if (is_keyword(scan, "COMMIT") || is_keyword(scan, "END")) {
+    } else if (pf_scan_keyword_is(scan, "COMMIT") || pf_scan_keyword_is(scan, "END")) {
         mp_store_attr(con, q_in_transaction, mp_const_false);
-    } else if (is_keyword(scan, "ROLLBACK") && !says_to(sql, n)) {
+    } else if (pf_scan_keyword_is(scan, "ROLLBACK") && !says_to(sql, n)) {
         mp_store_attr(con, q_in_transaction, mp_const_false);
     }
 }
@@ -178,7 +168,7 @@ static void bind(size_t n, const mp_obj_t *values) {
 /* The implicit BEGIN before a write outside a transaction; 0 when the fast path cannot tell the
  * statement (an isolation level that is neither None nor a str). */
 static int implicit_begin_known(mp_obj_t con, const pf_sql_scan_t *scan) {
-    if (!is_write(scan)) {
+    if (!pf_scan_writes(scan)) {
         return 1;
     }
     mp_obj_t level = mp_load_attr(con, q_isolation_level);
@@ -186,7 +176,7 @@ static int implicit_begin_known(mp_obj_t con, const pf_sql_scan_t *scan) {
 }
 
 static void implicit_begin(mp_obj_t con, const pf_sql_scan_t *scan) {
-    if (!is_write(scan) || mp_obj_is_true(mp_load_attr(con, q_in_transaction))) {
+    if (!pf_scan_writes(scan) || mp_obj_is_true(mp_load_attr(con, q_in_transaction))) {
         return;
     }
     mp_obj_t level = mp_load_attr(con, q_isolation_level);
@@ -213,7 +203,7 @@ static void run_statement(mp_obj_t cursor, mp_obj_t con, const pf_sql_scan_t *sc
     mp_store_attr(cursor, q_rowcount, MP_OBJ_NEW_SMALL_INT(-1));
     mp_store_attr(cursor, q_wrote, mp_const_false);
     pf_tell_statement_line();
-    if (is_keyword(scan, "SELECT") || is_keyword(scan, "WITH") || is_keyword(scan, "VALUES") || scan->returning) {
+    if (pf_scan_gives_rows(scan)) {
         long long value = 0;
         int status = host_query_int(sql, (int)n, &value);
         if (status == PF_OK) {
@@ -228,9 +218,9 @@ static void run_statement(mp_obj_t cursor, mp_obj_t con, const pf_sql_scan_t *sc
             raise_for(status);
         }
         track(con, scan, sql, n);
-        if (is_write(scan)) {
+        if (pf_scan_writes(scan)) {
             mp_store_attr(cursor, q_rowcount, mp_obj_new_int_from_ll(host_changes()));
-            int wrote = is_keyword(scan, "INSERT") || is_keyword(scan, "REPLACE");
+            int wrote = pf_scan_keyword_is(scan, "INSERT") || pf_scan_keyword_is(scan, "REPLACE");
             mp_store_attr(cursor, q_wrote, mp_obj_new_bool(wrote));
         }
     }
