@@ -64,11 +64,10 @@ fn with_instance<T: Send>(
 
     let exercise = crate::support::consumer_exercise();
     let consumer = exercise.grader_as::<ConsumerExercise>().expect("a consumer exercise");
-    let engine = pruefstein::sandbox::engine_with_stack(
-        pruefstein::exercise::Compiler::Winch,
-        pruefstein::limits::INTERPRETER_WASM_STACK_BYTES,
-    )
-    .expect("engine");
+    // The engine a grading runs interpreters on (and whose compiled interpreter the other tests
+    // of this process share).
+    let engine = pruefstein::consumer::interpreter::engine(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES)
+        .expect("engine");
     pruefstein::sandbox::with_stack(pruefstein::limits::INTERPRETER_WASM_STACK_BYTES, || {
         let compiled =
             CompiledConsumer::compile_source(engine, language, text, &exercise.limits, &consumer.entry)
